@@ -1,0 +1,25 @@
+# Loupe developer targets. `make test` needs only Go and the PostgreSQL server
+# binaries (apt-get install postgresql): it runs the tests against a throwaway
+# cluster that `loupe with-postgres` starts and removes.
+
+GO ?= go
+
+.PHONY: run build test generate bench
+
+# Serve on the embedded cluster under LOUPE_DATA_DIR unless DATABASE_URL is set.
+run:
+	$(GO) run ./cmd/loupe serve
+
+build:
+	$(GO) build -o bin/loupe ./cmd/loupe
+
+# Each test clones its own migrated database (internal/pgtest) on the server in
+# DATABASE_URL, which with-postgres provides unless it is already set.
+test:
+	$(GO) run ./cmd/loupe with-postgres -- $(GO) test -race -count=1 ./...
+
+generate:
+	$(GO) generate ./...
+
+bench:
+	@echo "make bench: not wired yet (benchmarks and their SQL statement counts come in a separate issue)"

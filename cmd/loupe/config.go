@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/app"
+)
+
+// config is everything read from the environment (README: Configuration).
+type config struct {
+	Addr        string
+	DatabaseURL string
+	DataDir     string
+	PGPort      int
+	PublicURL   string
+	BlobKey     string
+	DBPool      int
+	App         app.Config
+}
+
+func loadConfig() config {
+	c := config{
+		Addr:        env("LOUPE_ADDR", ":8080"),
+		DatabaseURL: os.Getenv("DATABASE_URL"),
+		DataDir:     env("LOUPE_DATA_DIR", ".loupe"),
+		PGPort:      envInt("LOUPE_PG_PORT", 54329),
+		BlobKey:     os.Getenv("LOUPE_BLOB_KEY"),
+		DBPool:      envInt("LOUPE_DB_POOL", 8),
+		App:         app.DefaultConfig(),
+	}
+	c.PublicURL = env("LOUPE_PUBLIC_URL", "http://localhost"+portOf(c.Addr))
+	c.App.BodyLimit = int64(envInt("LOUPE_MAX_BODY_BYTES", int(c.App.BodyLimit)))
+	c.App.RequestTimeout = envDuration("LOUPE_REQUEST_TIMEOUT", c.App.RequestTimeout)
+	g := &c.App.GraphQL
+	g.Introspection = envBool("LOUPE_INTROSPECTION", g.Introspection)
+	g.ComplexityLimit = envInt("LOUPE_GRAPHQL_COMPLEXITY", g.ComplexityLimit)
+	g.MaxDepth = envInt("LOUPE_GRAPHQL_DEPTH", g.MaxDepth)
+	g.MaxAliases = envInt("LOUPE_GRAPHQL_ALIASES", g.MaxAliases)
+	g.TokenLimit = envInt("LOUPE_GRAPHQL_TOKENS", g.TokenLimit)
+	return c
+}
+
+func (c config) pgDir() string { return filepath.Join(c.DataDir, "pg") }
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loupe: %s=%q is not an integer; using %d\n", name, v, def)
+		return def
+	}
+	return n
+}
+
+func envBool(name string, def bool) bool {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loupe: %s=%q is not a boolean; using %v\n", name, v, def)
+		return def
+	}
+	return b
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loupe: %s=%q is not a duration; using %v\n", name, v, def)
+		return def
+	}
+	return d
+}
+
+func portOf(addr string) string {
+	for i := len(addr) - 1; i >= 0; i-- {
+		if addr[i] == ':' {
+			return addr[i:]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,72 @@
+// Command loupe is the Loupe media asset management server and its
+// administration commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `loupe: media asset management server
+
+Usage:
+  loupe serve                          start the server (migrates first)
+  loupe migrate                        apply database migrations
+  loupe tenant create --name N --admin-email E
+                                       make a tenant; prints {"tenantId","userId","apiKey"}
+  loupe user create --tenant-id T --email E [--groups a,b] [--admin]
+                                       make a user; prints {"userId","apiKey"}
+  loupe with-postgres -- CMD [ARGS]    run CMD against a throwaway Postgres (tests)
+
+Configuration is read from the environment; see README.md.
+`
+
+func main() {
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()})))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:]))
+}
+
+func run(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; {
+	case cmd == "serve":
+		err = cmdServe(ctx, loadConfig())
+	case cmd == "migrate":
+		err = cmdMigrate(ctx, loadConfig())
+	case cmd == "tenant" && len(rest) > 0 && rest[0] == "create":
+		err = cmdTenantCreate(ctx, loadConfig(), rest[1:])
+	case cmd == "user" && len(rest) > 0 && rest[0] == "create":
+		err = cmdUserCreate(ctx, loadConfig(), rest[1:])
+	case cmd == "with-postgres":
+		return cmdWithPostgres(ctx, rest)
+	case cmd == "help" || cmd == "-h" || cmd == "--help":
+		fmt.Print(usage)
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "loupe: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loupe:", err)
+		return 1
+	}
+	return 0
+}
+
+func logLevel() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(os.Getenv("LOUPE_LOG_LEVEL"))); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/app"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// shutdownGrace bounds how long in-flight requests may finish after SIGTERM.
+const shutdownGrace = 15 * time.Second
+
+func cmdServe(ctx context.Context, c config) error {
+	db, closeDB, err := openDatabase(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	st := store.New(db)
+	if err := bootstrap(ctx, st, c); err != nil {
+		return err
+	}
+	key, err := blobKey(c)
+	if err != nil {
+		return err
+	}
+	c.App.Blobs = blob.NewSigner(key, c.PublicURL)
+
+	srv := &http.Server{
+		Addr:              c.Addr,
+		Handler:           app.New(c.App, st),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	slog.Info("loupe is serving", "addr", c.Addr, "playground", c.PublicURL+"/playground")
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	slog.Info("shutting down: finishing in-flight requests", "grace", shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// bootstrap makes the tenant "default" on a database with no tenants and
+// prints its admin key, which is shown this once.
+func bootstrap(ctx context.Context, st *store.Store, c config) error {
+	n, err := st.CountTenants(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	out, key, err := createTenant(ctx, st, "default", "admin@localhost")
+	if err != nil {
+		return err
+	}
+	fmt.Printf(`
+  Created tenant "default" (%s) with admin user admin@localhost.
+  Admin API key (shown once, keep it):
+
+    %s
+
+  Playground: %s/playground  (set header Authorization: Bearer <key>)
+  REST:       curl -H 'Authorization: Bearer <key>' %s/api/v1/items/<id>
+
+`, out.TenantID, key, c.PublicURL, c.PublicURL)
+	return nil
+}
+
+// blobKey is the secret signed links are made with. Instances behind one
+// load balancer must share it (LOUPE_BLOB_KEY); the embedded setup keeps one
+// in its data directory.
+func blobKey(c config) ([]byte, error) {
+	if c.BlobKey != "" {
+		k, err := hex.DecodeString(c.BlobKey)
+		if err != nil || len(k) < 32 {
+			return nil, errors.New("LOUPE_BLOB_KEY must be at least 32 bytes in hex")
+		}
+		return k, nil
+	}
+	if c.DatabaseURL != "" {
+		slog.Warn("LOUPE_BLOB_KEY is unset: signed links are valid only on this instance until it restarts")
+		return randomKey()
+	}
+	path := filepath.Join(c.DataDir, "blob.key")
+	if b, err := os.ReadFile(path); err == nil {
+		return hex.DecodeString(strings.TrimSpace(string(b)))
+	}
+	k, err := randomKey()
+	if err != nil {
+		return nil, err
+	}
+	return k, os.WriteFile(path, []byte(hex.EncodeToString(k)+"\n"), 0o600)
+}
+
+func randomKey() ([]byte, error) {
+	k := make([]byte, 32)
+	_, err := rand.Read(k)
+	return k, err
+}

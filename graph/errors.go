@@ -1,0 +1,94 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/loupe-mam/loupe/internal/reqlog"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// errorKinds is the one table from error kind to GraphQL code and HTTP status.
+var errorKinds = map[string]struct {
+	Code   string
+	Status int
+}{
+	store.ENOTFOUND:     {"NOT_FOUND", http.StatusNotFound},
+	store.EINVALID:      {"BAD_USER_INPUT", http.StatusBadRequest},
+	store.ECONFLICT:     {"CONFLICT", http.StatusConflict},
+	store.EFORBIDDEN:    {"FORBIDDEN", http.StatusForbidden},
+	store.EUNAUTHORIZED: {"UNAUTHENTICATED", http.StatusUnauthorized},
+	store.EINTERNAL:     {"INTERNAL", http.StatusInternalServerError},
+	store.ETOOLARGE:     {"PAYLOAD_TOO_LARGE", http.StatusRequestEntityTooLarge},
+}
+
+// StatusOf is the HTTP status for an error kind.
+func StatusOf(kind string) int {
+	if k, ok := errorKinds[kind]; ok {
+		return k.Status
+	}
+	return http.StatusInternalServerError
+}
+
+// CodeOf is the GraphQL extensions.code for an error kind.
+func CodeOf(kind string) string {
+	if k, ok := errorKinds[kind]; ok {
+		return k.Code
+	}
+	return "INTERNAL"
+}
+
+// MsgInternal is all a client learns of an unexpected error; the cause goes
+// to the log with the request id.
+const MsgInternal = "Internal server error"
+
+// PresentError gives every error extensions.code and extensions.statusCode.
+// A *store.Error shows its message, payload and developer message; a GraphQL
+// error (parse, validation, limits) shows its message as a 400; anything
+// else is logged and shown as INTERNAL, so no driver message ever leaks.
+func PresentError(ctx context.Context, err error) *gqlerror.Error {
+	gqlErr := *graphql.DefaultErrorPresenter(ctx, err) // copy: never mutate a shared error
+	ext := map[string]any{}
+	for k, v := range gqlErr.Extensions {
+		ext[k] = v
+	}
+	gqlErr.Extensions = ext
+
+	var se *store.Error
+	switch {
+	case errors.As(err, &se):
+		gqlErr.Message = se.Message
+		ext["code"] = CodeOf(se.Kind)
+		ext["statusCode"] = StatusOf(se.Kind)
+		if se.DeveloperMessage != "" {
+			ext["developerMessage"] = se.DeveloperMessage
+		}
+		if se.Payload != nil {
+			ext["payload"] = se.Payload
+		}
+	case gqlErr.Err == nil:
+		if _, ok := ext["code"]; !ok {
+			ext["code"] = "BAD_USER_INPUT"
+		}
+		ext["statusCode"] = http.StatusBadRequest
+	default:
+		reqlog.From(ctx).ErrorContext(ctx, "request failed", "err", err, "path", gqlErr.Path.String())
+		gqlErr.Message = MsgInternal
+		gqlErr.Err = nil
+		ext["code"] = "INTERNAL"
+		ext["statusCode"] = http.StatusInternalServerError
+	}
+	return &gqlErr
+}
+
+// Recover turns a resolver panic into an internal error, logging the stack.
+func Recover(ctx context.Context, v any) error {
+	reqlog.From(ctx).ErrorContext(ctx, "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	return errors.New("panic in resolver")
+}

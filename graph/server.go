@@ -1,0 +1,79 @@
+package graph
+
+import (
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// Options are the executor's limits.
+type Options struct {
+	// Introspection lets clients ask for the schema (the playground needs it).
+	Introspection bool
+	// ComplexityLimit bounds an operation's cost: one per field, a list
+	// field's children multiplied by its page size.
+	ComplexityLimit int
+	MaxDepth        int
+	MaxAliases      int
+	// TokenLimit bounds what the parser reads of one document.
+	TokenLimit int
+	// QueryCacheSize is how many parsed and validated documents are kept.
+	QueryCacheSize int
+}
+
+// DefaultOptions are the limits Loupe runs with unless configured otherwise.
+func DefaultOptions() Options {
+	return Options{
+		Introspection:   true,
+		ComplexityLimit: 5000,
+		MaxDepth:        12,
+		MaxAliases:      30,
+		TokenLimit:      15000,
+		QueryCacheSize:  1000,
+	}
+}
+
+// Engine is the one executor configuration, in the two forms it is used:
+// Exec runs stored documents in-process (REST), HTTP serves /graphql.
+// Both share the query cache, limits, error presenter and recovery.
+type Engine struct {
+	Exec *executor.Executor
+	HTTP *handler.Server
+}
+
+// configurable is what executor.Executor and handler.Server both offer.
+type configurable interface {
+	Use(graphql.HandlerExtension)
+	SetQueryCache(graphql.Cache[*ast.QueryDocument])
+	SetErrorPresenter(graphql.ErrorPresenterFunc)
+	SetRecoverFunc(graphql.RecoverFunc)
+	SetParserTokenLimit(int)
+	SetDisableSuggestion(bool)
+}
+
+// NewEngine configures the executor for es.
+func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
+	cache := lru.New[*ast.QueryDocument](opt.QueryCacheSize)
+	e := &Engine{Exec: executor.New(es), HTTP: handler.New(es)}
+	for _, c := range []configurable{e.Exec, e.HTTP} {
+		c.SetQueryCache(cache)
+		c.SetErrorPresenter(PresentError)
+		c.SetRecoverFunc(Recover)
+		c.SetParserTokenLimit(opt.TokenLimit)
+		// Suggestions ("did you mean ...") reveal the schema; they go with it.
+		c.SetDisableSuggestion(!opt.Introspection)
+		if opt.Introspection {
+			c.Use(extension.Introspection{})
+		}
+		c.Use(extension.FixedComplexityLimit(opt.ComplexityLimit))
+		c.Use(shapeLimit{MaxDepth: opt.MaxDepth, MaxAliases: opt.MaxAliases})
+	}
+	e.HTTP.AddTransport(transport.Options{})
+	e.HTTP.AddTransport(transport.GET{})
+	e.HTTP.AddTransport(transport.POST{})
+	return e
+}

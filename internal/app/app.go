@@ -1,0 +1,75 @@
+// Package app assembles Loupe's HTTP server from its parts: the router and
+// middleware, the GraphQL engine, the REST route table and the resolvers.
+// cmd/loupe runs it; tests run the very same handler.
+package app
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/loupe-mam/loupe/graph"
+	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/resolvers"
+	"github.com/loupe-mam/loupe/rest"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Config is what the server needs beyond its store.
+type Config struct {
+	// BodyLimit caps a request body in bytes.
+	BodyLimit int64
+	// RequestTimeout bounds the work of one request.
+	RequestTimeout time.Duration
+	GraphQL        graph.Options
+	// Blobs signs links to stored files.
+	Blobs *blob.Signer
+}
+
+// DefaultConfig is the configuration without any LOUPE_* settings.
+func DefaultConfig() Config {
+	return Config{
+		BodyLimit:      10 << 20,
+		RequestTimeout: 30 * time.Second,
+		GraphQL:        graph.DefaultOptions(),
+	}
+}
+
+// New returns the server's handler.
+func New(cfg Config, st *store.Store) http.Handler {
+	es := graph.NewExecutableSchema(graph.Config{
+		Resolvers:  resolvers.New(st, cfg.Blobs),
+		Complexity: graph.Complexity(),
+	})
+	engine := graph.NewEngine(es, cfg.GraphQL)
+	authn := &auth.Authenticator{Keys: st}
+
+	r := chi.NewRouter()
+	r.Use(requestLog, recoverPanics, limitBody(cfg.BodyLimit), timeout(cfg.RequestTimeout))
+	r.NotFound(rest.NotFound)
+	r.MethodNotAllowed(rest.NotFound)
+
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		rest.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := st.Ping(ctx); err != nil {
+			rest.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
+			return
+		}
+		rest.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	// The playground page holds no data; the key is entered in its headers tab.
+	r.Get("/playground", playground.Handler("Loupe", "/graphql"))
+
+	loaders := resolvers.Middleware(st)
+	r.With(authenticate(authn, writeGraphQLUnauthenticated), loaders).Handle("/graphql", engine.HTTP)
+	rest.Mount(r, engine.Exec, authenticate(authn, writeRESTUnauthenticated), loaders)
+	return r
+}

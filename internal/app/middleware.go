@@ -1,0 +1,128 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/loupe-mam/loupe/graph"
+	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/reqlog"
+	"github.com/loupe-mam/loupe/rest"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// requestIDHeader carries the request id to and from clients and proxies.
+const requestIDHeader = "X-Request-Id"
+
+// requestLog gives each request an id (kept from a proxy's header when it
+// is sane), a logger tagged with it, and one log line when it ends.
+func requestLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(requestIDHeader)
+		if id == "" || len(id) > 64 {
+			var b [8]byte
+			rand.Read(b[:]) //nolint:errcheck // never fails
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set(requestIDHeader, id)
+		log := slog.Default().With("request_id", id)
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		start := time.Now()
+		next.ServeHTTP(ww, r.WithContext(reqlog.With(r.Context(), log)))
+		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", ww.Status()), slog.Duration("duration", time.Since(start)))
+	})
+}
+
+// recoverPanics answers a panic outside the GraphQL executor (which has its
+// own recovery) with an internal error, and logs it.
+func recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				reqlog.From(r.Context()).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				rest.WriteError(w, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitBody caps what a handler can read of a body.
+func limitBody(limit int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > limit {
+				rest.WriteError(w, store.Errorf(store.ETOOLARGE, "The request body is larger than %d bytes.", limit))
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// timeout bounds the work of a request through its context.
+func timeout(d time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), d)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
+// authenticate lets a request through only with a valid credential, with
+// its principal in the context; fail answers the others.
+func authenticate(a *auth.Authenticator, fail func(http.ResponseWriter, error)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key := auth.Credential(r)
+			if key == "" {
+				fail(w, &store.Error{Kind: store.EUNAUTHORIZED, Message: store.MsgUnauthenticated})
+				return
+			}
+			p, err := a.Authenticate(r.Context(), key)
+			if err != nil {
+				if store.ErrorKind(err) != store.EUNAUTHORIZED {
+					reqlog.From(r.Context()).Error("authentication failed", "err", err)
+				}
+				fail(w, err)
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+		})
+	}
+}
+
+func writeRESTUnauthenticated(w http.ResponseWriter, err error) { rest.WriteError(w, err) }
+
+// writeGraphQLUnauthenticated answers /graphql in GraphQL's own shape.
+func writeGraphQLUnauthenticated(w http.ResponseWriter, err error) {
+	kind := store.ErrorKind(err)
+	msg := graph.MsgInternal
+	if e, ok := err.(*store.Error); ok {
+		msg = e.Message
+	}
+	status := graph.StatusOf(kind)
+	rest.WriteJSON(w, status, map[string]any{
+		"errors": []map[string]any{{
+			"message":    msg,
+			"extensions": map[string]any{"code": graph.CodeOf(kind), "statusCode": status},
+		}},
+		"data": nil,
+	})
+}

@@ -1,0 +1,78 @@
+// Package blob stores attachment and media files and hands out links to them:
+// HMAC-signed, expiring URLs that the server itself answers.
+package blob
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LinkValidity is how long a signed link works (spec section 8: 432000 s).
+const LinkValidity = 432000 * time.Second
+
+// PathPrefix is where the server answers signed links.
+const PathPrefix = "/blobs/"
+
+// Errors of Verify.
+var (
+	ErrBadSignature = errors.New("blob: bad signature")
+	ErrExpired      = errors.New("blob: link expired")
+)
+
+// Signer makes and checks signed links. The key is the server's secret;
+// every instance behind a load balancer must share it.
+type Signer struct {
+	key     []byte
+	baseURL string
+}
+
+// NewSigner signs with key; links start with baseURL (e.g. http://host:8080).
+func NewSigner(key []byte, baseURL string) *Signer {
+	return &Signer{key: key, baseURL: strings.TrimRight(baseURL, "/")}
+}
+
+// URL is a link allowing method (GET to download, PUT to upload) on the blob
+// at key until now+ttl.
+func (s *Signer) URL(method, key string, now time.Time, ttl time.Duration) string {
+	exp := strconv.FormatInt(now.Add(ttl).Unix(), 10)
+	q := url.Values{"method": {method}, "expires": {exp}, "signature": {s.sign(method, key, exp)}}
+	return s.baseURL + PathPrefix + escapeKey(key) + "?" + q.Encode()
+}
+
+// Verify checks a link's query for method on key at time now.
+func (s *Signer) Verify(method, key string, q url.Values, now time.Time) error {
+	exp := q.Get("expires")
+	want := s.sign(method, key, exp)
+	if q.Get("method") != method || !hmac.Equal([]byte(want), []byte(q.Get("signature"))) {
+		return ErrBadSignature
+	}
+	t, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return ErrBadSignature
+	}
+	if now.Unix() >= t {
+		return ErrExpired
+	}
+	return nil
+}
+
+func (s *Signer) sign(method, key, expires string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(method + "\n" + key + "\n" + expires))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// escapeKey escapes each path segment of a key.
+func escapeKey(key string) string {
+	parts := strings.Split(key, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return strings.Join(parts, "/")
+}

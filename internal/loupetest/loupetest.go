@@ -1,0 +1,313 @@
+// Package loupetest runs a real Loupe server for end-to-end tests: a fresh
+// database cloned from the migrated template, the production handler behind
+// httptest, and clients that speak REST and GraphQL as integrations do.
+package loupetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loupe-mam/loupe/internal/app"
+	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/pgtest"
+	"github.com/loupe-mam/loupe/internal/sqlcount"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// API is a running server and what tests need to look behind it.
+type API struct {
+	URL   string
+	Store *store.Store
+	DB    *sqlx.DB
+	// Statements counts the SQL statements the server sends.
+	Statements *sqlcount.Counter
+	Blobs      *blob.Signer
+}
+
+// Option changes the server's configuration before it starts.
+type Option func(*app.Config)
+
+// New starts a server on a fresh database.
+func New(t testing.TB, opts ...Option) *API {
+	t.Helper()
+	url := pgtest.DB(t)
+	counter := &sqlcount.Counter{}
+	db := store.NewDB(sqlcount.Open(store.DSN(url), counter), 8)
+	t.Cleanup(func() { db.Close() })
+	st := store.New(db)
+	srv := httptest.NewUnstartedServer(nil)
+	url = "http://" + srv.Listener.Addr().String()
+	cfg := app.DefaultConfig()
+	cfg.Blobs = blob.NewSigner([]byte("loupetest-blob-key-0123456789abcdef"), url)
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv.Config.Handler = app.New(cfg, st)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return &API{URL: url, Store: st, DB: db, Statements: counter, Blobs: cfg.Blobs}
+}
+
+// Client calls the API with one user's key.
+type Client struct {
+	api      *API
+	Key      string
+	TenantID string
+	UserID   string
+	// ArchiveFolderID is the tenant's archive folder.
+	ArchiveFolderID string
+}
+
+// Tenant makes a tenant, as `loupe tenant create` does, and returns a client
+// for its admin.
+func (a *API) Tenant(t testing.TB, name string) *Client {
+	t.Helper()
+	k, err := auth.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := a.Store.CreateTenant(context.Background(), name, "admin@"+name+".test",
+		store.NewKey{ID: k.ID, SecretHash: k.Hash, Label: "admin"})
+	if err != nil {
+		t.Fatalf("create tenant %s: %v", name, err)
+	}
+	return &Client{api: a, Key: k.Header, TenantID: out.TenantID, UserID: out.UserID, ArchiveFolderID: out.ArchiveFolder}
+}
+
+// User adds a user to c's tenant, as `loupe user create` does.
+func (c *Client) User(t testing.TB, email string, groups []string, admin bool) *Client {
+	t.Helper()
+	k, err := auth.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.api.Store.CreateUser(context.Background(), c.TenantID, email, groups, admin,
+		store.NewKey{ID: k.ID, SecretHash: k.Hash, Label: "test"})
+	if err != nil {
+		t.Fatalf("create user %s: %v", email, err)
+	}
+	return &Client{api: c.api, Key: k.Header, TenantID: c.TenantID, UserID: id, ArchiveFolderID: c.ArchiveFolderID}
+}
+
+// Anonymous is a client with no credential.
+func (a *API) Anonymous() *Client { return &Client{api: a} }
+
+// WithKey is a client presenting an arbitrary credential.
+func (a *API) WithKey(key string) *Client { return &Client{api: a, Key: key} }
+
+// Response is an answer, with assertions that fail the test.
+type Response struct {
+	t      testing.TB
+	Code   int
+	Header http.Header
+	Body   []byte
+	req    string
+}
+
+// Do sends a request; body is JSON-encoded unless it is a string or []byte
+// (sent as is) or nil.
+func (c *Client) Do(t testing.TB, method, path string, body any) *Response {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	case []byte:
+		r = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(enc)
+	}
+	req, err := http.NewRequest(method, c.api.URL+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Key)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Response{t: t, Code: resp.StatusCode, Header: resp.Header, Body: b, req: method + " " + path}
+}
+
+// Get, Post, Put, Patch and Delete are Do with a method.
+func (c *Client) Get(t testing.TB, path string) *Response {
+	t.Helper()
+	return c.Do(t, "GET", path, nil)
+}
+func (c *Client) Post(t testing.TB, path string, body any) *Response {
+	t.Helper()
+	return c.Do(t, "POST", path, body)
+}
+func (c *Client) Put(t testing.TB, path string, body any) *Response {
+	t.Helper()
+	return c.Do(t, "PUT", path, body)
+}
+func (c *Client) Patch(t testing.TB, path string, body any) *Response {
+	t.Helper()
+	return c.Do(t, "PATCH", path, body)
+}
+func (c *Client) Delete(t testing.TB, path string) *Response {
+	t.Helper()
+	return c.Do(t, "DELETE", path, nil)
+}
+
+// Status fails the test unless the answer has status want.
+func (r *Response) Status(want int) *Response {
+	r.t.Helper()
+	if r.Code != want {
+		r.t.Fatalf("%s: status %d, want %d; body: %s", r.req, r.Code, want, r.Body)
+	}
+	return r
+}
+
+// JSON decodes the body into v.
+func (r *Response) JSON(v any) *Response {
+	r.t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		r.t.Fatalf("%s: body is not the JSON expected (%v): %s", r.req, err, r.Body)
+	}
+	return r
+}
+
+// Object decodes the body as a JSON object.
+func (r *Response) Object() map[string]any {
+	r.t.Helper()
+	var m map[string]any
+	r.JSON(&m)
+	return m
+}
+
+// Envelope checks the spec's error envelope: statusCode equal to the HTTP
+// status and the message; it returns the envelope's error object.
+func (r *Response) Envelope(status int, message string) map[string]any {
+	r.t.Helper()
+	r.Status(status)
+	var env struct {
+		Error map[string]any `json:"error"`
+	}
+	r.JSON(&env)
+	if env.Error == nil {
+		r.t.Fatalf("%s: no error envelope: %s", r.req, r.Body)
+	}
+	if got, _ := env.Error["statusCode"].(float64); int(got) != status {
+		r.t.Fatalf("%s: envelope statusCode %v, want %d", r.req, env.Error["statusCode"], status)
+	}
+	if message != "" && env.Error["message"] != message {
+		r.t.Fatalf("%s: envelope message %q, want %q", r.req, env.Error["message"], message)
+	}
+	return env.Error
+}
+
+// GraphQLResponse is a GraphQL answer.
+type GraphQLResponse struct {
+	t      testing.TB
+	Code   int
+	Data   json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Path       []any          `json:"path"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+}
+
+// GraphQL posts a query to /graphql.
+func (c *Client) GraphQL(t testing.TB, query string, vars map[string]any) *GraphQLResponse {
+	t.Helper()
+	r := c.Post(t, "/graphql", map[string]any{"query": query, "variables": vars})
+	g := &GraphQLResponse{t: t, Code: r.Code}
+	r.JSON(g)
+	return g
+}
+
+// OK fails the test on errors and decodes data into v (when not nil).
+func (g *GraphQLResponse) OK(v any) *GraphQLResponse {
+	g.t.Helper()
+	if len(g.Errors) > 0 {
+		g.t.Fatalf("graphql errors: %+v", g.Errors)
+	}
+	if v != nil {
+		if err := json.Unmarshal(g.Data, v); err != nil {
+			g.t.Fatalf("graphql data: %v: %s", err, g.Data)
+		}
+	}
+	return g
+}
+
+// Code fails the test unless the first error has extensions.code want; it
+// returns that error's message.
+func (g *GraphQLResponse) ErrorCode(want string) string {
+	g.t.Helper()
+	if len(g.Errors) == 0 {
+		g.t.Fatalf("no graphql error, want %s; data: %s", want, g.Data)
+	}
+	if got := g.Errors[0].Extensions["code"]; got != want {
+		g.t.Fatalf("graphql error code %v, want %s: %+v", got, want, g.Errors)
+	}
+	return g.Errors[0].Message
+}
+
+// CreateItem makes an item through REST and returns its id.
+func (c *Client) CreateItem(t testing.TB, body map[string]any) string {
+	t.Helper()
+	var out struct {
+		ID string `json:"id"`
+	}
+	c.Post(t, "/api/v1/items", body).Status(http.StatusOK).JSON(&out)
+	return out.ID
+}
+
+// Count answers a count(*) query the test makes behind the API.
+func (a *API) Count(t testing.TB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := a.DB.Get(&n, query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// DoWithHeaders sends a body-less request with extra headers.
+func (c *Client) DoWithHeaders(t testing.TB, method, path string, headers map[string]string) *Response {
+	t.Helper()
+	req, err := http.NewRequest(method, c.api.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Response{t: t, Code: resp.StatusCode, Header: resp.Header, Body: b, req: method + " " + path}
+}

@@ -1,0 +1,45 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/loupe-mam/loupe/store"
+)
+
+// nodes fetches anything by id: items (folders answered as Folder) and audit
+// records, in the order asked, nil for what is missing. At most three
+// queries whatever the number of ids.
+func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) ([]store.Node, error) {
+	out := make([]store.Node, len(ids))
+	items, err := r.Store.ItemsByIDs(ctx, p.TenantID, ids)
+	if err != nil {
+		return nil, err
+	}
+	var folderIDs, otherIDs []string
+	for _, id := range ids {
+		switch it, ok := items[id]; {
+		case !ok:
+			otherIDs = append(otherIDs, id)
+		case it.ItemType == "folder":
+			folderIDs = append(folderIDs, id)
+		}
+	}
+	folders, err := r.Store.FoldersByIDs(ctx, p.TenantID, folderIDs)
+	if err != nil {
+		return nil, err
+	}
+	records, err := r.Store.AuditRecordsByIDs(ctx, p.TenantID, otherIDs)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range ids {
+		if f, ok := folders[id]; ok {
+			out[i] = f
+		} else if it, ok := items[id]; ok && it.ItemType != "folder" {
+			out[i] = it
+		} else if rec, ok := records[id]; ok {
+			out[i] = rec
+		}
+	}
+	return out, nil
+}

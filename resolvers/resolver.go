@@ -1,0 +1,20 @@
+// Package resolvers answers GraphQL fields: it authorizes the principal,
+// calls the store, and resolves nested fields through per-request
+// dataloaders. REST runs these same resolvers through stored documents.
+package resolvers
+
+import (
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Resolver is the root resolver.
+type Resolver struct {
+	Store *store.Store
+	Blobs *blob.Signer
+}
+
+// New returns the root resolver.
+func New(st *store.Store, blobs *blob.Signer) *Resolver {
+	return &Resolver{Store: st, Blobs: blobs}
+}

@@ -1,0 +1,81 @@
+package rest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/loupe-mam/loupe/graph"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Envelope is the error body of spec section 7.
+type Envelope struct {
+	Error EnvelopeError `json:"error"`
+}
+
+// EnvelopeError is the inside of an Envelope.
+type EnvelopeError struct {
+	StatusCode       int            `json:"statusCode"`
+	Message          string         `json:"message"`
+	DeveloperMessage string         `json:"developerMessage,omitempty"`
+	Payload          map[string]any `json:"payload,omitempty"`
+}
+
+// WriteJSON writes v with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":{"statusCode":500,"message":"Internal server error"}}`)
+	}
+	writeRaw(w, status, b)
+}
+
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b) //nolint:errcheck // the client went away
+}
+
+// WriteError writes the envelope for a *store.Error; any other error is
+// internal.
+func WriteError(w http.ResponseWriter, err error) {
+	e, ok := err.(*store.Error)
+	if !ok {
+		e = &store.Error{Kind: store.EINTERNAL, Message: graph.MsgInternal}
+	}
+	status := graph.StatusOf(e.Kind)
+	WriteJSON(w, status, Envelope{EnvelopeError{
+		StatusCode: status, Message: e.Message, DeveloperMessage: e.DeveloperMessage, Payload: e.Payload,
+	}})
+}
+
+// writeGraphQLError writes the envelope for an error the executor presented
+// (graph.PresentError put statusCode, payload and developerMessage in its
+// extensions).
+func writeGraphQLError(w http.ResponseWriter, e *gqlerror.Error) {
+	env := EnvelopeError{StatusCode: http.StatusBadRequest, Message: e.Message}
+	if len(e.Path) > 1 && e.Path[0] == ast.PathName("variable") {
+		// Input coercion errors name the variable path (variable.input.x);
+		// the REST caller knows it as the body field x.
+		env.Message = fmt.Sprintf("%s: %s", e.Path[2:].String(), e.Message)
+	}
+	if s, ok := e.Extensions["statusCode"].(int); ok {
+		env.StatusCode = s
+	}
+	if m, ok := e.Extensions["developerMessage"].(string); ok {
+		env.DeveloperMessage = m
+	}
+	if p, ok := e.Extensions["payload"].(map[string]any); ok {
+		env.Payload = p
+	}
+	WriteJSON(w, env.StatusCode, Envelope{env})
+}
+
+// NotFound answers unknown paths and wrong methods: the spec wants 404, not 405.
+func NotFound(w http.ResponseWriter, _ *http.Request) {
+	WriteError(w, store.NotFound())
+}

@@ -1,0 +1,76 @@
+// Package rest serves the spec's REST interface by running stored GraphQL
+// documents through the same executor as /graphql, in-process.
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Mount registers every route of the table on r, each through mw (the
+// authentication and loader middleware).
+func Mount(r chi.Router, exec *executor.Executor, mw ...func(http.Handler) http.Handler) {
+	g := r.With(mw...)
+	for _, rt := range Routes {
+		g.Method(rt.Method, rt.Path, handler(exec, rt))
+	}
+}
+
+// handler runs one route: bind, execute the stored operation, answer the
+// field of its data, or the spec's envelope built from the first error.
+func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
+	field := strings.Split(rt.Field, ".")
+	return func(w http.ResponseWriter, r *http.Request) {
+		vars := map[string]any{}
+		if rt.Bind != nil {
+			if err := rt.Bind(r, vars); err != nil {
+				WriteError(w, err)
+				return
+			}
+		}
+		ctx := graphql.StartOperationTrace(r.Context())
+		oc, errs := exec.CreateOperationContext(ctx, &graphql.RawParams{
+			Query: Document, OperationName: rt.Op, Variables: vars,
+		})
+		if errs != nil {
+			resp := exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs)
+			writeGraphQLError(w, resp.Errors[0])
+			return
+		}
+		respond, ctx := exec.DispatchOperation(ctx, oc)
+		resp := respond(ctx)
+		if len(resp.Errors) > 0 {
+			writeGraphQLError(w, resp.Errors[0])
+			return
+		}
+		body, err := pick(resp.Data, field)
+		if err != nil || bytes.Equal(body, []byte("null")) {
+			WriteError(w, store.NotFound())
+			return
+		}
+		writeRaw(w, rt.status(), body)
+	}
+}
+
+// pick returns the value at a field path of a data object, as raw JSON.
+func pick(data json.RawMessage, path []string) (json.RawMessage, error) {
+	for _, f := range path {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(data, &obj); err != nil {
+			return nil, err
+		}
+		data = obj[f]
+	}
+	if data == nil {
+		return json.RawMessage("null"), nil
+	}
+	return data, nil
+}

@@ -1,0 +1,88 @@
+package rest
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
+	_ "github.com/vektah/gqlparser/v2/validator/rules" // registers the standard rules
+
+	"github.com/loupe-mam/loupe/graph"
+)
+
+// TestStoredDocumentValidates fails CI, not a user, when a stored REST
+// document no longer matches the schema.
+func TestStoredDocumentValidates(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	doc, err := parser.ParseQuery(&ast.Source{Name: "operations", Input: Document})
+	if err != nil {
+		t.Fatalf("stored operations do not parse: %v", err)
+	}
+	if errs := validator.Validate(schema, doc); len(errs) > 0 {
+		t.Fatalf("stored operations do not validate: %v", errs)
+	}
+	for _, rt := range Routes {
+		if doc.Operations.ForName(rt.Op) == nil {
+			t.Errorf("%s %s names operation %q, which is not stored", rt.Method, rt.Path, rt.Op)
+		}
+	}
+}
+
+// TestRoutesAreSpecPaths checks the route table against the spec's list of
+// endpoints: every route is a spec endpoint, and none is listed twice.
+func TestRoutesAreSpecPaths(t *testing.T) {
+	spec := specEndpoints(t)
+	seen := map[string]bool{}
+	for _, rt := range Routes {
+		for _, p := range []string{rt.Path, rt.AlsoPath} {
+			if p == "" {
+				continue
+			}
+			key := rt.Method + " " + p
+			if !spec[key] {
+				t.Errorf("route %s is not an endpoint of the spec", key)
+			}
+			if seen[key] {
+				t.Errorf("route %s is listed twice", key)
+			}
+			seen[key] = true
+		}
+	}
+	missing := 0
+	for key := range spec {
+		if !seen[key] {
+			missing++
+		}
+	}
+	t.Logf("%d of %d spec endpoints served; %d to go", len(seen), len(spec), missing)
+}
+
+// specEndpoints reads shared/spec/endpoints.tsv, which lives beside the
+// repository (CI checks it out there).
+func specEndpoints(t *testing.T) map[string]bool {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "spec", "endpoints.tsv")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("spec endpoint list not found beside the repository: %v", err)
+	}
+	defer f.Close()
+	out := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Scan() // header
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) >= 3 {
+			out[cols[1]+" "+cols[2]] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

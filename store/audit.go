@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// AuditAction is what happened to an item (spec 2.9 actionType).
+type AuditAction string
+
+const (
+	ActionCreate             AuditAction = "create"
+	ActionDelete             AuditAction = "delete"
+	ActionUndelete           AuditAction = "undelete"
+	ActionArchiveInitiated   AuditAction = "archiveInitiated"
+	ActionUnarchiveInitiated AuditAction = "unarchiveInitiated"
+)
+
+var auditActions = []AuditAction{ActionCreate, ActionDelete, ActionUndelete, ActionArchiveInitiated, ActionUnarchiveInitiated}
+
+// ParseAuditAction validates an action type given by a client.
+func ParseAuditAction(s string) (AuditAction, error) {
+	for _, a := range auditActions {
+		if string(a) == s {
+			return a, nil
+		}
+	}
+	names := make([]string, len(auditActions))
+	for i, a := range auditActions {
+		names[i] = string(a)
+	}
+	return "", Invalid("invalid actionType %q: expected one of %s", s, strings.Join(names, ", "))
+}
+
+// MarshalGQL writes the enum value (gqlgen).
+func (a AuditAction) MarshalGQL(w io.Writer) { io.WriteString(w, strconv.Quote(string(a))) } //nolint:errcheck
+
+// UnmarshalGQL reads the enum value (gqlgen).
+func (a *AuditAction) UnmarshalGQL(v any) error {
+	s, _ := v.(string)
+	p, err := ParseAuditAction(s)
+	if err != nil {
+		return err
+	}
+	*a = p
+	return nil
+}
+
+// AuditRecord is one operation on an item (spec 2.9).
+type AuditRecord struct {
+	TenantID   string      `db:"tenant_id"`
+	ID         string      `db:"id"`
+	ItemID     string      `db:"item_id"`
+	ActionType AuditAction `db:"action_type"`
+	ExecutedBy string      `db:"executed_by"`
+	ExecutedOn time.Time   `db:"executed_on"`
+	Email      string      `db:"email"`
+	ItemTitle  string      `db:"item_title"`
+	MdfDiff    JSON        `db:"mdf_diff"`
+}
+
+// NodeID implements Node.
+func (a *AuditRecord) NodeID() string { return a.ID }
+
+const insertAuditSQL = `
+INSERT INTO audit_records (tenant_id, id, item_id, action_type, executed_by, email, item_title, executed_on, mdf_diff)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+
+// auditTx records an action inside the transaction of the change it records.
+func auditTx(ctx context.Context, tx *sqlx.Tx, p *Principal, itemID, itemTitle string, action AuditAction, at time.Time, mdfDiff JSON) error {
+	_, err := tx.ExecContext(ctx, insertAuditSQL, p.TenantID, NewID(), itemID, string(action),
+		p.UserID, p.Email, itemTitle, at, mdfDiff)
+	if err != nil {
+		return fmt.Errorf("store: unable to write audit record: %w", err)
+	}
+	return nil
+}
+
+// AuditQuery filters an audit search. Zero values do not filter.
+type AuditQuery struct {
+	ItemID     string
+	ActionType AuditAction
+	ExecutedBy string
+	Since      *time.Time
+	Until      *time.Time
+	From       int
+	Size       int
+}
+
+// MaxAuditPage bounds one page of audit hits.
+const MaxAuditPage = 1000
+
+// Validate checks paging and ids.
+func (q *AuditQuery) Validate() error {
+	if q.From < 0 {
+		return Invalid("from must not be negative")
+	}
+	if q.Size < 1 || q.Size > MaxAuditPage {
+		return Invalid("size must be between 1 and %d", MaxAuditPage)
+	}
+	if q.Since != nil && q.Until != nil && !q.Since.Before(*q.Until) {
+		return Invalid("since must be before until")
+	}
+	return nil
+}
+
+const (
+	auditColumns = `a.tenant_id, a.id, a.item_id, a.action_type, a.executed_by, a.executed_on, a.email, a.item_title, a.mdf_diff`
+	// auditWhere treats a NULL parameter as "no filter"; each filter has an
+	// index led by (tenant_id, <column>, executed_on DESC).
+	auditWhere = `
+WHERE a.tenant_id = $1
+  AND ($2::uuid IS NULL OR a.item_id = $2)
+  AND ($3::text IS NULL OR a.action_type = $3)
+  AND ($4::uuid IS NULL OR a.executed_by = $4)
+  AND ($5::timestamptz IS NULL OR a.executed_on >= $5)
+  AND ($6::timestamptz IS NULL OR a.executed_on < $6)`
+	searchAuditSQL = `SELECT ` + auditColumns + ` FROM audit_records a` + auditWhere + `
+ORDER BY a.executed_on DESC, a.id DESC OFFSET $7 LIMIT $8`
+	countAuditSQL = `SELECT count(*) FROM audit_records a` + auditWhere
+	auditByIDsSQL = `SELECT ` + auditColumns + ` FROM audit_records a WHERE a.tenant_id = $1 AND a.id = ANY($2::uuid[])`
+)
+
+// SearchAudit returns one page of the tenant's audit records, newest first,
+// and how many match in all. Returns EINVALID for bad paging.
+func (s *Store) SearchAudit(ctx context.Context, tenantID string, q AuditQuery) ([]*AuditRecord, int, error) {
+	if err := q.Validate(); err != nil {
+		return nil, 0, err
+	}
+	// An id that cannot exist matches nothing.
+	if (q.ItemID != "" && !validID(q.ItemID)) || (q.ExecutedBy != "" && !validID(q.ExecutedBy)) {
+		return []*AuditRecord{}, 0, nil
+	}
+	args := []any{tenantID, nullString(q.ItemID), nullString(string(q.ActionType)), nullString(q.ExecutedBy), q.Since, q.Until}
+	var total int
+	if err := s.db.GetContext(ctx, &total, countAuditSQL, args...); err != nil {
+		return nil, 0, fmt.Errorf("store: unable to count audit records: %w", err)
+	}
+	hits := []*AuditRecord{}
+	if total > q.From {
+		if err := s.db.SelectContext(ctx, &hits, searchAuditSQL, append(args, q.From, q.Size)...); err != nil {
+			return nil, 0, fmt.Errorf("store: unable to search audit records: %w", err)
+		}
+	}
+	return hits, total, nil
+}
+
+// AuditRecordsByIDs returns the records among ids, keyed by id.
+func (s *Store) AuditRecordsByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*AuditRecord, error) {
+	out := map[string]*AuditRecord{}
+	ids = validIDs(ids)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var recs []*AuditRecord
+	if err := s.db.SelectContext(ctx, &recs, auditByIDsSQL, tenantID, stringArray(ids)); err != nil {
+		return nil, fmt.Errorf("store: unable to fetch audit records: %w", err)
+	}
+	for _, r := range recs {
+		out[r.ID] = r
+	}
+	return out, nil
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Folder is an item of itemType folder seen as a folder (spec 2.10).
+type Folder struct {
+	TenantID         string    `db:"tenant_id"`
+	ID               string    `db:"id"`
+	Owner            string    `db:"owner"`
+	Name             string    `db:"title"`
+	CreatedOn        time.Time `db:"created_on"`
+	ParentID         *string   `db:"parent_id"`
+	ItemType         string    `db:"item_type"`
+	VisibleTo        Access    `db:"visible_to"`
+	UpdatableBy      Access    `db:"updatable_by"`
+	MetadataFormID   string    `db:"metadata_form_id"`
+	MetadataFormData JSON      `db:"metadata_form_data"`
+	SortKey          *string   `db:"sort_key"`
+	HasSubfolder     bool      `db:"has_subfolder"`
+}
+
+// NodeID implements Node.
+func (f *Folder) NodeID() string { return f.ID }
+
+// Metadata is the folder's form and values.
+func (f *Folder) Metadata() ItemMetadata {
+	return ItemMetadata{FormID: f.MetadataFormID, FormData: f.MetadataFormData}
+}
+
+// folderColumns selects a Folder from items aliased i. A folder has one
+// parent: the first of its folderParents.
+const folderColumns = `
+i.tenant_id, i.id, COALESCE(i.owner_id, i.created_by) AS owner, i.title, i.created_on, i.item_type,
+(SELECT p.folder_id FROM item_folders p
+ WHERE p.tenant_id = i.tenant_id AND p.item_id = i.id ORDER BY p.position LIMIT 1) AS parent_id,
+i.visible_to, i.updatable_by, i.metadata_form_id, i.metadata_form_data, i.sort_key,
+EXISTS (SELECT 1 FROM item_folders c
+        JOIN items ci ON ci.tenant_id = c.tenant_id AND ci.id = c.item_id
+        WHERE c.tenant_id = i.tenant_id AND c.folder_id = i.id
+          AND ci.item_type = 'folder' AND ci.deleted_on IS NULL) AS has_subfolder`
+
+const (
+	folderByIDSQL = `SELECT ` + folderColumns + `
+FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.item_type = 'folder' AND i.deleted_on IS NULL`
+
+	foldersByIDsSQL = `SELECT ` + folderColumns + `
+FROM items i
+WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.item_type = 'folder' AND i.deleted_on IS NULL`
+
+	foldersOfItemsSQL = `SELECT l.item_id AS child_id, ` + folderColumns + `
+FROM item_folders l
+JOIN items i ON i.tenant_id = l.tenant_id AND i.id = l.folder_id
+WHERE l.tenant_id = $1 AND l.item_id = ANY($2::uuid[]) AND i.deleted_on IS NULL
+ORDER BY l.item_id, l.position`
+)
+
+// Folder returns one live folder. Returns ENOTFOUND when there is no such
+// live folder in the tenant.
+func (s *Store) Folder(ctx context.Context, tenantID, id string) (*Folder, error) {
+	if !validID(id) {
+		return nil, NotFound()
+	}
+	var f Folder
+	if err := s.db.GetContext(ctx, &f, folderByIDSQL, tenantID, id); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, NotFound()
+		}
+		return nil, fmt.Errorf("store: unable to fetch folder %s: %w", id, err)
+	}
+	return &f, nil
+}
+
+// FoldersByIDs returns the live folders among ids, keyed by id, in one query.
+func (s *Store) FoldersByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*Folder, error) {
+	out := make(map[string]*Folder, len(ids))
+	ids = validIDs(ids)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var folders []*Folder
+	if err := s.db.SelectContext(ctx, &folders, foldersByIDsSQL, tenantID, stringArray(ids)); err != nil {
+		return nil, fmt.Errorf("store: unable to fetch folders: %w", err)
+	}
+	for _, f := range folders {
+		out[f.ID] = f
+	}
+	return out, nil
+}
+
+// FoldersOfItems returns, per item id, the live folders the item sits in, in
+// folderParents order, in one query.
+func (s *Store) FoldersOfItems(ctx context.Context, tenantID string, itemIDs []string) (map[string][]*Folder, error) {
+	out := make(map[string][]*Folder, len(itemIDs))
+	itemIDs = validIDs(itemIDs)
+	if len(itemIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		ChildID string `db:"child_id"`
+		Folder
+	}
+	if err := s.db.SelectContext(ctx, &rows, foldersOfItemsSQL, tenantID, stringArray(itemIDs)); err != nil {
+		return nil, fmt.Errorf("store: unable to fetch folders of items: %w", err)
+	}
+	for i := range rows {
+		f := rows[i].Folder
+		out[rows[i].ChildID] = append(out[rows[i].ChildID], &f)
+	}
+	return out, nil
+}

@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Item is a media item, folder or person (spec 2.1).
+type Item struct {
+	TenantID         string     `db:"tenant_id"`
+	ID               string     `db:"id"`
+	ItemType         string     `db:"item_type"`
+	Title            string     `db:"title"`
+	OriginalFileName string     `db:"original_file_name"`
+	ExternalID       *string    `db:"external_id"`
+	CreatedBy        string     `db:"created_by"`
+	CreatedOn        time.Time  `db:"created_on"`
+	ModifiedOn       time.Time  `db:"modified_on"`
+	MediaCreatedOn   *time.Time `db:"media_created_on"`
+	MediaType        *string    `db:"media_type"`
+	MediaSize        *int64     `db:"media_size"`
+	FrameCount       *int64     `db:"frame_count"`
+
+	MetadataFormID    string `db:"metadata_form_id"`
+	MetadataFormData  JSON   `db:"metadata_form_data"`
+	MetadataVersion   int    `db:"metadata_version"`
+	TechnicalMetadata JSON   `db:"technical_metadata"`
+	GeoLocation       JSON   `db:"geo_location"`
+	CustomIconsDoc    JSON   `db:"custom_icons"`
+
+	LanguageCode              string `db:"language_code"`
+	TranscodingState          string `db:"transcoding_state"`
+	TranscriptionEnabled      bool   `db:"transcription_enabled"`
+	TranslationEnabled        bool   `db:"translation_enabled"`
+	CelebrityDetectionEnabled bool   `db:"celebrity_detection_enabled"`
+	LabelDetectionEnabled     bool   `db:"label_detection_enabled"`
+	PersonDetectionEnabled    bool   `db:"person_detection_enabled"`
+	TextDetectionEnabled      bool   `db:"text_detection_enabled"`
+	CreateUnknownPersons      bool   `db:"create_unknown_persons"`
+	HasRelations              bool   `db:"has_relations"`
+
+	ArchivedOn *time.Time `db:"archived_on"`
+	DeletedOn  *time.Time `db:"deleted_on"`
+
+	FolderParentIDs pq.StringArray `db:"folder_parents"`
+
+	// MediaDoc is the media column as read; decodeMedia fills ItemMedia
+	// from it. (ItemMedia itself has no Scan method: promoted to Item, it
+	// would make sqlx scan a whole row into it.)
+	MediaDoc  JSON `db:"media"`
+	ItemMedia `db:"-"`
+}
+
+// ItemMedia is the part of an item that the processing and ingest pipelines
+// write: proxies, thumbnails, progress, subtitle links, ingest provenance.
+// It is stored as one document because it is read whole and written by
+// pipelines, never filtered on.
+type ItemMedia struct {
+	ItemState             *string    `json:"itemState,omitempty"`
+	TranscodingBy         *string    `json:"transcodingBy,omitempty"`
+	TranscodingService    *string    `json:"transcodingService,omitempty"`
+	ProgressInfo          JSON       `json:"progressInfo,omitempty"`
+	TranscriptionState    *string    `json:"transcriptionState,omitempty"`
+	TranscriptionProgress *float64   `json:"transcriptionProgress,omitempty"`
+	TranscriptionBy       *string    `json:"transcriptionBy,omitempty"`
+	TranscriptionService  *string    `json:"transcriptionService,omitempty"`
+	TranscriptionChannels JSON       `json:"transcriptionChannels,omitempty"`
+	TranslationBy         *string    `json:"translationBy,omitempty"`
+	TranslationLanguage   *string    `json:"translationLanguage,omitempty"`
+	TranscriptLastUpdated *time.Time `json:"transcriptLastUpdated,omitempty"`
+	TranscriptOffsetMs    *int64     `json:"transcriptOffsetMs,omitempty"`
+	DetectedPersons       JSON       `json:"detectedPersons,omitempty"`
+
+	Proxy                    *string `json:"proxy,omitempty"`
+	ProxySize                *int64  `json:"proxySize,omitempty"`
+	HighRes                  *string `json:"highRes,omitempty"`
+	HasExternalHighres       bool    `json:"hasExternalHighres,omitempty"`
+	EditProxyFormat          *string `json:"editProxyFormat,omitempty"`
+	WebProxyLocation         *string `json:"webProxyLocation,omitempty"`
+	ProxyAudioTrackUrls      JSON    `json:"proxyAudioTrackUrls,omitempty"`
+	Thumbnail                *string `json:"thumbnail,omitempty"`
+	ThumbnailInfo            JSON    `json:"thumbnailInfo,omitempty"`
+	ThumbnailStrip           *string `json:"thumbnailStrip,omitempty"`
+	GeneratedContentLocation *string `json:"generatedContentLocation,omitempty"`
+	SourceFileLocation       *string `json:"sourceFileLocation,omitempty"`
+
+	VttURL                       *string `json:"vttUrl,omitempty"`
+	SrtURL                       *string `json:"srtUrl,omitempty"`
+	TranslationVttURL            *string `json:"translationVttUrl,omitempty"`
+	TranslationSrtURL            *string `json:"translationSrtUrl,omitempty"`
+	TimedTranscriptURL           *string `json:"timedTranscriptUrl,omitempty"`
+	TimedTranslatedTranscriptURL *string `json:"timedTranslatedTranscriptUrl,omitempty"`
+
+	IngestDestinationPath     *string    `json:"ingestDestinationPath,omitempty"`
+	IngestSkipProcessing      *bool      `json:"ingestSkipProcessing,omitempty"`
+	IngestSourceFullPath      *string    `json:"ingestSourceFullPath,omitempty"`
+	IngestSourceKey           *string    `json:"ingestSourceKey,omitempty"`
+	IngestSourceObjBucket     *string    `json:"ingestSourceObjBucket,omitempty"`
+	IngestSourceStorageID     *string    `json:"ingestSourceStorageId,omitempty"`
+	IsExternalUpload          bool       `json:"isExternalUpload,omitempty"`
+	UploadLockOwnerInstanceID *string    `json:"uploadLockOwnerInstanceId,omitempty"`
+	UploadProgressInfo        JSON       `json:"uploadProgressInfo,omitempty"`
+	UploadRequestedAt         *time.Time `json:"uploadRequestedAt,omitempty"`
+}
+
+// decodeMedia fills ItemMedia from the media column of the items read.
+func decodeMedia(items ...*Item) error {
+	for _, it := range items {
+		it.ItemMedia = ItemMedia{}
+		if it.MediaDoc.IsNull() {
+			continue
+		}
+		if err := json.Unmarshal(it.MediaDoc, &it.ItemMedia); err != nil {
+			return fmt.Errorf("store: item %s has unreadable media state: %w", it.ID, err)
+		}
+	}
+	return nil
+}
+
+// NodeID implements Node.
+func (i *Item) NodeID() string { return i.ID }
+
+// FolderParents is the ids of the item's folders, in the order given.
+func (i *Item) FolderParents() []string {
+	if i.FolderParentIDs == nil {
+		return []string{}
+	}
+	return i.FolderParentIDs
+}
+
+// Metadata is the item's form and its values.
+func (i *Item) Metadata() ItemMetadata {
+	return ItemMetadata{FormID: i.MetadataFormID, FormData: i.MetadataFormData}
+}
+
+// HasProxy reports whether a proxy has been made.
+func (i *Item) HasProxy() bool { return i.Proxy != nil }
+
+// HasArchiveRelation reports whether the item is archived.
+func (i *Item) HasArchiveRelation() bool { return i.ArchivedOn != nil }
+
+// AncestryLink is the path of the item's ancestry resource.
+func (i *Item) AncestryLink() string { return "/api/v1/items/" + i.ID + "/ancestry" }
+
+// CustomIcons are the icons at the eight positions.
+func (i *Item) CustomIcons() CustomIcons {
+	var c CustomIcons
+	if !i.CustomIconsDoc.IsNull() {
+		_ = json.Unmarshal(i.CustomIconsDoc, &c) // written only through CustomIcons
+	}
+	return c
+}
+
+// ItemMetadata is an item's form id and form data.
+type ItemMetadata struct {
+	FormID   string `json:"formId"`
+	FormData JSON   `json:"formData"`
+}
+
+// CustomIcons holds an icon value or null at each of the eight positions (spec 2.6).
+type CustomIcons struct {
+	Pos1 JSON `json:"pos1"`
+	Pos2 JSON `json:"pos2"`
+	Pos3 JSON `json:"pos3"`
+	Pos4 JSON `json:"pos4"`
+	Pos5 JSON `json:"pos5"`
+	Pos6 JSON `json:"pos6"`
+	Pos7 JSON `json:"pos7"`
+	Pos8 JSON `json:"pos8"`
+}
+
+// itemColumns selects an Item from items aliased i.
+const itemColumns = `
+i.tenant_id, i.id, i.item_type, i.title, i.original_file_name, i.external_id, i.created_by,
+i.created_on, i.modified_on, i.media_created_on, i.media_type, i.media_size, i.frame_count,
+i.metadata_form_id, i.metadata_form_data, i.metadata_version, i.technical_metadata,
+i.geo_location, i.custom_icons, i.language_code, i.transcoding_state,
+i.transcription_enabled, i.translation_enabled, i.celebrity_detection_enabled,
+i.label_detection_enabled, i.person_detection_enabled, i.text_detection_enabled,
+i.create_unknown_persons, i.has_relations, i.archived_on, i.deleted_on, i.media,
+ARRAY(SELECT f.folder_id FROM item_folders f
+      WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.position) AS folder_parents`
+
+const (
+	itemByIDSQL = `SELECT ` + itemColumns + `
+FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL`
+
+	// itemAnyStateSQL also finds items in the recycle bin.
+	itemAnyStateSQL = `SELECT ` + itemColumns + `
+FROM items i WHERE i.tenant_id = $1 AND i.id = $2`
+
+	itemsByIDsSQL = `SELECT ` + itemColumns + `
+FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL`
+)
+
+// Item returns one live item of the tenant. Returns ENOTFOUND if it does not
+// exist, is deleted, or belongs to another tenant.
+func (s *Store) Item(ctx context.Context, tenantID, id string) (*Item, error) {
+	return getItem(ctx, s.db, itemByIDSQL, tenantID, id)
+}
+
+func getItem(ctx context.Context, q queryer, query, tenantID, id string) (*Item, error) {
+	if !validID(id) {
+		return nil, NotFound()
+	}
+	var it Item
+	if err := q.GetContext(ctx, &it, query, tenantID, id); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, NotFound()
+		}
+		return nil, fmt.Errorf("store: unable to fetch item %s: %w", id, err)
+	}
+	return &it, decodeMedia(&it)
+}
+
+// ItemsByIDs returns the live items among ids, keyed by id, in one query.
+func (s *Store) ItemsByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*Item, error) {
+	out := make(map[string]*Item, len(ids))
+	ids = validIDs(ids)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var items []*Item
+	if err := s.db.SelectContext(ctx, &items, itemsByIDsSQL, tenantID, stringArray(ids)); err != nil {
+		return nil, fmt.Errorf("store: unable to fetch items: %w", err)
+	}
+	if err := decodeMedia(items...); err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		out[it.ID] = it
+	}
+	return out, nil
+}
+
+// queryer is what both *sqlx.DB and *sqlx.Tx offer.
+type queryer interface {
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}

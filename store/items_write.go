@@ -1,0 +1,377 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// CreateItemInput is a new item (GraphQL CreateItemInput, REST POST /api/v1/items).
+type CreateItemInput struct {
+	Title                     *string            `json:"title"`
+	ItemType                  string             `json:"itemType"`
+	Metadata                  *ItemMetadataInput `json:"metadata"`
+	FolderParents             []string           `json:"folderParents"`
+	OriginalFileName          *string            `json:"originalFileName"`
+	ExternalID                *string            `json:"externalId"`
+	LanguageCode              *string            `json:"languageCode"`
+	MediaCreatedOn            *time.Time         `json:"mediaCreatedOn"`
+	MediaType                 *string            `json:"mediaType"`
+	TranscriptionEnabled      *bool              `json:"transcriptionEnabled"`
+	TranslationEnabled        *bool              `json:"translationEnabled"`
+	CelebrityDetectionEnabled *bool              `json:"celebrityDetectionEnabled"`
+	LabelDetectionEnabled     *bool              `json:"labelDetectionEnabled"`
+	PersonDetectionEnabled    *bool              `json:"personDetectionEnabled"`
+	TextDetectionEnabled      *bool              `json:"textDetectionEnabled"`
+	CreateUnknownPersons      *bool              `json:"createUnknownPersons"`
+}
+
+// ItemMetadataInput is the metadata given with a new item.
+type ItemMetadataInput struct {
+	FormID   *string `json:"formId"`
+	FormData JSON    `json:"formData"`
+}
+
+// Limits on item input.
+const (
+	MaxTitleLength   = 1024
+	MaxFolderParents = 100
+	maxExternalIDLen = 512
+)
+
+var (
+	itemTypeRE     = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+	languageCodeRE = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
+	formIDRE       = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+)
+
+// newItem is a validated CreateItemInput, ready to insert.
+type newItem struct {
+	in       *CreateItemInput
+	title    string
+	fileName string
+	formID   string
+	formData map[string]json.RawMessage
+	language string
+}
+
+// validate checks the input and settles the defaults: the title falls back to
+// the form's default_title, then to the file name; the form's default_title
+// follows the title when the form data does not carry one.
+// Returns EINVALID naming the first bad field.
+func (in *CreateItemInput) validate() (*newItem, error) {
+	n := &newItem{in: in, formID: "default", language: "en-US"}
+	if !itemTypeRE.MatchString(in.ItemType) {
+		return nil, Invalid("invalid itemType %q: lowercase letters, digits, _ and -, starting with a letter", in.ItemType)
+	}
+	if in.ItemType == "folder" {
+		n.formID = "default_folder"
+	}
+	if in.OriginalFileName != nil {
+		n.fileName = strings.TrimSpace(*in.OriginalFileName)
+	}
+	n.formData = map[string]json.RawMessage{}
+	if in.Metadata != nil {
+		if in.Metadata.FormID != nil {
+			if !formIDRE.MatchString(*in.Metadata.FormID) {
+				return nil, Invalid("invalid metadata.formId %q", *in.Metadata.FormID)
+			}
+			n.formID = *in.Metadata.FormID
+		}
+		if !in.Metadata.FormData.IsNull() {
+			if err := json.Unmarshal(in.Metadata.FormData, &n.formData); err != nil || n.formData == nil {
+				return nil, Invalid("metadata.formData must be an object")
+			}
+		}
+	}
+	if in.Title != nil {
+		n.title = strings.TrimSpace(*in.Title)
+	}
+	if n.title == "" {
+		var t string
+		if raw, ok := n.formData["default_title"]; ok && json.Unmarshal(raw, &t) == nil {
+			n.title = strings.TrimSpace(t)
+		}
+	}
+	if n.title == "" {
+		n.title = n.fileName
+	}
+	if n.title == "" {
+		return nil, Invalid("title is required (or originalFileName, or metadata.formData.default_title)")
+	}
+	if len(n.title) > MaxTitleLength {
+		return nil, Invalid("title is longer than %d bytes", MaxTitleLength)
+	}
+	if _, ok := n.formData["default_title"]; !ok {
+		n.formData["default_title"] = mustJSON(n.title)
+	}
+	if in.LanguageCode != nil {
+		if !languageCodeRE.MatchString(*in.LanguageCode) {
+			return nil, Invalid("invalid languageCode %q: expected a BCP 47 tag such as en-US", *in.LanguageCode)
+		}
+		n.language = *in.LanguageCode
+	}
+	if in.ExternalID != nil && (strings.TrimSpace(*in.ExternalID) == "" || len(*in.ExternalID) > maxExternalIDLen) {
+		return nil, Invalid("externalId must be 1 to %d characters", maxExternalIDLen)
+	}
+	if len(in.FolderParents) > MaxFolderParents {
+		return nil, Invalid("an item can sit in at most %d folders", MaxFolderParents)
+	}
+	if in.ItemType == "folder" && len(in.FolderParents) > 1 {
+		return nil, Invalid("a folder has at most one parent folder")
+	}
+	seen := map[string]bool{}
+	for _, id := range in.FolderParents {
+		if seen[id] {
+			return nil, Invalid("folderParents lists %s twice", id)
+		}
+		seen[id] = true
+	}
+	return n, nil
+}
+
+func mustJSON(v any) json.RawMessage { return json.RawMessage(JSONOf(v)) }
+
+const (
+	insertItemSQL = `
+INSERT INTO items (tenant_id, id, item_type, title, original_file_name, external_id, created_by,
+                   created_on, modified_on, media_created_on, media_type,
+                   metadata_form_id, metadata_form_data, language_code,
+                   transcription_enabled, translation_enabled, celebrity_detection_enabled,
+                   label_detection_enabled, person_detection_enabled, text_detection_enabled,
+                   create_unknown_persons, owner_id, visible_to, updatable_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)`
+
+	// liveFoldersSQL returns which of the ids are live folders of the tenant.
+	liveFoldersSQL = `
+SELECT id FROM items
+WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND item_type = 'folder' AND deleted_on IS NULL`
+
+	insertItemFoldersSQL = `
+INSERT INTO item_folders (tenant_id, item_id, folder_id, position)
+SELECT $1, $2, p.id, p.ord FROM unnest($3::uuid[]) WITH ORDINALITY AS p(id, ord)`
+)
+
+// CreateItem stores a new item and its create audit record in one
+// transaction. Returns EINVALID for bad input or an unknown folder parent,
+// ECONFLICT for an externalId in use.
+func (s *Store) CreateItem(ctx context.Context, p *Principal, in *CreateItemInput) (*Item, error) {
+	n, err := in.validate()
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range in.FolderParents {
+		if !validID(id) {
+			return nil, Invalid("folder %s does not exist", id)
+		}
+	}
+	id, at := NewID(), now()
+	var owner, access any // folder attributes
+	if in.ItemType == "folder" {
+		owner, access = p.UserID, TenantAccess()
+	}
+	var it *Item
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if len(in.FolderParents) > 0 {
+			var found []string
+			if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray(in.FolderParents)); err != nil {
+				return fmt.Errorf("store: unable to check folders: %w", err)
+			}
+			if missing := firstMissing(in.FolderParents, found); missing != "" {
+				return Invalid("folder %s does not exist", missing)
+			}
+		}
+		_, err := tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, in.ItemType, n.title, n.fileName,
+			in.ExternalID, p.UserID, at, in.MediaCreatedOn, in.MediaType, n.formID, JSONOf(n.formData),
+			n.language, isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled),
+			isTrue(in.CelebrityDetectionEnabled), isTrue(in.LabelDetectionEnabled),
+			isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled),
+			isTrue(in.CreateUnknownPersons), owner, access)
+		if err != nil {
+			if isUniqueViolation(err) {
+				return Errorf(ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
+			}
+			return fmt.Errorf("store: unable to create item: %w", err)
+		}
+		if len(in.FolderParents) > 0 {
+			if _, err := tx.ExecContext(ctx, insertItemFoldersSQL, p.TenantID, id, stringArray(in.FolderParents)); err != nil {
+				return fmt.Errorf("store: unable to place item in folders: %w", err)
+			}
+		}
+		if err := auditTx(ctx, tx, p, id, n.title, ActionCreate, at, createDiff(n.formID, n.formData)); err != nil {
+			return err
+		}
+		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// createDiff is the mdfDiff of a create record: every field set, from nothing.
+func createDiff(formID string, formData map[string]json.RawMessage) JSON {
+	type change struct {
+		FieldID  string          `json:"fieldId"`
+		OldValue json.RawMessage `json:"oldValue"`
+		NewValue json.RawMessage `json:"newValue"`
+	}
+	keys := make([]string, 0, len(formData))
+	for k := range formData {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fields := make([]change, 0, len(keys))
+	for _, k := range keys {
+		fields = append(fields, change{FieldID: k, OldValue: json.RawMessage("null"), NewValue: formData[k]})
+	}
+	return JSONOf(map[string]any{"newMdfId": formID, "metadataFields": fields})
+}
+
+func firstMissing(want, found []string) string {
+	have := make(map[string]bool, len(found))
+	for _, f := range found {
+		have[f] = true
+	}
+	for _, w := range want {
+		if !have[w] {
+			return w
+		}
+	}
+	return ""
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+const (
+	deleteItemSQL = `
+UPDATE items i SET deleted_on = $3, modified_on = $3
+WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL
+RETURNING i.title, i.id = (SELECT t.archive_folder_id FROM tenants t WHERE t.id = $1) AS is_archive`
+
+	undeleteItemSQL = `
+UPDATE items SET deleted_on = NULL, modified_on = $3
+WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NOT NULL
+RETURNING title`
+)
+
+// DeleteItem moves a live item to the recycle bin and records it.
+// Returns ENOTFOUND when there is no such live item, EINVALID for the
+// tenant's archive folder.
+func (s *Store) DeleteItem(ctx context.Context, p *Principal, id string) (*Item, error) {
+	if !validID(id) {
+		return nil, NotFound()
+	}
+	var it *Item
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		at := now()
+		var row struct {
+			Title     string `db:"title"`
+			IsArchive bool   `db:"is_archive"`
+		}
+		if err := tx.GetContext(ctx, &row, deleteItemSQL, p.TenantID, id, at); err != nil {
+			return notFoundOr(err, "store: unable to delete item %s: %w", id)
+		}
+		if row.IsArchive {
+			return Invalid("the archive folder cannot be deleted")
+		}
+		if err := auditTx(ctx, tx, p, id, row.Title, ActionDelete, at, nil); err != nil {
+			return err
+		}
+		var err error
+		it, err = getItem(ctx, tx, itemAnyStateSQL, p.TenantID, id)
+		return err
+	})
+	return it, err
+}
+
+// UndeleteItem restores an item from the recycle bin and records it.
+// Returns ENOTFOUND when no such item is in the recycle bin, ECONFLICT when
+// its externalId has been taken by another item meanwhile.
+func (s *Store) UndeleteItem(ctx context.Context, p *Principal, id string) (*Item, error) {
+	if !validID(id) {
+		return nil, NotFound()
+	}
+	var it *Item
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		at := now()
+		var title string
+		if err := tx.GetContext(ctx, &title, undeleteItemSQL, p.TenantID, id, at); err != nil {
+			if isUniqueViolation(err) {
+				return Errorf(ECONFLICT, "the item's externalId is used by another item")
+			}
+			return notFoundOr(err, "store: unable to undelete item %s: %w", id)
+		}
+		if err := auditTx(ctx, tx, p, id, title, ActionUndelete, at, nil); err != nil {
+			return err
+		}
+		var err error
+		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
+		return err
+	})
+	return it, err
+}
+
+// ArchiveFolder names the tenant's archive folder.
+type ArchiveFolder struct {
+	FolderID   string `db:"id"`
+	FolderName string `db:"title"`
+}
+
+const (
+	toggleArchiveSQL = `
+UPDATE items SET archived_on = CASE WHEN archived_on IS NULL THEN $3::timestamptz END, modified_on = $3
+WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL
+RETURNING title, archived_on IS NOT NULL AS archived`
+
+	archiveFolderSQL = `
+SELECT f.id, f.title FROM tenants t JOIN items f ON f.tenant_id = t.id AND f.id = t.archive_folder_id
+WHERE t.id = $1`
+)
+
+// ToggleArchive archives a live item, or unarchives an archived one, and
+// records it. It answers whether the item is now archived and names the
+// tenant's archive folder. Returns ENOTFOUND when there is no such live item.
+func (s *Store) ToggleArchive(ctx context.Context, p *Principal, id string) (*Item, bool, *ArchiveFolder, error) {
+	if !validID(id) {
+		return nil, false, nil, NotFound()
+	}
+	var (
+		it  *Item
+		row struct {
+			Title    string `db:"title"`
+			Archived bool   `db:"archived"`
+		}
+		folder ArchiveFolder
+	)
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		at := now()
+		if err := tx.GetContext(ctx, &row, toggleArchiveSQL, p.TenantID, id, at); err != nil {
+			return notFoundOr(err, "store: unable to archive item %s: %w", id)
+		}
+		if err := tx.GetContext(ctx, &folder, archiveFolderSQL, p.TenantID); err != nil {
+			return fmt.Errorf("store: unable to find archive folder: %w", err)
+		}
+		action := ActionArchiveInitiated
+		if !row.Archived {
+			action = ActionUnarchiveInitiated
+		}
+		if err := auditTx(ctx, tx, p, id, row.Title, action, at, nil); err != nil {
+			return err
+		}
+		var err error
+		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
+		return err
+	})
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return it, row.Archived, &folder, nil
+}

@@ -1,0 +1,6 @@
+package store
+
+// Node is anything fetched by id alone (GraphQL interface Node).
+type Node interface {
+	NodeID() string
+}

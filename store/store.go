@@ -1,0 +1,73 @@
+// Package store is Loupe's persistence: domain types and raw SQL over
+// sqlx/lib/pq. Every query is scoped by tenant; a row of another tenant is
+// indistinguishable from a missing one.
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Store reads and writes Loupe's data.
+type Store struct {
+	db *sqlx.DB
+}
+
+// New wraps an open database handle.
+func New(db *sqlx.DB) *Store { return &Store{db: db} }
+
+// DB is the underlying handle, for health checks and tests.
+func (s *Store) DB() *sqlx.DB { return s.db }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// inTx runs fn in a transaction, committing when it returns nil. Writes and
+// their audit records go through here so that they land together or not at all.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: unable to begin transaction: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: unable to commit: %w", err)
+	}
+	return nil
+}
+
+// NewID returns a fresh UUIDv7: time-ordered, so ids sort by creation.
+func NewID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// validID reports whether s is a UUID. Ids arrive from paths and bodies; one
+// that cannot be a UUID cannot name a row, so it is answered as missing
+// instead of reaching Postgres as a cast error.
+func validID(s string) bool {
+	return len(s) == 36 && uuid.Validate(s) == nil
+}
+
+// validIDs keeps the ids that can name a row.
+func validIDs(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if validID(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// now is the time writes are stamped with: UTC, at the microsecond
+// resolution Postgres keeps, so what a write returns equals what a read gets.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// stringArray passes ids as one text[] parameter (cast to uuid[] in SQL).
+func stringArray(ids []string) pq.StringArray { return pq.StringArray(ids) }

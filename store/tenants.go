@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// NewKey is an API key to store: the caller (internal/auth) generates it and
+// keeps the secret; only the secret's hash reaches the database.
+type NewKey struct {
+	ID         string
+	SecretHash []byte
+	Label      string
+}
+
+// TenantCreated identifies what CreateTenant made.
+type TenantCreated struct {
+	TenantID      string `json:"tenantId"`
+	UserID        string `json:"userId"`
+	ArchiveFolder string `json:"-"`
+}
+
+// ArchiveFolderName is the name of the folder every tenant gets for archived items.
+const ArchiveFolderName = "Archive"
+
+const (
+	insertTenantSQL = `INSERT INTO tenants (id, name) VALUES ($1, $2)`
+	insertUserSQL   = `
+INSERT INTO users (tenant_id, id, email, is_admin) VALUES ($1, $2, $3, $4)`
+	insertKeySQL = `
+INSERT INTO api_keys (tenant_id, id, user_id, label, secret_hash) VALUES ($1, $2, $3, $4, $5)`
+	insertArchiveFolderSQL = `
+INSERT INTO items (tenant_id, id, item_type, title, created_by, created_on, modified_on,
+                   metadata_form_id, metadata_form_data, owner_id, visible_to, updatable_by)
+VALUES ($1, $2, 'folder', $3, $4, $5, $5, 'default_folder', $6, $4, $7, $7)`
+	setArchiveFolderSQL = `UPDATE tenants SET archive_folder_id = $2 WHERE id = $1`
+	countTenantsSQL     = `SELECT count(*) FROM tenants`
+	ensureGroupSQL      = `
+INSERT INTO groups (tenant_id, id, name) VALUES ($1, $2, $3)
+ON CONFLICT (tenant_id, name) DO UPDATE SET name = EXCLUDED.name
+RETURNING id`
+	insertUserGroupSQL = `INSERT INTO user_groups (tenant_id, user_id, group_id) VALUES ($1, $2, $3)`
+	tenantExistsSQL    = `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)`
+)
+
+// CreateTenant makes a tenant with an admin user, that user's first API key
+// and the tenant's archive folder, in one transaction.
+// Returns EINVALID for a blank name or email, ECONFLICT for a name in use.
+func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key NewKey) (*TenantCreated, error) {
+	name, adminEmail = strings.TrimSpace(name), strings.TrimSpace(adminEmail)
+	if name == "" {
+		return nil, Invalid("tenant name is required")
+	}
+	if err := validEmail(adminEmail); err != nil {
+		return nil, err
+	}
+	out := &TenantCreated{TenantID: NewID(), UserID: NewID(), ArchiveFolder: NewID()}
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, insertTenantSQL, out.TenantID, name); err != nil {
+			if isUniqueViolation(err) {
+				return Errorf(ECONFLICT, "tenant name %q is already in use", name)
+			}
+			return fmt.Errorf("store: unable to create tenant: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, insertUserSQL, out.TenantID, out.UserID, adminEmail, true); err != nil {
+			return fmt.Errorf("store: unable to create admin user: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, insertKeySQL, out.TenantID, key.ID, out.UserID, key.Label, key.SecretHash); err != nil {
+			return fmt.Errorf("store: unable to create api key: %w", err)
+		}
+		formData := JSONOf(map[string]string{"default_title": ArchiveFolderName})
+		if _, err := tx.ExecContext(ctx, insertArchiveFolderSQL, out.TenantID, out.ArchiveFolder,
+			ArchiveFolderName, out.UserID, now(), formData, JSONOf(TenantAccess())); err != nil {
+			return fmt.Errorf("store: unable to create archive folder: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, setArchiveFolderSQL, out.TenantID, out.ArchiveFolder); err != nil {
+			return fmt.Errorf("store: unable to set archive folder: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CountTenants answers how many tenants exist (zero on a fresh database).
+func (s *Store) CountTenants(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.GetContext(ctx, &n, countTenantsSQL); err != nil {
+		return 0, fmt.Errorf("store: unable to count tenants: %w", err)
+	}
+	return n, nil
+}
+
+// CreateUser adds a user to a tenant, in the named groups (created on first
+// use), with a first API key. Returns ENOTFOUND for an unknown tenant,
+// ECONFLICT for an email in use, EINVALID for a bad email or group name.
+func (s *Store) CreateUser(ctx context.Context, tenantID, email string, groups []string, admin bool, key NewKey) (string, error) {
+	email = strings.TrimSpace(email)
+	if err := validEmail(email); err != nil {
+		return "", err
+	}
+	for _, g := range groups {
+		if strings.TrimSpace(g) == "" || strings.Contains(g, ":") {
+			return "", Invalid("invalid group name %q", g)
+		}
+	}
+	if !validID(tenantID) {
+		return "", Errorf(ENOTFOUND, "tenant %s does not exist", tenantID)
+	}
+	userID := NewID()
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		var exists bool
+		if err := tx.GetContext(ctx, &exists, tenantExistsSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to look up tenant: %w", err)
+		}
+		if !exists {
+			return Errorf(ENOTFOUND, "tenant %s does not exist", tenantID)
+		}
+		if _, err := tx.ExecContext(ctx, insertUserSQL, tenantID, userID, email, admin); err != nil {
+			if isUniqueViolation(err) {
+				return Errorf(ECONFLICT, "a user with email %s already exists", email)
+			}
+			return fmt.Errorf("store: unable to create user: %w", err)
+		}
+		for _, g := range groups {
+			var groupID string
+			if err := tx.GetContext(ctx, &groupID, ensureGroupSQL, tenantID, NewID(), strings.TrimSpace(g)); err != nil {
+				return fmt.Errorf("store: unable to create group: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, insertUserGroupSQL, tenantID, userID, groupID); err != nil && !isUniqueViolation(err) {
+				return fmt.Errorf("store: unable to add user to group: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, insertKeySQL, tenantID, key.ID, userID, key.Label, key.SecretHash); err != nil {
+			return fmt.Errorf("store: unable to create api key: %w", err)
+		}
+		return nil
+	})
+	return userID, err
+}
+
+func validEmail(email string) error {
+	at := strings.IndexByte(email, '@')
+	if at < 1 || at == len(email)-1 || strings.ContainsAny(email, " \t\r\n") {
+		return Invalid("invalid email address %q", email)
+	}
+	return nil
+}
+
+func isUniqueViolation(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "23505"
+}
