@@ -7,8 +7,10 @@ GO ?= go
 .PHONY: run build test generate bench
 
 # Serve on the embedded cluster under LOUPE_DATA_DIR unless DATABASE_URL is set.
-run:
-	$(GO) run ./cmd/loupe serve
+# Built and run as a binary (not `go run`) so that Ctrl-C and SIGTERM reach
+# loupe itself, which then finishes requests and stops its Postgres cluster.
+run: build
+	./bin/loupe serve
 
 build:
 	$(GO) build -o bin/loupe ./cmd/loupe
