@@ -23,5 +23,7 @@ test:
 generate:
 	$(GO) generate ./...
 
+# Go benchmarks of the hot paths, end to end over loopback against a
+# throwaway Postgres; each reports SQL statements per operation (sql/op).
 bench:
-	@echo "make bench: not wired yet (benchmarks and their SQL statement counts come in a separate issue)"
+	$(GO) run ./cmd/loupe with-postgres -- $(GO) test -run '^$$' -bench . -benchmem ./...

@@ -60,7 +60,7 @@ func TestItemAnalyticsSearch(t *testing.T) {
 
 	type hit struct {
 		ID, ItemID, TenantID, ActionType, ExecutedBy, ExecutedOn, Email, ItemTitle string
-		MdfDiff                                                                     map[string]any
+		MdfDiff                                                                    map[string]any
 	}
 	search := func(t *testing.T, q url.Values) (int, []hit) {
 		t.Helper()

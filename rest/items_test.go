@@ -51,9 +51,9 @@ func TestCreateItemAnswersTheCreateRecord(t *testing.T) {
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	got := a.Post(t, "/api/v1/items", map[string]any{
-		"title":    "Interview",
-		"itemType": "video",
-		"metadata": map[string]any{"formId": "default", "formData": map[string]any{"default_description": "raw"}},
+		"title":                "Interview",
+		"itemType":             "video",
+		"metadata":             map[string]any{"formId": "default", "formData": map[string]any{"default_description": "raw"}},
 		"transcriptionEnabled": true,
 		"languageCode":         "de-DE",
 		"externalId":           "ext-1",

@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -28,6 +29,8 @@ type Config struct {
 	GraphQL        graph.Options
 	// Blobs signs links to stored files.
 	Blobs *blob.Signer
+	// Logger receives the request log (slog.Default() when nil).
+	Logger *slog.Logger
 }
 
 // DefaultConfig is the configuration without any LOUPE_* settings.
@@ -49,7 +52,11 @@ func New(cfg Config, st *store.Store) http.Handler {
 	authn := &auth.Authenticator{Keys: st}
 
 	r := chi.NewRouter()
-	r.Use(requestLog, recoverPanics, limitBody(cfg.BodyLimit), timeout(cfg.RequestTimeout))
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	r.Use(requestLog(logger), recoverPanics, limitBody(cfg.BodyLimit), timeout(cfg.RequestTimeout))
 	r.NotFound(rest.NotFound)
 	r.MethodNotAllowed(rest.NotFound)
 

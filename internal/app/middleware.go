@@ -24,23 +24,25 @@ const requestIDHeader = "X-Request-Id"
 
 // requestLog gives each request an id (kept from a proxy's header when it
 // is sane), a logger tagged with it, and one log line when it ends.
-func requestLog(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(requestIDHeader)
-		if id == "" || len(id) > 64 {
-			var b [8]byte
-			rand.Read(b[:]) //nolint:errcheck // never fails
-			id = hex.EncodeToString(b[:])
-		}
-		w.Header().Set(requestIDHeader, id)
-		log := slog.Default().With("request_id", id)
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		start := time.Now()
-		next.ServeHTTP(ww, r.WithContext(reqlog.With(r.Context(), log)))
-		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", ww.Status()), slog.Duration("duration", time.Since(start)))
-	})
+func requestLog(logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id := r.Header.Get(requestIDHeader)
+			if id == "" || len(id) > 64 {
+				var b [8]byte
+				rand.Read(b[:]) //nolint:errcheck // never fails
+				id = hex.EncodeToString(b[:])
+			}
+			w.Header().Set(requestIDHeader, id)
+			log := logger.With("request_id", id)
+			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+			start := time.Now()
+			next.ServeHTTP(ww, r.WithContext(reqlog.With(r.Context(), log)))
+			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", ww.Status()), slog.Duration("duration", time.Since(start)))
+		})
+	}
 }
 
 // recoverPanics answers a panic outside the GraphQL executor (which has its

@@ -8,8 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -47,6 +49,9 @@ func New(t testing.TB, opts ...Option) *API {
 	srv := httptest.NewUnstartedServer(nil)
 	url = "http://" + srv.Listener.Addr().String()
 	cfg := app.DefaultConfig()
+	// Warnings and errors only: a test's output shows what went wrong, not
+	// every request.
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg.Blobs = blob.NewSigner([]byte("loupetest-blob-key-0123456789abcdef"), url)
 	for _, o := range opts {
 		o(&cfg)
@@ -117,6 +122,17 @@ type Response struct {
 // (sent as is) or nil.
 func (c *Client) Do(t testing.TB, method, path string, body any) *Response {
 	t.Helper()
+	return c.send(t, method, path, body, nil)
+}
+
+// DoWithHeaders sends a body-less request with extra headers.
+func (c *Client) DoWithHeaders(t testing.TB, method, path string, headers map[string]string) *Response {
+	t.Helper()
+	return c.send(t, method, path, nil, headers)
+}
+
+func (c *Client) send(t testing.TB, method, path string, body any, headers map[string]string) *Response {
+	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -140,6 +156,9 @@ func (c *Client) Do(t testing.TB, method, path string, body any) *Response {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -288,26 +307,4 @@ func (a *API) Count(t testing.TB, query string, args ...any) int {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n
-}
-
-// DoWithHeaders sends a body-less request with extra headers.
-func (c *Client) DoWithHeaders(t testing.TB, method, path string, headers map[string]string) *Response {
-	t.Helper()
-	req, err := http.NewRequest(method, c.api.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Response{t: t, Code: resp.StatusCode, Header: resp.Header, Body: b, req: method + " " + path}
 }

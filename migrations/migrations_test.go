@@ -1,0 +1,74 @@
+package migrations_test
+
+import (
+	"context"
+	"database/sql"
+	"net/url"
+	"sync"
+	"testing"
+
+	_ "github.com/lib/pq"
+
+	"github.com/loupe-mam/loupe/internal/pgtest"
+	"github.com/loupe-mam/loupe/migrations"
+)
+
+// Several instances starting at once on an empty database all succeed: the
+// advisory lock lets one migrate while the others wait and then find nothing
+// to do.
+func TestConcurrentUpOnEmptyDatabase(t *testing.T) {
+	admin, err := sql.Open("postgres", pgtest.AdminURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	ctx := context.Background()
+	const name = "loupe_migrate_race"
+	admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
+	u, _ := url.Parse(pgtest.AdminURL(t))
+	u.Path = "/" + name
+
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sql.Open("postgres", u.String())
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer db.Close()
+			errs[i] = migrations.Up(ctx, db)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("instance %d: %v", i, err)
+		}
+	}
+	db, err := sql.Open("postgres", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var applied, files int
+	if err := db.QueryRow(`SELECT count(*) FROM goose_db_version WHERE version_id > 0`).Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := migrations.FS.ReadDir(".")
+	for _, e := range entries {
+		if !e.IsDir() {
+			files++
+		}
+	}
+	if applied != files {
+		t.Fatalf("%d migrations recorded, want %d (one each)", applied, files)
+	}
+}
