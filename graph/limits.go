@@ -71,3 +71,45 @@ func measure(set ast.SelectionSet) (depth, aliases int) {
 	}
 	return depth, aliases
 }
+
+// introspectionOff refuses operations that ask for the schema (__schema,
+// __type) when introspection is switched off, as the client's error rather
+// than the executor's plain failure. __typename stays allowed.
+type introspectionOff struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = introspectionOff{}
+
+func (introspectionOff) ExtensionName() string                   { return "IntrospectionOff" }
+func (introspectionOff) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (introspectionOff) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if asksSchema(oc.Operation.SelectionSet) {
+		err := gqlerror.Errorf("introspection is disabled on this server")
+		err.Extensions = map[string]any{"code": "INTROSPECTION_DISABLED"}
+		return err
+	}
+	return nil
+}
+
+func asksSchema(set ast.SelectionSet) bool {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Name == "__schema" || s.Name == "__type" || asksSchema(s.SelectionSet) {
+				return true
+			}
+		case *ast.InlineFragment:
+			if asksSchema(s.SelectionSet) {
+				return true
+			}
+		case *ast.FragmentSpread:
+			if s.Definition != nil && asksSchema(s.Definition.SelectionSet) {
+				return true
+			}
+		}
+	}
+	return false
+}

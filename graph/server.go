@@ -68,6 +68,8 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 		c.SetDisableSuggestion(!opt.Introspection)
 		if opt.Introspection {
 			c.Use(extension.Introspection{})
+		} else {
+			c.Use(introspectionOff{})
 		}
 		c.Use(extension.FixedComplexityLimit(opt.ComplexityLimit))
 		c.Use(shapeLimit{MaxDepth: opt.MaxDepth, MaxAliases: opt.MaxAliases})

@@ -410,6 +410,9 @@ func listAll(t *testing.T, c *loupetest.Client, first int, filter map[string]any
 			t.Fatalf("page %d: totalCount %d, was %d on the first page", n, got.TotalCount, total)
 		}
 		if len(got.Edges) == 0 {
+			if n > 0 {
+				t.Fatalf("page %d is empty, yet the page before it said hasNextPage", n)
+			}
 			if got.PageInfo.EndCursor != nil || got.PageInfo.HasNextPage {
 				t.Fatalf("page %d: empty page with pageInfo %+v", n, got.PageInfo)
 			}

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
@@ -11,32 +12,144 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-// batchWait is how long a loader collects keys before it queries. gqlgen
-// resolves sibling fields concurrently, so a short wait gathers a whole
-// list level into one query without adding noticeable latency.
-const batchWait = 200 * time.Microsecond
+// batchWait is how long a loader collects keys nobody hinted before it
+// queries. gqlgen resolves sibling fields concurrently, so a short window
+// gathers most of them; hints (below) make list levels exact.
+const batchWait = 500 * time.Microsecond
 
 // Loaders batch the nested fields of one request. They are built per request
 // because they cache what they load for the request's principal.
 type Loaders struct {
-	Item              *dataloader.Loader[string, *store.Item]
-	Folder            *dataloader.Loader[string, *store.Folder]
-	FoldersOfItem     *dataloader.Loader[string, []*store.Folder]
-	AttachmentsOfItem *dataloader.Loader[string, []*store.Attachment]
+	Item              *Loader[*store.Item]
+	Folder            *Loader[*store.Folder]
+	FoldersOfItem     *Loader[[]*store.Folder]
+	AttachmentsOfItem *Loader[[]*store.Attachment]
 }
 
-// NewLoaders builds a request's loaders.
+// NewLoaders builds a request's loaders. Each level hints the next: the
+// folders of a page of items name the parents that Folder.parent will ask
+// for, and those parents name theirs.
 func NewLoaders(st *store.Store) *Loaders {
-	return &Loaders{
-		Item:              newLoader(byKey(st.ItemsByIDs)),
-		Folder:            newLoader(byKey(st.FoldersByIDs)),
-		FoldersOfItem:     newLoader(listByKey(st.FoldersOfItems)),
-		AttachmentsOfItem: newLoader(listByKey(st.AttachmentsOfItems)),
-	}
+	l := &Loaders{}
+	l.Item = newLoader(byKey(st.ItemsByIDs))
+	l.Folder = newLoader(byKey(st.FoldersByIDs), func(f *store.Folder) {
+		if f.ParentID != nil {
+			l.Folder.Hint(*f.ParentID)
+		}
+	})
+	l.FoldersOfItem = newLoader(listByKey(st.FoldersOfItems), func(fs []*store.Folder) {
+		for _, f := range fs {
+			if f.ParentID != nil {
+				l.Folder.Hint(*f.ParentID)
+			}
+		}
+	})
+	l.AttachmentsOfItem = newLoader(listByKey(st.AttachmentsOfItems))
+	return l
 }
 
-func newLoader[V any](fn dataloader.BatchFunc[string, V]) *dataloader.Loader[string, V] {
-	return dataloader.NewBatchedLoader(fn, dataloader.WithWait[string, V](batchWait))
+// HintItems tells the item-keyed loaders which items a list just returned,
+// so that whichever nested field its elements ask for, one query answers
+// the whole list.
+func (l *Loaders) HintItems(items []*store.Item) {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	l.FoldersOfItem.Hint(ids...)
+	l.AttachmentsOfItem.Hint(ids...)
+}
+
+// Loader is a dataloader with hints. gqlgen resolves the elements of a list
+// in separate goroutines; on a busy machine they reach a loader over more
+// than any time window, and a time-batched level splits into several queries.
+// A resolver that returns a list therefore hints the keys its elements will
+// ask for, and the first Load fetches all hinted keys in one query while the
+// other elements wait for it. Keys nobody hinted are batched by the
+// dataloader's time window as usual.
+type Loader[V any] struct {
+	dl      *dataloader.Loader[string, V]
+	fetch   dataloader.BatchFunc[string, V]
+	onValue []func(V)
+
+	// mu serialises hinted fetches and guards fetched; hintMu guards
+	// hinted alone, because a fetch's values hint (possibly this loader)
+	// while mu is held.
+	mu      sync.Mutex
+	fetched map[string]*dataloader.Result[V]
+	hintMu  sync.Mutex
+	hinted  []string
+}
+
+func newLoader[V any](fetch dataloader.BatchFunc[string, V], onValue ...func(V)) *Loader[V] {
+	l := &Loader[V]{fetch: fetch, onValue: onValue, fetched: map[string]*dataloader.Result[V]{}}
+	l.dl = dataloader.NewBatchedLoader(l.batch, dataloader.WithWait[string, V](batchWait))
+	return l
+}
+
+// batch runs the fetch and lets each value hint the next level.
+func (l *Loader[V]) batch(ctx context.Context, keys []string) []*dataloader.Result[V] {
+	out := l.fetch(ctx, keys)
+	for _, r := range out {
+		if r.Error == nil {
+			for _, f := range l.onValue {
+				f(r.Data)
+			}
+		}
+	}
+	return out
+}
+
+// Hint announces keys that are about to be loaded.
+func (l *Loader[V]) Hint(keys ...string) {
+	l.hintMu.Lock()
+	l.hinted = append(l.hinted, keys...)
+	l.hintMu.Unlock()
+}
+
+// Load returns the value for key, fetching every pending hint with it.
+func (l *Loader[V]) Load(ctx context.Context, key string) (V, error) {
+	l.mu.Lock()
+	if r, ok := l.fetched[key]; ok {
+		l.mu.Unlock()
+		return r.Data, r.Error
+	}
+	if hinted := l.takeHints(key); hinted != nil {
+		results := l.batch(ctx, hinted)
+		for i, k := range hinted {
+			l.fetched[k] = results[i]
+		}
+		r := l.fetched[key]
+		l.mu.Unlock()
+		return r.Data, r.Error
+	}
+	l.mu.Unlock()
+	return l.dl.Load(ctx, key)()
+}
+
+// takeHints returns the pending hints not fetched yet, with key among them,
+// or nil when key was not hinted. Called with mu held.
+func (l *Loader[V]) takeHints(key string) []string {
+	l.hintMu.Lock()
+	defer l.hintMu.Unlock()
+	found := false
+	seen := make(map[string]bool, len(l.hinted))
+	keys := make([]string, 0, len(l.hinted))
+	for _, k := range l.hinted {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if _, done := l.fetched[k]; !done {
+			keys = append(keys, k)
+		}
+		found = found || k == key
+	}
+	if !found {
+		return nil
+	}
+	l.hinted = nil
+	return keys
 }
 
 // byKey adapts a store fetch keyed by id to a batch function that answers in
@@ -100,11 +213,12 @@ func Middleware(st *store.Store) func(http.Handler) http.Handler {
 	}
 }
 
-// loaders returns the request's loaders; a context without them (a test
-// calling the executor directly) gets fresh ones.
+// loaders returns the request's loaders. Every request gets them from
+// Middleware; a context without them is a wiring error.
 func (r *Resolver) loaders(ctx context.Context) *Loaders {
-	if l, ok := ctx.Value(loadersKey{}).(*Loaders); ok {
-		return l
+	l, ok := ctx.Value(loadersKey{}).(*Loaders)
+	if !ok {
+		panic("resolvers: no loaders in the request context (resolvers.Middleware missing)")
 	}
-	return NewLoaders(r.Store)
+	return l
 }

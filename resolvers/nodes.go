@@ -32,6 +32,11 @@ func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) 
 	if err != nil {
 		return nil, err
 	}
+	hinted := make([]*store.Item, 0, len(items))
+	for _, it := range items {
+		hinted = append(hinted, it)
+	}
+	r.loaders(ctx).HintItems(hinted)
 	for i, id := range ids {
 		if f, ok := folders[id]; ok {
 			out[i] = f

@@ -26,7 +26,7 @@ func (r *folderResolver) Parent(ctx context.Context, obj *store.Folder) (*store.
 	if obj.ParentID == nil {
 		return nil, nil
 	}
-	f, err := r.loaders(ctx).Folder.Load(ctx, *obj.ParentID)()
+	f, err := r.loaders(ctx).Folder.Load(ctx, *obj.ParentID)
 	if store.ErrorKind(err) == store.ENOTFOUND {
 		return nil, nil // the parent was deleted: the folder shows at the top
 	}
@@ -35,12 +35,12 @@ func (r *folderResolver) Parent(ctx context.Context, obj *store.Folder) (*store.
 
 // Folders is the resolver for the folders field.
 func (r *itemResolver) Folders(ctx context.Context, obj *store.Item) ([]*store.Folder, error) {
-	return r.loaders(ctx).FoldersOfItem.Load(ctx, obj.ID)()
+	return r.loaders(ctx).FoldersOfItem.Load(ctx, obj.ID)
 }
 
 // Attachments is the resolver for the attachments field.
 func (r *itemResolver) Attachments(ctx context.Context, obj *store.Item) ([]*store.Attachment, error) {
-	return r.loaders(ctx).AttachmentsOfItem.Load(ctx, obj.ID)()
+	return r.loaders(ctx).AttachmentsOfItem.Load(ctx, obj.ID)
 }
 
 // TotalCount is the resolver for the totalCount field.
@@ -149,6 +149,7 @@ func (r *queryResolver) Items(ctx context.Context, first *int, after *string, fi
 	if err != nil {
 		return nil, err
 	}
+	r.loaders(ctx).HintItems(items)
 	return itemConnection(p.TenantID, q, items, more), nil
 }
 

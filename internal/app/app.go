@@ -56,7 +56,7 @@ func New(cfg Config, st *store.Store) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	r.Use(requestLog(logger), recoverPanics, limitBody(cfg.BodyLimit), timeout(cfg.RequestTimeout))
+	r.Use(requestLog(logger), recoverPanics, capBody(cfg.BodyLimit), timeout(cfg.RequestTimeout))
 	r.NotFound(rest.NotFound)
 	r.MethodNotAllowed(rest.NotFound)
 
@@ -76,7 +76,7 @@ func New(cfg Config, st *store.Store) http.Handler {
 	r.Get("/playground", playground.Handler("Loupe", "/graphql"))
 
 	loaders := resolvers.Middleware(st)
-	r.With(authenticate(authn, writeGraphQLUnauthenticated), loaders).Handle("/graphql", engine.HTTP)
-	rest.Mount(r, engine.Exec, authenticate(authn, writeRESTUnauthenticated), loaders)
+	r.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), loaders).Handle("/graphql", engine.HTTP)
+	rest.Mount(r, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError), loaders)
 	return r
 }

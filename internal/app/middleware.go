@@ -1,10 +1,13 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -62,15 +65,56 @@ func recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody caps what a handler can read of a body.
-func limitBody(limit int64) func(http.Handler) http.Handler {
+// capBody caps what any handler can read of a body.
+func capBody(limit int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func tooLarge(limit int64) error {
+	return store.Errorf(store.ETOOLARGE, "The request body is larger than %d bytes.", limit)
+}
+
+// refuseDeclaredLarge answers 413 before reading when the declared length is
+// over the cap; bodies without a length are refused by capBody as they are
+// read (rest/bind.go answers 413 then).
+func refuseDeclaredLarge(limit int64, fail func(http.ResponseWriter, error)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > limit {
-				rest.WriteError(w, store.Errorf(store.ETOOLARGE, "The request body is larger than %d bytes.", limit))
+				fail(w, tooLarge(limit))
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// bufferBody reads a GraphQL body whole before the transport does, so that
+// an oversized one answers 413 in GraphQL's shape whether or not its length
+// was declared (gqlgen would report it as a 200 with an input error).
+func bufferBody(limit int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > limit {
+				writeGraphQLError(w, tooLarge(limit))
+				return
+			}
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					writeGraphQLError(w, tooLarge(limit))
+					return
+				}
+				writeGraphQLError(w, store.Invalid("could not read the request body"))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
 			next.ServeHTTP(w, r)
 		})
 	}
@@ -110,10 +154,9 @@ func authenticate(a *auth.Authenticator, fail func(http.ResponseWriter, error)) 
 	}
 }
 
-func writeRESTUnauthenticated(w http.ResponseWriter, err error) { rest.WriteError(w, err) }
-
-// writeGraphQLUnauthenticated answers /graphql in GraphQL's own shape.
-func writeGraphQLUnauthenticated(w http.ResponseWriter, err error) {
+// writeGraphQLError answers /graphql, before the executor runs, in
+// GraphQL's own shape.
+func writeGraphQLError(w http.ResponseWriter, err error) {
 	kind := store.ErrorKind(err)
 	msg := graph.MsgInternal
 	if e, ok := err.(*store.Error); ok {
