@@ -35,8 +35,12 @@ type ResolverRoot interface {
 	Folder() FolderResolver
 	Item() ItemResolver
 	ItemConnection() ItemConnectionResolver
+	ItemMetadata() ItemMetadataResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Relation() RelationResolver
+	Thumbnail() ThumbnailResolver
+	Transcript() TranscriptResolver
 }
 
 type DirectiveRoot struct {
@@ -46,6 +50,10 @@ type ComplexityRoot struct {
 	Access struct {
 		Groups func(childComplexity int) int
 		Level  func(childComplexity int) int
+	}
+
+	ApproximateSecond struct {
+		Approximate func(childComplexity int) int
 	}
 
 	ArchiveTarget struct {
@@ -62,6 +70,10 @@ type ComplexityRoot struct {
 		Role        func(childComplexity int) int
 		Type        func(childComplexity int) int
 		UserID      func(childComplexity int) int
+	}
+
+	AttachmentsPrecheck struct {
+		ExistingFileNames func(childComplexity int) int
 	}
 
 	AuditRecord struct {
@@ -81,8 +93,54 @@ type ComplexityRoot struct {
 		Total func(childComplexity int) int
 	}
 
+	Comment struct {
+		AssignedOn   func(childComplexity int) int
+		Assignee     func(childComplexity int) int
+		Author       func(childComplexity int) int
+		Context      func(childComplexity int) int
+		CreatedOn    func(childComplexity int) int
+		DeletedOn    func(childComplexity int) int
+		ID           func(childComplexity int) int
+		ItemID       func(childComplexity int) int
+		ModifiedOn   func(childComplexity int) int
+		ParentID     func(childComplexity int) int
+		Reactions    func(childComplexity int) int
+		Resolved     func(childComplexity int) int
+		Text         func(childComplexity int) int
+		TextEditedOn func(childComplexity int) int
+		Type         func(childComplexity int) int
+	}
+
+	CommentConnection struct {
+		Edges     func(childComplexity int) int
+		MScrollID func(childComplexity int) int
+		Nodes     func(childComplexity int) int
+		PageInfo  func(childComplexity int) int
+	}
+
+	CommentContext struct {
+		EndSecond   func(childComplexity int) int
+		StartSecond func(childComplexity int) int
+		Type        func(childComplexity int) int
+	}
+
+	CommentEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CreateAttachmentPayload struct {
+		Attachment func(childComplexity int) int
+		UploadURL  func(childComplexity int) int
+	}
+
 	CreateItemPayload struct {
 		Item func(childComplexity int) int
+	}
+
+	CreateThumbnailPayload struct {
+		Thumbnail func(childComplexity int) int
+		UploadURL func(childComplexity int) int
 	}
 
 	CustomIcons struct {
@@ -94,6 +152,16 @@ type ComplexityRoot struct {
 		Pos6 func(childComplexity int) int
 		Pos7 func(childComplexity int) int
 		Pos8 func(childComplexity int) int
+	}
+
+	DeleteAttachmentPayload struct {
+		FileName func(childComplexity int) int
+	}
+
+	ExternalIdMatch struct {
+		ExternalID func(childComplexity int) int
+		ItemID     func(childComplexity int) int
+		Status     func(childComplexity int) int
 	}
 
 	Folder struct {
@@ -112,10 +180,12 @@ type ComplexityRoot struct {
 	}
 
 	Item struct {
+		Ancestry                     func(childComplexity int) int
 		AncestryLink                 func(childComplexity int) int
 		ArchivedOn                   func(childComplexity int) int
-		Attachments                  func(childComplexity int) int
+		Attachments                  func(childComplexity int, fileName *string) int
 		CelebrityDetectionEnabled    func(childComplexity int) int
+		Comments                     func(childComplexity int, first *int, after *string) int
 		CreateUnknownPersons         func(childComplexity int) int
 		CreatedBy                    func(childComplexity int) int
 		CreatedOn                    func(childComplexity int) int
@@ -140,6 +210,7 @@ type ComplexityRoot struct {
 		IngestSourceObjBucket        func(childComplexity int) int
 		IngestSourceStorageID        func(childComplexity int) int
 		IsExternalUpload             func(childComplexity int) int
+		IsUploadLocked               func(childComplexity int) int
 		ItemState                    func(childComplexity int) int
 		ItemType                     func(childComplexity int) int
 		LabelDetectionEnabled        func(childComplexity int) int
@@ -147,6 +218,7 @@ type ComplexityRoot struct {
 		MediaCreatedOn               func(childComplexity int) int
 		MediaSize                    func(childComplexity int) int
 		MediaType                    func(childComplexity int) int
+		MediaUsage                   func(childComplexity int) int
 		Metadata                     func(childComplexity int) int
 		MetadataVersion              func(childComplexity int) int
 		ModifiedOn                   func(childComplexity int) int
@@ -156,6 +228,7 @@ type ComplexityRoot struct {
 		Proxy                        func(childComplexity int) int
 		ProxyAudioTrackUrls          func(childComplexity int) int
 		ProxySize                    func(childComplexity int) int
+		Relations                    func(childComplexity int, relationType *string) int
 		SourceFileLocation           func(childComplexity int) int
 		SrtURL                       func(childComplexity int) int
 		TechnicalMetadata            func(childComplexity int) int
@@ -163,12 +236,15 @@ type ComplexityRoot struct {
 		Thumbnail                    func(childComplexity int) int
 		ThumbnailInfo                func(childComplexity int) int
 		ThumbnailStrip               func(childComplexity int) int
+		Thumbnails                   func(childComplexity int, index *int, size *int) int
+		TimedMetadata                func(childComplexity int) int
 		TimedTranscriptURL           func(childComplexity int) int
 		TimedTranslatedTranscriptURL func(childComplexity int) int
 		Title                        func(childComplexity int) int
 		TranscodingBy                func(childComplexity int) int
 		TranscodingService           func(childComplexity int) int
 		TranscodingState             func(childComplexity int) int
+		Transcript                   func(childComplexity int, languageCode *string) int
 		TranscriptLastUpdated        func(childComplexity int) int
 		TranscriptOffsetMs           func(childComplexity int) int
 		TranscriptionBy              func(childComplexity int) int
@@ -185,12 +261,16 @@ type ComplexityRoot struct {
 		UploadLockOwnerInstanceID    func(childComplexity int) int
 		UploadProgressInfo           func(childComplexity int) int
 		UploadRequestedAt            func(childComplexity int) int
+		Version                      func(childComplexity int) int
+		VersionState                 func(childComplexity int) int
+		Versions                     func(childComplexity int) int
 		VttURL                       func(childComplexity int) int
 		WebProxyLocation             func(childComplexity int) int
 	}
 
 	ItemConnection struct {
 		Edges      func(childComplexity int) int
+		NextToken  func(childComplexity int) int
 		Nodes      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -202,7 +282,7 @@ type ComplexityRoot struct {
 	}
 
 	ItemMetadata struct {
-		FormData func(childComplexity int) int
+		FormData func(childComplexity int, readableFields *bool) int
 		FormID   func(childComplexity int) int
 	}
 
@@ -212,11 +292,53 @@ type ComplexityRoot struct {
 		VersionState func(childComplexity int) int
 	}
 
+	ItemVersion struct {
+		CreatedBy        func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Name             func(childComplexity int) int
+		VersionCreatedOn func(childComplexity int) int
+		VersionState     func(childComplexity int) int
+	}
+
+	MediaUsage struct {
+		LastUsedOn       func(childComplexity int) int
+		LastUsedWorkflow func(childComplexity int) int
+	}
+
+	MediaUsagePayload struct {
+		ItemID     func(childComplexity int) int
+		MediaUsage func(childComplexity int) int
+	}
+
+	MigrateMediaLocationPayload struct {
+		Message    func(childComplexity int) int
+		StatusCode func(childComplexity int) int
+	}
+
 	Mutation struct {
-		CreateItem    func(childComplexity int, input store.CreateItemInput) int
-		DeleteItem    func(childComplexity int, input model.ItemIDInput) int
-		ToggleArchive func(childComplexity int, input model.ItemIDInput) int
-		UndeleteItem  func(childComplexity int, input model.ItemIDInput) int
+		CreateAttachment     func(childComplexity int, input store.CreateAttachmentInput) int
+		CreateComment        func(childComplexity int, input store.CreateCommentInput) int
+		CreateItem           func(childComplexity int, input store.CreateItemInput) int
+		CreateThumbnail      func(childComplexity int, input model.CreateThumbnailInput) int
+		DeleteAttachment     func(childComplexity int, input model.DeleteAttachmentInput) int
+		DeleteComment        func(childComplexity int, input model.CommentIDInput) int
+		DeleteItem           func(childComplexity int, input model.ItemIDInput) int
+		DeleteRelation       func(childComplexity int, input model.DeleteRelationInput) int
+		LockUpload           func(childComplexity int, input model.LockUploadInput) int
+		MigrateMediaLocation func(childComplexity int, input model.MigrateMediaLocationInput) int
+		ReactToComment       func(childComplexity int, input model.ReactToCommentInput) int
+		RenameVersion        func(childComplexity int, input model.RenameVersionInput) int
+		SetCustomIcons       func(childComplexity int, input model.SetCustomIconsInput) int
+		SetRelations         func(childComplexity int, input model.SetRelationsInput) int
+		ToggleArchive        func(childComplexity int, input model.ItemIDInput) int
+		UndeleteItem         func(childComplexity int, input model.ItemIDInput) int
+		UnlockUpload         func(childComplexity int, input model.ItemIDInput) int
+		UpdateAttachment     func(childComplexity int, input store.UpdateAttachmentInput) int
+		UpdateComment        func(childComplexity int, input store.UpdateCommentInput) int
+		UpdateItemMetadata   func(childComplexity int, input model.UpdateItemMetadataInput) int
+		UpdateMediaUsage     func(childComplexity int, input model.UpdateMediaUsageInput) int
+		UpdateTimedMetadata  func(childComplexity int, input model.UpdateTimedMetadataInput) int
+		UpdateTranscript     func(childComplexity int, input model.UpdateTranscriptInput) int
 	}
 
 	PageInfo struct {
@@ -224,20 +346,123 @@ type ComplexityRoot struct {
 		HasNextPage func(childComplexity int) int
 	}
 
+	PathEntry struct {
+		ID   func(childComplexity int) int
+		Name func(childComplexity int) int
+	}
+
 	Query struct {
-		Folder        func(childComplexity int, id string) int
-		Item          func(childComplexity int, id string) int
-		ItemAnalytics func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
-		Items         func(childComplexity int, first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) int
-		Node          func(childComplexity int, id string) int
-		Nodes         func(childComplexity int, ids []string) int
-		Viewer        func(childComplexity int) int
+		AttachmentsPrecheck func(childComplexity int, itemID string, fileNames []string) int
+		Folder              func(childComplexity int, id string) int
+		Item                func(childComplexity int, id string) int
+		ItemAnalytics       func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
+		ItemChanges         func(childComplexity int, since time.Time, first *int, after *string) int
+		Items               func(childComplexity int, first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) int
+		ItemsByExternalID   func(childComplexity int, externalIds []string) int
+		Node                func(childComplexity int, id string) int
+		Nodes               func(childComplexity int, ids []string) int
+		Search              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
+		ThumbnailAt         func(childComplexity int, itemID string, position string) int
+		Viewer              func(childComplexity int) int
+	}
+
+	Reaction struct {
+		CreatedOn func(childComplexity int) int
+		Reaction  func(childComplexity int) int
+		UserID    func(childComplexity int) int
+	}
+
+	Relation struct {
+		CreatedOn     func(childComplexity int) int
+		Direction     func(childComplexity int) int
+		Item          func(childComplexity int) int
+		RelatedItemID func(childComplexity int) int
+		RelationType  func(childComplexity int) int
+	}
+
+	RelationsPayload struct {
+		Relations func(childComplexity int) int
+	}
+
+	SearchEmbedded struct {
+		Collection func(childComplexity int) int
+	}
+
+	SearchResult struct {
+		Embedded func(childComplexity int) int
+		Total    func(childComplexity int) int
+	}
+
+	SetCustomIconsPayload struct {
+		CustomIcons func(childComplexity int) int
+		Item        func(childComplexity int) int
+	}
+
+	Thumbnail struct {
+		Height     func(childComplexity int) int
+		Position   func(childComplexity int) int
+		PositionMs func(childComplexity int) int
+		URL        func(childComplexity int) int
+		Width      func(childComplexity int) int
+	}
+
+	ThumbnailPage struct {
+		NextIndex  func(childComplexity int) int
+		Thumbnails func(childComplexity int) int
+	}
+
+	TimedMetadata struct {
+		Data    func(childComplexity int) int
+		EndMs   func(childComplexity int) int
+		ID      func(childComplexity int) int
+		StartMs func(childComplexity int) int
+	}
+
+	TimedMetadataPayload struct {
+		Items func(childComplexity int) int
 	}
 
 	ToggleArchivePayload struct {
 		Item    func(childComplexity int) int
 		Payload func(childComplexity int) int
 		Type    func(childComplexity int) int
+	}
+
+	Transcript struct {
+		LanguageCode    func(childComplexity int) int
+		TimedTranscript func(childComplexity int) int
+		URL             func(childComplexity int) int
+		UpdatedOn       func(childComplexity int) int
+	}
+
+	TranscriptSegment struct {
+		Content   func(childComplexity int) int
+		EndTime   func(childComplexity int) int
+		StartTime func(childComplexity int) int
+	}
+
+	UpdateItemMetadataPayload struct {
+		Item func(childComplexity int) int
+	}
+
+	UpdateTranscriptPayload struct {
+		ItemID                func(childComplexity int) int
+		LanguageCode          func(childComplexity int) int
+		TimedTranscriptURL    func(childComplexity int) int
+		TranscriptLastUpdated func(childComplexity int) int
+	}
+
+	UploadLockPayload struct {
+		IsUploadLocked func(childComplexity int) int
+	}
+
+	UserRef struct {
+		ID   func(childComplexity int) int
+		Type func(childComplexity int) int
+	}
+
+	VersionsPayload struct {
+		Versions func(childComplexity int) int
 	}
 
 	Viewer struct {
@@ -258,16 +483,51 @@ type FolderResolver interface {
 type ItemResolver interface {
 	Folders(ctx context.Context, obj *store.Item) ([]*store.Folder, error)
 
-	Attachments(ctx context.Context, obj *store.Item) ([]*store.Attachment, error)
+	Attachments(ctx context.Context, obj *store.Item, fileName *string) ([]*store.Attachment, error)
+
+	Comments(ctx context.Context, obj *store.Item, first *int, after *string) (*model.CommentConnection, error)
+	Relations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error)
+	TimedMetadata(ctx context.Context, obj *store.Item) ([]*store.TimedMetadata, error)
+	Versions(ctx context.Context, obj *store.Item) ([]*store.ItemVersion, error)
+	Version(ctx context.Context, obj *store.Item) (*store.ItemVersion, error)
+	Ancestry(ctx context.Context, obj *store.Item) ([][]*store.PathEntry, error)
+	Transcript(ctx context.Context, obj *store.Item, languageCode *string) (*store.Transcript, error)
+
+	Thumbnails(ctx context.Context, obj *store.Item, index *int, size *int) (*model.ThumbnailPage, error)
+
+	TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error)
 }
 type ItemConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ItemConnection) (int, error)
+	NextToken(ctx context.Context, obj *model.ItemConnection) (*string, error)
+}
+type ItemMetadataResolver interface {
+	FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (store.JSON, error)
 }
 type MutationResolver interface {
 	CreateItem(ctx context.Context, input store.CreateItemInput) (*model.CreateItemPayload, error)
 	DeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error)
 	UndeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error)
 	ToggleArchive(ctx context.Context, input model.ItemIDInput) (*model.ToggleArchivePayload, error)
+	UpdateItemMetadata(ctx context.Context, input model.UpdateItemMetadataInput) (*model.UpdateItemMetadataPayload, error)
+	SetCustomIcons(ctx context.Context, input model.SetCustomIconsInput) (*model.SetCustomIconsPayload, error)
+	UpdateTimedMetadata(ctx context.Context, input model.UpdateTimedMetadataInput) (*model.TimedMetadataPayload, error)
+	UpdateTranscript(ctx context.Context, input model.UpdateTranscriptInput) (*model.UpdateTranscriptPayload, error)
+	RenameVersion(ctx context.Context, input model.RenameVersionInput) (*model.VersionsPayload, error)
+	LockUpload(ctx context.Context, input model.LockUploadInput) (*model.UploadLockPayload, error)
+	UnlockUpload(ctx context.Context, input model.ItemIDInput) (*model.UploadLockPayload, error)
+	UpdateMediaUsage(ctx context.Context, input model.UpdateMediaUsageInput) (*model.MediaUsagePayload, error)
+	MigrateMediaLocation(ctx context.Context, input model.MigrateMediaLocationInput) (*model.MigrateMediaLocationPayload, error)
+	CreateAttachment(ctx context.Context, input store.CreateAttachmentInput) (*model.CreateAttachmentPayload, error)
+	UpdateAttachment(ctx context.Context, input store.UpdateAttachmentInput) (*store.Attachment, error)
+	DeleteAttachment(ctx context.Context, input model.DeleteAttachmentInput) (*model.DeleteAttachmentPayload, error)
+	CreateThumbnail(ctx context.Context, input model.CreateThumbnailInput) (*model.CreateThumbnailPayload, error)
+	CreateComment(ctx context.Context, input store.CreateCommentInput) (*store.Comment, error)
+	UpdateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error)
+	DeleteComment(ctx context.Context, input model.CommentIDInput) (*store.Comment, error)
+	ReactToComment(ctx context.Context, input model.ReactToCommentInput) (*store.Comment, error)
+	SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error)
+	DeleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (store.Node, error)
@@ -277,6 +537,20 @@ type QueryResolver interface {
 	Folder(ctx context.Context, id string) (*store.Folder, error)
 	ItemAnalytics(ctx context.Context, filter *model.AuditFilter, from *int, size *int) (*model.AuditSearchResult, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
+	ItemsByExternalID(ctx context.Context, externalIds []string) ([]*store.ExternalIDMatch, error)
+	ItemChanges(ctx context.Context, since time.Time, first *int, after *string) (*model.ItemConnection, error)
+	Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error)
+	AttachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error)
+	ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error)
+}
+type RelationResolver interface {
+	Item(ctx context.Context, obj *store.Relation) (*store.Item, error)
+}
+type ThumbnailResolver interface {
+	URL(ctx context.Context, obj *store.Thumbnail) (string, error)
+}
+type TranscriptResolver interface {
+	URL(ctx context.Context, obj *store.Transcript) (string, error)
 }
 
 type executableSchema graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]
@@ -305,6 +579,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Access.Level(childComplexity), true
+
+	case "ApproximateSecond.approximate":
+		if e.ComplexityRoot.ApproximateSecond.Approximate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApproximateSecond.Approximate(childComplexity), true
 
 	case "ArchiveTarget.folderId":
 		if e.ComplexityRoot.ArchiveTarget.FolderID == nil {
@@ -367,6 +648,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attachment.UserID(childComplexity), true
+
+	case "AttachmentsPrecheck.existingFileNames":
+		if e.ComplexityRoot.AttachmentsPrecheck.ExistingFileNames == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttachmentsPrecheck.ExistingFileNames(childComplexity), true
 
 	case "AuditRecord.actionType":
 		if e.ComplexityRoot.AuditRecord.ActionType == nil {
@@ -436,12 +724,186 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AuditSearchResult.Total(childComplexity), true
 
+	case "Comment.assignedOn":
+		if e.ComplexityRoot.Comment.AssignedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.AssignedOn(childComplexity), true
+	case "Comment.assignee":
+		if e.ComplexityRoot.Comment.Assignee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Assignee(childComplexity), true
+	case "Comment.author":
+		if e.ComplexityRoot.Comment.Author == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Author(childComplexity), true
+	case "Comment.context":
+		if e.ComplexityRoot.Comment.Context == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Context(childComplexity), true
+	case "Comment.createdOn":
+		if e.ComplexityRoot.Comment.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.CreatedOn(childComplexity), true
+	case "Comment.deletedOn":
+		if e.ComplexityRoot.Comment.DeletedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.DeletedOn(childComplexity), true
+	case "Comment.id":
+		if e.ComplexityRoot.Comment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ID(childComplexity), true
+	case "Comment.itemId":
+		if e.ComplexityRoot.Comment.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ItemID(childComplexity), true
+	case "Comment.modifiedOn":
+		if e.ComplexityRoot.Comment.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ModifiedOn(childComplexity), true
+	case "Comment.parentId":
+		if e.ComplexityRoot.Comment.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ParentID(childComplexity), true
+	case "Comment.reactions":
+		if e.ComplexityRoot.Comment.Reactions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Reactions(childComplexity), true
+	case "Comment.resolved":
+		if e.ComplexityRoot.Comment.Resolved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Resolved(childComplexity), true
+	case "Comment.text":
+		if e.ComplexityRoot.Comment.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Text(childComplexity), true
+	case "Comment.textEditedOn":
+		if e.ComplexityRoot.Comment.TextEditedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.TextEditedOn(childComplexity), true
+	case "Comment.type":
+		if e.ComplexityRoot.Comment.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Type(childComplexity), true
+
+	case "CommentConnection.edges":
+		if e.ComplexityRoot.CommentConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.Edges(childComplexity), true
+	case "CommentConnection.mScrollId":
+		if e.ComplexityRoot.CommentConnection.MScrollID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.MScrollID(childComplexity), true
+	case "CommentConnection.nodes":
+		if e.ComplexityRoot.CommentConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.Nodes(childComplexity), true
+	case "CommentConnection.pageInfo":
+		if e.ComplexityRoot.CommentConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.PageInfo(childComplexity), true
+
+	case "CommentContext.endSecond":
+		if e.ComplexityRoot.CommentContext.EndSecond == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentContext.EndSecond(childComplexity), true
+	case "CommentContext.startSecond":
+		if e.ComplexityRoot.CommentContext.StartSecond == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentContext.StartSecond(childComplexity), true
+	case "CommentContext.type":
+		if e.ComplexityRoot.CommentContext.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentContext.Type(childComplexity), true
+
+	case "CommentEdge.cursor":
+		if e.ComplexityRoot.CommentEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentEdge.Cursor(childComplexity), true
+	case "CommentEdge.node":
+		if e.ComplexityRoot.CommentEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentEdge.Node(childComplexity), true
+
+	case "CreateAttachmentPayload.attachment":
+		if e.ComplexityRoot.CreateAttachmentPayload.Attachment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateAttachmentPayload.Attachment(childComplexity), true
+	case "CreateAttachmentPayload.uploadUrl":
+		if e.ComplexityRoot.CreateAttachmentPayload.UploadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateAttachmentPayload.UploadURL(childComplexity), true
+
 	case "CreateItemPayload.item":
 		if e.ComplexityRoot.CreateItemPayload.Item == nil {
 			break
 		}
 
 		return e.ComplexityRoot.CreateItemPayload.Item(childComplexity), true
+
+	case "CreateThumbnailPayload.thumbnail":
+		if e.ComplexityRoot.CreateThumbnailPayload.Thumbnail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateThumbnailPayload.Thumbnail(childComplexity), true
+	case "CreateThumbnailPayload.uploadUrl":
+		if e.ComplexityRoot.CreateThumbnailPayload.UploadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateThumbnailPayload.UploadURL(childComplexity), true
 
 	case "CustomIcons.pos1":
 		if e.ComplexityRoot.CustomIcons.Pos1 == nil {
@@ -491,6 +953,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CustomIcons.Pos8(childComplexity), true
+
+	case "DeleteAttachmentPayload.fileName":
+		if e.ComplexityRoot.DeleteAttachmentPayload.FileName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteAttachmentPayload.FileName(childComplexity), true
+
+	case "ExternalIdMatch.externalId":
+		if e.ComplexityRoot.ExternalIdMatch.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExternalIdMatch.ExternalID(childComplexity), true
+	case "ExternalIdMatch.itemId":
+		if e.ComplexityRoot.ExternalIdMatch.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExternalIdMatch.ItemID(childComplexity), true
+	case "ExternalIdMatch.status":
+		if e.ComplexityRoot.ExternalIdMatch.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExternalIdMatch.Status(childComplexity), true
 
 	case "Folder.createdOn":
 		if e.ComplexityRoot.Folder.CreatedOn == nil {
@@ -565,6 +1053,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Folder.VisibleTo(childComplexity), true
 
+	case "Item.ancestry":
+		if e.ComplexityRoot.Item.Ancestry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.Ancestry(childComplexity), true
 	case "Item.ancestryLink":
 		if e.ComplexityRoot.Item.AncestryLink == nil {
 			break
@@ -582,13 +1076,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Item.Attachments(childComplexity), true
+		args, err := ec.field_Item_attachments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Item.Attachments(childComplexity, args["fileName"].(*string)), true
 	case "Item.celebrityDetectionEnabled":
 		if e.ComplexityRoot.Item.CelebrityDetectionEnabled == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Item.CelebrityDetectionEnabled(childComplexity), true
+	case "Item.comments":
+		if e.ComplexityRoot.Item.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Item_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Item.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Item.createUnknownPersons":
 		if e.ComplexityRoot.Item.CreateUnknownPersons == nil {
 			break
@@ -733,6 +1243,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.IsExternalUpload(childComplexity), true
+	case "Item.isUploadLocked":
+		if e.ComplexityRoot.Item.IsUploadLocked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.IsUploadLocked(childComplexity), true
 	case "Item.itemState":
 		if e.ComplexityRoot.Item.ItemState == nil {
 			break
@@ -775,6 +1291,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.MediaType(childComplexity), true
+	case "Item.mediaUsage":
+		if e.ComplexityRoot.Item.MediaUsage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.MediaUsage(childComplexity), true
 	case "Item.metadata":
 		if e.ComplexityRoot.Item.Metadata == nil {
 			break
@@ -829,6 +1351,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.ProxySize(childComplexity), true
+	case "Item.relations":
+		if e.ComplexityRoot.Item.Relations == nil {
+			break
+		}
+
+		args, err := ec.field_Item_relations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Item.Relations(childComplexity, args["relationType"].(*string)), true
 	case "Item.sourceFileLocation":
 		if e.ComplexityRoot.Item.SourceFileLocation == nil {
 			break
@@ -871,6 +1404,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.ThumbnailStrip(childComplexity), true
+	case "Item.thumbnails":
+		if e.ComplexityRoot.Item.Thumbnails == nil {
+			break
+		}
+
+		args, err := ec.field_Item_thumbnails_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Item.Thumbnails(childComplexity, args["index"].(*int), args["size"].(*int)), true
+	case "Item.timedMetadata":
+		if e.ComplexityRoot.Item.TimedMetadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.TimedMetadata(childComplexity), true
 	case "Item.timedTranscriptUrl":
 		if e.ComplexityRoot.Item.TimedTranscriptURL == nil {
 			break
@@ -907,6 +1457,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.TranscodingState(childComplexity), true
+	case "Item.transcript":
+		if e.ComplexityRoot.Item.Transcript == nil {
+			break
+		}
+
+		args, err := ec.field_Item_transcript_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Item.Transcript(childComplexity, args["languageCode"].(*string)), true
 	case "Item.transcriptLastUpdated":
 		if e.ComplexityRoot.Item.TranscriptLastUpdated == nil {
 			break
@@ -1003,6 +1564,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.UploadRequestedAt(childComplexity), true
+	case "Item.version":
+		if e.ComplexityRoot.Item.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.Version(childComplexity), true
+	case "Item.versionState":
+		if e.ComplexityRoot.Item.VersionState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.VersionState(childComplexity), true
+	case "Item.versions":
+		if e.ComplexityRoot.Item.Versions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.Versions(childComplexity), true
 	case "Item.vttUrl":
 		if e.ComplexityRoot.Item.VttURL == nil {
 			break
@@ -1022,6 +1601,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ItemConnection.Edges(childComplexity), true
+	case "ItemConnection.nextToken":
+		if e.ComplexityRoot.ItemConnection.NextToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemConnection.NextToken(childComplexity), true
 	case "ItemConnection.nodes":
 		if e.ComplexityRoot.ItemConnection.Nodes == nil {
 			break
@@ -1059,7 +1644,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.ItemMetadata.FormData(childComplexity), true
+		args, err := ec.field_ItemMetadata_formData_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.ItemMetadata.FormData(childComplexity, args["readableFields"].(*bool)), true
 	case "ItemMetadata.formId":
 		if e.ComplexityRoot.ItemMetadata.FormID == nil {
 			break
@@ -1086,6 +1676,98 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ItemStatePayload.VersionState(childComplexity), true
 
+	case "ItemVersion.createdBy":
+		if e.ComplexityRoot.ItemVersion.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemVersion.CreatedBy(childComplexity), true
+	case "ItemVersion.id":
+		if e.ComplexityRoot.ItemVersion.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemVersion.ID(childComplexity), true
+	case "ItemVersion.name":
+		if e.ComplexityRoot.ItemVersion.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemVersion.Name(childComplexity), true
+	case "ItemVersion.versionCreatedOn":
+		if e.ComplexityRoot.ItemVersion.VersionCreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemVersion.VersionCreatedOn(childComplexity), true
+	case "ItemVersion.versionState":
+		if e.ComplexityRoot.ItemVersion.VersionState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemVersion.VersionState(childComplexity), true
+
+	case "MediaUsage.lastUsedOn":
+		if e.ComplexityRoot.MediaUsage.LastUsedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MediaUsage.LastUsedOn(childComplexity), true
+	case "MediaUsage.lastUsedWorkflow":
+		if e.ComplexityRoot.MediaUsage.LastUsedWorkflow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MediaUsage.LastUsedWorkflow(childComplexity), true
+
+	case "MediaUsagePayload.itemId":
+		if e.ComplexityRoot.MediaUsagePayload.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MediaUsagePayload.ItemID(childComplexity), true
+	case "MediaUsagePayload.mediaUsage":
+		if e.ComplexityRoot.MediaUsagePayload.MediaUsage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MediaUsagePayload.MediaUsage(childComplexity), true
+
+	case "MigrateMediaLocationPayload.message":
+		if e.ComplexityRoot.MigrateMediaLocationPayload.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MigrateMediaLocationPayload.Message(childComplexity), true
+	case "MigrateMediaLocationPayload.statusCode":
+		if e.ComplexityRoot.MigrateMediaLocationPayload.StatusCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MigrateMediaLocationPayload.StatusCode(childComplexity), true
+
+	case "Mutation.createAttachment":
+		if e.ComplexityRoot.Mutation.CreateAttachment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAttachment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAttachment(childComplexity, args["input"].(store.CreateAttachmentInput)), true
+	case "Mutation.createComment":
+		if e.ComplexityRoot.Mutation.CreateComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateComment(childComplexity, args["input"].(store.CreateCommentInput)), true
 	case "Mutation.createItem":
 		if e.ComplexityRoot.Mutation.CreateItem == nil {
 			break
@@ -1097,6 +1779,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateItem(childComplexity, args["input"].(store.CreateItemInput)), true
+	case "Mutation.createThumbnail":
+		if e.ComplexityRoot.Mutation.CreateThumbnail == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createThumbnail_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateThumbnail(childComplexity, args["input"].(model.CreateThumbnailInput)), true
+	case "Mutation.deleteAttachment":
+		if e.ComplexityRoot.Mutation.DeleteAttachment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteAttachment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAttachment(childComplexity, args["input"].(model.DeleteAttachmentInput)), true
+	case "Mutation.deleteComment":
+		if e.ComplexityRoot.Mutation.DeleteComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteComment(childComplexity, args["input"].(model.CommentIDInput)), true
 	case "Mutation.deleteItem":
 		if e.ComplexityRoot.Mutation.DeleteItem == nil {
 			break
@@ -1108,6 +1823,83 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteItem(childComplexity, args["input"].(model.ItemIDInput)), true
+	case "Mutation.deleteRelation":
+		if e.ComplexityRoot.Mutation.DeleteRelation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteRelation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteRelation(childComplexity, args["input"].(model.DeleteRelationInput)), true
+	case "Mutation.lockUpload":
+		if e.ComplexityRoot.Mutation.LockUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_lockUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.LockUpload(childComplexity, args["input"].(model.LockUploadInput)), true
+	case "Mutation.migrateMediaLocation":
+		if e.ComplexityRoot.Mutation.MigrateMediaLocation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_migrateMediaLocation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MigrateMediaLocation(childComplexity, args["input"].(model.MigrateMediaLocationInput)), true
+	case "Mutation.reactToComment":
+		if e.ComplexityRoot.Mutation.ReactToComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reactToComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReactToComment(childComplexity, args["input"].(model.ReactToCommentInput)), true
+	case "Mutation.renameVersion":
+		if e.ComplexityRoot.Mutation.RenameVersion == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_renameVersion_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RenameVersion(childComplexity, args["input"].(model.RenameVersionInput)), true
+	case "Mutation.setCustomIcons":
+		if e.ComplexityRoot.Mutation.SetCustomIcons == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setCustomIcons_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetCustomIcons(childComplexity, args["input"].(model.SetCustomIconsInput)), true
+	case "Mutation.setRelations":
+		if e.ComplexityRoot.Mutation.SetRelations == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setRelations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetRelations(childComplexity, args["input"].(model.SetRelationsInput)), true
 	case "Mutation.toggleArchive":
 		if e.ComplexityRoot.Mutation.ToggleArchive == nil {
 			break
@@ -1130,6 +1922,83 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UndeleteItem(childComplexity, args["input"].(model.ItemIDInput)), true
+	case "Mutation.unlockUpload":
+		if e.ComplexityRoot.Mutation.UnlockUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_unlockUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UnlockUpload(childComplexity, args["input"].(model.ItemIDInput)), true
+	case "Mutation.updateAttachment":
+		if e.ComplexityRoot.Mutation.UpdateAttachment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateAttachment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateAttachment(childComplexity, args["input"].(store.UpdateAttachmentInput)), true
+	case "Mutation.updateComment":
+		if e.ComplexityRoot.Mutation.UpdateComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateComment(childComplexity, args["input"].(store.UpdateCommentInput)), true
+	case "Mutation.updateItemMetadata":
+		if e.ComplexityRoot.Mutation.UpdateItemMetadata == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateItemMetadata_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateItemMetadata(childComplexity, args["input"].(model.UpdateItemMetadataInput)), true
+	case "Mutation.updateMediaUsage":
+		if e.ComplexityRoot.Mutation.UpdateMediaUsage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateMediaUsage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateMediaUsage(childComplexity, args["input"].(model.UpdateMediaUsageInput)), true
+	case "Mutation.updateTimedMetadata":
+		if e.ComplexityRoot.Mutation.UpdateTimedMetadata == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTimedMetadata_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTimedMetadata(childComplexity, args["input"].(model.UpdateTimedMetadataInput)), true
+	case "Mutation.updateTranscript":
+		if e.ComplexityRoot.Mutation.UpdateTranscript == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTranscript_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTranscript(childComplexity, args["input"].(model.UpdateTranscriptInput)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1144,6 +2013,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
 
+	case "PathEntry.id":
+		if e.ComplexityRoot.PathEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PathEntry.ID(childComplexity), true
+	case "PathEntry.name":
+		if e.ComplexityRoot.PathEntry.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PathEntry.Name(childComplexity), true
+
+	case "Query.attachmentsPrecheck":
+		if e.ComplexityRoot.Query.AttachmentsPrecheck == nil {
+			break
+		}
+
+		args, err := ec.field_Query_attachmentsPrecheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AttachmentsPrecheck(childComplexity, args["itemId"].(string), args["fileNames"].([]string)), true
 	case "Query.folder":
 		if e.ComplexityRoot.Query.Folder == nil {
 			break
@@ -1178,6 +2071,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ItemAnalytics(childComplexity, args["filter"].(*model.AuditFilter), args["from"].(*int), args["size"].(*int)), true
+	case "Query.itemChanges":
+		if e.ComplexityRoot.Query.ItemChanges == nil {
+			break
+		}
+
+		args, err := ec.field_Query_itemChanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ItemChanges(childComplexity, args["since"].(time.Time), args["first"].(*int), args["after"].(*string)), true
 	case "Query.items":
 		if e.ComplexityRoot.Query.Items == nil {
 			break
@@ -1189,6 +2093,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Items(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(*model.ItemFilter), args["orderBy"].(*model.ItemOrder)), true
+	case "Query.itemsByExternalId":
+		if e.ComplexityRoot.Query.ItemsByExternalID == nil {
+			break
+		}
+
+		args, err := ec.field_Query_itemsByExternalId_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ItemsByExternalID(childComplexity, args["externalIds"].([]string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -1211,12 +2126,200 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
+	case "Query.search":
+		if e.ComplexityRoot.Query.Search == nil {
+			break
+		}
+
+		args, err := ec.field_Query_search_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Search(childComplexity, args["searchString"].(*string), args["folderId"].(*string), args["includeSubfolders"].(*bool), args["includeFolders"].(*bool), args["from"].(*int), args["itemsPerPage"].(*int)), true
+	case "Query.thumbnailAt":
+		if e.ComplexityRoot.Query.ThumbnailAt == nil {
+			break
+		}
+
+		args, err := ec.field_Query_thumbnailAt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ThumbnailAt(childComplexity, args["itemId"].(string), args["position"].(string)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+
+	case "Reaction.createdOn":
+		if e.ComplexityRoot.Reaction.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reaction.CreatedOn(childComplexity), true
+	case "Reaction.reaction":
+		if e.ComplexityRoot.Reaction.Reaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reaction.Reaction(childComplexity), true
+	case "Reaction.userId":
+		if e.ComplexityRoot.Reaction.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reaction.UserID(childComplexity), true
+
+	case "Relation.createdOn":
+		if e.ComplexityRoot.Relation.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Relation.CreatedOn(childComplexity), true
+	case "Relation.direction":
+		if e.ComplexityRoot.Relation.Direction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Relation.Direction(childComplexity), true
+	case "Relation.item":
+		if e.ComplexityRoot.Relation.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Relation.Item(childComplexity), true
+	case "Relation.relatedItemId":
+		if e.ComplexityRoot.Relation.RelatedItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Relation.RelatedItemID(childComplexity), true
+	case "Relation.relationType":
+		if e.ComplexityRoot.Relation.RelationType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Relation.RelationType(childComplexity), true
+
+	case "RelationsPayload.relations":
+		if e.ComplexityRoot.RelationsPayload.Relations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RelationsPayload.Relations(childComplexity), true
+
+	case "SearchEmbedded.collection":
+		if e.ComplexityRoot.SearchEmbedded.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchEmbedded.Collection(childComplexity), true
+
+	case "SearchResult._embedded":
+		if e.ComplexityRoot.SearchResult.Embedded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Embedded(childComplexity), true
+	case "SearchResult.total":
+		if e.ComplexityRoot.SearchResult.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Total(childComplexity), true
+
+	case "SetCustomIconsPayload.customIcons":
+		if e.ComplexityRoot.SetCustomIconsPayload.CustomIcons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetCustomIconsPayload.CustomIcons(childComplexity), true
+	case "SetCustomIconsPayload.item":
+		if e.ComplexityRoot.SetCustomIconsPayload.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetCustomIconsPayload.Item(childComplexity), true
+
+	case "Thumbnail.height":
+		if e.ComplexityRoot.Thumbnail.Height == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Thumbnail.Height(childComplexity), true
+	case "Thumbnail.position":
+		if e.ComplexityRoot.Thumbnail.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Thumbnail.Position(childComplexity), true
+	case "Thumbnail.positionMs":
+		if e.ComplexityRoot.Thumbnail.PositionMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Thumbnail.PositionMs(childComplexity), true
+	case "Thumbnail.url":
+		if e.ComplexityRoot.Thumbnail.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Thumbnail.URL(childComplexity), true
+	case "Thumbnail.width":
+		if e.ComplexityRoot.Thumbnail.Width == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Thumbnail.Width(childComplexity), true
+
+	case "ThumbnailPage.nextIndex":
+		if e.ComplexityRoot.ThumbnailPage.NextIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThumbnailPage.NextIndex(childComplexity), true
+	case "ThumbnailPage.thumbnails":
+		if e.ComplexityRoot.ThumbnailPage.Thumbnails == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ThumbnailPage.Thumbnails(childComplexity), true
+
+	case "TimedMetadata.data":
+		if e.ComplexityRoot.TimedMetadata.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedMetadata.Data(childComplexity), true
+	case "TimedMetadata.endMs":
+		if e.ComplexityRoot.TimedMetadata.EndMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedMetadata.EndMs(childComplexity), true
+	case "TimedMetadata.id":
+		if e.ComplexityRoot.TimedMetadata.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedMetadata.ID(childComplexity), true
+	case "TimedMetadata.startMs":
+		if e.ComplexityRoot.TimedMetadata.StartMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedMetadata.StartMs(childComplexity), true
+
+	case "TimedMetadataPayload.items":
+		if e.ComplexityRoot.TimedMetadataPayload.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimedMetadataPayload.Items(childComplexity), true
 
 	case "ToggleArchivePayload.item":
 		if e.ComplexityRoot.ToggleArchivePayload.Item == nil {
@@ -1236,6 +2339,109 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ToggleArchivePayload.Type(childComplexity), true
+
+	case "Transcript.languageCode":
+		if e.ComplexityRoot.Transcript.LanguageCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transcript.LanguageCode(childComplexity), true
+	case "Transcript.timedTranscript":
+		if e.ComplexityRoot.Transcript.TimedTranscript == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transcript.TimedTranscript(childComplexity), true
+	case "Transcript.url":
+		if e.ComplexityRoot.Transcript.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transcript.URL(childComplexity), true
+	case "Transcript.updatedOn":
+		if e.ComplexityRoot.Transcript.UpdatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transcript.UpdatedOn(childComplexity), true
+
+	case "TranscriptSegment.content":
+		if e.ComplexityRoot.TranscriptSegment.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptSegment.Content(childComplexity), true
+	case "TranscriptSegment.endTime":
+		if e.ComplexityRoot.TranscriptSegment.EndTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptSegment.EndTime(childComplexity), true
+	case "TranscriptSegment.startTime":
+		if e.ComplexityRoot.TranscriptSegment.StartTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptSegment.StartTime(childComplexity), true
+
+	case "UpdateItemMetadataPayload.item":
+		if e.ComplexityRoot.UpdateItemMetadataPayload.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateItemMetadataPayload.Item(childComplexity), true
+
+	case "UpdateTranscriptPayload.itemId":
+		if e.ComplexityRoot.UpdateTranscriptPayload.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateTranscriptPayload.ItemID(childComplexity), true
+	case "UpdateTranscriptPayload.languageCode":
+		if e.ComplexityRoot.UpdateTranscriptPayload.LanguageCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateTranscriptPayload.LanguageCode(childComplexity), true
+	case "UpdateTranscriptPayload.timedTranscriptUrl":
+		if e.ComplexityRoot.UpdateTranscriptPayload.TimedTranscriptURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateTranscriptPayload.TimedTranscriptURL(childComplexity), true
+	case "UpdateTranscriptPayload.transcriptLastUpdated":
+		if e.ComplexityRoot.UpdateTranscriptPayload.TranscriptLastUpdated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateTranscriptPayload.TranscriptLastUpdated(childComplexity), true
+
+	case "UploadLockPayload.isUploadLocked":
+		if e.ComplexityRoot.UploadLockPayload.IsUploadLocked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadLockPayload.IsUploadLocked(childComplexity), true
+
+	case "UserRef.id":
+		if e.ComplexityRoot.UserRef.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserRef.ID(childComplexity), true
+	case "UserRef.type":
+		if e.ComplexityRoot.UserRef.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserRef.Type(childComplexity), true
+
+	case "VersionsPayload.versions":
+		if e.ComplexityRoot.VersionsPayload.Versions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionsPayload.Versions(childComplexity), true
 
 	case "Viewer.email":
 		if e.ComplexityRoot.Viewer.Email == nil {
@@ -1276,11 +2482,34 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputApproximateSecondInput,
 		ec.unmarshalInputAuditFilter,
+		ec.unmarshalInputCommentContextInput,
+		ec.unmarshalInputCommentIdInput,
+		ec.unmarshalInputCreateAttachmentInput,
+		ec.unmarshalInputCreateCommentInput,
 		ec.unmarshalInputCreateItemInput,
+		ec.unmarshalInputCreateThumbnailInput,
+		ec.unmarshalInputDeleteAttachmentInput,
+		ec.unmarshalInputDeleteRelationInput,
 		ec.unmarshalInputItemFilter,
 		ec.unmarshalInputItemIdInput,
 		ec.unmarshalInputItemMetadataInput,
+		ec.unmarshalInputLockUploadInput,
+		ec.unmarshalInputMigrateMediaLocationInput,
+		ec.unmarshalInputReactToCommentInput,
+		ec.unmarshalInputRenameVersionInput,
+		ec.unmarshalInputSetCustomIconsInput,
+		ec.unmarshalInputSetRelationsInput,
+		ec.unmarshalInputTimedMetadataInput,
+		ec.unmarshalInputTranscriptSegmentInput,
+		ec.unmarshalInputUpdateAttachmentInput,
+		ec.unmarshalInputUpdateCommentInput,
+		ec.unmarshalInputUpdateItemMetadataInput,
+		ec.unmarshalInputUpdateMediaUsageInput,
+		ec.unmarshalInputUpdateTimedMetadataInput,
+		ec.unmarshalInputUpdateTranscriptInput,
+		ec.unmarshalInputUserRefInput,
 	)
 	first := true
 
@@ -1410,6 +2639,35 @@ type Query {
 
   "The authenticated user."
   viewer: Viewer!
+
+  "Item ids for external ids, in the order asked (at most 100)."
+  itemsByExternalId(externalIds: [String!]!): [ExternalIdMatch!]!
+  "Items changed (created, modified, deleted) since a time, oldest change first, for polling integrations."
+  itemChanges(
+    since: DateTime!
+    "Page size, 1 to 100 (default 50)."
+    first: Int = 50
+    after: String
+  ): ItemConnection!
+  "Full-text search over titles, file names and metadata values, best match first."
+  search(
+    "Words to find (prefixes match); empty lists everything, newest first."
+    searchString: String
+    "Only items in this folder."
+    folderId: ID
+    "With folderId: also items in its subfolders, at any depth."
+    includeSubfolders: Boolean = false
+    "Also folders among the results."
+    includeFolders: Boolean = false
+    "Offset of the first hit (default 0)."
+    from: Int = 0
+    "Page size, 1 to 100 (default 25)."
+    itemsPerPage: Int = 25
+  ): SearchResult!
+  "Which of the file names an item already has attachments for (before uploading)."
+  attachmentsPrecheck(itemId: ID!, fileNames: [String!]!): AttachmentsPrecheck!
+  "The stored thumbnail nearest a time position: seconds (12.5) or timecode (HH:MM:SS:FF)."
+  thumbnailAt(itemId: ID!, position: String!): Thumbnail!
 }
 
 type Mutation {
@@ -1421,6 +2679,48 @@ type Mutation {
   undeleteItem(input: ItemIdInput!): ItemStatePayload!
   "Archive a live item, or unarchive an archived one. Audited as archiveInitiated / unarchiveInitiated."
   toggleArchive(input: ItemIdInput!): ToggleArchivePayload!
+
+  "Merge a delta into an item's metadata; with requiredMetadataVersion, refused (CONFLICT) unless the item is at that version."
+  updateItemMetadata(input: UpdateItemMetadataInput!): UpdateItemMetadataPayload!
+  "Replace (or, with merge, patch) an item's custom icons."
+  setCustomIcons(input: SetCustomIconsInput!): SetCustomIconsPayload!
+  "Insert, replace or remove timed metadata entries."
+  updateTimedMetadata(input: UpdateTimedMetadataInput!): TimedMetadataPayload!
+  "Write the timed transcript of an item in one language."
+  updateTranscript(input: UpdateTranscriptInput!): UpdateTranscriptPayload!
+  "Rename a version."
+  renameVersion(input: RenameVersionInput!): VersionsPayload!
+  "Take the upload lock of an item for an uploader instance."
+  lockUpload(input: LockUploadInput!): UploadLockPayload!
+  "Release the upload lock of an item."
+  unlockUpload(input: ItemIdInput!): UploadLockPayload!
+  "Record that a workflow used the item's media."
+  updateMediaUsage(input: UpdateMediaUsageInput!): MediaUsagePayload!
+  "Point the item at new media locations."
+  migrateMediaLocation(input: MigrateMediaLocationInput!): MigrateMediaLocationPayload!
+
+  "Register an attachment and get a signed upload link for its file (replaces one of the same name)."
+  createAttachment(input: CreateAttachmentInput!): CreateAttachmentPayload!
+  "Change an attachment's type, role, language, description or file name."
+  updateAttachment(input: UpdateAttachmentInput!): Attachment!
+  "Remove an attachment and its file."
+  deleteAttachment(input: DeleteAttachmentInput!): DeleteAttachmentPayload!
+  "Register a thumbnail at a time position and get a signed upload link for its image."
+  createThumbnail(input: CreateThumbnailInput!): CreateThumbnailPayload!
+
+  "Comment on an item."
+  createComment(input: CreateCommentInput!): Comment!
+  "Edit a comment's text, assignee or resolved state."
+  updateComment(input: UpdateCommentInput!): Comment!
+  "Delete a comment (it stays listed with deletedOn set and its text removed)."
+  deleteComment(input: CommentIdInput!): Comment!
+  "Add or remove the caller's reaction to a comment."
+  reactToComment(input: ReactToCommentInput!): Comment!
+
+  "Replace the relations of one type from an item."
+  setRelations(input: SetRelationsInput!): RelationsPayload!
+  "Remove one relation."
+  deleteRelation(input: DeleteRelationInput!): RelationsPayload!
 }
 
 "The authenticated principal."
@@ -1470,9 +2770,33 @@ type Item implements Node {
   hasArchiveRelation: Boolean!
   "Path of the item's ancestry resource."
   ancestryLink: String!
-  attachments: [Attachment!]!
+  "The item's attachments by file name; with fileName, just that one (NOT_FOUND when it has none of that name)."
+  attachments(fileName: String): [Attachment!]!
   "When the item was archived; null when it is not."
   archivedOn: DateTime
+  "EXISTS for a live item, IN_RECYCLE_BIN for a deleted one."
+  versionState: VersionState!
+
+  "Comments, oldest first (batched for first pages)."
+  comments(first: Int = 20, after: String): CommentConnection!
+  "Relations from and to this item, optionally of one type."
+  relations(relationType: String): [Relation!]!
+  "Timed metadata entries, by start time."
+  timedMetadata: [TimedMetadata!]!
+  "Versions of the media, newest first."
+  versions: [ItemVersion!]!
+  "The current (newest) version."
+  version: ItemVersion!
+  "Folder paths to the item: one per folder it sits in, top folder first."
+  ancestry: [[PathEntry!]!]!
+  "The timed transcript in a language (default: the item's languageCode); null when there is none."
+  transcript(languageCode: String): Transcript
+  "When and by which workflow the media was last used."
+  mediaUsage: MediaUsage
+  "True while an upload holds the item's lock."
+  isUploadLocked: Boolean!
+  "Thumbnails by time position, index-paged."
+  thumbnails(index: Int = 0, size: Int = 50): ThumbnailPage!
 
   itemState: String
   "none for entries without media, then the processing pipeline's states (complete, ...)."
@@ -1539,8 +2863,8 @@ type Item implements Node {
 type ItemMetadata {
   "Id of the metadata definition form."
   formId: String!
-  "Field values keyed by default_<field> names or field ids."
-  formData: JSON!
+  "Field values keyed by default_<field> names or field ids; with readableFields, keyed by the fields' labels."
+  formData(readableFields: Boolean = false): JSON!
 }
 
 "Icons shown on an item, one per position; null where a position is empty."
@@ -1613,6 +2937,8 @@ type ItemConnection {
   pageInfo: PageInfo!
   "Number of items matching the filter (counted only when asked for)."
   totalCount: Int!
+  "endCursor while more follow, else null (the REST poll's continuation)."
+  nextToken: String
 }
 
 type ItemEdge {
@@ -1662,6 +2988,7 @@ enum AuditAction {
   undelete
   archiveInitiated
   unarchiveInitiated
+  metadataUpdated
 }
 
 input AuditFilter {
@@ -1728,6 +3055,7 @@ type ItemStatePayload {
   item: Item!
 }
 
+"State of an item or version (spec 2.7)."
 enum VersionState {
   EXISTS
   IN_RECYCLE_BIN
@@ -1746,6 +3074,404 @@ type ArchiveTarget {
   folderId: ID!
   folderName: String!
 }
+
+"One step of a folder path."
+type PathEntry {
+  id: ID!
+  name: String!
+}
+
+"A page of comments. mScrollId continues the list (null at the end)."
+type CommentConnection {
+  edges: [CommentEdge!]!
+  nodes: [Comment!]!
+  pageInfo: PageInfo!
+  mScrollId: String
+}
+
+type CommentEdge {
+  cursor: String!
+  node: Comment!
+}
+
+"A comment on an item (spec 2.5)."
+type Comment implements Node {
+  id: ID!
+  itemId: ID!
+  "top for a comment, reply for an answer to one."
+  type: CommentType!
+  "The comment a reply answers."
+  parentId: ID
+  createdOn: DateTime!
+  "When the comment was assigned; null while unassigned."
+  assignedOn: DateTime
+  modifiedOn: DateTime!
+  deletedOn: DateTime
+  "Empty once deleted."
+  text: String!
+  textEditedOn: DateTime
+  author: UserRef!
+  assignee: UserRef
+  "The span of the media the comment is about; null for the whole item."
+  context: CommentContext
+  reactions: [Reaction!]!
+  resolved: Boolean!
+}
+
+enum CommentType {
+  top
+  reply
+}
+
+"A reference to a user."
+type UserRef {
+  "Always user."
+  type: String!
+  id: ID!
+}
+
+"Where on the media's timeline a comment applies."
+type CommentContext {
+  "Always timeline."
+  type: String!
+  startSecond: ApproximateSecond!
+  endSecond: ApproximateSecond!
+}
+
+type ApproximateSecond {
+  approximate: Float!
+}
+
+"One user's reaction (an emoji or short word)."
+type Reaction {
+  reaction: String!
+  userId: ID!
+  createdOn: DateTime!
+}
+
+"A directed relation between two items of a tenant."
+type Relation {
+  relationType: String!
+  "outgoing: from this item to relatedItemId; incoming: from relatedItemId to this item."
+  direction: RelationDirection!
+  relatedItemId: ID!
+  "The related item (batched); null when it is in the recycle bin."
+  item: Item
+  createdOn: DateTime!
+}
+
+enum RelationDirection {
+  outgoing
+  incoming
+}
+
+"Metadata values for a span of the media."
+type TimedMetadata {
+  id: String!
+  startMs: Int!
+  endMs: Int!
+  data: ItemMetadata!
+}
+
+"A version of an item's media (spec 2.7)."
+type ItemVersion {
+  id: ID!
+  name: String!
+  versionCreatedOn: DateTime!
+  versionState: VersionState!
+  "Id of the user who made the version."
+  createdBy: String!
+}
+
+"A timed transcript."
+type Transcript {
+  languageCode: String!
+  timedTranscript: [TranscriptSegment!]!
+  updatedOn: DateTime!
+  "Signed download link of the transcript as JSON."
+  url: String!
+}
+
+type TranscriptSegment {
+  content: String!
+  "Milliseconds from the start of the media."
+  startTime: Int!
+  endTime: Int!
+}
+
+type MediaUsage {
+  lastUsedOn: DateTime!
+  lastUsedWorkflow: String!
+}
+
+"A thumbnail image at a time position."
+type Thumbnail {
+  "Seconds from the start of the media."
+  position: Float!
+  positionMs: Int!
+  "Signed link to the image, valid 432000 seconds."
+  url: String!
+  width: Int
+  height: Int
+}
+
+"A page of thumbnails; nextIndex continues it (null at the end)."
+type ThumbnailPage {
+  thumbnails: [Thumbnail!]!
+  nextIndex: Int
+}
+
+type ExternalIdMatch {
+  "success when an item has the external id, notFound otherwise."
+  status: String!
+  itemId: ID
+  externalId: String!
+}
+
+"Search hits (spec shape: {total, _embedded: {collection}})."
+type SearchResult {
+  total: Int!
+  _embedded: SearchEmbedded!
+}
+
+type SearchEmbedded {
+  collection: [Item!]!
+}
+
+type AttachmentsPrecheck {
+  existingFileNames: [String!]!
+}
+
+input UpdateItemMetadataInput {
+  id: ID!
+  metadataDelta: ItemMetadataInput!
+  requiredMetadataVersion: Int
+}
+
+type UpdateItemMetadataPayload {
+  item: Item!
+}
+
+input SetCustomIconsInput {
+  itemId: ID!
+  "An object with keys pos1 to pos8; a null value empties a position."
+  customIcons: JSON!
+  "Keep the positions the object does not name (PATCH) instead of emptying them (PUT)."
+  merge: Boolean = false
+}
+
+type SetCustomIconsPayload {
+  customIcons: CustomIcons!
+  item: Item!
+}
+
+input TimedMetadataInput {
+  id: String!
+  startMs: Int!
+  endMs: Int!
+  data: ItemMetadataInput!
+}
+
+input UpdateTimedMetadataInput {
+  itemId: ID!
+  "Entries to insert or replace, by id."
+  upsert: [TimedMetadataInput!]
+  "Ids of entries to remove."
+  delete: [String!]
+}
+
+type TimedMetadataPayload {
+  items: [TimedMetadata!]!
+}
+
+input TranscriptSegmentInput {
+  content: String!
+  startTime: Int!
+  endTime: Int!
+}
+
+input UpdateTranscriptInput {
+  itemId: ID!
+  "BCP 47, such as en-US."
+  languageCode: String!
+  timedTranscript: [TranscriptSegmentInput!]!
+}
+
+type UpdateTranscriptPayload {
+  itemId: ID!
+  languageCode: String!
+  transcriptLastUpdated: DateTime!
+  timedTranscriptUrl: String!
+}
+
+input RenameVersionInput {
+  itemId: ID!
+  versionId: ID!
+  name: String!
+}
+
+type VersionsPayload {
+  versions: [ItemVersion!]!
+}
+
+input LockUploadInput {
+  id: ID!
+  ownerInstanceId: String!
+}
+
+type UploadLockPayload {
+  isUploadLocked: Boolean!
+}
+
+input UpdateMediaUsageInput {
+  itemId: ID!
+  lastUsedWorkflow: String!
+  "Default: now."
+  lastUsedOn: DateTime
+}
+
+type MediaUsagePayload {
+  itemId: ID!
+  mediaUsage: MediaUsage!
+}
+
+input MigrateMediaLocationInput {
+  itemId: ID!
+  sourceFileLocation: String
+  generatedContentLocation: String
+}
+
+type MigrateMediaLocationPayload {
+  message: String!
+  statusCode: Int!
+}
+
+enum AttachmentType {
+  poster
+  prproj
+  image
+  subtitle
+  file
+}
+
+enum AttachmentRole {
+  thumbnail
+  poster
+  subtitle
+  file
+}
+
+input CreateAttachmentInput {
+  itemId: ID!
+  fileName: String!
+  type: AttachmentType!
+  role: AttachmentRole!
+  language: String
+  description: String
+}
+
+type CreateAttachmentPayload {
+  "Signed PUT link for the file, valid 432000 seconds."
+  uploadUrl: String!
+  attachment: Attachment!
+}
+
+input UpdateAttachmentInput {
+  itemId: ID!
+  fileName: String!
+  newFileName: String
+  type: AttachmentType
+  role: AttachmentRole
+  language: String
+  description: String
+}
+
+input DeleteAttachmentInput {
+  itemId: ID!
+  fileName: String!
+}
+
+type DeleteAttachmentPayload {
+  fileName: String!
+}
+
+input CreateThumbnailInput {
+  itemId: ID!
+  positionMs: Int!
+  width: Int
+  height: Int
+}
+
+type CreateThumbnailPayload {
+  "Signed PUT link for the image, valid 432000 seconds."
+  uploadUrl: String!
+  thumbnail: Thumbnail!
+}
+
+input UserRefInput {
+  "Only user."
+  type: String = "user"
+  id: ID!
+}
+
+input ApproximateSecondInput {
+  approximate: Float!
+}
+
+input CommentContextInput {
+  "Only timeline."
+  type: String = "timeline"
+  startSecond: ApproximateSecondInput!
+  endSecond: ApproximateSecondInput!
+}
+
+input CreateCommentInput {
+  itemId: ID!
+  text: String!
+  "top (default) or reply (then parentId)."
+  type: CommentType
+  parentId: ID
+  context: CommentContextInput
+  assignee: UserRefInput
+}
+
+input UpdateCommentInput {
+  id: ID!
+  text: String
+  resolved: Boolean
+  "Assign to a user; set unassign to clear."
+  assignee: UserRefInput
+  unassign: Boolean
+}
+
+input CommentIdInput {
+  id: ID!
+}
+
+input ReactToCommentInput {
+  id: ID!
+  reaction: String!
+  "Take the caller's reaction back instead of adding it."
+  remove: Boolean = false
+}
+
+input SetRelationsInput {
+  itemId: ID!
+  relationType: String!
+  "The complete set of related items of this type (may be empty)."
+  relatedItemIds: [ID!]!
+}
+
+input DeleteRelationInput {
+  itemId: ID!
+  relationType: String!
+  relatedItemId: ID!
+}
+
+"Relations of an item after a change."
+type RelationsPayload {
+  relations: [Relation!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -1762,6 +3488,14 @@ func (ec *executionContext) childFields_Access(ctx context.Context, field graphq
 		return ec.fieldContext_Access_groups(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Access", field.Name)
+}
+
+func (ec *executionContext) childFields_ApproximateSecond(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "approximate":
+		return ec.fieldContext_ApproximateSecond_approximate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApproximateSecond", field.Name)
 }
 
 func (ec *executionContext) childFields_ArchiveTarget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1794,6 +3528,14 @@ func (ec *executionContext) childFields_Attachment(ctx context.Context, field gr
 		return ec.fieldContext_Attachment_modifiedOn(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attachment", field.Name)
+}
+
+func (ec *executionContext) childFields_AttachmentsPrecheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "existingFileNames":
+		return ec.fieldContext_AttachmentsPrecheck_existingFileNames(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttachmentsPrecheck", field.Name)
 }
 
 func (ec *executionContext) childFields_AuditRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1830,12 +3572,104 @@ func (ec *executionContext) childFields_AuditSearchResult(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type AuditSearchResult", field.Name)
 }
 
+func (ec *executionContext) childFields_Comment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Comment_id(ctx, field)
+	case "itemId":
+		return ec.fieldContext_Comment_itemId(ctx, field)
+	case "type":
+		return ec.fieldContext_Comment_type(ctx, field)
+	case "parentId":
+		return ec.fieldContext_Comment_parentId(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Comment_createdOn(ctx, field)
+	case "assignedOn":
+		return ec.fieldContext_Comment_assignedOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_Comment_modifiedOn(ctx, field)
+	case "deletedOn":
+		return ec.fieldContext_Comment_deletedOn(ctx, field)
+	case "text":
+		return ec.fieldContext_Comment_text(ctx, field)
+	case "textEditedOn":
+		return ec.fieldContext_Comment_textEditedOn(ctx, field)
+	case "author":
+		return ec.fieldContext_Comment_author(ctx, field)
+	case "assignee":
+		return ec.fieldContext_Comment_assignee(ctx, field)
+	case "context":
+		return ec.fieldContext_Comment_context(ctx, field)
+	case "reactions":
+		return ec.fieldContext_Comment_reactions(ctx, field)
+	case "resolved":
+		return ec.fieldContext_Comment_resolved(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CommentConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_CommentConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CommentConnection_pageInfo(ctx, field)
+	case "mScrollId":
+		return ec.fieldContext_CommentConnection_mScrollId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentContext(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_CommentContext_type(ctx, field)
+	case "startSecond":
+		return ec.fieldContext_CommentContext_startSecond(ctx, field)
+	case "endSecond":
+		return ec.fieldContext_CommentContext_endSecond(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentContext", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CommentEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CommentEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateAttachmentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "uploadUrl":
+		return ec.fieldContext_CreateAttachmentPayload_uploadUrl(ctx, field)
+	case "attachment":
+		return ec.fieldContext_CreateAttachmentPayload_attachment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateAttachmentPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateItemPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "item":
 		return ec.fieldContext_CreateItemPayload_item(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateItemPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateThumbnailPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "uploadUrl":
+		return ec.fieldContext_CreateThumbnailPayload_uploadUrl(ctx, field)
+	case "thumbnail":
+		return ec.fieldContext_CreateThumbnailPayload_thumbnail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateThumbnailPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_CustomIcons(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1858,6 +3692,26 @@ func (ec *executionContext) childFields_CustomIcons(ctx context.Context, field g
 		return ec.fieldContext_CustomIcons_pos8(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CustomIcons", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteAttachmentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "fileName":
+		return ec.fieldContext_DeleteAttachmentPayload_fileName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteAttachmentPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ExternalIdMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_ExternalIdMatch_status(ctx, field)
+	case "itemId":
+		return ec.fieldContext_ExternalIdMatch_itemId(ctx, field)
+	case "externalId":
+		return ec.fieldContext_ExternalIdMatch_externalId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExternalIdMatch", field.Name)
 }
 
 func (ec *executionContext) childFields_Folder(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1938,6 +3792,28 @@ func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.
 		return ec.fieldContext_Item_attachments(ctx, field)
 	case "archivedOn":
 		return ec.fieldContext_Item_archivedOn(ctx, field)
+	case "versionState":
+		return ec.fieldContext_Item_versionState(ctx, field)
+	case "comments":
+		return ec.fieldContext_Item_comments(ctx, field)
+	case "relations":
+		return ec.fieldContext_Item_relations(ctx, field)
+	case "timedMetadata":
+		return ec.fieldContext_Item_timedMetadata(ctx, field)
+	case "versions":
+		return ec.fieldContext_Item_versions(ctx, field)
+	case "version":
+		return ec.fieldContext_Item_version(ctx, field)
+	case "ancestry":
+		return ec.fieldContext_Item_ancestry(ctx, field)
+	case "transcript":
+		return ec.fieldContext_Item_transcript(ctx, field)
+	case "mediaUsage":
+		return ec.fieldContext_Item_mediaUsage(ctx, field)
+	case "isUploadLocked":
+		return ec.fieldContext_Item_isUploadLocked(ctx, field)
+	case "thumbnails":
+		return ec.fieldContext_Item_thumbnails(ctx, field)
 	case "itemState":
 		return ec.fieldContext_Item_itemState(ctx, field)
 	case "transcodingState":
@@ -2056,6 +3932,8 @@ func (ec *executionContext) childFields_ItemConnection(ctx context.Context, fiel
 		return ec.fieldContext_ItemConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_ItemConnection_totalCount(ctx, field)
+	case "nextToken":
+		return ec.fieldContext_ItemConnection_nextToken(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ItemConnection", field.Name)
 }
@@ -2092,6 +3970,52 @@ func (ec *executionContext) childFields_ItemStatePayload(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type ItemStatePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ItemVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ItemVersion_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ItemVersion_name(ctx, field)
+	case "versionCreatedOn":
+		return ec.fieldContext_ItemVersion_versionCreatedOn(ctx, field)
+	case "versionState":
+		return ec.fieldContext_ItemVersion_versionState(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_ItemVersion_createdBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemVersion", field.Name)
+}
+
+func (ec *executionContext) childFields_MediaUsage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lastUsedOn":
+		return ec.fieldContext_MediaUsage_lastUsedOn(ctx, field)
+	case "lastUsedWorkflow":
+		return ec.fieldContext_MediaUsage_lastUsedWorkflow(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MediaUsage", field.Name)
+}
+
+func (ec *executionContext) childFields_MediaUsagePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "itemId":
+		return ec.fieldContext_MediaUsagePayload_itemId(ctx, field)
+	case "mediaUsage":
+		return ec.fieldContext_MediaUsagePayload_mediaUsage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MediaUsagePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MigrateMediaLocationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "message":
+		return ec.fieldContext_MigrateMediaLocationPayload_message(ctx, field)
+	case "statusCode":
+		return ec.fieldContext_MigrateMediaLocationPayload_statusCode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MigrateMediaLocationPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -2100,6 +4024,128 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_PathEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_PathEntry_id(ctx, field)
+	case "name":
+		return ec.fieldContext_PathEntry_name(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PathEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_Reaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reaction":
+		return ec.fieldContext_Reaction_reaction(ctx, field)
+	case "userId":
+		return ec.fieldContext_Reaction_userId(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Reaction_createdOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reaction", field.Name)
+}
+
+func (ec *executionContext) childFields_Relation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "relationType":
+		return ec.fieldContext_Relation_relationType(ctx, field)
+	case "direction":
+		return ec.fieldContext_Relation_direction(ctx, field)
+	case "relatedItemId":
+		return ec.fieldContext_Relation_relatedItemId(ctx, field)
+	case "item":
+		return ec.fieldContext_Relation_item(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Relation_createdOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Relation", field.Name)
+}
+
+func (ec *executionContext) childFields_RelationsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "relations":
+		return ec.fieldContext_RelationsPayload_relations(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RelationsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchEmbedded(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "collection":
+		return ec.fieldContext_SearchEmbedded_collection(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchEmbedded", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_SearchResult_total(ctx, field)
+	case "_embedded":
+		return ec.fieldContext_SearchResult__embedded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchResult", field.Name)
+}
+
+func (ec *executionContext) childFields_SetCustomIconsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "customIcons":
+		return ec.fieldContext_SetCustomIconsPayload_customIcons(ctx, field)
+	case "item":
+		return ec.fieldContext_SetCustomIconsPayload_item(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetCustomIconsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Thumbnail(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "position":
+		return ec.fieldContext_Thumbnail_position(ctx, field)
+	case "positionMs":
+		return ec.fieldContext_Thumbnail_positionMs(ctx, field)
+	case "url":
+		return ec.fieldContext_Thumbnail_url(ctx, field)
+	case "width":
+		return ec.fieldContext_Thumbnail_width(ctx, field)
+	case "height":
+		return ec.fieldContext_Thumbnail_height(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Thumbnail", field.Name)
+}
+
+func (ec *executionContext) childFields_ThumbnailPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "thumbnails":
+		return ec.fieldContext_ThumbnailPage_thumbnails(ctx, field)
+	case "nextIndex":
+		return ec.fieldContext_ThumbnailPage_nextIndex(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ThumbnailPage", field.Name)
+}
+
+func (ec *executionContext) childFields_TimedMetadata(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TimedMetadata_id(ctx, field)
+	case "startMs":
+		return ec.fieldContext_TimedMetadata_startMs(ctx, field)
+	case "endMs":
+		return ec.fieldContext_TimedMetadata_endMs(ctx, field)
+	case "data":
+		return ec.fieldContext_TimedMetadata_data(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimedMetadata", field.Name)
+}
+
+func (ec *executionContext) childFields_TimedMetadataPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "items":
+		return ec.fieldContext_TimedMetadataPayload_items(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimedMetadataPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ToggleArchivePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2112,6 +4158,80 @@ func (ec *executionContext) childFields_ToggleArchivePayload(ctx context.Context
 		return ec.fieldContext_ToggleArchivePayload_item(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ToggleArchivePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Transcript(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "languageCode":
+		return ec.fieldContext_Transcript_languageCode(ctx, field)
+	case "timedTranscript":
+		return ec.fieldContext_Transcript_timedTranscript(ctx, field)
+	case "updatedOn":
+		return ec.fieldContext_Transcript_updatedOn(ctx, field)
+	case "url":
+		return ec.fieldContext_Transcript_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Transcript", field.Name)
+}
+
+func (ec *executionContext) childFields_TranscriptSegment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "content":
+		return ec.fieldContext_TranscriptSegment_content(ctx, field)
+	case "startTime":
+		return ec.fieldContext_TranscriptSegment_startTime(ctx, field)
+	case "endTime":
+		return ec.fieldContext_TranscriptSegment_endTime(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TranscriptSegment", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateItemMetadataPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "item":
+		return ec.fieldContext_UpdateItemMetadataPayload_item(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateItemMetadataPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateTranscriptPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "itemId":
+		return ec.fieldContext_UpdateTranscriptPayload_itemId(ctx, field)
+	case "languageCode":
+		return ec.fieldContext_UpdateTranscriptPayload_languageCode(ctx, field)
+	case "transcriptLastUpdated":
+		return ec.fieldContext_UpdateTranscriptPayload_transcriptLastUpdated(ctx, field)
+	case "timedTranscriptUrl":
+		return ec.fieldContext_UpdateTranscriptPayload_timedTranscriptUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateTranscriptPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UploadLockPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "isUploadLocked":
+		return ec.fieldContext_UploadLockPayload_isUploadLocked(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UploadLockPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UserRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_UserRef_type(ctx, field)
+	case "id":
+		return ec.fieldContext_UserRef_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserRef", field.Name)
+}
+
+func (ec *executionContext) childFields_VersionsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "versions":
+		return ec.fieldContext_VersionsPayload_versions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type VersionsPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2246,6 +4366,134 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_ItemMetadata_formData_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "readableFields",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["readableFields"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Item_attachments_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "fileName",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["fileName"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Item_comments_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Item_relations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "relationType",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["relationType"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Item_thumbnails_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "index",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["index"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "size",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["size"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Item_transcript_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "languageCode",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["languageCode"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createAttachment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.CreateAttachmentInput, error) {
+			return ec.unmarshalNCreateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateAttachmentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.CreateCommentInput, error) {
+			return ec.unmarshalNCreateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2260,12 +4508,152 @@ func (ec *executionContext) field_Mutation_createItem_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createThumbnail_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateThumbnailInput, error) {
+			return ec.unmarshalNCreateThumbnailInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateThumbnailInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteAttachment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeleteAttachmentInput, error) {
+			return ec.unmarshalNDeleteAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteAttachmentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CommentIDInput, error) {
+			return ec.unmarshalNCommentIdInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentIDInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ItemIDInput, error) {
 			return ec.unmarshalNItemIdInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemIDInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteRelation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeleteRelationInput, error) {
+			return ec.unmarshalNDeleteRelationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteRelationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_lockUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.LockUploadInput, error) {
+			return ec.unmarshalNLockUploadInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐLockUploadInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_migrateMediaLocation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MigrateMediaLocationInput, error) {
+			return ec.unmarshalNMigrateMediaLocationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMigrateMediaLocationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reactToComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ReactToCommentInput, error) {
+			return ec.unmarshalNReactToCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐReactToCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_renameVersion_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RenameVersionInput, error) {
+			return ec.unmarshalNRenameVersionInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐRenameVersionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setCustomIcons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetCustomIconsInput, error) {
+			return ec.unmarshalNSetCustomIconsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetCustomIconsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setRelations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetRelationsInput, error) {
+			return ec.unmarshalNSetRelationsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetRelationsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2302,6 +4690,104 @@ func (ec *executionContext) field_Mutation_undeleteItem_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_unlockUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ItemIDInput, error) {
+			return ec.unmarshalNItemIdInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemIDInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateAttachment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.UpdateAttachmentInput, error) {
+			return ec.unmarshalNUpdateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateAttachmentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.UpdateCommentInput, error) {
+			return ec.unmarshalNUpdateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateItemMetadata_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateItemMetadataInput, error) {
+			return ec.unmarshalNUpdateItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateMediaUsage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateMediaUsageInput, error) {
+			return ec.unmarshalNUpdateMediaUsageInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateMediaUsageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTimedMetadata_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateTimedMetadataInput, error) {
+			return ec.unmarshalNUpdateTimedMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateTimedMetadataInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTranscript_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateTranscriptInput, error) {
+			return ec.unmarshalNUpdateTranscriptInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateTranscriptInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2313,6 +4799,28 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_attachmentsPrecheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "itemId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["itemId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "fileNames",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["fileNames"] = arg1
 	return args, nil
 }
 
@@ -2360,6 +4868,36 @@ func (ec *executionContext) field_Query_itemAnalytics_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_itemChanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_item_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2371,6 +4909,20 @@ func (ec *executionContext) field_Query_item_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_itemsByExternalId_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "externalIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["externalIds"] = arg0
 	return args, nil
 }
 
@@ -2437,6 +4989,82 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "searchString",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["searchString"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "folderId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["folderId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "includeSubfolders",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeSubfolders"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "includeFolders",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeFolders"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "itemsPerPage",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["itemsPerPage"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_thumbnailAt_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "itemId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["itemId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "position",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["position"] = arg1
 	return args, nil
 }
 
@@ -2548,6 +5176,29 @@ func (ec *executionContext) _Access_groups(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Access_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Access", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApproximateSecond_approximate(ctx context.Context, field graphql.CollectedField, obj *store.ApproximateSecond) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApproximateSecond_approximate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Approximate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApproximateSecond_approximate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApproximateSecond", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _ArchiveTarget_folderId(ctx context.Context, field graphql.CollectedField, obj *model.ArchiveTarget) (ret graphql.Marshaler) {
@@ -2778,6 +5429,29 @@ func (ec *executionContext) _Attachment_modifiedOn(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Attachment_modifiedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attachment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _AttachmentsPrecheck_existingFileNames(ctx context.Context, field graphql.CollectedField, obj *model.AttachmentsPrecheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttachmentsPrecheck_existingFileNames(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExistingFileNames, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttachmentsPrecheck_existingFileNames(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttachmentsPrecheck", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AuditRecord_id(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
@@ -3042,6 +5716,703 @@ func (ec *executionContext) fieldContext_AuditSearchResult_hits(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Comment_id(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_itemId(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_itemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_itemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_type(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.CommentType) graphql.Marshaler {
+			return ec.marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type CommentType does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_parentId(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_createdOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_createdOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_assignedOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_assignedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssignedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_assignedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_modifiedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_modifiedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_deletedOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_deletedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_deletedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_text(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_textEditedOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_textEditedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TextEditedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_textEditedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Comment_author(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_author(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Author(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.UserRef) graphql.Marshaler {
+			return ec.marshalNUserRef2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRef(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_author(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Comment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Comment_assignee(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_assignee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Assignee(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.UserRef) graphql.Marshaler {
+			return ec.marshalOUserRef2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_assignee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Comment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Comment_context(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_context(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Context(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.CommentContext) graphql.Marshaler {
+			return ec.marshalOCommentContext2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentContext(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Comment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentContext(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Comment_reactions(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_reactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reactions(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.Reaction) graphql.Marshaler {
+			return ec.marshalNReaction2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐReactionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_reactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Comment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Comment_resolved(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Comment_resolved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Resolved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Comment_resolved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Comment", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CommentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CommentEdge) graphql.Marshaler {
+			return ec.marshalNCommentEdge2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentConnection_mScrollId(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentConnection_mScrollId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MScrollID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CommentConnection_mScrollId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentConnection", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommentContext_type(ctx context.Context, field graphql.CollectedField, obj *store.CommentContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentContext_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentContext_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentContext", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommentContext_startSecond(ctx context.Context, field graphql.CollectedField, obj *store.CommentContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentContext_startSecond(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartSecond, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.ApproximateSecond) graphql.Marshaler {
+			return ec.marshalNApproximateSecond2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecond(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentContext_startSecond(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApproximateSecond(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentContext_endSecond(ctx context.Context, field graphql.CollectedField, obj *store.CommentContext) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentContext_endSecond(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndSecond, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.ApproximateSecond) graphql.Marshaler {
+			return ec.marshalNApproximateSecond2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecond(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentContext_endSecond(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentContext",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApproximateSecond(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommentEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CommentEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommentEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommentEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CommentEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommentEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommentEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommentEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateAttachmentPayload_uploadUrl(ctx context.Context, field graphql.CollectedField, obj *model.CreateAttachmentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateAttachmentPayload_uploadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateAttachmentPayload_uploadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateAttachmentPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CreateAttachmentPayload_attachment(ctx context.Context, field graphql.CollectedField, obj *model.CreateAttachmentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateAttachmentPayload_attachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attachment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Attachment) graphql.Marshaler {
+			return ec.marshalNAttachment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateAttachmentPayload_attachment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateAttachmentPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateItemPayload_item(ctx context.Context, field graphql.CollectedField, obj *model.CreateItemPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3069,6 +6440,61 @@ func (ec *executionContext) fieldContext_CreateItemPayload_item(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Item(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateThumbnailPayload_uploadUrl(ctx context.Context, field graphql.CollectedField, obj *model.CreateThumbnailPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateThumbnailPayload_uploadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateThumbnailPayload_uploadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateThumbnailPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CreateThumbnailPayload_thumbnail(ctx context.Context, field graphql.CollectedField, obj *model.CreateThumbnailPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateThumbnailPayload_thumbnail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Thumbnail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Thumbnail) graphql.Marshaler {
+			return ec.marshalNThumbnail2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnail(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateThumbnailPayload_thumbnail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateThumbnailPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thumbnail(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3256,6 +6682,98 @@ func (ec *executionContext) _CustomIcons_pos8(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_CustomIcons_pos8(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CustomIcons", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteAttachmentPayload_fileName(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAttachmentPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteAttachmentPayload_fileName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteAttachmentPayload_fileName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteAttachmentPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ExternalIdMatch_status(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExternalIdMatch_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExternalIdMatch_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExternalIdMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ExternalIdMatch_itemId(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExternalIdMatch_itemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ExternalIdMatch_itemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExternalIdMatch", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ExternalIdMatch_externalId(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExternalIdMatch_externalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExternalIdMatch_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExternalIdMatch", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Folder_id(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
@@ -4089,7 +7607,8 @@ func (ec *executionContext) _Item_attachments(ctx context.Context, field graphql
 			return ec.fieldContext_Item_attachments(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Item().Attachments(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Item().Attachments(ctx, obj, fc.Args["fileName"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*store.Attachment) graphql.Marshaler {
@@ -4099,7 +7618,7 @@ func (ec *executionContext) _Item_attachments(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Item_attachments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Item_attachments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Item",
 		Field:      field,
@@ -4108,6 +7627,17 @@ func (ec *executionContext) fieldContext_Item_attachments(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Attachment(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Item_attachments_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -4133,6 +7663,388 @@ func (ec *executionContext) _Item_archivedOn(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Item_archivedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Item_versionState(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_versionState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionState(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.VersionState) graphql.Marshaler {
+			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_versionState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Item", field, true, false, errors.New("field of type VersionState does not have child fields"))
+}
+
+func (ec *executionContext) _Item_comments(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_comments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Item().Comments(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
+			return ec.marshalNCommentConnection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_comments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommentConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Item_comments_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Item_relations(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_relations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Item().Relations(ctx, obj, fc.Args["relationType"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Relation) graphql.Marshaler {
+			return ec.marshalNRelation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_relations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Relation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Item_relations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Item_timedMetadata(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_timedMetadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().TimedMetadata(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.TimedMetadata) graphql.Marshaler {
+			return ec.marshalNTimedMetadata2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_timedMetadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimedMetadata(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Item_versions(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_versions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().Versions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.ItemVersion) graphql.Marshaler {
+			return ec.marshalNItemVersion2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Item_version(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().Version(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.ItemVersion) graphql.Marshaler {
+			return ec.marshalNItemVersion2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Item_ancestry(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_ancestry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().Ancestry(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]*store.PathEntry) graphql.Marshaler {
+			return ec.marshalNPathEntry2ᚕᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_ancestry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PathEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Item_transcript(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_transcript(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Item().Transcript(ctx, obj, fc.Args["languageCode"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Transcript) graphql.Marshaler {
+			return ec.marshalOTranscript2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscript(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Item_transcript(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transcript(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Item_transcript_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Item_mediaUsage(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_mediaUsage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MediaUsage(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MediaUsage) graphql.Marshaler {
+			return ec.marshalOMediaUsage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMediaUsage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Item_mediaUsage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MediaUsage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Item_isUploadLocked(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_isUploadLocked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsUploadLocked(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_isUploadLocked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Item", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Item_thumbnails(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_thumbnails(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Item().Thumbnails(ctx, obj, fc.Args["index"].(*int), fc.Args["size"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ThumbnailPage) graphql.Marshaler {
+			return ec.marshalNThumbnailPage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐThumbnailPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_thumbnails(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ThumbnailPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Item_thumbnails_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Item_itemState(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -5064,7 +8976,7 @@ func (ec *executionContext) _Item_timedTranscriptUrl(ctx context.Context, field 
 			return ec.fieldContext_Item_timedTranscriptUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TimedTranscriptURL, nil
+			return ec.Resolvers.Item().TimedTranscriptURL(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -5075,7 +8987,7 @@ func (ec *executionContext) _Item_timedTranscriptUrl(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Item_timedTranscriptUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_timedTranslatedTranscriptUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -5450,6 +9362,29 @@ func (ec *executionContext) fieldContext_ItemConnection_totalCount(_ context.Con
 	return graphql.NewScalarFieldContext("ItemConnection", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ItemConnection_nextToken(ctx context.Context, field graphql.CollectedField, obj *model.ItemConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemConnection_nextToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ItemConnection().NextToken(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemConnection_nextToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemConnection", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _ItemEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ItemEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5537,7 +9472,8 @@ func (ec *executionContext) _ItemMetadata_formData(ctx context.Context, field gr
 			return ec.fieldContext_ItemMetadata_formData(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.FormData, nil
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.ItemMetadata().FormData(ctx, obj, fc.Args["readableFields"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
@@ -5547,8 +9483,28 @@ func (ec *executionContext) _ItemMetadata_formData(ctx context.Context, field gr
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ItemMetadata_formData(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ItemMetadata", field, false, false, errors.New("field of type JSON does not have child fields"))
+func (ec *executionContext) fieldContext_ItemMetadata_formData(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemMetadata",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_ItemMetadata_formData_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ItemStatePayload_id(ctx context.Context, field graphql.CollectedField, obj *model.ItemStatePayload) (ret graphql.Marshaler) {
@@ -5586,8 +9542,8 @@ func (ec *executionContext) _ItemStatePayload_versionState(ctx context.Context, 
 			return obj.VersionState, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.VersionState) graphql.Marshaler {
-			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐVersionState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.VersionState) graphql.Marshaler {
+			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5627,6 +9583,268 @@ func (ec *executionContext) fieldContext_ItemStatePayload_item(_ context.Context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ItemVersion_id(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemVersion_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemVersion_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemVersion", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ItemVersion_name(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemVersion_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemVersion_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ItemVersion_versionCreatedOn(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemVersion_versionCreatedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionCreatedOn(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemVersion_versionCreatedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemVersion", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ItemVersion_versionState(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemVersion_versionState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionState, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.VersionState) graphql.Marshaler {
+			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemVersion_versionState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemVersion", field, false, false, errors.New("field of type VersionState does not have child fields"))
+}
+
+func (ec *executionContext) _ItemVersion_createdBy(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemVersion_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ItemVersion_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ItemVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MediaUsage_lastUsedOn(ctx context.Context, field graphql.CollectedField, obj *store.MediaUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MediaUsage_lastUsedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MediaUsage_lastUsedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MediaUsage", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _MediaUsage_lastUsedWorkflow(ctx context.Context, field graphql.CollectedField, obj *store.MediaUsage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MediaUsage_lastUsedWorkflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedWorkflow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MediaUsage_lastUsedWorkflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MediaUsage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MediaUsagePayload_itemId(ctx context.Context, field graphql.CollectedField, obj *model.MediaUsagePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MediaUsagePayload_itemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MediaUsagePayload_itemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MediaUsagePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MediaUsagePayload_mediaUsage(ctx context.Context, field graphql.CollectedField, obj *model.MediaUsagePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MediaUsagePayload_mediaUsage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MediaUsage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MediaUsage) graphql.Marshaler {
+			return ec.marshalNMediaUsage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMediaUsage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MediaUsagePayload_mediaUsage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MediaUsagePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MediaUsage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MigrateMediaLocationPayload_message(ctx context.Context, field graphql.CollectedField, obj *model.MigrateMediaLocationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MigrateMediaLocationPayload_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MigrateMediaLocationPayload_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MigrateMediaLocationPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MigrateMediaLocationPayload_statusCode(ctx context.Context, field graphql.CollectedField, obj *model.MigrateMediaLocationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MigrateMediaLocationPayload_statusCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MigrateMediaLocationPayload_statusCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MigrateMediaLocationPayload", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -5805,6 +10023,842 @@ func (ec *executionContext) fieldContext_Mutation_toggleArchive(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_updateItemMetadata(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateItemMetadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateItemMetadata(ctx, fc.Args["input"].(model.UpdateItemMetadataInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateItemMetadataPayload) graphql.Marshaler {
+			return ec.marshalNUpdateItemMetadataPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateItemMetadata(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateItemMetadataPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateItemMetadata_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setCustomIcons(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setCustomIcons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetCustomIcons(ctx, fc.Args["input"].(model.SetCustomIconsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SetCustomIconsPayload) graphql.Marshaler {
+			return ec.marshalNSetCustomIconsPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetCustomIconsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setCustomIcons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetCustomIconsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setCustomIcons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTimedMetadata(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTimedMetadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTimedMetadata(ctx, fc.Args["input"].(model.UpdateTimedMetadataInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TimedMetadataPayload) graphql.Marshaler {
+			return ec.marshalNTimedMetadataPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTimedMetadataPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTimedMetadata(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimedMetadataPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTimedMetadata_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTranscript(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTranscript(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTranscript(ctx, fc.Args["input"].(model.UpdateTranscriptInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateTranscriptPayload) graphql.Marshaler {
+			return ec.marshalNUpdateTranscriptPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateTranscriptPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTranscript(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateTranscriptPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTranscript_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_renameVersion(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_renameVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RenameVersion(ctx, fc.Args["input"].(model.RenameVersionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.VersionsPayload) graphql.Marshaler {
+			return ec.marshalNVersionsPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐVersionsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_renameVersion(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_VersionsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_renameVersion_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_lockUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_lockUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LockUpload(ctx, fc.Args["input"].(model.LockUploadInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UploadLockPayload) graphql.Marshaler {
+			return ec.marshalNUploadLockPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUploadLockPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_lockUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadLockPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_lockUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_unlockUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unlockUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UnlockUpload(ctx, fc.Args["input"].(model.ItemIDInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UploadLockPayload) graphql.Marshaler {
+			return ec.marshalNUploadLockPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUploadLockPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unlockUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadLockPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_unlockUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateMediaUsage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateMediaUsage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateMediaUsage(ctx, fc.Args["input"].(model.UpdateMediaUsageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MediaUsagePayload) graphql.Marshaler {
+			return ec.marshalNMediaUsagePayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMediaUsagePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateMediaUsage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MediaUsagePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateMediaUsage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_migrateMediaLocation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_migrateMediaLocation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MigrateMediaLocation(ctx, fc.Args["input"].(model.MigrateMediaLocationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MigrateMediaLocationPayload) graphql.Marshaler {
+			return ec.marshalNMigrateMediaLocationPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMigrateMediaLocationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_migrateMediaLocation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MigrateMediaLocationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_migrateMediaLocation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createAttachment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAttachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAttachment(ctx, fc.Args["input"].(store.CreateAttachmentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateAttachmentPayload) graphql.Marshaler {
+			return ec.marshalNCreateAttachmentPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateAttachmentPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAttachment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateAttachmentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAttachment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateAttachment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateAttachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateAttachment(ctx, fc.Args["input"].(store.UpdateAttachmentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Attachment) graphql.Marshaler {
+			return ec.marshalNAttachment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateAttachment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attachment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateAttachment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteAttachment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteAttachment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAttachment(ctx, fc.Args["input"].(model.DeleteAttachmentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteAttachmentPayload) graphql.Marshaler {
+			return ec.marshalNDeleteAttachmentPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteAttachmentPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteAttachment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteAttachmentPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteAttachment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createThumbnail(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createThumbnail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateThumbnail(ctx, fc.Args["input"].(model.CreateThumbnailInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateThumbnailPayload) graphql.Marshaler {
+			return ec.marshalNCreateThumbnailPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateThumbnailPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createThumbnail(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateThumbnailPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createThumbnail_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateComment(ctx, fc.Args["input"].(store.CreateCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateComment(ctx, fc.Args["input"].(store.UpdateCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteComment(ctx, fc.Args["input"].(model.CommentIDInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_reactToComment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reactToComment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReactToComment(ctx, fc.Args["input"].(model.ReactToCommentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+			return ec.marshalNComment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reactToComment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Comment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reactToComment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setRelations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setRelations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetRelations(ctx, fc.Args["input"].(model.SetRelationsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationsPayload) graphql.Marshaler {
+			return ec.marshalNRelationsPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐRelationsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setRelations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setRelations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteRelation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteRelation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteRelation(ctx, fc.Args["input"].(model.DeleteRelationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationsPayload) graphql.Marshaler {
+			return ec.marshalNRelationsPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐRelationsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteRelation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteRelation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5849,6 +10903,52 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PathEntry_id(ctx context.Context, field graphql.CollectedField, obj *store.PathEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PathEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PathEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PathEntry", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _PathEntry_name(ctx context.Context, field graphql.CollectedField, obj *store.PathEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PathEntry_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PathEntry_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PathEntry", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -6147,6 +11247,226 @@ func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_itemsByExternalId(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_itemsByExternalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ItemsByExternalID(ctx, fc.Args["externalIds"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.ExternalIDMatch) graphql.Marshaler {
+			return ec.marshalNExternalIdMatch2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐExternalIDMatchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_itemsByExternalId(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExternalIdMatch(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_itemsByExternalId_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_itemChanges(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_itemChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ItemChanges(ctx, fc.Args["since"].(time.Time), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ItemConnection) graphql.Marshaler {
+			return ec.marshalNItemConnection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_itemChanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_itemChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_search(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_search(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Search(ctx, fc.Args["searchString"].(*string), fc.Args["folderId"].(*string), fc.Args["includeSubfolders"].(*bool), fc.Args["includeFolders"].(*bool), fc.Args["from"].(*int), fc.Args["itemsPerPage"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchResult) graphql.Marshaler {
+			return ec.marshalNSearchResult2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSearchResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_search(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_search_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_attachmentsPrecheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_attachmentsPrecheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AttachmentsPrecheck(ctx, fc.Args["itemId"].(string), fc.Args["fileNames"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttachmentsPrecheck) graphql.Marshaler {
+			return ec.marshalNAttachmentsPrecheck2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAttachmentsPrecheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_attachmentsPrecheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttachmentsPrecheck(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_attachmentsPrecheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_thumbnailAt(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_thumbnailAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ThumbnailAt(ctx, fc.Args["itemId"].(string), fc.Args["position"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Thumbnail) graphql.Marshaler {
+			return ec.marshalNThumbnail2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnail(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_thumbnailAt(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thumbnail(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_thumbnailAt_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6218,6 +11538,685 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___Schema(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reaction_reaction(ctx context.Context, field graphql.CollectedField, obj *store.Reaction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reaction_reaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reaction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reaction_reaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reaction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Reaction_userId(ctx context.Context, field graphql.CollectedField, obj *store.Reaction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reaction_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reaction_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reaction", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Reaction_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Reaction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reaction_createdOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reaction_createdOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reaction", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Relation_relationType(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Relation_relationType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RelationType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Relation_relationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Relation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Relation_direction(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Relation_direction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Direction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.RelationDirection) graphql.Marshaler {
+			return ec.marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationDirection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Relation_direction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Relation", field, false, false, errors.New("field of type RelationDirection does not have child fields"))
+}
+
+func (ec *executionContext) _Relation_relatedItemId(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Relation_relatedItemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RelatedItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Relation_relatedItemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Relation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Relation_item(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Relation_item(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Relation().Item(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Item) graphql.Marshaler {
+			return ec.marshalOItem2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Relation_item(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Relation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Relation_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Relation_createdOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Relation_createdOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Relation", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _RelationsPayload_relations(ctx context.Context, field graphql.CollectedField, obj *model.RelationsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RelationsPayload_relations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Relations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Relation) graphql.Marshaler {
+			return ec.marshalNRelation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RelationsPayload_relations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RelationsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Relation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchEmbedded_collection(ctx context.Context, field graphql.CollectedField, obj *model.SearchEmbedded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchEmbedded_collection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Collection, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Item) graphql.Marshaler {
+			return ec.marshalNItem2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchEmbedded_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchEmbedded",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchResult_total(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResult__embedded(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult__embedded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Embedded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchEmbedded) graphql.Marshaler {
+			return ec.marshalNSearchEmbedded2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSearchEmbedded(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult__embedded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchEmbedded(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetCustomIconsPayload_customIcons(ctx context.Context, field graphql.CollectedField, obj *model.SetCustomIconsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetCustomIconsPayload_customIcons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomIcons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.CustomIcons) graphql.Marshaler {
+			return ec.marshalNCustomIcons2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCustomIcons(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetCustomIconsPayload_customIcons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetCustomIconsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CustomIcons(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetCustomIconsPayload_item(ctx context.Context, field graphql.CollectedField, obj *model.SetCustomIconsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetCustomIconsPayload_item(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Item, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Item) graphql.Marshaler {
+			return ec.marshalNItem2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetCustomIconsPayload_item(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetCustomIconsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Thumbnail_position(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Thumbnail_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Thumbnail_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Thumbnail", field, true, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Thumbnail_positionMs(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Thumbnail_positionMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PositionMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Thumbnail_positionMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Thumbnail", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Thumbnail_url(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Thumbnail_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Thumbnail().URL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Thumbnail_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Thumbnail", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Thumbnail_width(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Thumbnail_width(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Width, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Thumbnail_width(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Thumbnail", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Thumbnail_height(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Thumbnail_height(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Height, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Thumbnail_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Thumbnail", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ThumbnailPage_thumbnails(ctx context.Context, field graphql.CollectedField, obj *model.ThumbnailPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThumbnailPage_thumbnails(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Thumbnails, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Thumbnail) graphql.Marshaler {
+			return ec.marshalNThumbnail2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnailᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ThumbnailPage_thumbnails(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ThumbnailPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Thumbnail(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ThumbnailPage_nextIndex(ctx context.Context, field graphql.CollectedField, obj *model.ThumbnailPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ThumbnailPage_nextIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ThumbnailPage_nextIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ThumbnailPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedMetadata_id(ctx context.Context, field graphql.CollectedField, obj *store.TimedMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedMetadata_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedMetadata_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedMetadata", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TimedMetadata_startMs(ctx context.Context, field graphql.CollectedField, obj *store.TimedMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedMetadata_startMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedMetadata_startMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedMetadata", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedMetadata_endMs(ctx context.Context, field graphql.CollectedField, obj *store.TimedMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedMetadata_endMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedMetadata_endMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimedMetadata", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TimedMetadata_data(ctx context.Context, field graphql.CollectedField, obj *store.TimedMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedMetadata_data(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Data(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.ItemMetadata) graphql.Marshaler {
+			return ec.marshalNItemMetadata2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadata(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedMetadata_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedMetadata",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemMetadata(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimedMetadataPayload_items(ctx context.Context, field graphql.CollectedField, obj *model.TimedMetadataPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimedMetadataPayload_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Items, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.TimedMetadata) graphql.Marshaler {
+			return ec.marshalNTimedMetadata2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimedMetadataPayload_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimedMetadataPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimedMetadata(ctx, field)
 		},
 	}
 	return fc, nil
@@ -6305,6 +12304,401 @@ func (ec *executionContext) fieldContext_ToggleArchivePayload_item(_ context.Con
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Item(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transcript_languageCode(ctx context.Context, field graphql.CollectedField, obj *store.Transcript) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transcript_languageCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LanguageCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transcript_languageCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transcript", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Transcript_timedTranscript(ctx context.Context, field graphql.CollectedField, obj *store.Transcript) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transcript_timedTranscript(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimedTranscript(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.TranscriptSegment) graphql.Marshaler {
+			return ec.marshalNTranscriptSegment2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transcript_timedTranscript(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transcript",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TranscriptSegment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transcript_updatedOn(ctx context.Context, field graphql.CollectedField, obj *store.Transcript) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transcript_updatedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transcript_updatedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transcript", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Transcript_url(ctx context.Context, field graphql.CollectedField, obj *store.Transcript) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transcript_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transcript().URL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transcript_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transcript", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TranscriptSegment_content(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptSegment_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptSegment_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TranscriptSegment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TranscriptSegment_startTime(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptSegment_startTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptSegment_startTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TranscriptSegment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TranscriptSegment_endTime(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptSegment_endTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptSegment_endTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TranscriptSegment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UpdateItemMetadataPayload_item(ctx context.Context, field graphql.CollectedField, obj *model.UpdateItemMetadataPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateItemMetadataPayload_item(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Item, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Item) graphql.Marshaler {
+			return ec.marshalNItem2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateItemMetadataPayload_item(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateItemMetadataPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateTranscriptPayload_itemId(ctx context.Context, field graphql.CollectedField, obj *model.UpdateTranscriptPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateTranscriptPayload_itemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateTranscriptPayload_itemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UpdateTranscriptPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _UpdateTranscriptPayload_languageCode(ctx context.Context, field graphql.CollectedField, obj *model.UpdateTranscriptPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateTranscriptPayload_languageCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LanguageCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateTranscriptPayload_languageCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UpdateTranscriptPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UpdateTranscriptPayload_transcriptLastUpdated(ctx context.Context, field graphql.CollectedField, obj *model.UpdateTranscriptPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateTranscriptPayload_transcriptLastUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TranscriptLastUpdated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateTranscriptPayload_transcriptLastUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UpdateTranscriptPayload", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _UpdateTranscriptPayload_timedTranscriptUrl(ctx context.Context, field graphql.CollectedField, obj *model.UpdateTranscriptPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateTranscriptPayload_timedTranscriptUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimedTranscriptURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateTranscriptPayload_timedTranscriptUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UpdateTranscriptPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UploadLockPayload_isUploadLocked(ctx context.Context, field graphql.CollectedField, obj *model.UploadLockPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadLockPayload_isUploadLocked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsUploadLocked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadLockPayload_isUploadLocked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadLockPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UserRef_type(ctx context.Context, field graphql.CollectedField, obj *store.UserRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserRef_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserRef_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserRef", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserRef_id(ctx context.Context, field graphql.CollectedField, obj *store.UserRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserRef_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserRef_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserRef", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _VersionsPayload_versions(ctx context.Context, field graphql.CollectedField, obj *model.VersionsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionsPayload_versions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Versions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.ItemVersion) graphql.Marshaler {
+			return ec.marshalNItemVersion2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionsPayload_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemVersion(ctx, field)
 		},
 	}
 	return fc, nil
@@ -7484,6 +13878,36 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputApproximateSecondInput(ctx context.Context, obj any) (store.ApproximateSecondInput, error) {
+	var it store.ApproximateSecondInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"approximate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "approximate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approximate"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Approximate = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAuditFilter(ctx context.Context, obj any) (model.AuditFilter, error) {
 	var it model.AuditFilter
 	if obj == nil {
@@ -7537,6 +13961,214 @@ func (ec *executionContext) unmarshalInputAuditFilter(ctx context.Context, obj a
 				return it, err
 			}
 			it.Until = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCommentContextInput(ctx context.Context, obj any) (store.CommentContextInput, error) {
+	var it store.CommentContextInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["type"]; !present {
+		asMap["type"] = "timeline"
+	}
+
+	fieldsInOrder := [...]string{"type", "startSecond", "endSecond"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "startSecond":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startSecond"))
+			data, err := ec.unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecondInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartSecond = data
+		case "endSecond":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endSecond"))
+			data, err := ec.unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecondInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndSecond = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCommentIdInput(ctx context.Context, obj any) (model.CommentIDInput, error) {
+	var it model.CommentIDInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateAttachmentInput(ctx context.Context, obj any) (store.CreateAttachmentInput, error) {
+	var it store.CreateAttachmentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "fileName", "type", "role", "language", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "fileName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fileName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FileName = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context, obj any) (store.CreateCommentInput, error) {
+	var it store.CreateCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "text", "type", "parentId", "context", "assignee"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Text = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "parentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentID = data
+		case "context":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("context"))
+			data, err := ec.unmarshalOCommentContextInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentContextInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Context = data
+		case "assignee":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignee"))
+			data, err := ec.unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRefInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Assignee = data
 		}
 	}
 	return it, nil
@@ -7677,6 +14309,138 @@ func (ec *executionContext) unmarshalInputCreateItemInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateThumbnailInput(ctx context.Context, obj any) (model.CreateThumbnailInput, error) {
+	var it model.CreateThumbnailInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "positionMs", "width", "height"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "positionMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("positionMs"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PositionMs = data
+		case "width":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("width"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Width = data
+		case "height":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("height"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Height = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteAttachmentInput(ctx context.Context, obj any) (model.DeleteAttachmentInput, error) {
+	var it model.DeleteAttachmentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "fileName"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "fileName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fileName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FileName = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteRelationInput(ctx context.Context, obj any) (model.DeleteRelationInput, error) {
+	var it model.DeleteRelationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "relationType", "relatedItemId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "relationType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("relationType"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RelationType = data
+		case "relatedItemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("relatedItemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RelatedItemID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputItemFilter(ctx context.Context, obj any) (model.ItemFilter, error) {
 	var it model.ItemFilter
 	if obj == nil {
@@ -7792,6 +14556,713 @@ func (ec *executionContext) unmarshalInputItemMetadataInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputLockUploadInput(ctx context.Context, obj any) (model.LockUploadInput, error) {
+	var it model.LockUploadInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "ownerInstanceId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "ownerInstanceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownerInstanceId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OwnerInstanceID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMigrateMediaLocationInput(ctx context.Context, obj any) (model.MigrateMediaLocationInput, error) {
+	var it model.MigrateMediaLocationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "sourceFileLocation", "generatedContentLocation"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "sourceFileLocation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceFileLocation"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SourceFileLocation = data
+		case "generatedContentLocation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("generatedContentLocation"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GeneratedContentLocation = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReactToCommentInput(ctx context.Context, obj any) (model.ReactToCommentInput, error) {
+	var it model.ReactToCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["remove"]; !present {
+		asMap["remove"] = false
+	}
+
+	fieldsInOrder := [...]string{"id", "reaction", "remove"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "reaction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reaction"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reaction = data
+		case "remove":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("remove"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Remove = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRenameVersionInput(ctx context.Context, obj any) (model.RenameVersionInput, error) {
+	var it model.RenameVersionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "versionId", "name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "versionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSetCustomIconsInput(ctx context.Context, obj any) (model.SetCustomIconsInput, error) {
+	var it model.SetCustomIconsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["merge"]; !present {
+		asMap["merge"] = false
+	}
+
+	fieldsInOrder := [...]string{"itemId", "customIcons", "merge"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "customIcons":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("customIcons"))
+			data, err := ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CustomIcons = data
+		case "merge":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("merge"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Merge = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSetRelationsInput(ctx context.Context, obj any) (model.SetRelationsInput, error) {
+	var it model.SetRelationsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "relationType", "relatedItemIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "relationType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("relationType"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RelationType = data
+		case "relatedItemIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("relatedItemIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RelatedItemIds = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTimedMetadataInput(ctx context.Context, obj any) (store.TimedMetadataInput, error) {
+	var it store.TimedMetadataInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "startMs", "endMs", "data"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "startMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startMs"))
+			data, err := ec.unmarshalNInt2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartMs = data
+		case "endMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endMs"))
+			data, err := ec.unmarshalNInt2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndMs = data
+		case "data":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("data"))
+			data, err := ec.unmarshalNItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Data = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTranscriptSegmentInput(ctx context.Context, obj any) (store.TranscriptSegment, error) {
+	var it store.TranscriptSegment
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"content", "startTime", "endTime"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		case "startTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startTime"))
+			data, err := ec.unmarshalNInt2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartTime = data
+		case "endTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endTime"))
+			data, err := ec.unmarshalNInt2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndTime = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateAttachmentInput(ctx context.Context, obj any) (store.UpdateAttachmentInput, error) {
+	var it store.UpdateAttachmentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "fileName", "newFileName", "type", "role", "language", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "fileName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fileName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FileName = data
+		case "newFileName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("newFileName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NewFileName = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context, obj any) (store.UpdateCommentInput, error) {
+	var it store.UpdateCommentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "text", "resolved", "assignee", "unassign"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Text = data
+		case "resolved":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolved"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Resolved = data
+		case "assignee":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignee"))
+			data, err := ec.unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRefInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Assignee = data
+		case "unassign":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unassign"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unassign = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateItemMetadataInput(ctx context.Context, obj any) (model.UpdateItemMetadataInput, error) {
+	var it model.UpdateItemMetadataInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "metadataDelta", "requiredMetadataVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "metadataDelta":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadataDelta"))
+			data, err := ec.unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetadataDelta = data
+		case "requiredMetadataVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requiredMetadataVersion"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequiredMetadataVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateMediaUsageInput(ctx context.Context, obj any) (model.UpdateMediaUsageInput, error) {
+	var it model.UpdateMediaUsageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "lastUsedWorkflow", "lastUsedOn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "lastUsedWorkflow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastUsedWorkflow"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastUsedWorkflow = data
+		case "lastUsedOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastUsedOn"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastUsedOn = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateTimedMetadataInput(ctx context.Context, obj any) (model.UpdateTimedMetadataInput, error) {
+	var it model.UpdateTimedMetadataInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "upsert", "delete"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "upsert":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upsert"))
+			data, err := ec.unmarshalOTimedMetadataInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Upsert = data
+		case "delete":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("delete"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Delete = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateTranscriptInput(ctx context.Context, obj any) (model.UpdateTranscriptInput, error) {
+	var it model.UpdateTranscriptInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "languageCode", "timedTranscript"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "languageCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("languageCode"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LanguageCode = data
+		case "timedTranscript":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timedTranscript"))
+			data, err := ec.unmarshalNTranscriptSegmentInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimedTranscript = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUserRefInput(ctx context.Context, obj any) (store.UserRefInput, error) {
+	var it store.UserRefInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["type"]; !present {
+		asMap["type"] = "user"
+	}
+
+	fieldsInOrder := [...]string{"type", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -7810,6 +15281,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Folder(ctx, sel, obj)
+	case *store.Comment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Comment(ctx, sel, obj)
 	case *store.AuditRecord:
 		if obj == nil {
 			return graphql.Null
@@ -7846,6 +15322,45 @@ func (ec *executionContext) _Access(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "groups":
 			out.Values[i] = ec._Access_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var approximateSecondImplementors = []string{"ApproximateSecond"}
+
+func (ec *executionContext) _ApproximateSecond(ctx context.Context, sel ast.SelectionSet, obj *store.ApproximateSecond) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, approximateSecondImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApproximateSecond")
+		case "approximate":
+			out.Values[i] = ec._ApproximateSecond_approximate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8021,6 +15536,45 @@ func (ec *executionContext) _Attachment(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var attachmentsPrecheckImplementors = []string{"AttachmentsPrecheck"}
+
+func (ec *executionContext) _AttachmentsPrecheck(ctx context.Context, sel ast.SelectionSet, obj *model.AttachmentsPrecheck) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attachmentsPrecheckImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttachmentsPrecheck")
+		case "existingFileNames":
+			out.Values[i] = ec._AttachmentsPrecheck_existingFileNames(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var auditRecordImplementors = []string{"AuditRecord", "Node"}
 
 func (ec *executionContext) _AuditRecord(ctx context.Context, sel ast.SelectionSet, obj *store.AuditRecord) graphql.Marshaler {
@@ -8141,6 +15695,285 @@ func (ec *executionContext) _AuditSearchResult(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var commentImplementors = []string{"Comment", "Node"}
+
+func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, obj *store.Comment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Comment")
+		case "id":
+			out.Values[i] = ec._Comment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "itemId":
+			out.Values[i] = ec._Comment_itemId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Comment_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentId":
+			out.Values[i] = ec._Comment_parentId(ctx, field, obj)
+		case "createdOn":
+			out.Values[i] = ec._Comment_createdOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assignedOn":
+			out.Values[i] = ec._Comment_assignedOn(ctx, field, obj)
+		case "modifiedOn":
+			out.Values[i] = ec._Comment_modifiedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deletedOn":
+			out.Values[i] = ec._Comment_deletedOn(ctx, field, obj)
+		case "text":
+			out.Values[i] = ec._Comment_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "textEditedOn":
+			out.Values[i] = ec._Comment_textEditedOn(ctx, field, obj)
+		case "author":
+			out.Values[i] = ec._Comment_author(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assignee":
+			out.Values[i] = ec._Comment_assignee(ctx, field, obj)
+		case "context":
+			out.Values[i] = ec._Comment_context(ctx, field, obj)
+		case "reactions":
+			out.Values[i] = ec._Comment_reactions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resolved":
+			out.Values[i] = ec._Comment_resolved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commentConnectionImplementors = []string{"CommentConnection"}
+
+func (ec *executionContext) _CommentConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CommentConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommentConnection")
+		case "edges":
+			out.Values[i] = ec._CommentConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._CommentConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CommentConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mScrollId":
+			out.Values[i] = ec._CommentConnection_mScrollId(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commentContextImplementors = []string{"CommentContext"}
+
+func (ec *executionContext) _CommentContext(ctx context.Context, sel ast.SelectionSet, obj *store.CommentContext) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentContextImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommentContext")
+		case "type":
+			out.Values[i] = ec._CommentContext_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startSecond":
+			out.Values[i] = ec._CommentContext_startSecond(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endSecond":
+			out.Values[i] = ec._CommentContext_endSecond(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commentEdgeImplementors = []string{"CommentEdge"}
+
+func (ec *executionContext) _CommentEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CommentEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commentEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommentEdge")
+		case "cursor":
+			out.Values[i] = ec._CommentEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CommentEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var createAttachmentPayloadImplementors = []string{"CreateAttachmentPayload"}
+
+func (ec *executionContext) _CreateAttachmentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateAttachmentPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createAttachmentPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateAttachmentPayload")
+		case "uploadUrl":
+			out.Values[i] = ec._CreateAttachmentPayload_uploadUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachment":
+			out.Values[i] = ec._CreateAttachmentPayload_attachment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var createItemPayloadImplementors = []string{"CreateItemPayload"}
 
 func (ec *executionContext) _CreateItemPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateItemPayload) graphql.Marshaler {
@@ -8154,6 +15987,50 @@ func (ec *executionContext) _CreateItemPayload(ctx context.Context, sel ast.Sele
 			out.Values[i] = graphql.MarshalString("CreateItemPayload")
 		case "item":
 			out.Values[i] = ec._CreateItemPayload_item(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var createThumbnailPayloadImplementors = []string{"CreateThumbnailPayload"}
+
+func (ec *executionContext) _CreateThumbnailPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateThumbnailPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createThumbnailPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateThumbnailPayload")
+		case "uploadUrl":
+			out.Values[i] = ec._CreateThumbnailPayload_uploadUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "thumbnail":
+			out.Values[i] = ec._CreateThumbnailPayload_thumbnail(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8207,6 +16084,91 @@ func (ec *executionContext) _CustomIcons(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._CustomIcons_pos7(ctx, field, obj)
 		case "pos8":
 			out.Values[i] = ec._CustomIcons_pos8(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var deleteAttachmentPayloadImplementors = []string{"DeleteAttachmentPayload"}
+
+func (ec *executionContext) _DeleteAttachmentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteAttachmentPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteAttachmentPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteAttachmentPayload")
+		case "fileName":
+			out.Values[i] = ec._DeleteAttachmentPayload_fileName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var externalIdMatchImplementors = []string{"ExternalIdMatch"}
+
+func (ec *executionContext) _ExternalIdMatch(ctx context.Context, sel ast.SelectionSet, obj *store.ExternalIDMatch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, externalIdMatchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ExternalIdMatch")
+		case "status":
+			out.Values[i] = ec._ExternalIdMatch_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "itemId":
+			out.Values[i] = ec._ExternalIdMatch_itemId(ctx, field, obj)
+		case "externalId":
+			out.Values[i] = ec._ExternalIdMatch_externalId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8513,6 +16475,303 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "archivedOn":
 			out.Values[i] = ec._Item_archivedOn(ctx, field, obj)
+		case "versionState":
+			out.Values[i] = ec._Item_versionState(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "comments":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_comments(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "relations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_relations(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "timedMetadata":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_timedMetadata(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "versions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_versions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "version":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_version(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "ancestry":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_ancestry(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transcript":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_transcript(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "mediaUsage":
+			out.Values[i] = ec._Item_mediaUsage(ctx, field, obj)
+		case "isUploadLocked":
+			out.Values[i] = ec._Item_isUploadLocked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "thumbnails":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_thumbnails(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "itemState":
 			out.Values[i] = ec._Item_itemState(ctx, field, obj)
 		case "transcodingState":
@@ -8627,7 +16886,38 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 		case "translationSrtUrl":
 			out.Values[i] = ec._Item_translationSrtUrl(ctx, field, obj)
 		case "timedTranscriptUrl":
-			out.Values[i] = ec._Item_timedTranscriptUrl(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_timedTranscriptUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "timedTranslatedTranscriptUrl":
 			out.Values[i] = ec._Item_timedTranslatedTranscriptUrl(ctx, field, obj)
 		case "ingestDestinationPath":
@@ -8738,6 +17028,39 @@ func (ec *executionContext) _ItemConnection(ctx context.Context, sel ast.Selecti
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "nextToken":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ItemConnection_nextToken(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8819,13 +17142,44 @@ func (ec *executionContext) _ItemMetadata(ctx context.Context, sel ast.Selection
 		case "formId":
 			out.Values[i] = ec._ItemMetadata_formId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "formData":
-			out.Values[i] = ec._ItemMetadata_formData(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ItemMetadata_formData(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8872,6 +17226,197 @@ func (ec *executionContext) _ItemStatePayload(ctx context.Context, sel ast.Selec
 			}
 		case "item":
 			out.Values[i] = ec._ItemStatePayload_item(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var itemVersionImplementors = []string{"ItemVersion"}
+
+func (ec *executionContext) _ItemVersion(ctx context.Context, sel ast.SelectionSet, obj *store.ItemVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, itemVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ItemVersion")
+		case "id":
+			out.Values[i] = ec._ItemVersion_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ItemVersion_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "versionCreatedOn":
+			out.Values[i] = ec._ItemVersion_versionCreatedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "versionState":
+			out.Values[i] = ec._ItemVersion_versionState(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdBy":
+			out.Values[i] = ec._ItemVersion_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var mediaUsageImplementors = []string{"MediaUsage"}
+
+func (ec *executionContext) _MediaUsage(ctx context.Context, sel ast.SelectionSet, obj *store.MediaUsage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mediaUsageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MediaUsage")
+		case "lastUsedOn":
+			out.Values[i] = ec._MediaUsage_lastUsedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastUsedWorkflow":
+			out.Values[i] = ec._MediaUsage_lastUsedWorkflow(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var mediaUsagePayloadImplementors = []string{"MediaUsagePayload"}
+
+func (ec *executionContext) _MediaUsagePayload(ctx context.Context, sel ast.SelectionSet, obj *model.MediaUsagePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mediaUsagePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MediaUsagePayload")
+		case "itemId":
+			out.Values[i] = ec._MediaUsagePayload_itemId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mediaUsage":
+			out.Values[i] = ec._MediaUsagePayload_mediaUsage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var migrateMediaLocationPayloadImplementors = []string{"MigrateMediaLocationPayload"}
+
+func (ec *executionContext) _MigrateMediaLocationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MigrateMediaLocationPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, migrateMediaLocationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MigrateMediaLocationPayload")
+		case "message":
+			out.Values[i] = ec._MigrateMediaLocationPayload_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statusCode":
+			out.Values[i] = ec._MigrateMediaLocationPayload_statusCode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8945,6 +17490,139 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "updateItemMetadata":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateItemMetadata(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setCustomIcons":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setCustomIcons(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTimedMetadata":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTimedMetadata(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTranscript":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTranscript(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "renameVersion":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_renameVersion(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lockUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_lockUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unlockUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unlockUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateMediaUsage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateMediaUsage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "migrateMediaLocation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_migrateMediaLocation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createAttachment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAttachment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateAttachment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateAttachment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteAttachment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteAttachment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createThumbnail":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createThumbnail(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createComment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateComment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteComment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reactToComment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reactToComment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setRelations":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setRelations(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteRelation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteRelation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8986,6 +17664,50 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var pathEntryImplementors = []string{"PathEntry"}
+
+func (ec *executionContext) _PathEntry(ctx context.Context, sel ast.SelectionSet, obj *store.PathEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pathEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PathEntry")
+		case "id":
+			out.Values[i] = ec._PathEntry_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._PathEntry_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9173,6 +17895,116 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "itemsByExternalId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_itemsByExternalId(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "itemChanges":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_itemChanges(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "search":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_search(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "attachmentsPrecheck":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_attachmentsPrecheck(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "thumbnailAt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_thumbnailAt(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -9181,6 +18013,526 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var reactionImplementors = []string{"Reaction"}
+
+func (ec *executionContext) _Reaction(ctx context.Context, sel ast.SelectionSet, obj *store.Reaction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reactionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reaction")
+		case "reaction":
+			out.Values[i] = ec._Reaction_reaction(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userId":
+			out.Values[i] = ec._Reaction_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdOn":
+			out.Values[i] = ec._Reaction_createdOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var relationImplementors = []string{"Relation"}
+
+func (ec *executionContext) _Relation(ctx context.Context, sel ast.SelectionSet, obj *store.Relation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, relationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Relation")
+		case "relationType":
+			out.Values[i] = ec._Relation_relationType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "direction":
+			out.Values[i] = ec._Relation_direction(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "relatedItemId":
+			out.Values[i] = ec._Relation_relatedItemId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "item":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Relation_item(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdOn":
+			out.Values[i] = ec._Relation_createdOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var relationsPayloadImplementors = []string{"RelationsPayload"}
+
+func (ec *executionContext) _RelationsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RelationsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, relationsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RelationsPayload")
+		case "relations":
+			out.Values[i] = ec._RelationsPayload_relations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var searchEmbeddedImplementors = []string{"SearchEmbedded"}
+
+func (ec *executionContext) _SearchEmbedded(ctx context.Context, sel ast.SelectionSet, obj *model.SearchEmbedded) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchEmbeddedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchEmbedded")
+		case "collection":
+			out.Values[i] = ec._SearchEmbedded_collection(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var searchResultImplementors = []string{"SearchResult"}
+
+func (ec *executionContext) _SearchResult(ctx context.Context, sel ast.SelectionSet, obj *model.SearchResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchResult")
+		case "total":
+			out.Values[i] = ec._SearchResult_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "_embedded":
+			out.Values[i] = ec._SearchResult__embedded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var setCustomIconsPayloadImplementors = []string{"SetCustomIconsPayload"}
+
+func (ec *executionContext) _SetCustomIconsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetCustomIconsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setCustomIconsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetCustomIconsPayload")
+		case "customIcons":
+			out.Values[i] = ec._SetCustomIconsPayload_customIcons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "item":
+			out.Values[i] = ec._SetCustomIconsPayload_item(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var thumbnailImplementors = []string{"Thumbnail"}
+
+func (ec *executionContext) _Thumbnail(ctx context.Context, sel ast.SelectionSet, obj *store.Thumbnail) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, thumbnailImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Thumbnail")
+		case "position":
+			out.Values[i] = ec._Thumbnail_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "positionMs":
+			out.Values[i] = ec._Thumbnail_positionMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Thumbnail_url(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "width":
+			out.Values[i] = ec._Thumbnail_width(ctx, field, obj)
+		case "height":
+			out.Values[i] = ec._Thumbnail_height(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var thumbnailPageImplementors = []string{"ThumbnailPage"}
+
+func (ec *executionContext) _ThumbnailPage(ctx context.Context, sel ast.SelectionSet, obj *model.ThumbnailPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, thumbnailPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ThumbnailPage")
+		case "thumbnails":
+			out.Values[i] = ec._ThumbnailPage_thumbnails(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextIndex":
+			out.Values[i] = ec._ThumbnailPage_nextIndex(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var timedMetadataImplementors = []string{"TimedMetadata"}
+
+func (ec *executionContext) _TimedMetadata(ctx context.Context, sel ast.SelectionSet, obj *store.TimedMetadata) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timedMetadataImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimedMetadata")
+		case "id":
+			out.Values[i] = ec._TimedMetadata_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startMs":
+			out.Values[i] = ec._TimedMetadata_startMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endMs":
+			out.Values[i] = ec._TimedMetadata_endMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "data":
+			out.Values[i] = ec._TimedMetadata_data(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var timedMetadataPayloadImplementors = []string{"TimedMetadataPayload"}
+
+func (ec *executionContext) _TimedMetadataPayload(ctx context.Context, sel ast.SelectionSet, obj *model.TimedMetadataPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timedMetadataPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimedMetadataPayload")
+		case "items":
+			out.Values[i] = ec._TimedMetadataPayload_items(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9227,6 +18579,355 @@ func (ec *executionContext) _ToggleArchivePayload(ctx context.Context, sel ast.S
 			}
 		case "item":
 			out.Values[i] = ec._ToggleArchivePayload_item(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var transcriptImplementors = []string{"Transcript"}
+
+func (ec *executionContext) _Transcript(ctx context.Context, sel ast.SelectionSet, obj *store.Transcript) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Transcript")
+		case "languageCode":
+			out.Values[i] = ec._Transcript_languageCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timedTranscript":
+			out.Values[i] = ec._Transcript_timedTranscript(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedOn":
+			out.Values[i] = ec._Transcript_updatedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transcript_url(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var transcriptSegmentImplementors = []string{"TranscriptSegment"}
+
+func (ec *executionContext) _TranscriptSegment(ctx context.Context, sel ast.SelectionSet, obj *store.TranscriptSegment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptSegmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TranscriptSegment")
+		case "content":
+			out.Values[i] = ec._TranscriptSegment_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startTime":
+			out.Values[i] = ec._TranscriptSegment_startTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endTime":
+			out.Values[i] = ec._TranscriptSegment_endTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var updateItemMetadataPayloadImplementors = []string{"UpdateItemMetadataPayload"}
+
+func (ec *executionContext) _UpdateItemMetadataPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateItemMetadataPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateItemMetadataPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateItemMetadataPayload")
+		case "item":
+			out.Values[i] = ec._UpdateItemMetadataPayload_item(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var updateTranscriptPayloadImplementors = []string{"UpdateTranscriptPayload"}
+
+func (ec *executionContext) _UpdateTranscriptPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UpdateTranscriptPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateTranscriptPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateTranscriptPayload")
+		case "itemId":
+			out.Values[i] = ec._UpdateTranscriptPayload_itemId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "languageCode":
+			out.Values[i] = ec._UpdateTranscriptPayload_languageCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transcriptLastUpdated":
+			out.Values[i] = ec._UpdateTranscriptPayload_transcriptLastUpdated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timedTranscriptUrl":
+			out.Values[i] = ec._UpdateTranscriptPayload_timedTranscriptUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var uploadLockPayloadImplementors = []string{"UploadLockPayload"}
+
+func (ec *executionContext) _UploadLockPayload(ctx context.Context, sel ast.SelectionSet, obj *model.UploadLockPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uploadLockPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UploadLockPayload")
+		case "isUploadLocked":
+			out.Values[i] = ec._UploadLockPayload_isUploadLocked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var userRefImplementors = []string{"UserRef"}
+
+func (ec *executionContext) _UserRef(ctx context.Context, sel ast.SelectionSet, obj *store.UserRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserRef")
+		case "type":
+			out.Values[i] = ec._UserRef_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = ec._UserRef_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var versionsPayloadImplementors = []string{"VersionsPayload"}
+
+func (ec *executionContext) _VersionsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.VersionsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, versionsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VersionsPayload")
+		case "versions":
+			out.Values[i] = ec._VersionsPayload_versions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -9661,6 +19362,15 @@ func (ec *executionContext) marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋlou
 	return v
 }
 
+func (ec *executionContext) marshalNApproximateSecond2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecond(ctx context.Context, sel ast.SelectionSet, v store.ApproximateSecond) graphql.Marshaler {
+	return ec._ApproximateSecond(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecondInput(ctx context.Context, v any) (store.ApproximateSecondInput, error) {
+	res, err := ec.unmarshalInputApproximateSecondInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNArchiveTarget2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐArchiveTarget(ctx context.Context, sel ast.SelectionSet, v *model.ArchiveTarget) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -9669,6 +19379,10 @@ func (ec *executionContext) marshalNArchiveTarget2ᚖgithubᚗcomᚋloupeᚑmam�
 		return graphql.Null
 	}
 	return ec._ArchiveTarget(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAttachment2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachment(ctx context.Context, sel ast.SelectionSet, v store.Attachment) graphql.Marshaler {
+	return ec._Attachment(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNAttachment2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Attachment) graphql.Marshaler {
@@ -9695,6 +19409,40 @@ func (ec *executionContext) marshalNAttachment2ᚖgithubᚗcomᚋloupeᚑmamᚋl
 		return graphql.Null
 	}
 	return ec._Attachment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, v any) (store.AttachmentRole, error) {
+	var res store.AttachmentRole
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, sel ast.SelectionSet, v store.AttachmentRole) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx context.Context, v any) (store.AttachmentType, error) {
+	var res store.AttachmentType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx context.Context, sel ast.SelectionSet, v store.AttachmentType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAttachmentsPrecheck2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAttachmentsPrecheck(ctx context.Context, sel ast.SelectionSet, v model.AttachmentsPrecheck) graphql.Marshaler {
+	return ec._AttachmentsPrecheck(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAttachmentsPrecheck2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAttachmentsPrecheck(ctx context.Context, sel ast.SelectionSet, v *model.AttachmentsPrecheck) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AttachmentsPrecheck(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx context.Context, v any) (store.AuditAction, error) {
@@ -9763,6 +19511,115 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNComment2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx context.Context, sel ast.SelectionSet, v store.Comment) graphql.Marshaler {
+	return ec._Comment(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNComment2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Comment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNComment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNComment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx context.Context, sel ast.SelectionSet, v *store.Comment) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Comment(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCommentConnection2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentConnection(ctx context.Context, sel ast.SelectionSet, v model.CommentConnection) graphql.Marshaler {
+	return ec._CommentConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCommentConnection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentConnection(ctx context.Context, sel ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommentConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCommentEdge2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CommentEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommentEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCommentEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentEdge(ctx context.Context, sel ast.SelectionSet, v *model.CommentEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommentEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCommentIdInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentIDInput(ctx context.Context, v any) (model.CommentIDInput, error) {
+	res, err := ec.unmarshalInputCommentIdInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, v any) (store.CommentType, error) {
+	var res store.CommentType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, sel ast.SelectionSet, v store.CommentType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCreateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateAttachmentInput(ctx context.Context, v any) (store.CreateAttachmentInput, error) {
+	res, err := ec.unmarshalInputCreateAttachmentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateAttachmentPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateAttachmentPayload(ctx context.Context, sel ast.SelectionSet, v model.CreateAttachmentPayload) graphql.Marshaler {
+	return ec._CreateAttachmentPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCreateAttachmentPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateAttachmentPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateAttachmentPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateAttachmentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateCommentInput(ctx context.Context, v any) (store.CreateCommentInput, error) {
+	res, err := ec.unmarshalInputCreateCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateItemInput(ctx context.Context, v any) (store.CreateItemInput, error) {
 	res, err := ec.unmarshalInputCreateItemInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -9782,8 +19639,37 @@ func (ec *executionContext) marshalNCreateItemPayload2ᚖgithubᚗcomᚋloupeᚑ
 	return ec._CreateItemPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateThumbnailInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateThumbnailInput(ctx context.Context, v any) (model.CreateThumbnailInput, error) {
+	res, err := ec.unmarshalInputCreateThumbnailInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateThumbnailPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateThumbnailPayload(ctx context.Context, sel ast.SelectionSet, v model.CreateThumbnailPayload) graphql.Marshaler {
+	return ec._CreateThumbnailPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCreateThumbnailPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateThumbnailPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateThumbnailPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateThumbnailPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCustomIcons2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCustomIcons(ctx context.Context, sel ast.SelectionSet, v store.CustomIcons) graphql.Marshaler {
 	return ec._CustomIcons(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCustomIcons2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCustomIcons(ctx context.Context, sel ast.SelectionSet, v *store.CustomIcons) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CustomIcons(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -9800,6 +19686,72 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNDeleteAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteAttachmentInput(ctx context.Context, v any) (model.DeleteAttachmentInput, error) {
+	res, err := ec.unmarshalInputDeleteAttachmentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteAttachmentPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteAttachmentPayload(ctx context.Context, sel ast.SelectionSet, v model.DeleteAttachmentPayload) graphql.Marshaler {
+	return ec._DeleteAttachmentPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeleteAttachmentPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteAttachmentPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteAttachmentPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteAttachmentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteRelationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteRelationInput(ctx context.Context, v any) (model.DeleteRelationInput, error) {
+	res, err := ec.unmarshalInputDeleteRelationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNExternalIdMatch2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐExternalIDMatchᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.ExternalIDMatch) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNExternalIdMatch2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐExternalIDMatch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNExternalIdMatch2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐExternalIDMatch(ctx context.Context, sel ast.SelectionSet, v *store.ExternalIDMatch) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ExternalIdMatch(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) marshalNFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Folder) graphql.Marshaler {
@@ -9890,6 +19842,22 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNItem2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Item) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -9965,6 +19933,16 @@ func (ec *executionContext) marshalNItemMetadata2githubᚗcomᚋloupeᚑmamᚋlo
 	return ec._ItemMetadata(ctx, sel, &v)
 }
 
+func (ec *executionContext) unmarshalNItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx context.Context, v any) (store.ItemMetadataInput, error) {
+	res, err := ec.unmarshalInputItemMetadataInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx context.Context, v any) (*store.ItemMetadataInput, error) {
+	res, err := ec.unmarshalInputItemMetadataInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNItemStatePayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemStatePayload(ctx context.Context, sel ast.SelectionSet, v model.ItemStatePayload) graphql.Marshaler {
 	return ec._ItemStatePayload(ctx, sel, &v)
 }
@@ -9977,6 +19955,36 @@ func (ec *executionContext) marshalNItemStatePayload2ᚖgithubᚗcomᚋloupeᚑm
 		return graphql.Null
 	}
 	return ec._ItemStatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNItemVersion2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersion(ctx context.Context, sel ast.SelectionSet, v store.ItemVersion) graphql.Marshaler {
+	return ec._ItemVersion(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNItemVersion2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.ItemVersion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNItemVersion2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNItemVersion2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersion(ctx context.Context, sel ast.SelectionSet, v *store.ItemVersion) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ItemVersion(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx context.Context, v any) (store.JSON, error) {
@@ -9993,6 +20001,54 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋst
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalNLockUploadInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐLockUploadInput(ctx context.Context, v any) (model.LockUploadInput, error) {
+	res, err := ec.unmarshalInputLockUploadInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMediaUsage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMediaUsage(ctx context.Context, sel ast.SelectionSet, v *store.MediaUsage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MediaUsage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMediaUsagePayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMediaUsagePayload(ctx context.Context, sel ast.SelectionSet, v model.MediaUsagePayload) graphql.Marshaler {
+	return ec._MediaUsagePayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMediaUsagePayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMediaUsagePayload(ctx context.Context, sel ast.SelectionSet, v *model.MediaUsagePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MediaUsagePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMigrateMediaLocationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMigrateMediaLocationInput(ctx context.Context, v any) (model.MigrateMediaLocationInput, error) {
+	res, err := ec.unmarshalInputMigrateMediaLocationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMigrateMediaLocationPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMigrateMediaLocationPayload(ctx context.Context, sel ast.SelectionSet, v model.MigrateMediaLocationPayload) graphql.Marshaler {
+	return ec._MigrateMediaLocationPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMigrateMediaLocationPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMigrateMediaLocationPayload(ctx context.Context, sel ast.SelectionSet, v *model.MigrateMediaLocationPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MigrateMediaLocationPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx context.Context, sel ast.SelectionSet, v []store.Node) graphql.Marshaler {
@@ -10013,6 +20069,176 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋloupeᚑmamᚋlou
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPathEntry2ᚕᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx context.Context, sel ast.SelectionSet, v [][]*store.PathEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPathEntry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPathEntry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.PathEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPathEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPathEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntry(ctx context.Context, sel ast.SelectionSet, v *store.PathEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PathEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReactToCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐReactToCommentInput(ctx context.Context, v any) (model.ReactToCommentInput, error) {
+	res, err := ec.unmarshalInputReactToCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReaction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐReaction(ctx context.Context, sel ast.SelectionSet, v store.Reaction) graphql.Marshaler {
+	return ec._Reaction(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReaction2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐReactionᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Reaction) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReaction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐReaction(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRelation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Relation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRelation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRelation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelation(ctx context.Context, sel ast.SelectionSet, v *store.Relation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Relation(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationDirection(ctx context.Context, v any) (store.RelationDirection, error) {
+	var res store.RelationDirection
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationDirection(ctx context.Context, sel ast.SelectionSet, v store.RelationDirection) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNRelationsPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐRelationsPayload(ctx context.Context, sel ast.SelectionSet, v model.RelationsPayload) graphql.Marshaler {
+	return ec._RelationsPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRelationsPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐRelationsPayload(ctx context.Context, sel ast.SelectionSet, v *model.RelationsPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RelationsPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRenameVersionInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐRenameVersionInput(ctx context.Context, v any) (model.RenameVersionInput, error) {
+	res, err := ec.unmarshalInputRenameVersionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSearchEmbedded2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSearchEmbedded(ctx context.Context, sel ast.SelectionSet, v *model.SearchEmbedded) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchEmbedded(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchResult2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSearchResult(ctx context.Context, sel ast.SelectionSet, v model.SearchResult) graphql.Marshaler {
+	return ec._SearchResult(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSearchResult2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSearchResult(ctx context.Context, sel ast.SelectionSet, v *model.SearchResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetCustomIconsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetCustomIconsInput(ctx context.Context, v any) (model.SetCustomIconsInput, error) {
+	res, err := ec.unmarshalInputSetCustomIconsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetCustomIconsPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetCustomIconsPayload(ctx context.Context, sel ast.SelectionSet, v model.SetCustomIconsPayload) graphql.Marshaler {
+	return ec._SetCustomIconsPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSetCustomIconsPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetCustomIconsPayload(ctx context.Context, sel ast.SelectionSet, v *model.SetCustomIconsPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetCustomIconsPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetRelationsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetRelationsInput(ctx context.Context, v any) (model.SetRelationsInput, error) {
+	res, err := ec.unmarshalInputSetRelationsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -10061,6 +20287,95 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
+func (ec *executionContext) marshalNThumbnail2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnail(ctx context.Context, sel ast.SelectionSet, v store.Thumbnail) graphql.Marshaler {
+	return ec._Thumbnail(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNThumbnail2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnailᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Thumbnail) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNThumbnail2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnail(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNThumbnail2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnail(ctx context.Context, sel ast.SelectionSet, v *store.Thumbnail) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Thumbnail(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNThumbnailPage2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐThumbnailPage(ctx context.Context, sel ast.SelectionSet, v model.ThumbnailPage) graphql.Marshaler {
+	return ec._ThumbnailPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNThumbnailPage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐThumbnailPage(ctx context.Context, sel ast.SelectionSet, v *model.ThumbnailPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ThumbnailPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTimedMetadata2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.TimedMetadata) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimedMetadata2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadata(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTimedMetadata2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadata(ctx context.Context, sel ast.SelectionSet, v *store.TimedMetadata) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TimedMetadata(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTimedMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInput(ctx context.Context, v any) (*store.TimedMetadataInput, error) {
+	res, err := ec.unmarshalInputTimedMetadataInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTimedMetadataPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTimedMetadataPayload(ctx context.Context, sel ast.SelectionSet, v model.TimedMetadataPayload) graphql.Marshaler {
+	return ec._TimedMetadataPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTimedMetadataPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTimedMetadataPayload(ctx context.Context, sel ast.SelectionSet, v *model.TimedMetadataPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TimedMetadataPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNToggleArchivePayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐToggleArchivePayload(ctx context.Context, sel ast.SelectionSet, v model.ToggleArchivePayload) graphql.Marshaler {
 	return ec._ToggleArchivePayload(ctx, sel, &v)
 }
@@ -10075,14 +20390,144 @@ func (ec *executionContext) marshalNToggleArchivePayload2ᚖgithubᚗcomᚋloupe
 	return ec._ToggleArchivePayload(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐVersionState(ctx context.Context, v any) (model.VersionState, error) {
-	var res model.VersionState
+func (ec *executionContext) marshalNTranscriptSegment2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx context.Context, sel ast.SelectionSet, v store.TranscriptSegment) graphql.Marshaler {
+	return ec._TranscriptSegment(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTranscriptSegment2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx context.Context, sel ast.SelectionSet, v []store.TranscriptSegment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTranscriptSegment2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx context.Context, v any) ([]*store.TranscriptSegment, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*store.TranscriptSegment, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTranscriptSegmentInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx context.Context, v any) (*store.TranscriptSegment, error) {
+	res, err := ec.unmarshalInputTranscriptSegmentInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateAttachmentInput(ctx context.Context, v any) (store.UpdateAttachmentInput, error) {
+	res, err := ec.unmarshalInputUpdateAttachmentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateCommentInput(ctx context.Context, v any) (store.UpdateCommentInput, error) {
+	res, err := ec.unmarshalInputUpdateCommentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataInput(ctx context.Context, v any) (model.UpdateItemMetadataInput, error) {
+	res, err := ec.unmarshalInputUpdateItemMetadataInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateItemMetadataPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataPayload(ctx context.Context, sel ast.SelectionSet, v model.UpdateItemMetadataPayload) graphql.Marshaler {
+	return ec._UpdateItemMetadataPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUpdateItemMetadataPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateItemMetadataPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UpdateItemMetadataPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdateMediaUsageInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateMediaUsageInput(ctx context.Context, v any) (model.UpdateMediaUsageInput, error) {
+	res, err := ec.unmarshalInputUpdateMediaUsageInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateTimedMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateTimedMetadataInput(ctx context.Context, v any) (model.UpdateTimedMetadataInput, error) {
+	res, err := ec.unmarshalInputUpdateTimedMetadataInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateTranscriptInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateTranscriptInput(ctx context.Context, v any) (model.UpdateTranscriptInput, error) {
+	res, err := ec.unmarshalInputUpdateTranscriptInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateTranscriptPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateTranscriptPayload(ctx context.Context, sel ast.SelectionSet, v model.UpdateTranscriptPayload) graphql.Marshaler {
+	return ec._UpdateTranscriptPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUpdateTranscriptPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateTranscriptPayload(ctx context.Context, sel ast.SelectionSet, v *model.UpdateTranscriptPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UpdateTranscriptPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUploadLockPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUploadLockPayload(ctx context.Context, sel ast.SelectionSet, v model.UploadLockPayload) graphql.Marshaler {
+	return ec._UploadLockPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUploadLockPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUploadLockPayload(ctx context.Context, sel ast.SelectionSet, v *model.UploadLockPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UploadLockPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserRef2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRef(ctx context.Context, sel ast.SelectionSet, v store.UserRef) graphql.Marshaler {
+	return ec._UserRef(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx context.Context, v any) (store.VersionState, error) {
+	var res store.VersionState
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐVersionState(ctx context.Context, sel ast.SelectionSet, v model.VersionState) graphql.Marshaler {
+func (ec *executionContext) marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx context.Context, sel ast.SelectionSet, v store.VersionState) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNVersionsPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐVersionsPayload(ctx context.Context, sel ast.SelectionSet, v model.VersionsPayload) graphql.Marshaler {
+	return ec._VersionsPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNVersionsPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐVersionsPayload(ctx context.Context, sel ast.SelectionSet, v *model.VersionsPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._VersionsPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNViewer2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐViewer(ctx context.Context, sel ast.SelectionSet, v model.Viewer) graphql.Marshaler {
@@ -10240,6 +20685,38 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, v any) (*store.AttachmentRole, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(store.AttachmentRole)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, sel ast.SelectionSet, v *store.AttachmentRole) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx context.Context, v any) (*store.AttachmentType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(store.AttachmentType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx context.Context, sel ast.SelectionSet, v *store.AttachmentType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOAuditAction2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx context.Context, v any) (*store.AuditAction, error) {
 	if v == nil {
 		return nil, nil
@@ -10292,6 +20769,37 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOCommentContext2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentContext(ctx context.Context, sel ast.SelectionSet, v *store.CommentContext) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CommentContext(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCommentContextInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentContextInput(ctx context.Context, v any) (*store.CommentContextInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCommentContextInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, v any) (*store.CommentType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(store.CommentType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, sel ast.SelectionSet, v *store.CommentType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
@@ -10481,11 +20989,54 @@ func (ec *executionContext) marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋst
 	return v
 }
 
+func (ec *executionContext) marshalOMediaUsage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMediaUsage(ctx context.Context, sel ast.SelectionSet, v *store.MediaUsage) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MediaUsage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx context.Context, sel ast.SelectionSet, v store.Node) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
@@ -10504,6 +21055,46 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOTimedMetadataInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInputᚄ(ctx context.Context, v any) ([]*store.TimedMetadataInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*store.TimedMetadataInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTimedMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOTranscript2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscript(ctx context.Context, sel ast.SelectionSet, v *store.Transcript) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Transcript(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOUserRef2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRef(ctx context.Context, sel ast.SelectionSet, v *store.UserRef) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UserRef(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRefInput(ctx context.Context, v any) (*store.UserRefInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputUserRefInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

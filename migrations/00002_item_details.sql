@@ -107,8 +107,10 @@ CREATE TABLE thumbnails (
 );
 
 ALTER TABLE items
-    ADD COLUMN media_usage jsonb,
-    ADD COLUMN upload_locked_on timestamptz;
+    ADD COLUMN media_usage             jsonb,
+    ADD COLUMN upload_lock_owner       text,
+    ADD COLUMN upload_locked_on        timestamptz,
+    ADD COLUMN transcript_last_updated timestamptz;
 
 -- Every existing item gets its first version.
 INSERT INTO item_versions (tenant_id, item_id, id, name, created_by, created_on)
@@ -128,7 +130,8 @@ CREATE INDEX items_search_idx ON items USING gin (search) WHERE deleted_on IS NU
 
 -- +goose Down
 DROP INDEX items_search_idx;
-ALTER TABLE items DROP COLUMN search, DROP COLUMN media_usage, DROP COLUMN upload_locked_on;
+ALTER TABLE items DROP COLUMN search, DROP COLUMN media_usage, DROP COLUMN upload_lock_owner,
+    DROP COLUMN upload_locked_on, DROP COLUMN transcript_last_updated;
 DROP FUNCTION loupe_search_vector(text, text, jsonb);
 DROP TABLE thumbnails, item_versions, transcripts, timed_metadata, item_relations, comment_reactions, comments;
 ALTER TABLE attachments DROP COLUMN size_bytes, DROP COLUMN content_type, DROP COLUMN uploaded_on;

@@ -20,10 +20,13 @@ const batchWait = 500 * time.Microsecond
 // Loaders batch the nested fields of one request. They are built per request
 // because they cache what they load for the request's principal.
 type Loaders struct {
-	Item              *Loader[*store.Item]
-	Folder            *Loader[*store.Folder]
-	FoldersOfItem     *Loader[[]*store.Folder]
-	AttachmentsOfItem *Loader[[]*store.Attachment]
+	Item                *Loader[*store.Item]
+	Folder              *Loader[*store.Folder]
+	FoldersOfItem       *Loader[[]*store.Folder]
+	AttachmentsOfItem   *Loader[[]*store.Attachment]
+	TimedMetadataOfItem *Loader[[]*store.TimedMetadata]
+	VersionsOfItem      *Loader[[]*store.ItemVersion]
+	AncestryOfItem      *Loader[[][]*store.PathEntry]
 }
 
 // NewLoaders builds a request's loaders. Each level hints the next: the
@@ -45,6 +48,9 @@ func NewLoaders(st *store.Store) *Loaders {
 		}
 	})
 	l.AttachmentsOfItem = newLoader(listByKey(st.AttachmentsOfItems))
+	l.TimedMetadataOfItem = newLoader(listByKey(st.TimedMetadataOfItems))
+	l.VersionsOfItem = newLoader(listByKey(st.VersionsOfItems))
+	l.AncestryOfItem = newLoader(listByKey(st.AncestryOfItems))
 	return l
 }
 
@@ -56,8 +62,11 @@ func (l *Loaders) HintItems(items []*store.Item) {
 	for i, it := range items {
 		ids[i] = it.ID
 	}
-	l.FoldersOfItem.Hint(ids...)
-	l.AttachmentsOfItem.Hint(ids...)
+	for _, h := range []interface{ Hint(...string) }{
+		l.FoldersOfItem, l.AttachmentsOfItem, l.TimedMetadataOfItem, l.VersionsOfItem, l.AncestryOfItem,
+	} {
+		h.Hint(ids...)
+	}
 }
 
 // Loader is a dataloader with hints. gqlgen resolves the elements of a list

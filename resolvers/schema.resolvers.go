@@ -39,13 +39,67 @@ func (r *itemResolver) Folders(ctx context.Context, obj *store.Item) ([]*store.F
 }
 
 // Attachments is the resolver for the attachments field.
-func (r *itemResolver) Attachments(ctx context.Context, obj *store.Item) ([]*store.Attachment, error) {
-	return r.loaders(ctx).AttachmentsOfItem.Load(ctx, obj.ID)
+func (r *itemResolver) Attachments(ctx context.Context, obj *store.Item, fileName *string) ([]*store.Attachment, error) {
+	return r.itemAttachments(ctx, obj, fileName)
+}
+
+func (r *itemResolver) Comments(ctx context.Context, obj *store.Item, first *int, after *string) (*model.CommentConnection, error) {
+	return r.itemComments(ctx, obj, first, after)
+}
+
+func (r *itemResolver) Relations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error) {
+	return r.itemRelations(ctx, obj, relationType)
+}
+
+func (r *itemResolver) TimedMetadata(ctx context.Context, obj *store.Item) ([]*store.TimedMetadata, error) {
+	return r.loaders(ctx).TimedMetadataOfItem.Load(ctx, obj.ID)
+}
+
+func (r *itemResolver) Versions(ctx context.Context, obj *store.Item) ([]*store.ItemVersion, error) {
+	return r.loaders(ctx).VersionsOfItem.Load(ctx, obj.ID)
+}
+
+func (r *itemResolver) Version(ctx context.Context, obj *store.Item) (*store.ItemVersion, error) {
+	versions, err := r.loaders(ctx).VersionsOfItem.Load(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	if len(versions) == 0 {
+		return nil, store.NotFound()
+	}
+	return versions[0], nil
+}
+
+func (r *itemResolver) Ancestry(ctx context.Context, obj *store.Item) ([][]*store.PathEntry, error) {
+	return r.loaders(ctx).AncestryOfItem.Load(ctx, obj.ID)
+}
+
+func (r *itemResolver) Transcript(ctx context.Context, obj *store.Item, languageCode *string) (*store.Transcript, error) {
+	return r.itemTranscript(ctx, obj, languageCode)
+}
+
+func (r *itemResolver) Thumbnails(ctx context.Context, obj *store.Item, index *int, size *int) (*model.ThumbnailPage, error) {
+	return r.itemThumbnails(ctx, obj, index, size)
+}
+
+func (r *itemResolver) TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return r.timedTranscriptURL(ctx, obj)
 }
 
 // TotalCount is the resolver for the totalCount field.
 func (r *itemConnectionResolver) TotalCount(ctx context.Context, obj *model.ItemConnection) (int, error) {
 	return r.Store.CountItems(ctx, obj.TenantID, obj.Query)
+}
+
+func (r *itemConnectionResolver) NextToken(ctx context.Context, obj *model.ItemConnection) (*string, error) {
+	if !obj.PageInfo.HasNextPage {
+		return nil, nil
+	}
+	return obj.PageInfo.EndCursor, nil
+}
+
+func (r *itemMetadataResolver) FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (store.JSON, error) {
+	return readableFormData(obj.FormID, obj.FormData, readableFields != nil && *readableFields)
 }
 
 // CreateItem is the resolver for the createItem field.
@@ -71,7 +125,7 @@ func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInp
 	if err != nil {
 		return nil, err
 	}
-	return &model.ItemStatePayload{ID: it.ID, VersionState: model.VersionStateInRecycleBin, Item: it}, nil
+	return &model.ItemStatePayload{ID: it.ID, VersionState: store.VersionInRecycleBin, Item: it}, nil
 }
 
 // UndeleteItem is the resolver for the undeleteItem field.
@@ -84,7 +138,7 @@ func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDI
 	if err != nil {
 		return nil, err
 	}
-	return &model.ItemStatePayload{ID: it.ID, VersionState: model.VersionStateExists, Item: it}, nil
+	return &model.ItemStatePayload{ID: it.ID, VersionState: store.VersionExists, Item: it}, nil
 }
 
 // ToggleArchive is the resolver for the toggleArchive field.
@@ -106,6 +160,82 @@ func (r *mutationResolver) ToggleArchive(ctx context.Context, input model.ItemID
 		Payload: &model.ArchiveTarget{FolderID: folder.FolderID, FolderName: folder.FolderName},
 		Item:    it,
 	}, nil
+}
+
+func (r *mutationResolver) UpdateItemMetadata(ctx context.Context, input model.UpdateItemMetadataInput) (*model.UpdateItemMetadataPayload, error) {
+	return r.updateItemMetadata(ctx, input)
+}
+
+func (r *mutationResolver) SetCustomIcons(ctx context.Context, input model.SetCustomIconsInput) (*model.SetCustomIconsPayload, error) {
+	return r.setCustomIcons(ctx, input)
+}
+
+func (r *mutationResolver) UpdateTimedMetadata(ctx context.Context, input model.UpdateTimedMetadataInput) (*model.TimedMetadataPayload, error) {
+	return r.updateTimedMetadata(ctx, input)
+}
+
+func (r *mutationResolver) UpdateTranscript(ctx context.Context, input model.UpdateTranscriptInput) (*model.UpdateTranscriptPayload, error) {
+	return r.updateTranscript(ctx, input)
+}
+
+func (r *mutationResolver) RenameVersion(ctx context.Context, input model.RenameVersionInput) (*model.VersionsPayload, error) {
+	return r.renameVersion(ctx, input)
+}
+
+func (r *mutationResolver) LockUpload(ctx context.Context, input model.LockUploadInput) (*model.UploadLockPayload, error) {
+	return r.setUploadLock(ctx, input.ID, &input.OwnerInstanceID)
+}
+
+func (r *mutationResolver) UnlockUpload(ctx context.Context, input model.ItemIDInput) (*model.UploadLockPayload, error) {
+	return r.setUploadLock(ctx, input.ID, nil)
+}
+
+func (r *mutationResolver) UpdateMediaUsage(ctx context.Context, input model.UpdateMediaUsageInput) (*model.MediaUsagePayload, error) {
+	return r.updateMediaUsage(ctx, input)
+}
+
+func (r *mutationResolver) MigrateMediaLocation(ctx context.Context, input model.MigrateMediaLocationInput) (*model.MigrateMediaLocationPayload, error) {
+	return r.migrateMediaLocation(ctx, input)
+}
+
+func (r *mutationResolver) CreateAttachment(ctx context.Context, input store.CreateAttachmentInput) (*model.CreateAttachmentPayload, error) {
+	return r.createAttachment(ctx, input)
+}
+
+func (r *mutationResolver) UpdateAttachment(ctx context.Context, input store.UpdateAttachmentInput) (*store.Attachment, error) {
+	return r.updateAttachment(ctx, input)
+}
+
+func (r *mutationResolver) DeleteAttachment(ctx context.Context, input model.DeleteAttachmentInput) (*model.DeleteAttachmentPayload, error) {
+	return r.deleteAttachment(ctx, input)
+}
+
+func (r *mutationResolver) CreateThumbnail(ctx context.Context, input model.CreateThumbnailInput) (*model.CreateThumbnailPayload, error) {
+	return r.createThumbnail(ctx, input)
+}
+
+func (r *mutationResolver) CreateComment(ctx context.Context, input store.CreateCommentInput) (*store.Comment, error) {
+	return r.createComment(ctx, input)
+}
+
+func (r *mutationResolver) UpdateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error) {
+	return r.updateComment(ctx, input)
+}
+
+func (r *mutationResolver) DeleteComment(ctx context.Context, input model.CommentIDInput) (*store.Comment, error) {
+	return r.deleteComment(ctx, input.ID)
+}
+
+func (r *mutationResolver) ReactToComment(ctx context.Context, input model.ReactToCommentInput) (*store.Comment, error) {
+	return r.reactToComment(ctx, input)
+}
+
+func (r *mutationResolver) SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error) {
+	return r.setRelations(ctx, input)
+}
+
+func (r *mutationResolver) DeleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error) {
+	return r.deleteRelation(ctx, input)
 }
 
 // Node is the resolver for the node field.
@@ -189,6 +319,38 @@ func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return &model.Viewer{ID: p.UserID, Email: p.Email, TenantID: p.TenantID, IsAdmin: p.IsAdmin, Groups: groups}, nil
 }
 
+func (r *queryResolver) ItemsByExternalID(ctx context.Context, externalIds []string) ([]*store.ExternalIDMatch, error) {
+	return r.itemsByExternalID(ctx, externalIds)
+}
+
+func (r *queryResolver) ItemChanges(ctx context.Context, since time.Time, first *int, after *string) (*model.ItemConnection, error) {
+	return r.itemChanges(ctx, since, first, after)
+}
+
+func (r *queryResolver) Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error) {
+	return r.search(ctx, searchString, folderID, includeSubfolders, includeFolders, from, itemsPerPage)
+}
+
+func (r *queryResolver) AttachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error) {
+	return r.attachmentsPrecheck(ctx, itemID, fileNames)
+}
+
+func (r *queryResolver) ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error) {
+	return r.thumbnailAt(ctx, itemID, position)
+}
+
+func (r *relationResolver) Item(ctx context.Context, obj *store.Relation) (*store.Item, error) {
+	return r.relatedItem(ctx, obj)
+}
+
+func (r *thumbnailResolver) URL(ctx context.Context, obj *store.Thumbnail) (string, error) {
+	return r.Blobs.URL("GET", obj.BlobKey, time.Now(), blob.LinkValidity), nil
+}
+
+func (r *transcriptResolver) URL(ctx context.Context, obj *store.Transcript) (string, error) {
+	return r.Blobs.URL("GET", obj.BlobKey, time.Now(), blob.LinkValidity), nil
+}
+
 func (r *Resolver) Attachment() graph.AttachmentResolver { return &attachmentResolver{r} }
 
 func (r *Resolver) Folder() graph.FolderResolver { return &folderResolver{r} }
@@ -197,13 +359,25 @@ func (r *Resolver) Item() graph.ItemResolver { return &itemResolver{r} }
 
 func (r *Resolver) ItemConnection() graph.ItemConnectionResolver { return &itemConnectionResolver{r} }
 
+func (r *Resolver) ItemMetadata() graph.ItemMetadataResolver { return &itemMetadataResolver{r} }
+
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
 
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
+
+func (r *Resolver) Relation() graph.RelationResolver { return &relationResolver{r} }
+
+func (r *Resolver) Thumbnail() graph.ThumbnailResolver { return &thumbnailResolver{r} }
+
+func (r *Resolver) Transcript() graph.TranscriptResolver { return &transcriptResolver{r} }
 
 type attachmentResolver struct{ *Resolver }
 type folderResolver struct{ *Resolver }
 type itemResolver struct{ *Resolver }
 type itemConnectionResolver struct{ *Resolver }
+type itemMetadataResolver struct{ *Resolver }
 type mutationResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
+type relationResolver struct{ *Resolver }
+type thumbnailResolver struct{ *Resolver }
+type transcriptResolver struct{ *Resolver }

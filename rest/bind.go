@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -19,6 +20,14 @@ type Binder func(r *http.Request, vars map[string]any) error
 
 // MsgInvalidSyntax is the spec's answer to a body that cannot be parsed.
 const MsgInvalidSyntax = "The server could not understand the request due to invalid syntax."
+
+// errUnparsable is the error for a body that is not JSON; a route may answer
+// it differently (Route.BadBody).
+var errUnparsable = store.Invalid(MsgInvalidSyntax)
+
+// typeError is the spec's answer on the paths where an unparsable body is a
+// 500 TypeError (section 7).
+var typeError = &store.Error{Kind: store.EINTERNAL, Message: "TypeError"}
 
 // all runs binders in order.
 func all(bs ...Binder) Binder {
@@ -43,14 +52,11 @@ func path(param, name string) Binder {
 // bodyAs binds the JSON object body to the variable name.
 func bodyAs(name string) Binder {
 	return func(r *http.Request, vars map[string]any) error {
-		v, err := decodeBody(r)
+		m, err := bodyObject(r)
 		if err != nil {
 			return err
 		}
-		if _, ok := v.(map[string]any); !ok {
-			return store.Invalid("the request body must be a JSON object")
-		}
-		vars[name] = v
+		vars[name] = m
 		return nil
 	}
 }
@@ -66,10 +72,10 @@ func decodeBody(r *http.Request) (any, error) {
 		if errors.As(err, &tooLarge) {
 			return nil, store.Errorf(store.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
 		}
-		return nil, store.Invalid(MsgInvalidSyntax)
+		return nil, errUnparsable
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, store.Invalid(MsgInvalidSyntax)
+		return nil, errUnparsable
 	}
 	return v, nil
 }
@@ -86,7 +92,7 @@ func queryString(param, obj, name string) Binder {
 }
 
 // queryInt binds an integer query parameter, when present.
-func queryInt(param, name string) Binder {
+func queryInt(param, obj, name string) Binder {
 	return func(r *http.Request, vars map[string]any) error {
 		v := r.URL.Query().Get(param)
 		if v == "" {
@@ -96,7 +102,107 @@ func queryInt(param, name string) Binder {
 		if err != nil {
 			return store.Invalid("query parameter %s must be an integer, got %q", param, v)
 		}
-		vars[name] = n
+		set(vars, obj, name, n)
+		return nil
+	}
+}
+
+// queryBool binds a boolean query parameter, when present.
+func queryBool(param, obj, name string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		v := r.URL.Query().Get(param)
+		if v == "" {
+			return nil
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return store.Invalid("query parameter %s must be true or false, got %q", param, v)
+		}
+		set(vars, obj, name, b)
+		return nil
+	}
+}
+
+// queryList binds a list query parameter: repeated (?id=a&id=b) or comma
+// separated (?ids=a,b), under any of the given spellings.
+func queryList(name string, params ...string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		list := []any{}
+		for _, p := range params {
+			for _, v := range r.URL.Query()[p] {
+				for _, part := range strings.Split(v, ",") {
+					if part = strings.TrimSpace(part); part != "" {
+						list = append(list, part)
+					}
+				}
+			}
+		}
+		if len(list) == 0 {
+			return store.Invalid("query parameter %s is required", params[0])
+		}
+		vars[name] = list
+		return nil
+	}
+}
+
+// queryDefault binds a fixed value when the query parameter is absent.
+func queryDefault(param, obj, name string, v any) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		if r.URL.Query().Get(param) == "" {
+			set(vars, obj, name, v)
+		}
+		return nil
+	}
+}
+
+// pathInto binds a path parameter to a key of the object vars[obj]; bound
+// after the body, the path wins over anything the body says.
+func pathInto(param, obj, name string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		set(vars, obj, name, chi.URLParam(r, param))
+		return nil
+	}
+}
+
+// constInto binds a fixed value to a key of the object vars[obj].
+func constInto(obj, name string, v any) Binder {
+	return func(_ *http.Request, vars map[string]any) error {
+		set(vars, obj, name, v)
+		return nil
+	}
+}
+
+// bodyObject reads a JSON object body.
+func bodyObject(r *http.Request) (map[string]any, error) {
+	v, err := decodeBody(r)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, store.Invalid("the request body must be a JSON object")
+	}
+	return m, nil
+}
+
+// bodyKeyInto binds one key of the JSON object body (required) to a key of
+// the object vars[obj]; the body may hold nothing else.
+func bodyKeyInto(key, obj, name string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		m, err := bodyObject(r)
+		if err != nil {
+			return err
+		}
+		v, ok := m[key]
+		if !ok {
+			return store.Invalid("the request body needs %s", key)
+		}
+		for k := range m {
+			if k != key {
+				return store.Invalid("%s: unknown field", k)
+			}
+		}
+		set(vars, obj, name, v)
 		return nil
 	}
 }

@@ -27,18 +27,29 @@ func Mount(r chi.Router, exec *executor.Executor, mw ...func(http.Handler) http.
 // handler runs one route: bind, execute the stored operation, answer the
 // field of its data, or the spec's envelope built from the first error.
 func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
-	field := strings.Split(rt.Field, ".")
+	field := fieldPath(rt.Field)
+	var variantField []string
+	if rt.Variant != nil {
+		variantField = fieldPath(rt.Variant.Field)
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
+		op, bind, field := rt.Op, rt.Bind, field
+		if rt.Variant != nil && rt.Variant.When(r) {
+			op, bind, field = rt.Variant.Op, rt.Variant.Bind, variantField
+		}
 		vars := map[string]any{}
-		if rt.Bind != nil {
-			if err := rt.Bind(r, vars); err != nil {
+		if bind != nil {
+			if err := bind(r, vars); err != nil {
+				if err == errUnparsable && rt.BadBody != nil {
+					err = rt.BadBody
+				}
 				WriteError(w, err)
 				return
 			}
 		}
 		ctx := graphql.StartOperationTrace(r.Context())
 		oc, errs := exec.CreateOperationContext(ctx, &graphql.RawParams{
-			Query: Document, OperationName: rt.Op, Variables: vars,
+			Query: Document, OperationName: op, Variables: vars,
 		})
 		if errs != nil {
 			resp := exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs)
@@ -58,6 +69,13 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 		}
 		writeRaw(w, rt.status(), body)
 	}
+}
+
+func fieldPath(f string) []string {
+	if f == "" {
+		return nil
+	}
+	return strings.Split(f, ".")
 }
 
 // pick returns the value at a field path of a data object, as raw JSON.

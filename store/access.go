@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 )
 
 // AccessLevel says who an access rule admits (spec 2.10).
@@ -16,18 +15,10 @@ const (
 	AccessSelectedGroups AccessLevel = "selected_groups"
 )
 
-// MarshalGQL writes the enum value (gqlgen).
-func (l AccessLevel) MarshalGQL(w io.Writer) { io.WriteString(w, strconv.Quote(string(l))) } //nolint:errcheck
-
-// UnmarshalGQL reads the enum value (gqlgen).
-func (l *AccessLevel) UnmarshalGQL(v any) error {
-	s, _ := v.(string)
-	switch AccessLevel(s) {
-	case AccessTenant, AccessSelectedGroups:
-		*l = AccessLevel(s)
-		return nil
-	}
-	return Invalid("invalid access level %v: expected tenant or selected_groups", v)
+func (l AccessLevel) MarshalGQL(w io.Writer) { marshalEnum(w, string(l)) }
+func (l *AccessLevel) UnmarshalGQL(v any) (err error) {
+	*l, err = unmarshalEnum(v, "access level", AccessTenant, AccessSelectedGroups)
+	return err
 }
 
 // Access is a folder's visibleTo or updatableBy rule.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,9 +19,11 @@ const (
 	ActionUndelete           AuditAction = "undelete"
 	ActionArchiveInitiated   AuditAction = "archiveInitiated"
 	ActionUnarchiveInitiated AuditAction = "unarchiveInitiated"
+	ActionMetadataUpdated    AuditAction = "metadataUpdated"
 )
 
-var auditActions = []AuditAction{ActionCreate, ActionDelete, ActionUndelete, ActionArchiveInitiated, ActionUnarchiveInitiated}
+var auditActions = []AuditAction{ActionCreate, ActionDelete, ActionUndelete, ActionArchiveInitiated,
+	ActionUnarchiveInitiated, ActionMetadataUpdated}
 
 // ParseAuditAction validates an action type given by a client.
 func ParseAuditAction(s string) (AuditAction, error) {
@@ -38,8 +39,7 @@ func ParseAuditAction(s string) (AuditAction, error) {
 	return "", Invalid("invalid actionType %q: expected one of %s", s, strings.Join(names, ", "))
 }
 
-// MarshalGQL writes the enum value (gqlgen).
-func (a AuditAction) MarshalGQL(w io.Writer) { io.WriteString(w, strconv.Quote(string(a))) } //nolint:errcheck
+func (a AuditAction) MarshalGQL(w io.Writer) { marshalEnum(w, string(a)) }
 
 // UnmarshalGQL reads the enum value (gqlgen).
 func (a *AuditAction) UnmarshalGQL(v any) error {

@@ -64,3 +64,15 @@ func notFoundOr(err error, format string, args ...any) error {
 	}
 	return fmt.Errorf(format, append(args, err)...)
 }
+
+// oneRow answers ENOTFOUND unless a write touched a row.
+func oneRow(res sql.Result) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if n == 0 {
+		return NotFound()
+	}
+	return nil
+}

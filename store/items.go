@@ -48,6 +48,11 @@ type Item struct {
 	ArchivedOn *time.Time `db:"archived_on"`
 	DeletedOn  *time.Time `db:"deleted_on"`
 
+	MediaUsageDoc             JSON       `db:"media_usage"`
+	UploadLockOwnerInstanceID *string    `db:"upload_lock_owner"`
+	UploadLockedOn            *time.Time `db:"upload_locked_on"`
+	TranscriptLastUpdated     *time.Time `db:"transcript_last_updated"`
+
 	FolderParentIDs pq.StringArray `db:"folder_parents"`
 
 	// MediaDoc is the media column as read; decodeMedia fills ItemMedia
@@ -62,20 +67,19 @@ type Item struct {
 // It is stored as one document because it is read whole and written by
 // pipelines, never filtered on.
 type ItemMedia struct {
-	ItemState             *string    `json:"itemState,omitempty"`
-	TranscodingBy         *string    `json:"transcodingBy,omitempty"`
-	TranscodingService    *string    `json:"transcodingService,omitempty"`
-	ProgressInfo          JSON       `json:"progressInfo,omitempty"`
-	TranscriptionState    *string    `json:"transcriptionState,omitempty"`
-	TranscriptionProgress *float64   `json:"transcriptionProgress,omitempty"`
-	TranscriptionBy       *string    `json:"transcriptionBy,omitempty"`
-	TranscriptionService  *string    `json:"transcriptionService,omitempty"`
-	TranscriptionChannels JSON       `json:"transcriptionChannels,omitempty"`
-	TranslationBy         *string    `json:"translationBy,omitempty"`
-	TranslationLanguage   *string    `json:"translationLanguage,omitempty"`
-	TranscriptLastUpdated *time.Time `json:"transcriptLastUpdated,omitempty"`
-	TranscriptOffsetMs    *int64     `json:"transcriptOffsetMs,omitempty"`
-	DetectedPersons       JSON       `json:"detectedPersons,omitempty"`
+	ItemState             *string  `json:"itemState,omitempty"`
+	TranscodingBy         *string  `json:"transcodingBy,omitempty"`
+	TranscodingService    *string  `json:"transcodingService,omitempty"`
+	ProgressInfo          JSON     `json:"progressInfo,omitempty"`
+	TranscriptionState    *string  `json:"transcriptionState,omitempty"`
+	TranscriptionProgress *float64 `json:"transcriptionProgress,omitempty"`
+	TranscriptionBy       *string  `json:"transcriptionBy,omitempty"`
+	TranscriptionService  *string  `json:"transcriptionService,omitempty"`
+	TranscriptionChannels JSON     `json:"transcriptionChannels,omitempty"`
+	TranslationBy         *string  `json:"translationBy,omitempty"`
+	TranslationLanguage   *string  `json:"translationLanguage,omitempty"`
+	TranscriptOffsetMs    *int64   `json:"transcriptOffsetMs,omitempty"`
+	DetectedPersons       JSON     `json:"detectedPersons,omitempty"`
 
 	Proxy                    *string `json:"proxy,omitempty"`
 	ProxySize                *int64  `json:"proxySize,omitempty"`
@@ -94,19 +98,17 @@ type ItemMedia struct {
 	SrtURL                       *string `json:"srtUrl,omitempty"`
 	TranslationVttURL            *string `json:"translationVttUrl,omitempty"`
 	TranslationSrtURL            *string `json:"translationSrtUrl,omitempty"`
-	TimedTranscriptURL           *string `json:"timedTranscriptUrl,omitempty"`
 	TimedTranslatedTranscriptURL *string `json:"timedTranslatedTranscriptUrl,omitempty"`
 
-	IngestDestinationPath     *string    `json:"ingestDestinationPath,omitempty"`
-	IngestSkipProcessing      *bool      `json:"ingestSkipProcessing,omitempty"`
-	IngestSourceFullPath      *string    `json:"ingestSourceFullPath,omitempty"`
-	IngestSourceKey           *string    `json:"ingestSourceKey,omitempty"`
-	IngestSourceObjBucket     *string    `json:"ingestSourceObjBucket,omitempty"`
-	IngestSourceStorageID     *string    `json:"ingestSourceStorageId,omitempty"`
-	IsExternalUpload          bool       `json:"isExternalUpload,omitempty"`
-	UploadLockOwnerInstanceID *string    `json:"uploadLockOwnerInstanceId,omitempty"`
-	UploadProgressInfo        JSON       `json:"uploadProgressInfo,omitempty"`
-	UploadRequestedAt         *time.Time `json:"uploadRequestedAt,omitempty"`
+	IngestDestinationPath *string    `json:"ingestDestinationPath,omitempty"`
+	IngestSkipProcessing  *bool      `json:"ingestSkipProcessing,omitempty"`
+	IngestSourceFullPath  *string    `json:"ingestSourceFullPath,omitempty"`
+	IngestSourceKey       *string    `json:"ingestSourceKey,omitempty"`
+	IngestSourceObjBucket *string    `json:"ingestSourceObjBucket,omitempty"`
+	IngestSourceStorageID *string    `json:"ingestSourceStorageId,omitempty"`
+	IsExternalUpload      bool       `json:"isExternalUpload,omitempty"`
+	UploadProgressInfo    JSON       `json:"uploadProgressInfo,omitempty"`
+	UploadRequestedAt     *time.Time `json:"uploadRequestedAt,omitempty"`
 }
 
 // decodeMedia fills ItemMedia from the media column of the items read.
@@ -157,6 +159,29 @@ func (i *Item) CustomIcons() CustomIcons {
 	return c
 }
 
+// VersionState is EXISTS for a live item, IN_RECYCLE_BIN for a deleted one.
+func (i *Item) VersionState() VersionState {
+	if i.DeletedOn != nil {
+		return VersionInRecycleBin
+	}
+	return VersionExists
+}
+
+// IsUploadLocked reports whether an upload holds the item's lock.
+func (i *Item) IsUploadLocked() bool { return i.UploadLockedOn != nil }
+
+// MediaUsage is when and by which workflow the media was last used.
+func (i *Item) MediaUsage() *MediaUsage {
+	if i.MediaUsageDoc.IsNull() {
+		return nil
+	}
+	var u MediaUsage
+	if json.Unmarshal(i.MediaUsageDoc, &u) != nil {
+		return nil
+	}
+	return &u
+}
+
 // ItemMetadata is an item's form id and form data.
 type ItemMetadata struct {
 	FormID   string `json:"formId"`
@@ -184,6 +209,7 @@ i.geo_location, i.custom_icons, i.language_code, i.transcoding_state,
 i.transcription_enabled, i.translation_enabled, i.celebrity_detection_enabled,
 i.label_detection_enabled, i.person_detection_enabled, i.text_detection_enabled,
 i.create_unknown_persons, i.has_relations, i.archived_on, i.deleted_on, i.media,
+i.media_usage, i.upload_lock_owner, i.upload_locked_on, i.transcript_last_updated,
 ARRAY(SELECT f.folder_id FROM item_folders f
       WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.position) AS folder_parents`
 

@@ -153,6 +153,12 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $1
 SELECT id FROM items
 WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND item_type = 'folder' AND deleted_on IS NULL`
 
+	// Every item starts with its first version, named like the
+	// original service names it.
+	insertFirstVersionSQL = `
+INSERT INTO item_versions (tenant_id, item_id, id, name, created_by, created_on)
+VALUES ($1, $2, $3, 'Version 1', $4, $5)`
+
 	insertItemFoldersSQL = `
 INSERT INTO item_folders (tenant_id, item_id, folder_id, position)
 SELECT $1, $2, p.id, p.ord FROM unnest($3::uuid[]) WITH ORDINALITY AS p(id, ord)`
@@ -198,6 +204,9 @@ func (s *Store) CreateItem(ctx context.Context, p *Principal, in *CreateItemInpu
 				return Errorf(ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
 			}
 			return fmt.Errorf("store: unable to create item: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, NewID(), p.UserID, at); err != nil {
+			return fmt.Errorf("store: unable to create first version: %w", err)
 		}
 		if len(in.FolderParents) > 0 {
 			if _, err := tx.ExecContext(ctx, insertItemFoldersSQL, p.TenantID, id, stringArray(in.FolderParents)); err != nil {

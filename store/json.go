@@ -99,3 +99,11 @@ func (j JSON) Object() (map[string]json.RawMessage, error) {
 	}
 	return m, nil
 }
+
+// jsonUnmarshal decodes a document the store wrote itself.
+func jsonUnmarshal(j JSON, v any) error {
+	if err := json.Unmarshal(j, v); err != nil {
+		return fmt.Errorf("store: unreadable document: %w", err)
+	}
+	return nil
+}

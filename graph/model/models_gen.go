@@ -18,6 +18,10 @@ type ArchiveTarget struct {
 	FolderName string `json:"folderName"`
 }
 
+type AttachmentsPrecheck struct {
+	ExistingFileNames []string `json:"existingFileNames"`
+}
+
 type AuditFilter struct {
 	ItemID     *string            `json:"itemId,omitempty"`
 	ActionType *store.AuditAction `json:"actionType,omitempty"`
@@ -35,8 +39,59 @@ type AuditSearchResult struct {
 	Hits  []*store.AuditRecord `json:"hits"`
 }
 
+// A page of comments. mScrollId continues the list (null at the end).
+type CommentConnection struct {
+	Edges     []*CommentEdge   `json:"edges"`
+	Nodes     []*store.Comment `json:"nodes"`
+	PageInfo  *PageInfo        `json:"pageInfo"`
+	MScrollID *string          `json:"mScrollId,omitempty"`
+}
+
+type CommentEdge struct {
+	Cursor string         `json:"cursor"`
+	Node   *store.Comment `json:"node"`
+}
+
+type CommentIDInput struct {
+	ID string `json:"id"`
+}
+
+type CreateAttachmentPayload struct {
+	// Signed PUT link for the file, valid 432000 seconds.
+	UploadURL  string            `json:"uploadUrl"`
+	Attachment *store.Attachment `json:"attachment"`
+}
+
 type CreateItemPayload struct {
 	Item *store.Item `json:"item"`
+}
+
+type CreateThumbnailInput struct {
+	ItemID     string `json:"itemId"`
+	PositionMs int    `json:"positionMs"`
+	Width      *int   `json:"width,omitempty"`
+	Height     *int   `json:"height,omitempty"`
+}
+
+type CreateThumbnailPayload struct {
+	// Signed PUT link for the image, valid 432000 seconds.
+	UploadURL string           `json:"uploadUrl"`
+	Thumbnail *store.Thumbnail `json:"thumbnail"`
+}
+
+type DeleteAttachmentInput struct {
+	ItemID   string `json:"itemId"`
+	FileName string `json:"fileName"`
+}
+
+type DeleteAttachmentPayload struct {
+	FileName string `json:"fileName"`
+}
+
+type DeleteRelationInput struct {
+	ItemID        string `json:"itemId"`
+	RelationType  string `json:"relationType"`
+	RelatedItemID string `json:"relatedItemId"`
 }
 
 type ItemEdge struct {
@@ -61,9 +116,30 @@ type ItemIDInput struct {
 type ItemStatePayload struct {
 	ID string `json:"id"`
 	// EXISTS after undelete, IN_RECYCLE_BIN after delete.
-	VersionState VersionState `json:"versionState"`
+	VersionState store.VersionState `json:"versionState"`
 	// The item after the change.
 	Item *store.Item `json:"item"`
+}
+
+type LockUploadInput struct {
+	ID              string `json:"id"`
+	OwnerInstanceID string `json:"ownerInstanceId"`
+}
+
+type MediaUsagePayload struct {
+	ItemID     string            `json:"itemId"`
+	MediaUsage *store.MediaUsage `json:"mediaUsage"`
+}
+
+type MigrateMediaLocationInput struct {
+	ItemID                   string  `json:"itemId"`
+	SourceFileLocation       *string `json:"sourceFileLocation,omitempty"`
+	GeneratedContentLocation *string `json:"generatedContentLocation,omitempty"`
+}
+
+type MigrateMediaLocationPayload struct {
+	Message    string `json:"message"`
+	StatusCode int    `json:"statusCode"`
 }
 
 type Mutation struct {
@@ -77,11 +153,116 @@ type PageInfo struct {
 type Query struct {
 }
 
+type ReactToCommentInput struct {
+	ID       string `json:"id"`
+	Reaction string `json:"reaction"`
+	// Take the caller's reaction back instead of adding it.
+	Remove *bool `json:"remove,omitempty"`
+}
+
+// Relations of an item after a change.
+type RelationsPayload struct {
+	Relations []*store.Relation `json:"relations"`
+}
+
+type RenameVersionInput struct {
+	ItemID    string `json:"itemId"`
+	VersionID string `json:"versionId"`
+	Name      string `json:"name"`
+}
+
+type SearchEmbedded struct {
+	Collection []*store.Item `json:"collection"`
+}
+
+// Search hits (spec shape: {total, _embedded: {collection}}).
+type SearchResult struct {
+	Total    int             `json:"total"`
+	Embedded *SearchEmbedded `json:"_embedded"`
+}
+
+type SetCustomIconsInput struct {
+	ItemID string `json:"itemId"`
+	// An object with keys pos1 to pos8; a null value empties a position.
+	CustomIcons store.JSON `json:"customIcons"`
+	// Keep the positions the object does not name (PATCH) instead of emptying them (PUT).
+	Merge *bool `json:"merge,omitempty"`
+}
+
+type SetCustomIconsPayload struct {
+	CustomIcons *store.CustomIcons `json:"customIcons"`
+	Item        *store.Item        `json:"item"`
+}
+
+type SetRelationsInput struct {
+	ItemID       string `json:"itemId"`
+	RelationType string `json:"relationType"`
+	// The complete set of related items of this type (may be empty).
+	RelatedItemIds []string `json:"relatedItemIds"`
+}
+
+// A page of thumbnails; nextIndex continues it (null at the end).
+type ThumbnailPage struct {
+	Thumbnails []*store.Thumbnail `json:"thumbnails"`
+	NextIndex  *int               `json:"nextIndex,omitempty"`
+}
+
+type TimedMetadataPayload struct {
+	Items []*store.TimedMetadata `json:"items"`
+}
+
 type ToggleArchivePayload struct {
 	// archive when the item was archived, unarchive when it was brought back.
 	Type    string         `json:"type"`
 	Payload *ArchiveTarget `json:"payload"`
 	Item    *store.Item    `json:"item"`
+}
+
+type UpdateItemMetadataInput struct {
+	ID                      string                   `json:"id"`
+	MetadataDelta           *store.ItemMetadataInput `json:"metadataDelta"`
+	RequiredMetadataVersion *int                     `json:"requiredMetadataVersion,omitempty"`
+}
+
+type UpdateItemMetadataPayload struct {
+	Item *store.Item `json:"item"`
+}
+
+type UpdateMediaUsageInput struct {
+	ItemID           string `json:"itemId"`
+	LastUsedWorkflow string `json:"lastUsedWorkflow"`
+	// Default: now.
+	LastUsedOn *time.Time `json:"lastUsedOn,omitempty"`
+}
+
+type UpdateTimedMetadataInput struct {
+	ItemID string `json:"itemId"`
+	// Entries to insert or replace, by id.
+	Upsert []*store.TimedMetadataInput `json:"upsert,omitempty"`
+	// Ids of entries to remove.
+	Delete []string `json:"delete,omitempty"`
+}
+
+type UpdateTranscriptInput struct {
+	ItemID string `json:"itemId"`
+	// BCP 47, such as en-US.
+	LanguageCode    string                     `json:"languageCode"`
+	TimedTranscript []*store.TranscriptSegment `json:"timedTranscript"`
+}
+
+type UpdateTranscriptPayload struct {
+	ItemID                string    `json:"itemId"`
+	LanguageCode          string    `json:"languageCode"`
+	TranscriptLastUpdated time.Time `json:"transcriptLastUpdated"`
+	TimedTranscriptURL    string    `json:"timedTranscriptUrl"`
+}
+
+type UploadLockPayload struct {
+	IsUploadLocked bool `json:"isUploadLocked"`
+}
+
+type VersionsPayload struct {
+	Versions []*store.ItemVersion `json:"versions"`
 }
 
 // The authenticated principal.
@@ -145,63 +326,6 @@ func (e *ItemOrder) UnmarshalJSON(b []byte) error {
 }
 
 func (e ItemOrder) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	e.MarshalGQL(&buf)
-	return buf.Bytes(), nil
-}
-
-type VersionState string
-
-const (
-	VersionStateExists       VersionState = "EXISTS"
-	VersionStateInRecycleBin VersionState = "IN_RECYCLE_BIN"
-	VersionStateDeleted      VersionState = "DELETED"
-)
-
-var AllVersionState = []VersionState{
-	VersionStateExists,
-	VersionStateInRecycleBin,
-	VersionStateDeleted,
-}
-
-func (e VersionState) IsValid() bool {
-	switch e {
-	case VersionStateExists, VersionStateInRecycleBin, VersionStateDeleted:
-		return true
-	}
-	return false
-}
-
-func (e VersionState) String() string {
-	return string(e)
-}
-
-func (e *VersionState) UnmarshalGQL(v any) error {
-	str, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("enums must be strings")
-	}
-
-	*e = VersionState(str)
-	if !e.IsValid() {
-		return fmt.Errorf("%s is not a valid VersionState", str)
-	}
-	return nil
-}
-
-func (e VersionState) MarshalGQL(w io.Writer) {
-	fmt.Fprint(w, strconv.Quote(e.String()))
-}
-
-func (e *VersionState) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		return err
-	}
-	return e.UnmarshalGQL(s)
-}
-
-func (e VersionState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

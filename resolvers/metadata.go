@@ -1,0 +1,81 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/store"
+)
+
+func (r *Resolver) updateItemMetadata(ctx context.Context, in model.UpdateItemMetadataInput) (*model.UpdateItemMetadataPayload, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it, err := r.Store.UpdateItemMetadata(ctx, p, store.MetadataUpdate{
+		ItemID: in.ID, FormID: in.MetadataDelta.FormID, FormData: in.MetadataDelta.FormData,
+		RequiredVersion: in.RequiredMetadataVersion,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.UpdateItemMetadataPayload{Item: it}, nil
+}
+
+func (r *Resolver) setCustomIcons(ctx context.Context, in model.SetCustomIconsInput) (*model.SetCustomIconsPayload, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it, err := r.Store.SetCustomIcons(ctx, p.TenantID, in.ItemID, in.CustomIcons, in.Merge != nil && *in.Merge)
+	if err != nil {
+		return nil, err
+	}
+	icons := it.CustomIcons()
+	return &model.SetCustomIconsPayload{CustomIcons: &icons, Item: it}, nil
+}
+
+func (r *Resolver) updateTimedMetadata(ctx context.Context, in model.UpdateTimedMetadataInput) (*model.TimedMetadataPayload, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	upsert := make([]store.TimedMetadataInput, len(in.Upsert))
+	for i, e := range in.Upsert {
+		upsert[i] = *e
+	}
+	items, err := r.Store.UpdateTimedMetadata(ctx, p.TenantID, in.ItemID, upsert, in.Delete)
+	if err != nil {
+		return nil, err
+	}
+	return &model.TimedMetadataPayload{Items: items}, nil
+}
+
+// defaultFieldLabels are the labels of the default form's fields. Forms
+// with other fields label them through their definitions (MDFs).
+var defaultFieldLabels = map[string]string{
+	"default_title":       "Title",
+	"default_description": "Description",
+}
+
+// readableFormData answers form data keyed by field labels when asked
+// (readableMetadataFields): keys without a known label stay as they are.
+func readableFormData(formID string, data store.JSON, readable bool) (store.JSON, error) {
+	if !readable {
+		return data, nil
+	}
+	obj, err := data.Object()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(obj))
+	for k, v := range obj {
+		if label, ok := defaultFieldLabels[k]; ok {
+			k = label
+		}
+		out[k] = v
+	}
+	return store.JSONOf(out), nil
+}

@@ -1,0 +1,100 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Binders for bodies whose spec shape differs from the GraphQL input.
+
+// customIconsBody binds {customIcons: {pos1...}} (or the bare position
+// object) to input.customIcons, with input.merge for PATCH.
+func customIconsBody(merge bool) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		m, err := bodyObject(r)
+		if err != nil {
+			return err
+		}
+		var icons any = m
+		if inner, ok := m["customIcons"]; ok && len(m) == 1 {
+			icons = inner
+		}
+		if _, ok := icons.(map[string]any); !ok {
+			return store.Invalid("customIcons must be an object with keys pos1 to pos8")
+		}
+		set(vars, "input", "customIcons", icons)
+		set(vars, "input", "merge", merge)
+		return nil
+	}
+}
+
+// relatedIDsBody binds {relatedItemIds: [...]} (or a bare array of ids) to
+// input.relatedItemIds.
+func relatedIDsBody(r *http.Request, vars map[string]any) error {
+	v, err := decodeBody(r)
+	if err != nil {
+		return err
+	}
+	if m, ok := v.(map[string]any); ok {
+		ids, ok := m["relatedItemIds"]
+		if !ok || len(m) != 1 {
+			return store.Invalid("the request body must be {\"relatedItemIds\": [...]}")
+		}
+		v = ids
+	}
+	if _, ok := v.([]any); !ok {
+		return store.Invalid("relatedItemIds must be an array of item ids")
+	}
+	set(vars, "input", "relatedItemIds", v)
+	return nil
+}
+
+// timedMetadataBody binds {items: {<id>: entry or null}}: entries become
+// input.upsert (the map key is the entry's id), nulls input.delete.
+func timedMetadataBody(r *http.Request, vars map[string]any) error {
+	m, err := bodyObject(r)
+	if err != nil {
+		return err
+	}
+	items, ok := m["items"].(map[string]any)
+	if !ok || len(m) != 1 {
+		return store.Invalid("the request body must be {\"items\": {\"<id>\": {startMs, endMs, data} or null}}")
+	}
+	upsert, remove := []any{}, []any{}
+	for id, e := range items {
+		if e == nil {
+			remove = append(remove, id)
+			continue
+		}
+		entry, ok := e.(map[string]any)
+		if !ok {
+			return store.Invalid("timed metadata %q must be an object or null", id)
+		}
+		if given, ok := entry["id"]; ok && given != id {
+			return store.Invalid("timed metadata %q carries another id %v", id, given)
+		}
+		entry["id"] = id
+		upsert = append(upsert, entry)
+	}
+	set(vars, "input", "upsert", upsert)
+	set(vars, "input", "delete", remove)
+	return nil
+}
+
+// precheckBody binds {fileNames: [...]} (or {fileName}) to fileNames.
+func precheckBody(r *http.Request, vars map[string]any) error {
+	m, err := bodyObject(r)
+	if err != nil {
+		return err
+	}
+	if names, ok := m["fileNames"].([]any); ok {
+		vars["fileNames"] = names
+		return nil
+	}
+	if name, ok := m["fileName"].(string); ok {
+		vars["fileNames"] = []any{name}
+		return nil
+	}
+	return store.Invalid("the request body needs fileNames (or fileName)")
+}
