@@ -1,17 +1,21 @@
 package graph
 
-import "github.com/loupe-mam/loupe/graph/model"
+import (
+	"time"
+
+	"github.com/loupe-mam/loupe/graph/model"
+)
 
 // Complexity weighs list fields by the page they ask for, so that the
 // complexity limit bounds the rows an operation can make Loupe read.
 func Complexity() ComplexityRoot {
 	var c ComplexityRoot
 	c.Query.Items = func(child int, first *int, _ *string, _ *model.ItemFilter, _ *model.ItemOrder) int {
-		n := 20
-		if first != nil && *first > 0 {
-			n = *first
-		}
-		return 1 + n*child
+		return page(child, first, 20)
+	}
+	c.Query.ItemChanges = func(child int, _ time.Time, first *int, _ *string) int { return page(child, first, 50) }
+	c.Query.Search = func(child int, _, _ *string, _, _ *bool, _ *int, itemsPerPage *int) int {
+		return page(child, itemsPerPage, 25)
 	}
 	c.Query.Nodes = func(child int, ids []string) int { return 1 + len(ids)*child }
 	c.Query.ItemAnalytics = func(child int, _ *model.AuditFilter, _ *int, size *int) int {
@@ -21,5 +25,16 @@ func Complexity() ComplexityRoot {
 		}
 		return 1 + n*child/10 // audit hits are flat records read in one query
 	}
+	c.Item.Comments = func(child int, first *int, _ *string) int { return page(child, first, 20) }
+	c.Item.Thumbnails = func(child int, _ *int, size *int) int { return page(child, size, 50) }
 	return c
+}
+
+// page is the cost of a list field: its children times the page size.
+func page(child int, size *int, def int) int {
+	n := def
+	if size != nil && *size > 0 {
+		n = *size
+	}
+	return 1 + n*child
 }

@@ -4,25 +4,97 @@ import (
 	"context"
 
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
+// itemComments pages through an item's comments, oldest first. First pages
+// of a list of items go through CommentsOfItem (one query for the list);
+// a page after a cursor is one query of its own.
 func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int, after *string) (*model.CommentConnection, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := store.CommentQuery{ItemID: obj.ID, First: store.DefaultCommentPage}
+	if first != nil {
+		q.First = *first
+	}
+	if after != nil && *after != "" {
+		if q.After, err = decodeCursor(*after); err != nil {
+			return nil, store.Invalid("invalid cursor (after / mScrollId)")
+		}
+	}
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	var (
+		page []*store.Comment
+		more bool
+	)
+	if q.After == "" {
+		l := r.loaders(ctx)
+		l.HintComments(q.First)
+		if page, err = l.CommentsOfItem.Load(ctx, commentsKey(obj.ID, q.First)); err != nil {
+			return nil, err
+		}
+		if more = len(page) > q.First; more {
+			page = page[:q.First]
+		}
+	} else if page, more, err = r.Store.Comments(ctx, p.TenantID, q); err != nil {
+		return nil, err
+	}
+	return commentConnection(page, more), nil
+}
+
+// commentConnection is a page of comments; mScrollId is the endCursor while
+// more follow, null at the end.
+func commentConnection(page []*store.Comment, more bool) *model.CommentConnection {
+	c := &model.CommentConnection{
+		Edges:    make([]*model.CommentEdge, len(page)),
+		Nodes:    page,
+		PageInfo: &model.PageInfo{HasNextPage: more},
+	}
+	for i, cm := range page {
+		c.Edges[i] = &model.CommentEdge{Cursor: encodeCursor(cm.ID), Node: cm}
+	}
+	if n := len(page); n > 0 {
+		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
+		if more {
+			c.MScrollID = c.PageInfo.EndCursor
+		}
+	}
+	return c
 }
 
 func (r *Resolver) createComment(ctx context.Context, input store.CreateCommentInput) (*store.Comment, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.CreateComment(ctx, p, &input)
 }
 
 func (r *Resolver) updateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.UpdateComment(ctx, p, &input)
 }
 
 func (r *Resolver) deleteComment(ctx context.Context, id string) (*store.Comment, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.DeleteComment(ctx, p, id)
 }
 
 func (r *Resolver) reactToComment(ctx context.Context, input model.ReactToCommentInput) (*store.Comment, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.ReactToComment(ctx, p, input.ID, input.Reaction, input.Remove != nil && *input.Remove)
 }

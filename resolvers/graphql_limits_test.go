@@ -165,13 +165,14 @@ createUnknownPersons detectedPersons proxy proxySize hasProxy highRes hasExterna
 webProxyLocation proxyAudioTrackUrls thumbnail thumbnailInfo thumbnailStrip`)
 
 func TestComplexityLimit(t *testing.T) {
-	api := loupetest.New(t)
+	// A limit the Item type has fields enough to reach with a page of 100.
+	const limit = 5000
+	api := loupetest.New(t, func(c *app.Config) { c.GraphQL.ComplexityLimit = limit })
 	a := api.Tenant(t, "a")
 	var ids []string
 	for i := range 3 {
 		ids = append(ids, createItem(t, a, map[string]any{"title": fmt.Sprint(i), "itemType": "video"}).ID)
 	}
-	limit := graph.DefaultOptions().ComplexityLimit
 	// items(first: n) { nodes { k fields } } costs 1 + n*(1+k).
 	page := func(first, fields int) string {
 		return fmt.Sprintf(`{ items(first: %d) { nodes { %s } } }`, first, strings.Join(itemScalars[:fields], " "))

@@ -3,6 +3,8 @@ package resolvers
 import (
 	"context"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,14 +29,36 @@ type Loaders struct {
 	TimedMetadataOfItem *Loader[[]*store.TimedMetadata]
 	VersionsOfItem      *Loader[[]*store.ItemVersion]
 	AncestryOfItem      *Loader[[][]*store.PathEntry]
+	// RelationsOfItem answers both directions; its values hint the related
+	// items to Item, so that Relation.item of a whole page is one query.
+	RelationsOfItem *Loader[[]*store.Relation]
+	// CommentsOfItem answers the first page of an item's comments, keyed
+	// by commentsKey (item id and page size). It returns one comment more
+	// than the page when more follow.
+	CommentsOfItem *Loader[[]*store.Comment]
+	// ThumbnailsOfItem answers a page of an item's thumbnails, keyed by
+	// argsKey(index, size, item id); TranscriptOfItem an item's transcript
+	// in a language, keyed by argsKey(language, item id). Both batch by the
+	// time window: their keys carry arguments only their resolvers know.
+	ThumbnailsOfItem *Loader[[]*store.Thumbnail]
+	TranscriptOfItem *Loader[*store.Transcript]
+
+	// hintedMu guards hintedItems and commentHints: the items hinted so
+	// far, and per comment page size how many of them CommentsOfItem has
+	// been hinted (its keys carry the page size, which only the comments
+	// resolver knows).
+	hintedMu     sync.Mutex
+	hintedItems  []string
+	commentHints map[int]int
 }
 
 // NewLoaders builds a request's loaders. Each level hints the next: the
 // folders of a page of items name the parents that Folder.parent will ask
 // for, and those parents name theirs.
 func NewLoaders(st *store.Store) *Loaders {
-	l := &Loaders{}
-	l.Item = newLoader(byKey(st.ItemsByIDs))
+	l := &Loaders{commentHints: map[int]int{}}
+	// Items loaded by id (related items, ...) hint their own nested fields.
+	l.Item = newLoader(byKey(st.ItemsByIDs), func(it *store.Item) { l.hintItemIDs(it.ID) })
 	l.Folder = newLoader(byKey(st.FoldersByIDs), func(f *store.Folder) {
 		if f.ParentID != nil {
 			l.Folder.Hint(*f.ParentID)
@@ -51,6 +75,14 @@ func NewLoaders(st *store.Store) *Loaders {
 	l.TimedMetadataOfItem = newLoader(listByKey(st.TimedMetadataOfItems))
 	l.VersionsOfItem = newLoader(listByKey(st.VersionsOfItems))
 	l.AncestryOfItem = newLoader(listByKey(st.AncestryOfItems))
+	l.RelationsOfItem = newLoader(listByKey(st.RelationsOfItems), func(rs []*store.Relation) {
+		for _, r := range rs {
+			l.Item.Hint(r.RelatedItemID)
+		}
+	})
+	l.CommentsOfItem = newLoader(firstComments(st))
+	l.ThumbnailsOfItem = newLoader(thumbnailPages(st))
+	l.TranscriptOfItem = newLoader(transcripts(st))
 	return l
 }
 
@@ -62,10 +94,138 @@ func (l *Loaders) HintItems(items []*store.Item) {
 	for i, it := range items {
 		ids[i] = it.ID
 	}
+	l.hintItemIDs(ids...)
+}
+
+func (l *Loaders) hintItemIDs(ids ...string) {
 	for _, h := range []interface{ Hint(...string) }{
 		l.FoldersOfItem, l.AttachmentsOfItem, l.TimedMetadataOfItem, l.VersionsOfItem, l.AncestryOfItem,
+		l.RelationsOfItem,
 	} {
 		h.Hint(ids...)
+	}
+	l.hintedMu.Lock()
+	l.hintedItems = append(l.hintedItems, ids...)
+	l.hintedMu.Unlock()
+}
+
+// HintComments hints CommentsOfItem with the first pages of size first of
+// every item hinted so far and not yet hinted at that size. The comments
+// resolver calls it before it loads, so the first element of a list fetches
+// the page of every element.
+func (l *Loaders) HintComments(first int) {
+	l.hintedMu.Lock()
+	done := l.commentHints[first]
+	todo := l.hintedItems[done:]
+	l.commentHints[first] = len(l.hintedItems)
+	l.hintedMu.Unlock()
+	keys := make([]string, len(todo))
+	for i, id := range todo {
+		keys[i] = commentsKey(id, first)
+	}
+	l.CommentsOfItem.Hint(keys...)
+}
+
+// commentsKey is the CommentsOfItem key of an item's first page of size first.
+func commentsKey(itemID string, first int) string { return strconv.Itoa(first) + "/" + itemID }
+
+// firstComments answers CommentsOfItem keys in key order with one query,
+// however many items and page sizes they name: it fetches the largest page
+// (plus one, to tell whether more follow) and cuts each key's page from it.
+func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Comment] {
+	return func(ctx context.Context, keys []string) []*dataloader.Result[[]*store.Comment] {
+		out := make([]*dataloader.Result[[]*store.Comment], len(keys))
+		sizes := make([]int, len(keys))
+		ids := make([]string, 0, len(keys))
+		seen := make(map[string]bool, len(keys))
+		largest := 0
+		for i, k := range keys {
+			size, id, _ := strings.Cut(k, "/")
+			sizes[i], _ = strconv.Atoi(size)
+			largest = max(largest, sizes[i])
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		p, err := auth.Require(ctx)
+		var found map[string][]*store.Comment
+		if err == nil {
+			found, err = st.FirstCommentsOfItems(ctx, p.TenantID, ids, largest+1)
+		}
+		for i, k := range keys {
+			_, id, _ := strings.Cut(k, "/")
+			page := found[id]
+			if len(page) > sizes[i]+1 {
+				page = page[:sizes[i]+1]
+			}
+			if page == nil {
+				page = []*store.Comment{}
+			}
+			out[i] = &dataloader.Result[[]*store.Comment]{Data: page, Error: err}
+		}
+		return out
+	}
+}
+
+// argsKey joins a loader key from field arguments and an item id.
+func argsKey(parts ...string) string { return strings.Join(parts, "/") }
+
+// thumbnailPages answers ThumbnailsOfItem keys with one query per distinct
+// (index, size), which a page of items shares.
+func thumbnailPages(st *store.Store) dataloader.BatchFunc[string, []*store.Thumbnail] {
+	return func(ctx context.Context, keys []string) []*dataloader.Result[[]*store.Thumbnail] {
+		type args struct{ index, size int }
+		out := make([]*dataloader.Result[[]*store.Thumbnail], len(keys))
+		groups := map[args][]string{}
+		keyArgs := make([]args, len(keys))
+		keyIDs := make([]string, len(keys))
+		for i, k := range keys {
+			parts := strings.SplitN(k, "/", 3)
+			a := args{}
+			a.index, _ = strconv.Atoi(parts[0])
+			a.size, _ = strconv.Atoi(parts[1])
+			keyArgs[i], keyIDs[i] = a, parts[2]
+			groups[a] = append(groups[a], parts[2])
+		}
+		p, err := auth.Require(ctx)
+		pages := map[args]map[string][]*store.Thumbnail{}
+		for a, ids := range groups {
+			if err != nil {
+				break
+			}
+			pages[a], err = st.ThumbnailPagesOfItems(ctx, p.TenantID, ids, a.index, a.size)
+		}
+		for i := range keys {
+			page := pages[keyArgs[i]][keyIDs[i]]
+			if page == nil {
+				page = []*store.Thumbnail{}
+			}
+			out[i] = &dataloader.Result[[]*store.Thumbnail]{Data: page, Error: err}
+		}
+		return out
+	}
+}
+
+// transcripts answers TranscriptOfItem keys with one query; nil where an
+// item has no transcript in the language.
+func transcripts(st *store.Store) dataloader.BatchFunc[string, *store.Transcript] {
+	return func(ctx context.Context, keys []string) []*dataloader.Result[*store.Transcript] {
+		out := make([]*dataloader.Result[*store.Transcript], len(keys))
+		tk := make([]store.TranscriptKey, len(keys))
+		for i, k := range keys {
+			lang, id, _ := strings.Cut(k, "/")
+			tk[i] = store.TranscriptKey{ItemID: id, LanguageCode: lang}
+		}
+		p, err := auth.Require(ctx)
+		var found map[store.TranscriptKey]*store.Transcript
+		if err == nil {
+			found, err = st.TranscriptsByKeys(ctx, p.TenantID, tk)
+		}
+		for i := range keys {
+			out[i] = &dataloader.Result[*store.Transcript]{Data: found[tk[i]], Error: err}
+		}
+		return out
 	}
 }
 

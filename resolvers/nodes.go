@@ -6,9 +6,9 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-// nodes fetches anything by id: items (folders answered as Folder) and audit
-// records, in the order asked, nil for what is missing. At most three
-// queries whatever the number of ids.
+// nodes fetches anything by id: items (folders answered as Folder), audit
+// records and comments, in the order asked, nil for what is missing. At most
+// four queries whatever the number of ids.
 func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) ([]store.Node, error) {
 	out := make([]store.Node, len(ids))
 	items, err := r.Store.ItemsByIDs(ctx, p.TenantID, ids)
@@ -32,6 +32,16 @@ func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) 
 	if err != nil {
 		return nil, err
 	}
+	var commentIDs []string
+	for _, id := range otherIDs {
+		if _, ok := records[id]; !ok {
+			commentIDs = append(commentIDs, id)
+		}
+	}
+	comments, err := r.Store.CommentsByIDs(ctx, p.TenantID, commentIDs)
+	if err != nil {
+		return nil, err
+	}
 	hinted := make([]*store.Item, 0, len(items))
 	for _, it := range items {
 		hinted = append(hinted, it)
@@ -44,6 +54,8 @@ func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) 
 			out[i] = it
 		} else if rec, ok := records[id]; ok {
 			out[i] = rec
+		} else if c, ok := comments[id]; ok {
+			out[i] = c
 		}
 	}
 	return out, nil

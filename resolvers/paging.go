@@ -2,6 +2,8 @@ package resolvers
 
 import (
 	"encoding/base64"
+	"strings"
+	"time"
 
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/store"
@@ -46,7 +48,61 @@ func itemQuery(first *int, after *string, filter *model.ItemFilter, orderBy *mod
 	return q, q.Validate()
 }
 
+// defaultChangesPage is the poll's page size when a client names none (the
+// schema's default; the resolver needs it for an explicit null).
+const defaultChangesPage = 50
+
+// A poll cursor is the keyset position (modified_on, id) of the last item
+// served: base64url of "<RFC 3339 with nanoseconds>|<id>".
+func encodeChangeCursor(it *store.Item) string {
+	return encodeCursor(it.ModifiedOn.UTC().Format(time.RFC3339Nano) + "|" + it.ID)
+}
+
+func decodeChangeCursor(c string) (time.Time, string, error) {
+	s, err := decodeCursor(c)
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	at, id, ok := strings.Cut(s, "|")
+	if !ok {
+		return time.Time{}, "", store.Invalid("invalid cursor")
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return time.Time{}, "", store.Invalid("invalid cursor")
+	}
+	return t, id, nil
+}
+
+// changesQuery is the poll of changes since a time (docs/search.md).
+func changesQuery(since time.Time, first *int, after *string) (store.ItemQuery, error) {
+	q := store.ItemQuery{First: defaultChangesPage, ChangedSince: &since}
+	if first != nil {
+		q.First = *first
+	}
+	// Named as both surfaces call them: first and after in GraphQL, size
+	// and nextToken in REST.
+	if q.First < 1 || q.First > store.MaxItemPage {
+		return q, store.Invalid("first (size) must be between 1 and %d", store.MaxItemPage)
+	}
+	if after != nil && *after != "" {
+		at, id, err := decodeChangeCursor(*after)
+		if err != nil {
+			return q, store.Invalid("after (nextToken) is not a valid cursor")
+		}
+		q.AfterModified, q.After = at, id
+	}
+	if err := q.Validate(); err != nil {
+		return q, store.Invalid("after (nextToken) is not a valid cursor")
+	}
+	return q, nil
+}
+
 func itemConnection(tenantID string, q store.ItemQuery, items []*store.Item, more bool) *model.ItemConnection {
+	cursor := func(it *store.Item) string { return encodeCursor(it.ID) }
+	if q.ChangedSince != nil {
+		cursor = encodeChangeCursor
+	}
 	c := &model.ItemConnection{
 		Edges:    make([]*model.ItemEdge, len(items)),
 		Nodes:    items,
@@ -55,13 +111,36 @@ func itemConnection(tenantID string, q store.ItemQuery, items []*store.Item, mor
 		Query:    q,
 	}
 	for i, it := range items {
-		c.Edges[i] = &model.ItemEdge{Cursor: encodeCursor(it.ID), Node: it}
+		c.Edges[i] = &model.ItemEdge{Cursor: cursor(it), Node: it}
 	}
 	if n := len(items); n > 0 {
 		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
 	}
 	return c
 }
+
+// searchQuery applies the schema's defaults to the search arguments.
+func searchQuery(searchString, folderID *string, includeSubfolders, includeFolders *bool, from, itemsPerPage *int) store.SearchQuery {
+	q := store.SearchQuery{Size: defaultSearchPage}
+	if searchString != nil {
+		q.Text = *searchString
+	}
+	if folderID != nil {
+		q.FolderID = *folderID
+	}
+	q.IncludeSubfolders = includeSubfolders != nil && *includeSubfolders
+	q.IncludeFolders = includeFolders != nil && *includeFolders
+	if from != nil {
+		q.From = *from
+	}
+	if itemsPerPage != nil {
+		q.Size = *itemsPerPage
+	}
+	return q
+}
+
+// defaultSearchPage is the number of hits per page when a client names none.
+const defaultSearchPage = 25
 
 func auditQuery(f *model.AuditFilter, from, size *int) store.AuditQuery {
 	q := store.AuditQuery{From: 0, Size: 50}

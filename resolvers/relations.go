@@ -4,21 +4,69 @@ import (
 	"context"
 
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
+// itemRelations answers an item's relations in both directions, through
+// RelationsOfItem (one query for a list of items), optionally of one type.
 func (r *Resolver) itemRelations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error) {
-	return nil, errPending
+	if relationType != nil && !store.ValidRelationType(*relationType) {
+		return nil, store.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", *relationType)
+	}
+	all, err := r.loaders(ctx).RelationsOfItem.Load(ctx, obj.ID)
+	if err != nil || relationType == nil {
+		return all, err
+	}
+	out := []*store.Relation{}
+	for _, rel := range all {
+		if rel.RelationType == *relationType {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
 }
 
 func (r *Resolver) setRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rels, err := r.Store.SetRelations(ctx, p, input.ItemID, input.RelationType, input.RelatedItemIds)
+	if err != nil {
+		return nil, err
+	}
+	return r.relationsPayload(ctx, rels), nil
 }
 
 func (r *Resolver) deleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rels, err := r.Store.DeleteRelation(ctx, p, input.ItemID, input.RelationType, input.RelatedItemID)
+	if err != nil {
+		return nil, err
+	}
+	return r.relationsPayload(ctx, rels), nil
 }
 
+// relationsPayload hints the related items, so that asking for their
+// Relation.item costs one query.
+func (r *Resolver) relationsPayload(ctx context.Context, rels []*store.Relation) *model.RelationsPayload {
+	l := r.loaders(ctx)
+	for _, rel := range rels {
+		l.Item.Hint(rel.RelatedItemID)
+	}
+	return &model.RelationsPayload{Relations: rels}
+}
+
+// relatedItem is the item at the other end, or null while it is in the
+// recycle bin (the relation stays and comes back with the item).
 func (r *Resolver) relatedItem(ctx context.Context, obj *store.Relation) (*store.Item, error) {
-	return nil, errPending
+	it, err := r.loaders(ctx).Item.Load(ctx, obj.RelatedItemID)
+	if store.ErrorKind(err) == store.ENOTFOUND {
+		return nil, nil
+	}
+	return it, err
 }

@@ -11,10 +11,12 @@ import (
 // Resolver is the root resolver.
 type Resolver struct {
 	Store *store.Store
+	// Blobs signs links to files; Files holds them.
 	Blobs *blob.Signer
+	Files blob.Store
 }
 
 // New returns the root resolver.
-func New(st *store.Store, blobs *blob.Signer) *Resolver {
-	return &Resolver{Store: st, Blobs: blobs}
+func New(st *store.Store, blobs *blob.Signer, files blob.Store) *Resolver {
+	return &Resolver{Store: st, Blobs: blobs, Files: files}
 }

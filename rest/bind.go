@@ -19,7 +19,7 @@ import (
 type Binder func(r *http.Request, vars map[string]any) error
 
 // MsgInvalidSyntax is the spec's answer to a body that cannot be parsed.
-const MsgInvalidSyntax = "The server could not understand the request due to invalid syntax."
+const MsgInvalidSyntax = store.MsgInvalidSyntax
 
 // errUnparsable is the error for a body that is not JSON; a route may answer
 // it differently (Route.BadBody).

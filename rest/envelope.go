@@ -43,20 +43,34 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 // WriteError writes the envelope for a *store.Error; any other error is
 // internal.
 func WriteError(w http.ResponseWriter, err error) {
+	writeEnvelope(w, envelopeOf(err), "")
+}
+
+func envelopeOf(err error) EnvelopeError {
 	e, ok := err.(*store.Error)
 	if !ok {
 		e = &store.Error{Kind: store.EINTERNAL, Message: graph.MsgInternal}
 	}
-	status := graph.StatusOf(e.Kind)
-	WriteJSON(w, status, Envelope{EnvelopeError{
-		StatusCode: status, Message: e.Message, DeveloperMessage: e.DeveloperMessage, Payload: e.Payload,
-	}})
+	return EnvelopeError{StatusCode: graph.StatusOf(e.Kind), Message: e.Message,
+		DeveloperMessage: e.DeveloperMessage, Payload: e.Payload}
 }
 
-// writeGraphQLError writes the envelope for an error the executor presented
+// writeEnvelope writes env; a 400 takes the message invalid when it is set
+// (Route.Invalid), keeping the specific one as developerMessage.
+func writeEnvelope(w http.ResponseWriter, env EnvelopeError, invalid string) {
+	if invalid != "" && env.StatusCode == http.StatusBadRequest && env.Message != invalid {
+		if env.DeveloperMessage == "" {
+			env.DeveloperMessage = env.Message
+		}
+		env.Message = invalid
+	}
+	WriteJSON(w, env.StatusCode, Envelope{env})
+}
+
+// envelopeOfGraphQL is the envelope for an error the executor presented
 // (graph.PresentError put statusCode, payload and developerMessage in its
 // extensions).
-func writeGraphQLError(w http.ResponseWriter, e *gqlerror.Error) {
+func envelopeOfGraphQL(e *gqlerror.Error) EnvelopeError {
 	env := EnvelopeError{StatusCode: http.StatusBadRequest, Message: e.Message}
 	if len(e.Path) > 1 && e.Path[0] == ast.PathName("variable") {
 		// Input coercion errors name the variable path (variable.input.x);
@@ -72,7 +86,7 @@ func writeGraphQLError(w http.ResponseWriter, e *gqlerror.Error) {
 	if p, ok := e.Extensions["payload"].(map[string]any); ok {
 		env.Payload = p
 	}
-	WriteJSON(w, env.StatusCode, Envelope{env})
+	return env
 }
 
 // NotFound answers unknown paths and wrong methods: the spec wants 404, not 405.

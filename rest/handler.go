@@ -43,7 +43,7 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 				if err == errUnparsable && rt.BadBody != nil {
 					err = rt.BadBody
 				}
-				WriteError(w, err)
+				writeEnvelope(w, envelopeOf(err), rt.Invalid)
 				return
 			}
 		}
@@ -53,13 +53,13 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 		})
 		if errs != nil {
 			resp := exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs)
-			writeGraphQLError(w, resp.Errors[0])
+			writeEnvelope(w, envelopeOfGraphQL(resp.Errors[0]), rt.Invalid)
 			return
 		}
 		respond, ctx := exec.DispatchOperation(ctx, oc)
 		resp := respond(ctx)
 		if len(resp.Errors) > 0 {
-			writeGraphQLError(w, resp.Errors[0])
+			writeEnvelope(w, envelopeOfGraphQL(resp.Errors[0]), rt.Invalid)
 			return
 		}
 		body, err := pick(resp.Data, field)

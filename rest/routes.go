@@ -24,6 +24,10 @@ type Route struct {
 	// BadBody replaces the answer to a body that is not JSON, where the
 	// spec prescribes another one.
 	BadBody *store.Error
+	// Invalid replaces the message of every 400 the route answers, where
+	// the spec prescribes one message for any invalid request; the
+	// specific problem moves to developerMessage.
+	Invalid string
 	// Variant serves the request instead when its When matches (a query
 	// parameter that selects another operation on the same path).
 	Variant *Variant
@@ -102,7 +106,8 @@ var Routes = []Route{
 		Bind: all(relatedIDsBody, pathInto("itemId", "input", "itemId"), pathInto("relationType", "input", "relationType"))},
 	{Method: "DELETE", Path: "/api/v1/items/{itemId}/relations/{relationType}/{relatedItemId}", Op: "deleteRelation",
 		Field: "deleteRelation", Bind: all(pathInto("itemId", "input", "itemId"),
-			pathInto("relationType", "input", "relationType"), pathInto("relatedItemId", "input", "relatedItemId"))},
+			pathInto("relationType", "input", "relationType"), pathInto("relatedItemId", "input", "relatedItemId")),
+		Invalid: MsgInvalidSyntax},
 
 	// Thumbnails.
 	{Method: "GET", Path: "/api/v1/items/{itemId}/thumbnail/{position}", Op: "getThumbnail", Field: "thumbnailAt",
@@ -116,7 +121,7 @@ var Routes = []Route{
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/timedMetadata", Op: "updateTimedMetadata", Field: "updateTimedMetadata",
 		Bind: all(timedMetadataBody, pathInto("itemId", "input", "itemId"))},
 	{Method: "PUT", Path: "/api/v1/items/{id}/transcript", Op: "updateTranscript", Field: "updateTranscript",
-		Bind: all(bodyAs("input"), pathInto("id", "input", "itemId"))},
+		Bind: all(bodyAs("input"), pathInto("id", "input", "itemId")), Invalid: MsgInvalidSyntax},
 
 	// Upload lock.
 	{Method: "GET", Path: "/api/v1/items/{itemId}/upload", Op: "getUploadLock", Field: "item", Bind: item},

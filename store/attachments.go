@@ -2,8 +2,17 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // Attachment is a file attached to an item (spec 2.4). The blob itself lives
@@ -21,10 +30,62 @@ type Attachment struct {
 	ModifiedOn  time.Time `db:"modified_on"`
 }
 
-const attachmentsOfItemsSQL = `
-SELECT tenant_id, item_id, file_name, type, role, language, description, user_id, blob_key, modified_on
+// The spec's messages for attachment writes (section 7).
+const (
+	MsgAttachmentItemNotFound = "Could not find given item in database"
+	MsgAttachmentNotFound     = "Could not find given attachment in database"
+)
+
+// Limits of an attachment's fields.
+const (
+	MaxFileName        = 255
+	MaxDescription     = 4096
+	MaxPrecheckNames   = 1000
+	maxAttachmentLang  = 35
+	attachmentColumns  = `tenant_id, item_id, file_name, type, role, language, description, user_id, blob_key, modified_on`
+	attachmentsOfItems = `SELECT ` + attachmentColumns + `
 FROM attachments WHERE tenant_id = $1 AND item_id = ANY($2::uuid[])
 ORDER BY item_id, file_name`
+)
+
+// errItemForAttachment is the spec's 404 for attachment writes.
+func errItemForAttachment() *Error {
+	return &Error{Kind: ENOTFOUND, Message: MsgAttachmentItemNotFound}
+}
+
+func errAttachmentNotFound() *Error {
+	return &Error{Kind: ENOTFOUND, Message: MsgAttachmentNotFound}
+}
+
+// ValidateFileName checks an attachment's file name: 1 to 255 characters,
+// no slash and no control characters. It is a name, not a path.
+func ValidateFileName(name string) error {
+	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxFileName {
+		return Invalid("fileName must be 1 to %d characters", MaxFileName)
+	}
+	if strings.ContainsRune(name, '/') {
+		return Invalid("fileName must not contain /")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return Invalid("fileName must not contain control characters")
+		}
+	}
+	return nil
+}
+
+// fileLanguageRE is a BCP 47 tag in its common forms (en, en-US, zh-Hant-TW, es-419).
+var fileLanguageRE = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z]{4})?(-([a-zA-Z]{2}|[0-9]{3}))?$`)
+
+func validateAttachmentText(language, description *string) error {
+	if language != nil && *language != "" && (len(*language) > maxAttachmentLang || !fileLanguageRE.MatchString(*language)) {
+		return Invalid("language must be a BCP 47 tag such as en-US, got %q", *language)
+	}
+	if description != nil && (!utf8.ValidString(*description) || utf8.RuneCountInString(*description) > MaxDescription) {
+		return Invalid("description must be at most %d characters", MaxDescription)
+	}
+	return nil
+}
 
 // AttachmentsOfItems returns, per item id, the item's attachments by file
 // name, in one query.
@@ -35,11 +96,239 @@ func (s *Store) AttachmentsOfItems(ctx context.Context, tenantID string, itemIDs
 		return out, nil
 	}
 	var rows []*Attachment
-	if err := s.db.SelectContext(ctx, &rows, attachmentsOfItemsSQL, tenantID, stringArray(itemIDs)); err != nil {
+	if err := s.db.SelectContext(ctx, &rows, attachmentsOfItems, tenantID, stringArray(itemIDs)); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch attachments: %w", err)
 	}
 	for _, a := range rows {
 		out[a.ItemID] = append(out[a.ItemID], a)
 	}
 	return out, nil
+}
+
+// SQL shared by the writes of an item's files (attachments, thumbnails,
+// transcripts): lock the live item, then stamp it as changed.
+const (
+	lockItemForFilesSQL = `
+SELECT id FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
+	touchItemForFilesSQL = `UPDATE items SET modified_on = $3 WHERE tenant_id = $1 AND id = $2`
+)
+
+// lockItemForFiles locks a live item of the tenant for a write of its files;
+// missing answers when it does not exist.
+func lockItemForFiles(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, missing *Error) error {
+	if !validID(itemID) {
+		return missing
+	}
+	var id string
+	if err := tx.GetContext(ctx, &id, lockItemForFilesSQL, tenantID, itemID); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return missing
+		}
+		return fmt.Errorf("store: unable to lock item %s: %w", itemID, err)
+	}
+	return nil
+}
+
+func touchItemForFiles(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, touchItemForFilesSQL, tenantID, itemID, at); err != nil {
+		return fmt.Errorf("store: unable to touch item %s: %w", itemID, err)
+	}
+	return nil
+}
+
+const (
+	attachmentForUpdateSQL = `SELECT ` + attachmentColumns + `
+FROM attachments WHERE tenant_id = $1 AND item_id = $2 AND file_name = $3 FOR UPDATE`
+
+	// A replaced attachment is a new file: what was known of the old
+	// upload (size, type, time) goes.
+	upsertAttachmentSQL = `
+INSERT INTO attachments (tenant_id, item_id, file_name, type, role, language, description, user_id, blob_key, modified_on)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (tenant_id, item_id, file_name) DO UPDATE SET
+    type = EXCLUDED.type, role = EXCLUDED.role, language = EXCLUDED.language,
+    description = EXCLUDED.description, user_id = EXCLUDED.user_id, blob_key = EXCLUDED.blob_key,
+    modified_on = EXCLUDED.modified_on, size_bytes = NULL, content_type = NULL, uploaded_on = NULL
+RETURNING ` + attachmentColumns
+
+	updateAttachmentSQL = `
+UPDATE attachments SET file_name = $4, type = $5, role = $6, language = $7, description = $8,
+    user_id = $9, modified_on = $10
+WHERE tenant_id = $1 AND item_id = $2 AND file_name = $3
+RETURNING ` + attachmentColumns
+
+	deleteAttachmentSQL = `
+DELETE FROM attachments WHERE tenant_id = $1 AND item_id = $2 AND file_name = $3 RETURNING blob_key`
+
+	// precheckSQL answers one row for a live item (none for a missing one)
+	// with those of the names it has attachments for.
+	precheckSQL = `
+SELECT coalesce(array_agg(a.file_name) FILTER (WHERE a.file_name IS NOT NULL), '{}') AS names
+FROM items i
+LEFT JOIN attachments a ON a.tenant_id = i.tenant_id AND a.item_id = i.id AND a.file_name = ANY($3::text[])
+WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL
+GROUP BY i.id`
+)
+
+// CreateAttachment registers an attachment of a live item whose file will be
+// uploaded under blobKey, replacing one of the same file name. It returns
+// the attachment and the blob key of the one it replaced ("" when new),
+// whose file the caller deletes once this has committed.
+// Returns ENOTFOUND (MsgAttachmentItemNotFound) for an unknown item and
+// EINVALID for a bad file name, language or description.
+func (s *Store) CreateAttachment(ctx context.Context, p *Principal, in *CreateAttachmentInput, blobKey string) (*Attachment, string, error) {
+	if err := ValidateFileName(in.FileName); err != nil {
+		return nil, "", err
+	}
+	if err := validateAttachmentText(in.Language, in.Description); err != nil {
+		return nil, "", err
+	}
+	var (
+		out    Attachment
+		oldKey string
+	)
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockItemForFiles(ctx, tx, p.TenantID, in.ItemID, errItemForAttachment()); err != nil {
+			return err
+		}
+		var old Attachment
+		switch err := tx.GetContext(ctx, &old, attachmentForUpdateSQL, p.TenantID, in.ItemID, in.FileName); {
+		case err == nil:
+			oldKey = old.BlobKey
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("store: unable to fetch attachment: %w", err)
+		}
+		at := now()
+		if err := tx.GetContext(ctx, &out, upsertAttachmentSQL, p.TenantID, in.ItemID, in.FileName,
+			string(in.Type), string(in.Role), strOrEmpty(in.Language), strOrEmpty(in.Description), p.UserID, blobKey, at); err != nil {
+			return fmt.Errorf("store: unable to write attachment: %w", err)
+		}
+		return touchItemForFiles(ctx, tx, p.TenantID, in.ItemID, at)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return &out, oldKey, nil
+}
+
+// UpdateAttachment changes an attachment's fields (nil ones stay) and
+// records the principal as its writer. Renaming keeps the file.
+// Returns ENOTFOUND with MsgAttachmentItemNotFound for an unknown item and
+// MsgAttachmentNotFound for an unknown attachment, ECONFLICT when the new
+// file name is taken, EINVALID for bad values.
+func (s *Store) UpdateAttachment(ctx context.Context, p *Principal, in *UpdateAttachmentInput) (*Attachment, error) {
+	if in.NewFileName != nil {
+		if err := ValidateFileName(*in.NewFileName); err != nil {
+			return nil, Invalid("newFileName%s", strings.TrimPrefix(err.(*Error).Message, "fileName"))
+		}
+	}
+	if err := validateAttachmentText(in.Language, in.Description); err != nil {
+		return nil, err
+	}
+	var out Attachment
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockItemForFiles(ctx, tx, p.TenantID, in.ItemID, errItemForAttachment()); err != nil {
+			return err
+		}
+		var cur Attachment
+		if err := tx.GetContext(ctx, &cur, attachmentForUpdateSQL, p.TenantID, in.ItemID, in.FileName); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return errAttachmentNotFound()
+			}
+			return fmt.Errorf("store: unable to fetch attachment: %w", err)
+		}
+		name := cur.FileName
+		if in.NewFileName != nil {
+			name = *in.NewFileName
+		}
+		typ, role := cur.Type, cur.Role
+		if in.Type != nil {
+			typ = string(*in.Type)
+		}
+		if in.Role != nil {
+			role = string(*in.Role)
+		}
+		lang, desc := cur.Language, cur.Description
+		if in.Language != nil {
+			lang = *in.Language
+		}
+		if in.Description != nil {
+			desc = *in.Description
+		}
+		at := now()
+		err := tx.GetContext(ctx, &out, updateAttachmentSQL, p.TenantID, in.ItemID, in.FileName,
+			name, typ, role, lang, desc, p.UserID, at)
+		var pqErr *pq.Error
+		if errors.As(err, &pqErr) && pqErr.Code == "23505" {
+			return Errorf(ECONFLICT, "the item already has an attachment named %q", name)
+		}
+		if err != nil {
+			return fmt.Errorf("store: unable to update attachment: %w", err)
+		}
+		return touchItemForFiles(ctx, tx, p.TenantID, in.ItemID, at)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAttachment removes an attachment and returns the blob key of its
+// file, which the caller deletes once this has committed.
+// Returns ENOTFOUND with MsgAttachmentItemNotFound for an unknown item and
+// MsgAttachmentNotFound for an unknown attachment.
+func (s *Store) DeleteAttachment(ctx context.Context, tenantID, itemID, fileName string) (string, error) {
+	var key string
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockItemForFiles(ctx, tx, tenantID, itemID, errItemForAttachment()); err != nil {
+			return err
+		}
+		if err := tx.GetContext(ctx, &key, deleteAttachmentSQL, tenantID, itemID, fileName); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return errAttachmentNotFound()
+			}
+			return fmt.Errorf("store: unable to delete attachment: %w", err)
+		}
+		return touchItemForFiles(ctx, tx, tenantID, itemID, now())
+	})
+	return key, err
+}
+
+// AttachmentsPrecheck answers which of fileNames a live item already has
+// attachments for, in the order asked, each once.
+// Returns ENOTFOUND (MsgAttachmentItemNotFound) for an unknown item and
+// EINVALID for more than MaxPrecheckNames names.
+func (s *Store) AttachmentsPrecheck(ctx context.Context, tenantID, itemID string, fileNames []string) ([]string, error) {
+	if len(fileNames) > MaxPrecheckNames {
+		return nil, Invalid("give at most %d fileNames", MaxPrecheckNames)
+	}
+	if !validID(itemID) {
+		return nil, errItemForAttachment()
+	}
+	var found pq.StringArray
+	if err := s.db.GetContext(ctx, &found, precheckSQL, tenantID, itemID, pq.StringArray(fileNames)); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, errItemForAttachment()
+		}
+		return nil, fmt.Errorf("store: unable to check attachments: %w", err)
+	}
+	has := make(map[string]bool, len(found))
+	for _, n := range found {
+		has[n] = true
+	}
+	out := []string{}
+	for _, n := range fileNames {
+		if has[n] {
+			out = append(out, n)
+			delete(has, n)
+		}
+	}
+	return out, nil
+}
+
+func strOrEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

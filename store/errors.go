@@ -22,6 +22,7 @@ const (
 const (
 	MsgNotFound        = "The server can not find requested resource."
 	MsgUnauthenticated = "The client is not authenticated to get the requested resource."
+	MsgInvalidSyntax   = "The server could not understand the request due to invalid syntax."
 )
 
 // Error is an error a client may see: its Message is shown verbatim.

@@ -5,10 +5,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ItemQuery selects a page of items. Paging is keyset on the item id, which
 // is a UUIDv7 and so orders by creation time.
+//
+// With ChangedSince set it is the poll of changes instead: every item of the
+// tenant (live, archived and in the recycle bin) whose modified_on is at or
+// after ChangedSince, oldest change first, keyset on (modified_on, id) with
+// AfterModified and After. InRecycleBin and Ascending do not apply then.
 type ItemQuery struct {
 	ItemType     string
 	FolderID     string
@@ -17,6 +23,11 @@ type ItemQuery struct {
 	// After is the id the page starts after ("" for the first page).
 	After string
 	First int
+
+	// ChangedSince selects the poll of changes (see above).
+	ChangedSince *time.Time
+	// AfterModified is the modified_on of the item After names, when polling.
+	AfterModified time.Time
 }
 
 // MaxItemPage bounds one page of items.
@@ -30,11 +41,15 @@ func (q *ItemQuery) Validate() error {
 	if q.After != "" && !validID(q.After) {
 		return Invalid("invalid cursor")
 	}
+	if q.ChangedSince != nil && q.After != "" && q.AfterModified.IsZero() {
+		return Invalid("invalid cursor")
+	}
 	return nil
 }
 
 // sql builds the query from constant fragments. With a folder filter it walks
-// item_folders_folder_idx in id order; without, the items primary key.
+// item_folders_folder_idx in id order; without, the items primary key. The
+// poll of changes walks items_modified_idx (tenant_id, modified_on, id).
 func (q *ItemQuery) sql(count bool) (string, []any) {
 	var b strings.Builder
 	args := []any{nil} // $1 is the tenant
@@ -53,15 +68,27 @@ func (q *ItemQuery) sql(count bool) (string, []any) {
 		key = "f.item_id"
 	}
 	b.WriteString(" WHERE i.tenant_id = $1")
-	if q.InRecycleBin {
+	switch {
+	case q.ChangedSince != nil:
+		b.WriteString(" AND i.modified_on >= " + arg(*q.ChangedSince))
+	case q.InRecycleBin:
 		b.WriteString(" AND i.deleted_on IS NOT NULL")
-	} else {
+	default:
 		b.WriteString(" AND i.deleted_on IS NULL")
 	}
 	if q.ItemType != "" {
 		b.WriteString(" AND i.item_type = " + arg(q.ItemType))
 	}
 	if count {
+		return b.String(), args
+	}
+	if q.ChangedSince != nil {
+		// A row comparison, so that the index scan starts right after the
+		// cursor instead of filtering.
+		if q.After != "" {
+			b.WriteString(" AND (i.modified_on, i.id) > (" + arg(q.AfterModified) + ", " + arg(q.After) + "::uuid)")
+		}
+		b.WriteString(" ORDER BY i.modified_on, i.id LIMIT " + arg(q.First+1))
 		return b.String(), args
 	}
 	if q.After != "" {

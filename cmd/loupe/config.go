@@ -18,8 +18,10 @@ type config struct {
 	PGPort      int
 	PublicURL   string
 	BlobKey     string
-	DBPool      int
-	App         app.Config
+	// BlobDir holds uploaded files (default: <DataDir>/blobs).
+	BlobDir string
+	DBPool  int
+	App     app.Config
 }
 
 func loadConfig() config {
@@ -32,6 +34,8 @@ func loadConfig() config {
 		DBPool:      envInt("LOUPE_DB_POOL", 8),
 		App:         app.DefaultConfig(),
 	}
+	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
+	c.App.MaxUploadBytes = int64(envInt("LOUPE_MAX_UPLOAD_BYTES", int(c.App.MaxUploadBytes)))
 	c.PublicURL = env("LOUPE_PUBLIC_URL", "http://localhost"+portOf(c.Addr))
 	c.App.BodyLimit = int64(envInt("LOUPE_MAX_BODY_BYTES", int(c.App.BodyLimit)))
 	c.App.RequestTimeout = envDuration("LOUPE_REQUEST_TIMEOUT", c.App.RequestTimeout)

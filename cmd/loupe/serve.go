@@ -36,6 +36,11 @@ func cmdServe(ctx context.Context, c config) error {
 		return err
 	}
 	c.App.Blobs = blob.NewSigner(key, c.PublicURL)
+	files, err := blob.NewDisk(c.BlobDir)
+	if err != nil {
+		return err
+	}
+	c.App.Files = files
 
 	srv := &http.Server{
 		Addr:              c.Addr,

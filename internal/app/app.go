@@ -29,6 +29,12 @@ type Config struct {
 	GraphQL        graph.Options
 	// Blobs signs links to stored files.
 	Blobs *blob.Signer
+	// Files holds attachment, thumbnail and transcript files; the server
+	// answers signed links to them under blob.PathPrefix (not mounted when
+	// nil).
+	Files blob.Store
+	// MaxUploadBytes caps one upload through a signed link.
+	MaxUploadBytes int64
 	// Logger receives the request log (slog.Default() when nil).
 	Logger *slog.Logger
 }
@@ -39,13 +45,14 @@ func DefaultConfig() Config {
 		BodyLimit:      10 << 20,
 		RequestTimeout: 30 * time.Second,
 		GraphQL:        graph.DefaultOptions(),
+		MaxUploadBytes: blob.DefaultMaxUpload,
 	}
 }
 
 // New returns the server's handler.
 func New(cfg Config, st *store.Store) http.Handler {
 	es := graph.NewExecutableSchema(graph.Config{
-		Resolvers:  resolvers.New(st, cfg.Blobs),
+		Resolvers:  resolvers.New(st, cfg.Blobs, cfg.Files),
 		Complexity: graph.Complexity(),
 	})
 	engine := graph.NewEngine(es, cfg.GraphQL)
@@ -56,14 +63,26 @@ func New(cfg Config, st *store.Store) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	r.Use(requestLog(logger), recoverPanics, capBody(cfg.BodyLimit), timeout(cfg.RequestTimeout))
+	r.Use(requestLog(logger), recoverPanics)
 	r.NotFound(rest.NotFound)
 	r.MethodNotAllowed(rest.NotFound)
 
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	// Signed links: the signature is the credential (no API key), and an
+	// upload streams to the store under its own cap, not the JSON body cap
+	// or the request timeout (a large file takes longer than an API call).
+	if cfg.Files != nil {
+		r.Handle(blob.PathPrefix+"*", &blob.Handler{
+			Store: cfg.Files, Signer: cfg.Blobs, MaxUpload: cfg.MaxUploadBytes, Log: logger,
+		})
+	}
+
+	// Everything else: capped bodies and bounded time.
+	api := r.With(capBody(cfg.BodyLimit), timeout(cfg.RequestTimeout))
+
+	api.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		rest.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	r.Get("/readyz", func(w http.ResponseWriter, r *http.Request) {
+	api.Get("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := st.Ping(ctx); err != nil {
@@ -73,10 +92,10 @@ func New(cfg Config, st *store.Store) http.Handler {
 		rest.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	// The playground page holds no data; the key is entered in its headers tab.
-	r.Get("/playground", playground.Handler("Loupe", "/graphql"))
+	api.Get("/playground", playground.Handler("Loupe", "/graphql"))
 
 	loaders := resolvers.Middleware(st)
-	r.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), loaders).Handle("/graphql", engine.HTTP)
-	rest.Mount(r, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError), loaders)
+	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), loaders).Handle("/graphql", engine.HTTP)
+	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError), loaders)
 	return r
 }

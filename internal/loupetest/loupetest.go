@@ -33,6 +33,8 @@ type API struct {
 	// Statements counts the SQL statements the server sends.
 	Statements *sqlcount.Counter
 	Blobs      *blob.Signer
+	// Files is the server's blob store (a directory of the test's).
+	Files blob.Store
 }
 
 // Option changes the server's configuration before it starts.
@@ -53,13 +55,18 @@ func New(t testing.TB, opts ...Option) *API {
 	// every request.
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg.Blobs = blob.NewSigner([]byte("loupetest-blob-key-0123456789abcdef"), url)
+	files, err := blob.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Files = files
 	for _, o := range opts {
 		o(&cfg)
 	}
 	srv.Config.Handler = app.New(cfg, st)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &API{URL: url, Store: st, DB: db, Statements: counter, Blobs: cfg.Blobs}
+	return &API{URL: url, Store: st, DB: db, Statements: counter, Blobs: cfg.Blobs, Files: cfg.Files}
 }
 
 // Client calls the API with one user's key.

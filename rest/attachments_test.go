@@ -1,0 +1,404 @@
+package rest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/app"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/loupetest"
+)
+
+// The keys of spec 2.4.
+var (
+	attachmentListKeys   = []string{"fileName", "description", "downloadUrl", "type", "role"}
+	attachmentUpdateKeys = []string{"fileName", "type", "role", "language", "description", "userId", "modifiedOn"}
+)
+
+const (
+	msgNoItem       = "Could not find given item in database"
+	msgNoAttachment = "Could not find given attachment in database"
+	missingID       = "01a20242-9dca-771b-bd4e-ca31c13a56ec"
+)
+
+// linkPath is a signed link as a path of the test server (the client adds
+// the server's address back).
+func linkPath(t *testing.T, api *loupetest.API, link string) string {
+	t.Helper()
+	if !strings.HasPrefix(link, api.URL+blob.PathPrefix) {
+		t.Fatalf("link %q is not under %s%s", link, api.URL, blob.PathPrefix)
+	}
+	return strings.TrimPrefix(link, api.URL)
+}
+
+// blobKeyOf is the blob key a signed link names.
+func blobKeyOf(t *testing.T, link string) string {
+	t.Helper()
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(u.Path, blob.PathPrefix)
+}
+
+// upload PUTs content to a signed link without any API key: the signature
+// is the credential.
+func upload(t *testing.T, api *loupetest.API, link string, content []byte) {
+	t.Helper()
+	got := api.Anonymous().Do(t, "PUT", linkPath(t, api, link), content).Status(http.StatusOK).Object()
+	if got["size"] != float64(len(content)) {
+		t.Fatalf("upload answered %v, want size %d", got, len(content))
+	}
+}
+
+// download GETs a signed link without any API key.
+func download(t *testing.T, api *loupetest.API, link string) *loupetest.Response {
+	t.Helper()
+	return api.Anonymous().Get(t, linkPath(t, api, link))
+}
+
+func blobExists(t *testing.T, api *loupetest.API, key string) bool {
+	t.Helper()
+	rc, _, _, err := api.Files.Open(context.Background(), key)
+	if errors.Is(err, blob.ErrNotFound) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Close()
+	return true
+}
+
+func createAttachment(t *testing.T, c *loupetest.Client, itemID string, body map[string]any) string {
+	t.Helper()
+	var link string
+	c.Post(t, "/api/v1/items/"+itemID+"/attachments", body).Status(http.StatusOK).JSON(&link)
+	return link
+}
+
+func listAttachments(t *testing.T, c *loupetest.Client, path string) []map[string]any {
+	t.Helper()
+	var list []map[string]any
+	c.Get(t, path).Status(http.StatusOK).JSON(&list)
+	return list
+}
+
+var png = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{7}, 300)...)
+
+func TestAttachmentUploadFlow(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	before := a.Get(t, "/api/v1/items/"+id).Object()["modifiedOn"].(string)
+
+	link := createAttachment(t, a, id, map[string]any{
+		"fileName": "Key Art.PNG", "type": "poster", "role": "thumbnail", "description": "Key art",
+	})
+	key := blobKeyOf(t, link)
+	if prefix := a.TenantID + "/items/" + id + "/attachments/"; !strings.HasPrefix(key, prefix) || !strings.HasSuffix(key, ".png") {
+		t.Fatalf("upload link key %q, want %s<uuid>.png", key, prefix)
+	}
+	if q, _ := url.Parse(link); q.Query().Get("method") != "PUT" {
+		t.Fatalf("upload link %s is not for PUT", link)
+	}
+	// Registered but not uploaded yet: the download answers 404.
+	list := listAttachments(t, a, "/api/v1/items/"+id+"/attachments")
+	if len(list) != 1 {
+		t.Fatalf("list = %v", list)
+	}
+	download(t, api, list[0]["downloadUrl"].(string)).Envelope(404, "The server can not find requested resource.")
+
+	upload(t, api, link, png)
+
+	for _, path := range []string{"/api/v1/items/" + id + "/attachments", "/api/v1/items/" + id + "/attachments?attachment=Key%20Art.PNG"} {
+		list := listAttachments(t, a, path)
+		if len(list) != 1 {
+			t.Fatalf("%s: %d entries, want 1: %v", path, len(list), list)
+		}
+		got := list[0]
+		sameKeys(t, "attachment list entry", got, attachmentListKeys)
+		if got["fileName"] != "Key Art.PNG" || got["type"] != "poster" || got["role"] != "thumbnail" || got["description"] != "Key art" {
+			t.Fatalf("%s: entry = %v", path, got)
+		}
+		dl := got["downloadUrl"].(string)
+		if blobKeyOf(t, dl) != key {
+			t.Fatalf("downloadUrl %s does not name the uploaded blob %s", dl, key)
+		}
+		r := download(t, api, dl).Status(http.StatusOK)
+		if !bytes.Equal(r.Body, png) || r.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("download: %d bytes of %s, want the %d uploaded bytes as image/png", len(r.Body), r.Header.Get("Content-Type"), len(png))
+		}
+		if r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Fatalf("download without nosniff: %v", r.Header)
+		}
+	}
+	// The {id} spelling answers the same list, and the item record lists it.
+	if list := listAttachments(t, a, "/api/v1/items/"+id+"/attachments"); len(list) != 1 {
+		t.Fatalf("list = %v", list)
+	}
+	item := a.Get(t, "/api/v1/items/"+id).Object()
+	if atts := item["attachments"].([]any); len(atts) != 1 || atts[0].(map[string]any)["fileName"] != "Key Art.PNG" {
+		t.Fatalf("item attachments = %v", item["attachments"])
+	}
+	if item["modifiedOn"].(string) <= before {
+		t.Fatalf("modifiedOn %v not after %v: creating an attachment changes the item", item["modifiedOn"], before)
+	}
+	a.Get(t, "/api/v1/items/"+id+"/attachments?attachment=other.png").Envelope(404, msgNoAttachment)
+}
+
+func TestAttachmentOfTheSameNameReplaces(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	first := createAttachment(t, a, id, map[string]any{"fileName": "subs.vtt", "type": "subtitle", "role": "subtitle",
+		"language": "en", "description": "English"})
+	upload(t, api, first, []byte("WEBVTT\n\nold"))
+
+	second := createAttachment(t, a, id, map[string]any{"fileName": "subs.vtt", "type": "file", "role": "file"})
+	if blobKeyOf(t, first) == blobKeyOf(t, second) {
+		t.Fatalf("a replacement got the old key %s", blobKeyOf(t, first))
+	}
+	if blobExists(t, api, blobKeyOf(t, first)) {
+		t.Fatal("the replaced file is still stored")
+	}
+	upload(t, api, second, []byte("WEBVTT\n\nnew"))
+	list := listAttachments(t, a, "/api/v1/items/"+id+"/attachments")
+	if len(list) != 1 || list[0]["type"] != "file" || list[0]["description"] != "" {
+		t.Fatalf("after replacing: %v", list)
+	}
+	if got := download(t, api, list[0]["downloadUrl"].(string)).Status(200).Body; string(got) != "WEBVTT\n\nnew" {
+		t.Fatalf("download after replacing = %q", got)
+	}
+	// The old upload link no longer leads anywhere the item points at.
+	if n := api.Count(t, `SELECT count(*) FROM attachments WHERE item_id = $1`, id); n != 1 {
+		t.Fatalf("%d attachment rows, want 1", n)
+	}
+}
+
+func TestAttachmentsPrecheck(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	b := api.Tenant(t, "b")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	foreign := b.CreateItem(t, map[string]any{"title": "B's", "itemType": "video"})
+	for _, name := range []string{"a.png", "b.pdf"} {
+		createAttachment(t, a, id, map[string]any{"fileName": name, "type": "file", "role": "file"})
+	}
+	cases := []struct {
+		name string
+		body any
+		want []any
+	}{
+		{"some exist", map[string]any{"fileNames": []string{"c.txt", "b.pdf", "a.png", "b.pdf"}}, []any{"b.pdf", "a.png"}},
+		{"none exist", map[string]any{"fileNames": []string{"c.txt"}}, []any{}},
+		{"one name", map[string]any{"fileName": "a.png"}, []any{"a.png"}},
+		{"empty list", map[string]any{"fileNames": []string{}}, []any{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := a.Post(t, "/api/v1/items/"+id+"/attachments?isPrecheck=true", c.body).Status(200).Object()
+			sameKeys(t, "precheck", got, []string{"existingFileNames"})
+			if !equalJSON(got["existingFileNames"], c.want) {
+				t.Fatalf("existingFileNames = %v, want %v", got["existingFileNames"], c.want)
+			}
+		})
+	}
+	for _, item := range []string{missingID, foreign, "not-an-id"} {
+		a.Post(t, "/api/v1/items/"+item+"/attachments?isPrecheck=true", map[string]any{"fileNames": []string{"a.png"}}).
+			Envelope(404, msgNoItem)
+	}
+	a.Post(t, "/api/v1/items/"+id+"/attachments?isPrecheck=true", map[string]any{"names": []string{"a.png"}}).Envelope(400, "")
+	if n := api.Count(t, `SELECT count(*) FROM attachments`); n != 2 {
+		t.Fatalf("precheck changed attachments: %d rows", n)
+	}
+}
+
+func TestUpdateAttachment(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	editor := a.User(t, "editor@a.test", nil, false)
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	link := createAttachment(t, a, id, map[string]any{"fileName": "poster.jpg", "type": "poster", "role": "poster", "description": "old"})
+	upload(t, api, link, []byte("\xff\xd8\xff\xe0 jpeg"))
+	createAttachment(t, a, id, map[string]any{"fileName": "taken.jpg", "type": "image", "role": "file"})
+
+	got := editor.Put(t, "/api/v1/items/"+id+"/attachments", map[string]any{
+		"fileName": "poster.jpg", "newFileName": "poster-v2.jpg", "role": "thumbnail", "language": "de-DE", "description": "new",
+	}).Status(200).Object()
+	sameKeys(t, "attachment update record", got, attachmentUpdateKeys)
+	if got["fileName"] != "poster-v2.jpg" || got["type"] != "poster" || got["role"] != "thumbnail" ||
+		got["language"] != "de-DE" || got["description"] != "new" || got["userId"] != editor.UserID {
+		t.Fatalf("update record = %v", got)
+	}
+	if ts, _ := got["modifiedOn"].(string); !strings.HasSuffix(ts, "Z") || len(ts) != len("2026-01-02T03:04:05.000Z") {
+		t.Fatalf("modifiedOn = %v", got["modifiedOn"])
+	}
+	// The renamed attachment keeps its file.
+	list := listAttachments(t, a, "/api/v1/items/"+id+"/attachments?attachment=poster-v2.jpg")
+	if body := download(t, api, list[0]["downloadUrl"].(string)).Status(200).Body; string(body) != "\xff\xd8\xff\xe0 jpeg" {
+		t.Fatalf("renamed attachment serves %q", body)
+	}
+	a.Get(t, "/api/v1/items/"+id+"/attachments?attachment=poster.jpg").Envelope(404, msgNoAttachment)
+
+	// Only what is given changes.
+	got = a.Put(t, "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "poster-v2.jpg", "type": "image"}).Status(200).Object()
+	if got["type"] != "image" || got["role"] != "thumbnail" || got["language"] != "de-DE" || got["description"] != "new" || got["userId"] != a.UserID {
+		t.Fatalf("partial update record = %v", got)
+	}
+}
+
+func TestAttachmentWritesRefuseBadInputAndChangeNothing(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	b := api.Tenant(t, "b")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	foreign := b.CreateItem(t, map[string]any{"title": "B's", "itemType": "video"})
+	deleted := a.CreateItem(t, map[string]any{"title": "Gone", "itemType": "video"})
+	a.Delete(t, "/api/v1/items/"+deleted).Status(200)
+	createAttachment(t, a, id, map[string]any{"fileName": "a.png", "type": "image", "role": "file"})
+	createAttachment(t, a, id, map[string]any{"fileName": "b.png", "type": "image", "role": "file"})
+	createAttachment(t, b, foreign, map[string]any{"fileName": "a.png", "type": "image", "role": "file"})
+
+	snapshot := func() string {
+		var s string
+		if err := api.DB.Get(&s, `SELECT coalesce(string_agg(item_id || file_name || type || role || language || description || blob_key, ',' ORDER BY item_id, file_name), '')
+			|| (SELECT string_agg(id || modified_on::text, ',' ORDER BY id) FROM items) FROM attachments`); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := snapshot()
+	ok := map[string]any{"fileName": "new.png", "type": "image", "role": "file"}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for kk, vv := range ok {
+			m[kk] = vv
+		}
+		m[k] = v
+		return m
+	}
+	cases := []struct {
+		name    string
+		method  string
+		item    string
+		body    any
+		status  int
+		message string
+	}{
+		{"create: unknown item", "POST", missingID, ok, 404, msgNoItem},
+		{"create: item of another tenant", "POST", foreign, ok, 404, msgNoItem},
+		{"create: deleted item", "POST", deleted, ok, 404, msgNoItem},
+		{"create: not an item id", "POST", "nope", ok, 404, msgNoItem},
+		{"create: unparsable", "POST", id, `{"fileName":`, 400, "The server could not understand the request due to invalid syntax."},
+		{"create: bad type", "POST", id, with("type", "movie"), 400, ""},
+		{"create: bad role", "POST", id, with("role", "cover"), 400, ""},
+		{"create: no fileName", "POST", id, map[string]any{"type": "image", "role": "file"}, 400, ""},
+		{"create: empty fileName", "POST", id, with("fileName", ""), 400, "fileName must be 1 to 255 characters"},
+		{"create: long fileName", "POST", id, with("fileName", strings.Repeat("x", 256)), 400, "fileName must be 1 to 255 characters"},
+		{"create: slash", "POST", id, with("fileName", "../etc/passwd"), 400, "fileName must not contain /"},
+		{"create: control character", "POST", id, with("fileName", "a\nb.png"), 400, "fileName must not contain control characters"},
+		{"create: bad language", "POST", id, with("language", "english please"), 400, ""},
+		{"create: unknown key", "POST", id, with("colour", "red"), 400, ""},
+		{"update: unknown item", "PUT", missingID, map[string]any{"fileName": "a.png", "type": "file"}, 404, msgNoItem},
+		{"update: item of another tenant", "PUT", foreign, map[string]any{"fileName": "a.png", "type": "file"}, 404, msgNoItem},
+		{"update: deleted item", "PUT", deleted, map[string]any{"fileName": "a.png"}, 404, msgNoItem},
+		{"update: unknown attachment", "PUT", id, map[string]any{"fileName": "c.png", "type": "file"}, 404, msgNoAttachment},
+		{"update: new name taken", "PUT", id, map[string]any{"fileName": "a.png", "newFileName": "b.png"}, 409, `the item already has an attachment named "b.png"`},
+		{"update: bad new name", "PUT", id, map[string]any{"fileName": "a.png", "newFileName": "x/y"}, 400, "newFileName must not contain /"},
+		{"update: bad type", "PUT", id, map[string]any{"fileName": "a.png", "type": "movie"}, 400, ""},
+		{"update: unparsable", "PUT", id, `nope`, 400, "The server could not understand the request due to invalid syntax."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a.Do(t, c.method, "/api/v1/items/"+c.item+"/attachments", c.body).Envelope(c.status, c.message)
+		})
+	}
+	if after := snapshot(); after != before {
+		t.Fatalf("refused writes changed attachments or items:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+func TestBlobLinksRefuseWhatTheyWereNotSignedFor(t *testing.T) {
+	api := loupetest.New(t, func(c *app.Config) { c.MaxUploadBytes = 1024 })
+	a := api.Tenant(t, "a")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	put := createAttachment(t, a, id, map[string]any{"fileName": "a.txt", "type": "file", "role": "file"})
+	upload(t, api, put, []byte("hello"))
+	get := listAttachments(t, a, "/api/v1/items/"+id+"/attachments")[0]["downloadUrl"].(string)
+	key := blobKeyOf(t, put)
+
+	tamper := func(link, k, v string) string {
+		u, _ := url.Parse(link)
+		q := u.Query()
+		q.Set(k, v)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	const bad, expired = "The link is not valid for this request.", "The link has expired."
+	cases := []struct {
+		name    string
+		method  string
+		link    string
+		body    any
+		status  int
+		message string
+	}{
+		{"download with the upload link", "GET", put, nil, 403, bad},
+		{"upload with the download link", "PUT", get, "evil", 403, bad},
+		{"method in the query changed", "PUT", tamper(get, "method", "PUT"), "evil", 403, bad},
+		{"signature changed", "GET", tamper(get, "signature", strings.Repeat("0", 64)), nil, 403, bad},
+		{"expiry extended", "GET", tamper(get, "expires", "99999999999"), nil, 403, bad},
+		{"no signature", "GET", api.URL + blob.PathPrefix + key, nil, 403, bad},
+		{"other key", "GET", strings.Replace(get, "/attachments/", "/thumbnails/", 1), nil, 403, bad},
+		{"other method", "DELETE", get, nil, 403, bad},
+		{"expired download", "GET", api.Blobs.URL("GET", key, time.Now().Add(-blob.LinkValidity-time.Second), blob.LinkValidity), nil, 403, expired},
+		{"expired upload", "PUT", api.Blobs.URL("PUT", key, time.Now().Add(-blob.LinkValidity-time.Second), blob.LinkValidity), "evil", 403, expired},
+		{"oversized upload", "PUT", put, bytes.Repeat([]byte("x"), 1025), 413, "The upload is larger than 1024 bytes."},
+		{"signed, but never uploaded", "GET", api.Blobs.URL("GET", a.TenantID+"/items/"+id+"/attachments/nothing", time.Now(), blob.LinkValidity), nil, 404, "The server can not find requested resource."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			api.Anonymous().Do(t, c.method, linkPath(t, api, c.link), c.body).Envelope(c.status, c.message)
+		})
+	}
+	// Nothing refused reached the file.
+	if body := download(t, api, get).Status(200).Body; string(body) != "hello" {
+		t.Fatalf("after refused requests the file holds %q", body)
+	}
+	// An upload right at the cap is taken; one over it without a declared
+	// length is refused as it streams, and leaves the old file.
+	upload(t, api, put, bytes.Repeat([]byte("y"), 1024))
+	req, _ := http.NewRequest("PUT", put, struct{ io.Reader }{strings.NewReader(strings.Repeat("z", 4096))})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Fatalf("streamed oversized upload: status %d, want 413", resp.StatusCode)
+	}
+	if body := download(t, api, get).Status(200).Body; !bytes.Equal(body, bytes.Repeat([]byte("y"), 1024)) {
+		t.Fatalf("after a refused upload the file holds %d bytes", len(body))
+	}
+}
+
+func equalJSON(got any, want []any) bool {
+	g, ok := got.([]any)
+	if !ok || len(g) != len(want) {
+		return false
+	}
+	for i := range g {
+		if g[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,165 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/loupetest"
+)
+
+var transcriptUpdateKeys = []string{"itemId", "languageCode", "transcriptLastUpdated", "timedTranscriptUrl"}
+
+const msgInvalidSyntax = "The server could not understand the request due to invalid syntax."
+
+type segment struct {
+	Content   string `json:"content"`
+	StartTime int    `json:"startTime"`
+	EndTime   int    `json:"endTime"`
+}
+
+type transcriptDoc struct {
+	LanguageCode    string    `json:"languageCode"`
+	TimedTranscript []segment `json:"timedTranscript"`
+}
+
+func putTranscript(t *testing.T, c *loupetest.Client, itemID string, doc transcriptDoc) map[string]any {
+	t.Helper()
+	got := c.Put(t, "/api/v1/items/"+itemID+"/transcript", doc).Status(http.StatusOK).Object()
+	sameKeys(t, "transcript update", got, transcriptUpdateKeys)
+	return got
+}
+
+func TestTranscriptUpdate(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	id := a.CreateItem(t, map[string]any{"title": "Interview", "itemType": "video", "languageCode": "en-US"})
+	if it := a.Get(t, "/api/v1/items/"+id).Object(); it["transcriptLastUpdated"] != nil || it["timedTranscriptUrl"] != nil {
+		t.Fatalf("before any transcript: transcriptLastUpdated %v, timedTranscriptUrl %v", it["transcriptLastUpdated"], it["timedTranscriptUrl"])
+	}
+	en := transcriptDoc{LanguageCode: "en-US", TimedTranscript: []segment{
+		{"Hello and welcome.", 0, 1800}, {"Today: transcripts.", 1800, 4200}, {"(silence)", 4200, 4200},
+	}}
+	got := putTranscript(t, a, id, en)
+	if got["itemId"] != id || got["languageCode"] != "en-US" {
+		t.Fatalf("update answered %v", got)
+	}
+	stamp := got["transcriptLastUpdated"].(string)
+	if ts, err := time.Parse(time.RFC3339, stamp); err != nil || time.Since(ts) > time.Minute || !strings.HasSuffix(stamp, "Z") {
+		t.Fatalf("transcriptLastUpdated = %q", stamp)
+	}
+	var served transcriptDoc
+	download(t, api, got["timedTranscriptUrl"].(string)).Status(200).JSON(&served)
+	if b1, b2 := mustJSON(t, served), mustJSON(t, en); b1 != b2 {
+		t.Fatalf("timedTranscriptUrl serves %s, want %s", b1, b2)
+	}
+	firstKey := blobKeyOf(t, got["timedTranscriptUrl"].(string))
+	if want := a.TenantID + "/items/" + id + "/transcripts/en-US-"; !strings.HasPrefix(firstKey, want) || !strings.HasSuffix(firstKey, ".json") {
+		t.Fatalf("transcript key %q, want %s<uuid>.json", firstKey, want)
+	}
+
+	// The item record follows.
+	it := a.Get(t, "/api/v1/items/"+id).Object()
+	if it["transcriptLastUpdated"] != stamp || blobKeyOf(t, it["timedTranscriptUrl"].(string)) != firstKey || it["modifiedOn"] != stamp {
+		t.Fatalf("item after update: transcriptLastUpdated %v timedTranscriptUrl %v modifiedOn %v", it["transcriptLastUpdated"], it["timedTranscriptUrl"], it["modifiedOn"])
+	}
+
+	// Another language: stamps the item, but its link stays the item's language.
+	de := putTranscript(t, a, id, transcriptDoc{LanguageCode: "de-DE", TimedTranscript: []segment{{"Hallo.", 0, 900}}})
+	it = a.Get(t, "/api/v1/items/"+id).Object()
+	if it["transcriptLastUpdated"] != de["transcriptLastUpdated"] || blobKeyOf(t, it["timedTranscriptUrl"].(string)) != firstKey {
+		t.Fatalf("after a de-DE transcript: %v, %v", it["transcriptLastUpdated"], it["timedTranscriptUrl"])
+	}
+
+	// Replacing: new file, old one gone, an empty transcript allowed.
+	again := putTranscript(t, a, id, transcriptDoc{LanguageCode: "en-US", TimedTranscript: []segment{}})
+	if blobExists(t, api, firstKey) {
+		t.Fatal("the replaced transcript file is still stored")
+	}
+	download(t, api, again["timedTranscriptUrl"].(string)).Status(200).JSON(&served)
+	if served.LanguageCode != "en-US" || len(served.TimedTranscript) != 0 {
+		t.Fatalf("replaced transcript serves %+v", served)
+	}
+	if n := api.Count(t, `SELECT count(*) FROM transcripts WHERE item_id = $1`, id); n != 2 {
+		t.Fatalf("%d transcript rows, want en-US and de-DE", n)
+	}
+}
+
+func TestTranscriptUpdateRefusesBadInputAndChangesNothing(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	b := api.Tenant(t, "b")
+	id := a.CreateItem(t, map[string]any{"title": "Interview", "itemType": "video"})
+	foreign := b.CreateItem(t, map[string]any{"title": "B's", "itemType": "video"})
+	putTranscript(t, a, id, transcriptDoc{LanguageCode: "en-US", TimedTranscript: []segment{{"Hi.", 0, 10}}})
+
+	snapshot := func() string {
+		var s string
+		if err := api.DB.Get(&s, `SELECT coalesce(string_agg(item_id || language_code || segments::text || blob_key, ',' ORDER BY item_id, language_code), '')
+			|| (SELECT string_agg(id || modified_on::text || coalesce(transcript_last_updated::text, '-') || media::text, ',' ORDER BY id) FROM items)
+			FROM transcripts`); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := snapshot()
+	seg := func(c string, s, e any) map[string]any {
+		return map[string]any{"content": c, "startTime": s, "endTime": e}
+	}
+	body := func(lang any, segs ...any) map[string]any {
+		return map[string]any{"languageCode": lang, "timedTranscript": segs}
+	}
+	many := make([]any, 100_001)
+	for i := range many {
+		many[i] = seg("x", i, i)
+	}
+	// Every invalid body answers the spec's message, with what is wrong as
+	// developerMessage (Route.Invalid), also those the GraphQL input
+	// coercion refuses before the resolver runs.
+	const coerced = msgInvalidSyntax
+	cases := []struct {
+		name, message, developerMessage string
+		body                            any
+	}{
+		{"unparsable", msgInvalidSyntax, "", `{"languageCode": "en-US", `},
+		{"language not BCP 47", msgInvalidSyntax, `languageCode must be a BCP 47 language-region tag such as en-US, got "english"`, body("english", seg("a", 0, 1))},
+		{"language without region", msgInvalidSyntax, "", body("en", seg("a", 0, 1))},
+		{"language lowercase region", msgInvalidSyntax, "", body("en-us", seg("a", 0, 1))},
+		{"empty content", msgInvalidSyntax, "timedTranscript[1].content is empty", body("en-US", seg("a", 0, 1), seg("  ", 1, 2))},
+		{"negative start", msgInvalidSyntax, "timedTranscript[0].startTime is negative", body("en-US", seg("a", -1, 1))},
+		{"end before start", msgInvalidSyntax, "timedTranscript[0].endTime is before its startTime", body("en-US", seg("a", 5, 4))},
+		{"too many segments", msgInvalidSyntax, "timedTranscript has 100001 segments, at most 100000 are allowed", body("en-US", many...)},
+		{"not an object", coerced, "", `[]`},
+		{"no language", coerced, "", map[string]any{"timedTranscript": []any{seg("a", 0, 1)}}},
+		{"no segments", coerced, "", map[string]any{"languageCode": "en-US"}},
+		{"segments not a list", coerced, "", map[string]any{"languageCode": "en-US", "timedTranscript": "hello"}},
+		{"no content", coerced, "", body("en-US", map[string]any{"startTime": 0, "endTime": 1})},
+		{"time not a number", coerced, "", body("en-US", seg("a", "soon", 1))},
+		{"unknown key", coerced, "", map[string]any{"languageCode": "en-US", "timedTranscript": []any{}, "format": "srt"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := a.Put(t, "/api/v1/items/"+id+"/transcript", c.body).Envelope(400, c.message)
+			if c.developerMessage != "" && env["developerMessage"] != c.developerMessage {
+				t.Fatalf("developerMessage = %v, want %q", env["developerMessage"], c.developerMessage)
+			}
+		})
+	}
+	ok := transcriptDoc{LanguageCode: "en-US", TimedTranscript: []segment{{"x", 0, 1}}}
+	a.Put(t, "/api/v1/items/"+foreign+"/transcript", ok).Envelope(404, "The server can not find requested resource.")
+	a.Put(t, "/api/v1/items/"+missingID+"/transcript", ok).Envelope(404, "The server can not find requested resource.")
+	if after := snapshot(); after != before {
+		t.Fatalf("refused updates changed transcripts or items:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Limits of a transcript.
+const (
+	MaxTranscriptSegments = 100_000
+	MaxSegmentContent     = 10_000
+)
+
+// transcriptLanguageRE is a BCP 47 language-region tag (en-US, pt-BR,
+// es-419, zh-Hant-TW): transcripts are per spoken variant.
+var transcriptLanguageRE = regexp.MustCompile(`^[a-z]{2,3}(-[A-Z][a-z]{3})?-([A-Z]{2}|[0-9]{3})$`)
+
+// ValidTranscriptLanguage reports whether code can name a transcript's language.
+func ValidTranscriptLanguage(code string) bool { return transcriptLanguageRE.MatchString(code) }
+
+func invalidTranscript(format string, args ...any) *Error {
+	return &Error{Kind: EINVALID, Message: MsgInvalidSyntax, DeveloperMessage: fmt.Sprintf(format, args...)}
+}
+
+// ValidateTranscript checks a transcript before it is written: a
+// language-region code, at most MaxTranscriptSegments segments, each with
+// content and 0 <= startTime <= endTime (ms). Returns EINVALID with the
+// spec's message and the reason as developer message.
+func ValidateTranscript(languageCode string, segments []*TranscriptSegment) error {
+	if !ValidTranscriptLanguage(languageCode) {
+		return invalidTranscript("languageCode must be a BCP 47 language-region tag such as en-US, got %q", languageCode)
+	}
+	if len(segments) > MaxTranscriptSegments {
+		return invalidTranscript("timedTranscript has %d segments, at most %d are allowed", len(segments), MaxTranscriptSegments)
+	}
+	for i, s := range segments {
+		switch {
+		case s == nil:
+			return invalidTranscript("timedTranscript[%d] is null", i)
+		case strings.TrimSpace(s.Content) == "":
+			return invalidTranscript("timedTranscript[%d].content is empty", i)
+		case !utf8.ValidString(s.Content) || utf8.RuneCountInString(s.Content) > MaxSegmentContent:
+			return invalidTranscript("timedTranscript[%d].content is longer than %d characters", i, MaxSegmentContent)
+		case s.StartTime < 0:
+			return invalidTranscript("timedTranscript[%d].startTime is negative", i)
+		case s.EndTime < s.StartTime:
+			return invalidTranscript("timedTranscript[%d].endTime is before its startTime", i)
+		}
+	}
+	return nil
+}
+
+// TranscriptDocument is a transcript's file in blob storage: the body of the
+// update that wrote it.
+type TranscriptDocument struct {
+	LanguageCode    string               `json:"languageCode"`
+	TimedTranscript []*TranscriptSegment `json:"timedTranscript"`
+}
+
+const (
+	transcriptColumns = `item_id, language_code, segments, blob_key, updated_on`
+
+	transcriptKeyForUpdateSQL = `
+SELECT blob_key FROM transcripts WHERE tenant_id = $1 AND item_id = $2 AND language_code = $3 FOR UPDATE`
+
+	upsertTranscriptSQL = `
+INSERT INTO transcripts (tenant_id, item_id, language_code, segments, blob_key, updated_by, updated_on)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (tenant_id, item_id, language_code) DO UPDATE SET
+    segments = EXCLUDED.segments, blob_key = EXCLUDED.blob_key,
+    updated_by = EXCLUDED.updated_by, updated_on = EXCLUDED.updated_on`
+
+	// The item keeps the blob key of each language's transcript in its media
+	// document (with the other subtitle and transcript links), so that
+	// Item.timedTranscriptUrl needs no query per item.
+	stampItemTranscriptSQL = `
+UPDATE items SET transcript_last_updated = $3, modified_on = $3,
+    media = jsonb_set(media, '{timedTranscriptKeys}',
+                      coalesce(media->'timedTranscriptKeys', '{}'::jsonb) || jsonb_build_object($4::text, $5::text))
+WHERE tenant_id = $1 AND id = $2`
+)
+
+// TranscriptKeys reads, from an item's media document, the blob key of its
+// transcript in each language (written by UpdateTranscript).
+func TranscriptKeys(media JSON) map[string]string {
+	var doc struct {
+		Keys map[string]string `json:"timedTranscriptKeys"`
+	}
+	if media.IsNull() || json.Unmarshal(media, &doc) != nil {
+		return nil
+	}
+	return doc.Keys
+}
+
+// UpdateTranscript replaces a live item's transcript in one language, whose
+// file the caller has stored under blobKey, and stamps the item's
+// transcriptLastUpdated. It returns the time of the update and the blob key
+// of the transcript replaced ("" when new), whose file the caller deletes
+// once this has committed.
+// Returns EINVALID (see ValidateTranscript) and ENOTFOUND for an unknown item.
+func (s *Store) UpdateTranscript(ctx context.Context, p *Principal, itemID, languageCode string, segments []*TranscriptSegment, blobKey string) (time.Time, string, error) {
+	if err := ValidateTranscript(languageCode, segments); err != nil {
+		return time.Time{}, "", err
+	}
+	if segments == nil {
+		segments = []*TranscriptSegment{}
+	}
+	var (
+		at     = now()
+		oldKey string
+	)
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockItemForFiles(ctx, tx, p.TenantID, itemID, NotFound()); err != nil {
+			return err
+		}
+		if err := tx.GetContext(ctx, &oldKey, transcriptKeyForUpdateSQL, p.TenantID, itemID, languageCode); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: unable to fetch transcript: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, upsertTranscriptSQL, p.TenantID, itemID, languageCode,
+			JSONOf(segments), blobKey, p.UserID, at); err != nil {
+			return fmt.Errorf("store: unable to write transcript: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, stampItemTranscriptSQL, p.TenantID, itemID, at, languageCode, blobKey); err != nil {
+			return fmt.Errorf("store: unable to stamp item transcript: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	return at, oldKey, nil
+}
+
+// TranscriptKey names an item's transcript in one language.
+type TranscriptKey struct {
+	ItemID       string
+	LanguageCode string
+}
+
+const transcriptsByKeysSQL = `
+SELECT t.item_id, t.language_code, t.segments, t.blob_key, t.updated_on
+FROM unnest($2::uuid[], $3::text[]) AS k(item_id, language_code)
+JOIN transcripts t ON t.tenant_id = $1 AND t.item_id = k.item_id AND t.language_code = k.language_code`
+
+// TranscriptsByKeys returns the transcripts among keys, in one query.
+func (s *Store) TranscriptsByKeys(ctx context.Context, tenantID string, keys []TranscriptKey) (map[TranscriptKey]*Transcript, error) {
+	out := make(map[TranscriptKey]*Transcript, len(keys))
+	var ids, langs []string
+	for _, k := range keys {
+		if validID(k.ItemID) {
+			ids, langs = append(ids, k.ItemID), append(langs, k.LanguageCode)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []*Transcript
+	if err := s.db.SelectContext(ctx, &rows, transcriptsByKeysSQL, tenantID, stringArray(ids), stringArray(langs)); err != nil {
+		return nil, fmt.Errorf("store: unable to fetch transcripts: %w", err)
+	}
+	for _, t := range rows {
+		out[TranscriptKey{t.ItemID, t.LanguageCode}] = t
+	}
+	return out, nil
+}
