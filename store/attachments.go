@@ -107,34 +107,6 @@ func (s *Store) AttachmentsOfItems(ctx context.Context, tenantID string, itemIDs
 
 // SQL shared by the writes of an item's files (attachments, thumbnails,
 // transcripts): lock the live item, then stamp it as changed.
-const (
-	lockItemForFilesSQL = `
-SELECT id FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
-	touchItemForFilesSQL = `UPDATE items SET modified_on = $3 WHERE tenant_id = $1 AND id = $2`
-)
-
-// lockItemForFiles locks a live item of the tenant for a write of its files;
-// missing answers when it does not exist.
-func lockItemForFiles(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, missing *Error) error {
-	if !validID(itemID) {
-		return missing
-	}
-	var id string
-	if err := tx.GetContext(ctx, &id, lockItemForFilesSQL, tenantID, itemID); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return missing
-		}
-		return fmt.Errorf("store: unable to lock item %s: %w", itemID, err)
-	}
-	return nil
-}
-
-func touchItemForFiles(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, at time.Time) error {
-	if _, err := tx.ExecContext(ctx, touchItemForFilesSQL, tenantID, itemID, at); err != nil {
-		return fmt.Errorf("store: unable to touch item %s: %w", itemID, err)
-	}
-	return nil
-}
 
 const (
 	attachmentForUpdateSQL = `SELECT ` + attachmentColumns + `
@@ -188,7 +160,7 @@ func (s *Store) CreateAttachment(ctx context.Context, p *Principal, in *CreateAt
 		oldKey string
 	)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockItemForFiles(ctx, tx, p.TenantID, in.ItemID, errItemForAttachment()); err != nil {
+		if err := lockLiveItem(ctx, tx, p.TenantID, in.ItemID, errItemForAttachment()); err != nil {
 			return err
 		}
 		var old Attachment
@@ -203,7 +175,7 @@ func (s *Store) CreateAttachment(ctx context.Context, p *Principal, in *CreateAt
 			string(in.Type), string(in.Role), strOrEmpty(in.Language), strOrEmpty(in.Description), p.UserID, blobKey, at); err != nil {
 			return fmt.Errorf("store: unable to write attachment: %w", err)
 		}
-		return touchItemForFiles(ctx, tx, p.TenantID, in.ItemID, at)
+		return touchItem(ctx, tx, p.TenantID, in.ItemID, at)
 	})
 	if err != nil {
 		return nil, "", err
@@ -227,7 +199,7 @@ func (s *Store) UpdateAttachment(ctx context.Context, p *Principal, in *UpdateAt
 	}
 	var out Attachment
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockItemForFiles(ctx, tx, p.TenantID, in.ItemID, errItemForAttachment()); err != nil {
+		if err := lockLiveItem(ctx, tx, p.TenantID, in.ItemID, errItemForAttachment()); err != nil {
 			return err
 		}
 		var cur Attachment
@@ -265,7 +237,7 @@ func (s *Store) UpdateAttachment(ctx context.Context, p *Principal, in *UpdateAt
 		if err != nil {
 			return fmt.Errorf("store: unable to update attachment: %w", err)
 		}
-		return touchItemForFiles(ctx, tx, p.TenantID, in.ItemID, at)
+		return touchItem(ctx, tx, p.TenantID, in.ItemID, at)
 	})
 	if err != nil {
 		return nil, err
@@ -280,7 +252,7 @@ func (s *Store) UpdateAttachment(ctx context.Context, p *Principal, in *UpdateAt
 func (s *Store) DeleteAttachment(ctx context.Context, tenantID, itemID, fileName string) (string, error) {
 	var key string
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockItemForFiles(ctx, tx, tenantID, itemID, errItemForAttachment()); err != nil {
+		if err := lockLiveItem(ctx, tx, tenantID, itemID, errItemForAttachment()); err != nil {
 			return err
 		}
 		if err := tx.GetContext(ctx, &key, deleteAttachmentSQL, tenantID, itemID, fileName); err != nil {
@@ -289,7 +261,7 @@ func (s *Store) DeleteAttachment(ctx context.Context, tenantID, itemID, fileName
 			}
 			return fmt.Errorf("store: unable to delete attachment: %w", err)
 		}
-		return touchItemForFiles(ctx, tx, tenantID, itemID, now())
+		return touchItem(ctx, tx, tenantID, itemID, now())
 	})
 	return key, err
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -383,4 +385,35 @@ func (s *Store) ToggleArchive(ctx context.Context, p *Principal, id string) (*It
 		return nil, false, nil, err
 	}
 	return it, row.Archived, &folder, nil
+}
+
+const (
+	lockLiveItemSQL = `
+SELECT id FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
+	touchItemSQL = `UPDATE items SET modified_on = $3 WHERE tenant_id = $1 AND id = $2`
+)
+
+// lockLiveItem locks a live item of the tenant for a write of its details,
+// so that it cannot be deleted meanwhile; missing answers when it does not
+// exist.
+func lockLiveItem(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, missing *Error) error {
+	if !validID(itemID) {
+		return missing
+	}
+	var id string
+	if err := tx.GetContext(ctx, &id, lockLiveItemSQL, tenantID, itemID); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return missing
+		}
+		return fmt.Errorf("store: unable to lock item %s: %w", itemID, err)
+	}
+	return nil
+}
+
+// touchItem records that an item's details changed.
+func touchItem(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, touchItemSQL, tenantID, itemID, at); err != nil {
+		return fmt.Errorf("store: unable to touch item %s: %w", itemID, err)
+	}
+	return nil
 }

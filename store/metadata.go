@@ -222,9 +222,6 @@ const (
 SELECT item_id, id, start_ms, end_ms, form_id, form_data FROM timed_metadata
 WHERE tenant_id = $1 AND item_id = ANY($2::uuid[]) ORDER BY item_id, start_ms, id`
 
-	lockLiveItemSQL = `
-SELECT id FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
-
 	upsertTimedMetadataSQL = `
 INSERT INTO timed_metadata (tenant_id, item_id, id, start_ms, end_ms, form_id, form_data, modified_on)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -234,8 +231,6 @@ SET start_ms = EXCLUDED.start_ms, end_ms = EXCLUDED.end_ms, form_id = EXCLUDED.f
 
 	deleteTimedMetadataSQL = `
 DELETE FROM timed_metadata WHERE tenant_id = $1 AND item_id = $2 AND id = ANY($3::text[])`
-
-	touchItemSQL = `UPDATE items SET modified_on = $3 WHERE tenant_id = $1 AND id = $2`
 )
 
 // TimedMetadataOfItems returns, per item, its entries by start time.
@@ -293,9 +288,8 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 		return nil, NotFound()
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		var id string
-		if err := tx.GetContext(ctx, &id, lockLiveItemSQL, tenantID, itemID); err != nil {
-			return notFoundOr(err, "store: unable to lock item %s: %w", itemID)
+		if err := lockLiveItem(ctx, tx, tenantID, itemID, NotFound()); err != nil {
+			return err
 		}
 		at := now()
 		for _, r := range rows {
@@ -309,8 +303,7 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 				return fmt.Errorf("store: unable to remove timed metadata: %w", err)
 			}
 		}
-		_, err := tx.ExecContext(ctx, touchItemSQL, tenantID, itemID, at)
-		return err
+		return touchItem(ctx, tx, tenantID, itemID, at)
 	})
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func (s *Store) CreateThumbnail(ctx context.Context, tenantID, itemID string, po
 		oldKey string
 	)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockItemForFiles(ctx, tx, tenantID, itemID, NotFound()); err != nil {
+		if err := lockLiveItem(ctx, tx, tenantID, itemID, NotFound()); err != nil {
 			return err
 		}
 		if err := tx.GetContext(ctx, &oldKey, thumbnailForUpdateSQL, tenantID, itemID, positionMs); err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -70,7 +70,7 @@ func (s *Store) CreateThumbnail(ctx context.Context, tenantID, itemID string, po
 		if err := tx.GetContext(ctx, &out, upsertThumbnailSQL, tenantID, itemID, positionMs, blobKey, width, height, at); err != nil {
 			return fmt.Errorf("store: unable to write thumbnail: %w", err)
 		}
-		return touchItemForFiles(ctx, tx, tenantID, itemID, at)
+		return touchItem(ctx, tx, tenantID, itemID, at)
 	})
 	if err != nil {
 		return nil, "", err

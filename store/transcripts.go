@@ -119,7 +119,7 @@ func (s *Store) UpdateTranscript(ctx context.Context, p *Principal, itemID, lang
 		oldKey string
 	)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockItemForFiles(ctx, tx, p.TenantID, itemID, NotFound()); err != nil {
+		if err := lockLiveItem(ctx, tx, p.TenantID, itemID, NotFound()); err != nil {
 			return err
 		}
 		if err := tx.GetContext(ctx, &oldKey, transcriptKeyForUpdateSQL, p.TenantID, itemID, languageCode); err != nil && !errors.Is(err, sql.ErrNoRows) {
