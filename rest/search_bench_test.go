@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -85,17 +84,7 @@ func BenchmarkSearch(b *testing.B) {
 			api.Statements.Reset()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				req, _ := http.NewRequest("GET", u, nil)
-				req.Header.Set("Authorization", "Bearer "+a.Key)
-				resp, err := client.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					b.Fatalf("status %d", resp.StatusCode)
-				}
+				benchDo(b, client, a.Key, "GET", u, "")
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(api.Statements.Count())/float64(b.N), "sql/op")
