@@ -32,6 +32,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Attachment() AttachmentResolver
+	Bookmark() BookmarkResolver
 	Folder() FolderResolver
 	Item() ItemResolver
 	ItemConnection() ItemConnectionResolver
@@ -41,6 +42,7 @@ type ResolverRoot interface {
 	Relation() RelationResolver
 	Thumbnail() ThumbnailResolver
 	Transcript() TranscriptResolver
+	Viewer() ViewerResolver
 }
 
 type DirectiveRoot struct {
@@ -91,6 +93,28 @@ type ComplexityRoot struct {
 	AuditSearchResult struct {
 		Hits  func(childComplexity int) int
 		Total func(childComplexity int) int
+	}
+
+	Bookmark struct {
+		ID               func(childComplexity int) int
+		Icon             func(childComplexity int) int
+		IsFilterBookmark func(childComplexity int) int
+		ParentFolder     func(childComplexity int) int
+		Path             func(childComplexity int) int
+		SortKey          func(childComplexity int) int
+		Title            func(childComplexity int) int
+		VisibleToGroups  func(childComplexity int) int
+	}
+
+	BookmarkFolder struct {
+		ID           func(childComplexity int) int
+		ParentFolder func(childComplexity int) int
+		SortKey      func(childComplexity int) int
+		Title        func(childComplexity int) int
+	}
+
+	BookmarkFolders struct {
+		Folders func(childComplexity int) int
 	}
 
 	Comment struct {
@@ -156,6 +180,10 @@ type ComplexityRoot struct {
 
 	DeleteAttachmentPayload struct {
 		FileName func(childComplexity int) int
+	}
+
+	DeleteBookmarkPayload struct {
+		ID func(childComplexity int) int
 	}
 
 	ExternalIdMatch struct {
@@ -317,10 +345,13 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		CreateAttachment     func(childComplexity int, input store.CreateAttachmentInput) int
+		CreateBookmark       func(childComplexity int, input model.BookmarkInput) int
 		CreateComment        func(childComplexity int, input store.CreateCommentInput) int
 		CreateItem           func(childComplexity int, input store.CreateItemInput) int
+		CreatePerson         func(childComplexity int, input model.CreatePersonInput) int
 		CreateThumbnail      func(childComplexity int, input model.CreateThumbnailInput) int
 		DeleteAttachment     func(childComplexity int, input model.DeleteAttachmentInput) int
+		DeleteBookmark       func(childComplexity int, id string) int
 		DeleteComment        func(childComplexity int, input model.CommentIDInput) int
 		DeleteItem           func(childComplexity int, input model.ItemIDInput) int
 		DeleteRelation       func(childComplexity int, input model.DeleteRelationInput) int
@@ -328,17 +359,21 @@ type ComplexityRoot struct {
 		MigrateMediaLocation func(childComplexity int, input model.MigrateMediaLocationInput) int
 		ReactToComment       func(childComplexity int, input model.ReactToCommentInput) int
 		RenameVersion        func(childComplexity int, input model.RenameVersionInput) int
+		ReplaceBookmarks     func(childComplexity int, input []*model.BookmarkInput) int
+		SetBookmarkFolders   func(childComplexity int, folders []*model.BookmarkFolderInput) int
 		SetCustomIcons       func(childComplexity int, input model.SetCustomIconsInput) int
 		SetRelations         func(childComplexity int, input model.SetRelationsInput) int
 		ToggleArchive        func(childComplexity int, input model.ItemIDInput) int
 		UndeleteItem         func(childComplexity int, input model.ItemIDInput) int
 		UnlockUpload         func(childComplexity int, input model.ItemIDInput) int
 		UpdateAttachment     func(childComplexity int, input store.UpdateAttachmentInput) int
+		UpdateBookmark       func(childComplexity int, id string, input model.BookmarkInput) int
 		UpdateComment        func(childComplexity int, input store.UpdateCommentInput) int
 		UpdateItemMetadata   func(childComplexity int, input model.UpdateItemMetadataInput) int
 		UpdateMediaUsage     func(childComplexity int, input model.UpdateMediaUsageInput) int
 		UpdateTimedMetadata  func(childComplexity int, input model.UpdateTimedMetadataInput) int
 		UpdateTranscript     func(childComplexity int, input model.UpdateTranscriptInput) int
+		UpdateUserSettings   func(childComplexity int, input store.JSON) int
 	}
 
 	PageInfo struct {
@@ -351,8 +386,20 @@ type ComplexityRoot struct {
 		Name func(childComplexity int) int
 	}
 
+	Person struct {
+		CreatedOn   func(childComplexity int) int
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		ImageIds    func(childComplexity int) int
+		ItemType    func(childComplexity int) int
+		Name        func(childComplexity int) int
+	}
+
 	Query struct {
 		AttachmentsPrecheck func(childComplexity int, itemID string, fileNames []string) int
+		Bookmark            func(childComplexity int, id string) int
+		BookmarkFolders     func(childComplexity int) int
+		Bookmarks           func(childComplexity int) int
 		Folder              func(childComplexity int, id string) int
 		Item                func(childComplexity int, id string) int
 		ItemAnalytics       func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
@@ -363,6 +410,7 @@ type ComplexityRoot struct {
 		Nodes               func(childComplexity int, ids []string) int
 		Search              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
 		ThumbnailAt         func(childComplexity int, itemID string, position string) int
+		UserStatus          func(childComplexity int) int
 		Viewer              func(childComplexity int) int
 	}
 
@@ -461,21 +509,46 @@ type ComplexityRoot struct {
 		Type func(childComplexity int) int
 	}
 
+	UserSettings struct {
+		Bookmarks               func(childComplexity int) int
+		BookmarksFolders        func(childComplexity int) int
+		DefaultFilters          func(childComplexity int) int
+		DismissedNotifications  func(childComplexity int) int
+		Language                func(childComplexity int) int
+		LastSeenChangelogID     func(childComplexity int) int
+		PinnedItems             func(childComplexity int) int
+		ShowPopups              func(childComplexity int) int
+		ShowRenameSubclipDialog func(childComplexity int) int
+		ShowSequenceParts       func(childComplexity int) int
+		SubtitlePreference      func(childComplexity int) int
+		Theme                   func(childComplexity int) int
+		WorkFolderID            func(childComplexity int) int
+	}
+
+	UserStatus struct {
+		IsDeactivated func(childComplexity int) int
+	}
+
 	VersionsPayload struct {
 		Versions func(childComplexity int) int
 	}
 
 	Viewer struct {
-		Email    func(childComplexity int) int
-		Groups   func(childComplexity int) int
-		ID       func(childComplexity int) int
-		IsAdmin  func(childComplexity int) int
-		TenantID func(childComplexity int) int
+		Bookmarks func(childComplexity int) int
+		Email     func(childComplexity int) int
+		Groups    func(childComplexity int) int
+		ID        func(childComplexity int) int
+		IsAdmin   func(childComplexity int) int
+		Settings  func(childComplexity int) int
+		TenantID  func(childComplexity int) int
 	}
 }
 
 type AttachmentResolver interface {
 	DownloadURL(ctx context.Context, obj *store.Attachment) (string, error)
+}
+type BookmarkResolver interface {
+	VisibleToGroups(ctx context.Context, obj *store.Bookmark) ([]string, error)
 }
 type FolderResolver interface {
 	Parent(ctx context.Context, obj *store.Folder) (*store.Folder, error)
@@ -526,6 +599,13 @@ type MutationResolver interface {
 	UpdateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error)
 	DeleteComment(ctx context.Context, input model.CommentIDInput) (*store.Comment, error)
 	ReactToComment(ctx context.Context, input model.ReactToCommentInput) (*store.Comment, error)
+	CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error)
+	ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error)
+	UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error)
+	DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error)
+	SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error)
+	UpdateUserSettings(ctx context.Context, input store.JSON) (*store.UserSettings, error)
+	CreatePerson(ctx context.Context, input model.CreatePersonInput) (*store.Person, error)
 	SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error)
 	DeleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error)
 }
@@ -537,6 +617,10 @@ type QueryResolver interface {
 	Folder(ctx context.Context, id string) (*store.Folder, error)
 	ItemAnalytics(ctx context.Context, filter *model.AuditFilter, from *int, size *int) (*model.AuditSearchResult, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
+	Bookmarks(ctx context.Context) ([]*store.Bookmark, error)
+	Bookmark(ctx context.Context, id string) (*store.Bookmark, error)
+	BookmarkFolders(ctx context.Context) (*model.BookmarkFolders, error)
+	UserStatus(ctx context.Context) (*model.UserStatus, error)
 	ItemsByExternalID(ctx context.Context, externalIds []string) ([]*store.ExternalIDMatch, error)
 	ItemChanges(ctx context.Context, since time.Time, first *int, after *string) (*model.ItemConnection, error)
 	Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error)
@@ -551,6 +635,10 @@ type ThumbnailResolver interface {
 }
 type TranscriptResolver interface {
 	URL(ctx context.Context, obj *store.Transcript) (string, error)
+}
+type ViewerResolver interface {
+	Settings(ctx context.Context, obj *model.Viewer) (*store.UserSettings, error)
+	Bookmarks(ctx context.Context, obj *model.Viewer) ([]*store.Bookmark, error)
 }
 
 type executableSchema graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]
@@ -723,6 +811,87 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditSearchResult.Total(childComplexity), true
+
+	case "Bookmark.id":
+		if e.ComplexityRoot.Bookmark.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Bookmark.ID(childComplexity), true
+	case "Bookmark.icon":
+		if e.ComplexityRoot.Bookmark.Icon == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Bookmark.Icon(childComplexity), true
+	case "Bookmark.isFilterBookmark":
+		if e.ComplexityRoot.Bookmark.IsFilterBookmark == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Bookmark.IsFilterBookmark(childComplexity), true
+	case "Bookmark.parentFolder":
+		if e.ComplexityRoot.Bookmark.ParentFolder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Bookmark.ParentFolder(childComplexity), true
+	case "Bookmark.path":
+		if e.ComplexityRoot.Bookmark.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Bookmark.Path(childComplexity), true
+	case "Bookmark.sortKey":
+		if e.ComplexityRoot.Bookmark.SortKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Bookmark.SortKey(childComplexity), true
+	case "Bookmark.title":
+		if e.ComplexityRoot.Bookmark.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Bookmark.Title(childComplexity), true
+	case "Bookmark.visibleToGroups":
+		if e.ComplexityRoot.Bookmark.VisibleToGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Bookmark.VisibleToGroups(childComplexity), true
+
+	case "BookmarkFolder.id":
+		if e.ComplexityRoot.BookmarkFolder.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookmarkFolder.ID(childComplexity), true
+	case "BookmarkFolder.parentFolder":
+		if e.ComplexityRoot.BookmarkFolder.ParentFolder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookmarkFolder.ParentFolder(childComplexity), true
+	case "BookmarkFolder.sortKey":
+		if e.ComplexityRoot.BookmarkFolder.SortKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookmarkFolder.SortKey(childComplexity), true
+	case "BookmarkFolder.title":
+		if e.ComplexityRoot.BookmarkFolder.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookmarkFolder.Title(childComplexity), true
+
+	case "BookmarkFolders.folders":
+		if e.ComplexityRoot.BookmarkFolders.Folders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookmarkFolders.Folders(childComplexity), true
 
 	case "Comment.assignedOn":
 		if e.ComplexityRoot.Comment.AssignedOn == nil {
@@ -960,6 +1129,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteAttachmentPayload.FileName(childComplexity), true
+
+	case "DeleteBookmarkPayload.id":
+		if e.ComplexityRoot.DeleteBookmarkPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteBookmarkPayload.ID(childComplexity), true
 
 	case "ExternalIdMatch.externalId":
 		if e.ComplexityRoot.ExternalIdMatch.ExternalID == nil {
@@ -1757,6 +1933,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAttachment(childComplexity, args["input"].(store.CreateAttachmentInput)), true
+	case "Mutation.createBookmark":
+		if e.ComplexityRoot.Mutation.CreateBookmark == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createBookmark_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateBookmark(childComplexity, args["input"].(model.BookmarkInput)), true
 	case "Mutation.createComment":
 		if e.ComplexityRoot.Mutation.CreateComment == nil {
 			break
@@ -1779,6 +1966,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateItem(childComplexity, args["input"].(store.CreateItemInput)), true
+	case "Mutation.createPerson":
+		if e.ComplexityRoot.Mutation.CreatePerson == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createPerson_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreatePerson(childComplexity, args["input"].(model.CreatePersonInput)), true
 	case "Mutation.createThumbnail":
 		if e.ComplexityRoot.Mutation.CreateThumbnail == nil {
 			break
@@ -1801,6 +1999,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteAttachment(childComplexity, args["input"].(model.DeleteAttachmentInput)), true
+	case "Mutation.deleteBookmark":
+		if e.ComplexityRoot.Mutation.DeleteBookmark == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteBookmark_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteBookmark(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteComment":
 		if e.ComplexityRoot.Mutation.DeleteComment == nil {
 			break
@@ -1878,6 +2087,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RenameVersion(childComplexity, args["input"].(model.RenameVersionInput)), true
+	case "Mutation.replaceBookmarks":
+		if e.ComplexityRoot.Mutation.ReplaceBookmarks == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replaceBookmarks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplaceBookmarks(childComplexity, args["input"].([]*model.BookmarkInput)), true
+	case "Mutation.setBookmarkFolders":
+		if e.ComplexityRoot.Mutation.SetBookmarkFolders == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setBookmarkFolders_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetBookmarkFolders(childComplexity, args["folders"].([]*model.BookmarkFolderInput)), true
 	case "Mutation.setCustomIcons":
 		if e.ComplexityRoot.Mutation.SetCustomIcons == nil {
 			break
@@ -1944,6 +2175,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateAttachment(childComplexity, args["input"].(store.UpdateAttachmentInput)), true
+	case "Mutation.updateBookmark":
+		if e.ComplexityRoot.Mutation.UpdateBookmark == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateBookmark_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateBookmark(childComplexity, args["id"].(string), args["input"].(model.BookmarkInput)), true
 	case "Mutation.updateComment":
 		if e.ComplexityRoot.Mutation.UpdateComment == nil {
 			break
@@ -1999,6 +2241,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateTranscript(childComplexity, args["input"].(model.UpdateTranscriptInput)), true
+	case "Mutation.updateUserSettings":
+		if e.ComplexityRoot.Mutation.UpdateUserSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateUserSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateUserSettings(childComplexity, args["input"].(store.JSON)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2026,6 +2279,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PathEntry.Name(childComplexity), true
 
+	case "Person.createdOn":
+		if e.ComplexityRoot.Person.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.CreatedOn(childComplexity), true
+	case "Person.description":
+		if e.ComplexityRoot.Person.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.Description(childComplexity), true
+	case "Person.id":
+		if e.ComplexityRoot.Person.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.ID(childComplexity), true
+	case "Person.imageIds":
+		if e.ComplexityRoot.Person.ImageIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.ImageIds(childComplexity), true
+	case "Person.itemType":
+		if e.ComplexityRoot.Person.ItemType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.ItemType(childComplexity), true
+	case "Person.name":
+		if e.ComplexityRoot.Person.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.Name(childComplexity), true
+
 	case "Query.attachmentsPrecheck":
 		if e.ComplexityRoot.Query.AttachmentsPrecheck == nil {
 			break
@@ -2037,6 +2327,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AttachmentsPrecheck(childComplexity, args["itemId"].(string), args["fileNames"].([]string)), true
+	case "Query.bookmark":
+		if e.ComplexityRoot.Query.Bookmark == nil {
+			break
+		}
+
+		args, err := ec.field_Query_bookmark_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Bookmark(childComplexity, args["id"].(string)), true
+	case "Query.bookmarkFolders":
+		if e.ComplexityRoot.Query.BookmarkFolders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.BookmarkFolders(childComplexity), true
+	case "Query.bookmarks":
+		if e.ComplexityRoot.Query.Bookmarks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Bookmarks(childComplexity), true
 	case "Query.folder":
 		if e.ComplexityRoot.Query.Folder == nil {
 			break
@@ -2148,6 +2461,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ThumbnailAt(childComplexity, args["itemId"].(string), args["position"].(string)), true
+	case "Query.userStatus":
+		if e.ComplexityRoot.Query.UserStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.UserStatus(childComplexity), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -2436,6 +2755,92 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UserRef.Type(childComplexity), true
 
+	case "UserSettings.bookmarks":
+		if e.ComplexityRoot.UserSettings.Bookmarks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.Bookmarks(childComplexity), true
+	case "UserSettings.bookmarksFolders":
+		if e.ComplexityRoot.UserSettings.BookmarksFolders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.BookmarksFolders(childComplexity), true
+	case "UserSettings.defaultFilters":
+		if e.ComplexityRoot.UserSettings.DefaultFilters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.DefaultFilters(childComplexity), true
+	case "UserSettings.dismissedNotifications":
+		if e.ComplexityRoot.UserSettings.DismissedNotifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.DismissedNotifications(childComplexity), true
+	case "UserSettings.language":
+		if e.ComplexityRoot.UserSettings.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.Language(childComplexity), true
+	case "UserSettings.lastSeenChangelogId":
+		if e.ComplexityRoot.UserSettings.LastSeenChangelogID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.LastSeenChangelogID(childComplexity), true
+	case "UserSettings.pinnedItems":
+		if e.ComplexityRoot.UserSettings.PinnedItems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.PinnedItems(childComplexity), true
+	case "UserSettings.showPopups":
+		if e.ComplexityRoot.UserSettings.ShowPopups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.ShowPopups(childComplexity), true
+	case "UserSettings.showRenameSubclipDialog":
+		if e.ComplexityRoot.UserSettings.ShowRenameSubclipDialog == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.ShowRenameSubclipDialog(childComplexity), true
+	case "UserSettings.showSequenceParts":
+		if e.ComplexityRoot.UserSettings.ShowSequenceParts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.ShowSequenceParts(childComplexity), true
+	case "UserSettings.subtitlePreference":
+		if e.ComplexityRoot.UserSettings.SubtitlePreference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.SubtitlePreference(childComplexity), true
+	case "UserSettings.theme":
+		if e.ComplexityRoot.UserSettings.Theme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.Theme(childComplexity), true
+	case "UserSettings.workFolderId":
+		if e.ComplexityRoot.UserSettings.WorkFolderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSettings.WorkFolderID(childComplexity), true
+
+	case "UserStatus.isDeactivated":
+		if e.ComplexityRoot.UserStatus.IsDeactivated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserStatus.IsDeactivated(childComplexity), true
+
 	case "VersionsPayload.versions":
 		if e.ComplexityRoot.VersionsPayload.Versions == nil {
 			break
@@ -2443,6 +2848,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.VersionsPayload.Versions(childComplexity), true
 
+	case "Viewer.bookmarks":
+		if e.ComplexityRoot.Viewer.Bookmarks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Bookmarks(childComplexity), true
 	case "Viewer.email":
 		if e.ComplexityRoot.Viewer.Email == nil {
 			break
@@ -2467,6 +2878,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Viewer.IsAdmin(childComplexity), true
+	case "Viewer.settings":
+		if e.ComplexityRoot.Viewer.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Settings(childComplexity), true
 	case "Viewer.tenantId":
 		if e.ComplexityRoot.Viewer.TenantID == nil {
 			break
@@ -2484,11 +2901,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputApproximateSecondInput,
 		ec.unmarshalInputAuditFilter,
+		ec.unmarshalInputBookmarkFolderInput,
+		ec.unmarshalInputBookmarkInput,
 		ec.unmarshalInputCommentContextInput,
 		ec.unmarshalInputCommentIdInput,
 		ec.unmarshalInputCreateAttachmentInput,
 		ec.unmarshalInputCreateCommentInput,
 		ec.unmarshalInputCreateItemInput,
+		ec.unmarshalInputCreatePersonInput,
 		ec.unmarshalInputCreateThumbnailInput,
 		ec.unmarshalInputDeleteAttachmentInput,
 		ec.unmarshalInputDeleteRelationInput,
@@ -2640,6 +3060,15 @@ type Query {
   "The authenticated user."
   viewer: Viewer!
 
+  "The tenant's system bookmarks the caller may see (all of them for admins), by sortKey."
+  bookmarks: [Bookmark!]!
+  "One system bookmark; NOT_FOUND when missing or not visible to the caller."
+  bookmark(id: ID!): Bookmark
+  "The tenant's bookmark folders."
+  bookmarkFolders: BookmarkFolders!
+  "Whether the caller's user is deactivated."
+  userStatus: UserStatus!
+
   "Item ids for external ids, in the order asked (at most 100)."
   itemsByExternalId(externalIds: [String!]!): [ExternalIdMatch!]!
   "Items changed (created, modified, deleted) since a time, oldest change first, for polling integrations."
@@ -2717,6 +3146,21 @@ type Mutation {
   "Add or remove the caller's reaction to a comment."
   reactToComment(input: ReactToCommentInput!): Comment!
 
+  "Create a system bookmark (admins)."
+  createBookmark(input: BookmarkInput!): Bookmark!
+  "Replace all system bookmarks with these (admins)."
+  replaceBookmarks(input: [BookmarkInput!]!): [Bookmark!]!
+  "Change a system bookmark (admins); fields not given stay."
+  updateBookmark(id: ID!, input: BookmarkInput!): Bookmark!
+  "Delete a system bookmark (admins)."
+  deleteBookmark(id: ID!): DeleteBookmarkPayload!
+  "Replace the bookmark folders (admins)."
+  setBookmarkFolders(folders: [BookmarkFolderInput!]!): BookmarkFolders!
+  "Merge settings into the caller's user settings; unknown keys and wrong types are refused."
+  updateUserSettings(input: JSON!): UserSettings!
+  "Create a person (an item of itemType person) for person detection."
+  createPerson(input: CreatePersonInput!): Person!
+
   "Replace the relations of one type from an item."
   setRelations(input: SetRelationsInput!): RelationsPayload!
   "Remove one relation."
@@ -2732,6 +3176,10 @@ type Viewer {
   isAdmin: Boolean!
   "Group names of the user."
   groups: [String!]!
+  "The user's settings (defaults until first written)."
+  settings: UserSettings!
+  "The system bookmarks the user may see."
+  bookmarks: [Bookmark!]!
 }
 
 "A media item: video, audio, image, document, folder, person or any other itemType. Keys are those of spec 2.1."
@@ -3472,6 +3920,100 @@ input DeleteRelationInput {
 type RelationsPayload {
   relations: [Relation!]!
 }
+
+"A system bookmark: a saved application route (spec 2.11)."
+type Bookmark {
+  id: ID!
+  title: String!
+  "An application route with a query string."
+  path: String!
+  icon: String!
+  isFilterBookmark: Boolean
+  "Id of the bookmark folder it sits in."
+  parentFolder: String
+  "Groups that see it; empty or absent: everyone in the tenant."
+  visibleToGroups: [String!]
+  sortKey: String
+}
+
+input BookmarkInput {
+  "Kept when given on replaceBookmarks (so links to bookmarks survive), else made."
+  id: ID
+  title: String
+  path: String
+  icon: String
+  isFilterBookmark: Boolean
+  parentFolder: String
+  visibleToGroups: [String!]
+  sortKey: String
+  "Refused: API version 2 and later take parentFolder instead."
+  folderTreePath: String
+}
+
+type DeleteBookmarkPayload {
+  id: ID!
+}
+
+"The tenant's bookmark folders."
+type BookmarkFolders {
+  folders: [BookmarkFolder!]!
+}
+
+type BookmarkFolder {
+  id: ID!
+  title: String!
+  "Id of the folder it sits in; null at the top."
+  parentFolder: String
+  sortKey: String
+}
+
+input BookmarkFolderInput {
+  id: ID!
+  title: String!
+  parentFolder: String
+  sortKey: String
+}
+
+"A user's settings (spec 2.18)."
+type UserSettings {
+  bookmarks: JSON!
+  bookmarksFolders: JSON!
+  defaultFilters: JSON!
+  "Notification ids mapped to true once dismissed."
+  dismissedNotifications: JSON!
+  lastSeenChangelogId: String!
+  showRenameSubclipDialog: Boolean!
+  showSequenceParts: Boolean!
+  language: String!
+  theme: String!
+  subtitlePreference: String!
+  showPopups: Boolean!
+  pinnedItems: JSON!
+  "Id of the user's work folder; empty when none."
+  workFolderId: String!
+}
+
+type UserStatus {
+  isDeactivated: Boolean!
+}
+
+"A person known to person detection: an item of itemType person (spec 2.17)."
+type Person implements Node {
+  id: ID!
+  createdOn: DateTime!
+  "Always person."
+  itemType: String!
+  name: String!
+  description: String!
+  "Ids of image items showing the person."
+  imageIds: [ID!]!
+}
+
+input CreatePersonInput {
+  name: String!
+  description: String
+  imageIds: [ID!]
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3570,6 +4112,50 @@ func (ec *executionContext) childFields_AuditSearchResult(ctx context.Context, f
 		return ec.fieldContext_AuditSearchResult_hits(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditSearchResult", field.Name)
+}
+
+func (ec *executionContext) childFields_Bookmark(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Bookmark_id(ctx, field)
+	case "title":
+		return ec.fieldContext_Bookmark_title(ctx, field)
+	case "path":
+		return ec.fieldContext_Bookmark_path(ctx, field)
+	case "icon":
+		return ec.fieldContext_Bookmark_icon(ctx, field)
+	case "isFilterBookmark":
+		return ec.fieldContext_Bookmark_isFilterBookmark(ctx, field)
+	case "parentFolder":
+		return ec.fieldContext_Bookmark_parentFolder(ctx, field)
+	case "visibleToGroups":
+		return ec.fieldContext_Bookmark_visibleToGroups(ctx, field)
+	case "sortKey":
+		return ec.fieldContext_Bookmark_sortKey(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Bookmark", field.Name)
+}
+
+func (ec *executionContext) childFields_BookmarkFolder(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_BookmarkFolder_id(ctx, field)
+	case "title":
+		return ec.fieldContext_BookmarkFolder_title(ctx, field)
+	case "parentFolder":
+		return ec.fieldContext_BookmarkFolder_parentFolder(ctx, field)
+	case "sortKey":
+		return ec.fieldContext_BookmarkFolder_sortKey(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookmarkFolder", field.Name)
+}
+
+func (ec *executionContext) childFields_BookmarkFolders(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "folders":
+		return ec.fieldContext_BookmarkFolders_folders(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookmarkFolders", field.Name)
 }
 
 func (ec *executionContext) childFields_Comment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3700,6 +4286,14 @@ func (ec *executionContext) childFields_DeleteAttachmentPayload(ctx context.Cont
 		return ec.fieldContext_DeleteAttachmentPayload_fileName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteAttachmentPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteBookmarkPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteBookmarkPayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteBookmarkPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ExternalIdMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4036,6 +4630,24 @@ func (ec *executionContext) childFields_PathEntry(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type PathEntry", field.Name)
 }
 
+func (ec *executionContext) childFields_Person(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Person_id(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Person_createdOn(ctx, field)
+	case "itemType":
+		return ec.fieldContext_Person_itemType(ctx, field)
+	case "name":
+		return ec.fieldContext_Person_name(ctx, field)
+	case "description":
+		return ec.fieldContext_Person_description(ctx, field)
+	case "imageIds":
+		return ec.fieldContext_Person_imageIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Person", field.Name)
+}
+
 func (ec *executionContext) childFields_Reaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "reaction":
@@ -4226,6 +4838,46 @@ func (ec *executionContext) childFields_UserRef(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type UserRef", field.Name)
 }
 
+func (ec *executionContext) childFields_UserSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "bookmarks":
+		return ec.fieldContext_UserSettings_bookmarks(ctx, field)
+	case "bookmarksFolders":
+		return ec.fieldContext_UserSettings_bookmarksFolders(ctx, field)
+	case "defaultFilters":
+		return ec.fieldContext_UserSettings_defaultFilters(ctx, field)
+	case "dismissedNotifications":
+		return ec.fieldContext_UserSettings_dismissedNotifications(ctx, field)
+	case "lastSeenChangelogId":
+		return ec.fieldContext_UserSettings_lastSeenChangelogId(ctx, field)
+	case "showRenameSubclipDialog":
+		return ec.fieldContext_UserSettings_showRenameSubclipDialog(ctx, field)
+	case "showSequenceParts":
+		return ec.fieldContext_UserSettings_showSequenceParts(ctx, field)
+	case "language":
+		return ec.fieldContext_UserSettings_language(ctx, field)
+	case "theme":
+		return ec.fieldContext_UserSettings_theme(ctx, field)
+	case "subtitlePreference":
+		return ec.fieldContext_UserSettings_subtitlePreference(ctx, field)
+	case "showPopups":
+		return ec.fieldContext_UserSettings_showPopups(ctx, field)
+	case "pinnedItems":
+		return ec.fieldContext_UserSettings_pinnedItems(ctx, field)
+	case "workFolderId":
+		return ec.fieldContext_UserSettings_workFolderId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_UserStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "isDeactivated":
+		return ec.fieldContext_UserStatus_isDeactivated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserStatus", field.Name)
+}
+
 func (ec *executionContext) childFields_VersionsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "versions":
@@ -4246,6 +4898,10 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_isAdmin(ctx, field)
 	case "groups":
 		return ec.fieldContext_Viewer_groups(ctx, field)
+	case "settings":
+		return ec.fieldContext_Viewer_settings(ctx, field)
+	case "bookmarks":
+		return ec.fieldContext_Viewer_bookmarks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
@@ -4480,6 +5136,20 @@ func (ec *executionContext) field_Mutation_createAttachment_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createBookmark_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BookmarkInput, error) {
+			return ec.unmarshalNBookmarkInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4500,6 +5170,20 @@ func (ec *executionContext) field_Mutation_createItem_args(ctx context.Context, 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (store.CreateItemInput, error) {
 			return ec.unmarshalNCreateItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateItemInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createPerson_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreatePersonInput, error) {
+			return ec.unmarshalNCreatePersonInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreatePersonInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4533,6 +5217,20 @@ func (ec *executionContext) field_Mutation_deleteAttachment_args(ctx context.Con
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteBookmark_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4634,6 +5332,34 @@ func (ec *executionContext) field_Mutation_renameVersion_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_replaceBookmarks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) ([]*model.BookmarkInput, error) {
+			return ec.unmarshalNBookmarkInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setBookmarkFolders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "folders",
+		func(ctx context.Context, v any) ([]*model.BookmarkFolderInput, error) {
+			return ec.unmarshalNBookmarkFolderInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkFolderInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["folders"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setCustomIcons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4718,6 +5444,28 @@ func (ec *executionContext) field_Mutation_updateAttachment_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateBookmark_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.BookmarkInput, error) {
+			return ec.unmarshalNBookmarkInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4788,6 +5536,20 @@ func (ec *executionContext) field_Mutation_updateTranscript_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateUserSettings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.JSON, error) {
+			return ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4821,6 +5583,20 @@ func (ec *executionContext) field_Query_attachmentsPrecheck_args(ctx context.Con
 		return nil, err
 	}
 	args["fileNames"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_bookmark_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -5711,6 +6487,314 @@ func (ec *executionContext) fieldContext_AuditSearchResult_hits(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AuditRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Bookmark_id(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Bookmark_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Bookmark_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Bookmark_title(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Bookmark_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Bookmark_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Bookmark_path(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Bookmark_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Bookmark_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Bookmark_icon(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Bookmark_icon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Icon, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Bookmark_icon(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Bookmark_isFilterBookmark(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Bookmark_isFilterBookmark(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsFilterBookmark, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Bookmark_isFilterBookmark(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Bookmark_parentFolder(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Bookmark_parentFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentFolder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Bookmark_parentFolder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Bookmark_visibleToGroups(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Bookmark_visibleToGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Bookmark().VisibleToGroups(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Bookmark_visibleToGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Bookmark", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Bookmark_sortKey(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Bookmark_sortKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SortKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Bookmark_sortKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BookmarkFolder_id(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookmarkFolder_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookmarkFolder_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookmarkFolder", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _BookmarkFolder_title(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookmarkFolder_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookmarkFolder_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookmarkFolder", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BookmarkFolder_parentFolder(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookmarkFolder_parentFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentFolder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookmarkFolder_parentFolder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookmarkFolder", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BookmarkFolder_sortKey(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookmarkFolder_sortKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SortKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookmarkFolder_sortKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookmarkFolder", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BookmarkFolders_folders(ctx context.Context, field graphql.CollectedField, obj *model.BookmarkFolders) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookmarkFolders_folders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Folders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.BookmarkFolder) graphql.Marshaler {
+			return ec.marshalNBookmarkFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookmarkFolders_folders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookmarkFolders",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookmarkFolder(ctx, field)
 		},
 	}
 	return fc, nil
@@ -6705,6 +7789,29 @@ func (ec *executionContext) _DeleteAttachmentPayload_fileName(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_DeleteAttachmentPayload_fileName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DeleteAttachmentPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteBookmarkPayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeleteBookmarkPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteBookmarkPayload_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteBookmarkPayload_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteBookmarkPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _ExternalIdMatch_status(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
@@ -10771,6 +11878,314 @@ func (ec *executionContext) fieldContext_Mutation_reactToComment(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createBookmark(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createBookmark(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateBookmark(ctx, fc.Args["input"].(model.BookmarkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createBookmark(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Bookmark(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createBookmark_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replaceBookmarks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replaceBookmarks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplaceBookmarks(ctx, fc.Args["input"].([]*model.BookmarkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replaceBookmarks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Bookmark(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replaceBookmarks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateBookmark(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateBookmark(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateBookmark(ctx, fc.Args["id"].(string), fc.Args["input"].(model.BookmarkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateBookmark(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Bookmark(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateBookmark_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteBookmark(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteBookmark(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteBookmark(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteBookmarkPayload) graphql.Marshaler {
+			return ec.marshalNDeleteBookmarkPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteBookmarkPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteBookmark(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteBookmarkPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteBookmark_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setBookmarkFolders(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setBookmarkFolders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetBookmarkFolders(ctx, fc.Args["folders"].([]*model.BookmarkFolderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookmarkFolders) graphql.Marshaler {
+			return ec.marshalNBookmarkFolders2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkFolders(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setBookmarkFolders(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookmarkFolders(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setBookmarkFolders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateUserSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateUserSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateUserSettings(ctx, fc.Args["input"].(store.JSON))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.UserSettings) graphql.Marshaler {
+			return ec.marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateUserSettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserSettings(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateUserSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createPerson(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createPerson(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreatePerson(ctx, fc.Args["input"].(model.CreatePersonInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPerson(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createPerson(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createPerson_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_setRelations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10949,6 +12364,144 @@ func (ec *executionContext) _PathEntry_name(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_PathEntry_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PathEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Person_id(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Person_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_createdOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_createdOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Person_itemType(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_itemType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_itemType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Person_name(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Person_description(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Person_imageIds(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_imageIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImageIds(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_imageIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -11242,6 +12795,146 @@ func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field g
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Viewer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_bookmarks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_bookmarks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Bookmarks(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_bookmarks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Bookmark(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_bookmark(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_bookmark(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Bookmark(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
+			return ec.marshalOBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_bookmark(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Bookmark(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_bookmark_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_bookmarkFolders(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_bookmarkFolders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().BookmarkFolders(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookmarkFolders) graphql.Marshaler {
+			return ec.marshalNBookmarkFolders2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkFolders(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_bookmarkFolders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookmarkFolders(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_userStatus(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_userStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().UserStatus(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UserStatus) graphql.Marshaler {
+			return ec.marshalNUserStatus2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUserStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_userStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserStatus(ctx, field)
 		},
 	}
 	return fc, nil
@@ -12672,6 +14365,328 @@ func (ec *executionContext) fieldContext_UserRef_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("UserRef", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _UserSettings_bookmarks(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_bookmarks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bookmarks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_bookmarks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_bookmarksFolders(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_bookmarksFolders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BookmarksFolders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_bookmarksFolders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_defaultFilters(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_defaultFilters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefaultFilters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_defaultFilters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_dismissedNotifications(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_dismissedNotifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DismissedNotifications, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_dismissedNotifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_lastSeenChangelogId(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_lastSeenChangelogId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastSeenChangelogID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_lastSeenChangelogId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_showRenameSubclipDialog(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_showRenameSubclipDialog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowRenameSubclipDialog, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_showRenameSubclipDialog(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_showSequenceParts(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_showSequenceParts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowSequenceParts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_showSequenceParts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_language(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_theme(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_theme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Theme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_theme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_subtitlePreference(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_subtitlePreference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubtitlePreference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_subtitlePreference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_showPopups(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_showPopups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowPopups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_showPopups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_pinnedItems(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_pinnedItems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PinnedItems, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_pinnedItems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _UserSettings_workFolderId(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSettings_workFolderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkFolderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSettings_workFolderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserStatus_isDeactivated(ctx context.Context, field graphql.CollectedField, obj *model.UserStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserStatus_isDeactivated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsDeactivated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserStatus_isDeactivated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserStatus", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _VersionsPayload_versions(ctx context.Context, field graphql.CollectedField, obj *model.VersionsPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12817,6 +14832,70 @@ func (ec *executionContext) _Viewer_groups(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Viewer_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Viewer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Viewer_settings(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().Settings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.UserSettings) graphql.Marshaler {
+			return ec.marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Viewer_bookmarks(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_bookmarks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().Bookmarks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_bookmarks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Bookmark(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -13966,6 +16045,143 @@ func (ec *executionContext) unmarshalInputAuditFilter(ctx context.Context, obj a
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputBookmarkFolderInput(ctx context.Context, obj any) (model.BookmarkFolderInput, error) {
+	var it model.BookmarkFolderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "title", "parentFolder", "sortKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "parentFolder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentFolder"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentFolder = data
+		case "sortKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SortKey = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputBookmarkInput(ctx context.Context, obj any) (model.BookmarkInput, error) {
+	var it model.BookmarkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "title", "path", "icon", "isFilterBookmark", "parentFolder", "visibleToGroups", "sortKey", "folderTreePath"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "path":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("path"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Path = data
+		case "icon":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("icon"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Icon = data
+		case "isFilterBookmark":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isFilterBookmark"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsFilterBookmark = data
+		case "parentFolder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parentFolder"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParentFolder = data
+		case "visibleToGroups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("visibleToGroups"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VisibleToGroups = data
+		case "sortKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SortKey = data
+		case "folderTreePath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("folderTreePath"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FolderTreePath = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCommentContextInput(ctx context.Context, obj any) (store.CommentContextInput, error) {
 	var it store.CommentContextInput
 	if obj == nil {
@@ -14304,6 +16520,50 @@ func (ec *executionContext) unmarshalInputCreateItemInput(ctx context.Context, o
 				return it, err
 			}
 			it.CreateUnknownPersons = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreatePersonInput(ctx context.Context, obj any) (model.CreatePersonInput, error) {
+	var it model.CreatePersonInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "imageIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "imageIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("imageIds"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ImageIds = data
 		}
 	}
 	return it, nil
@@ -15271,6 +17531,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case *store.Person:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Person(ctx, sel, obj)
 	case *store.Item:
 		if obj == nil {
 			return graphql.Null
@@ -15669,6 +17934,186 @@ func (ec *executionContext) _AuditSearchResult(ctx context.Context, sel ast.Sele
 			}
 		case "hits":
 			out.Values[i] = ec._AuditSearchResult_hits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var bookmarkImplementors = []string{"Bookmark"}
+
+func (ec *executionContext) _Bookmark(ctx context.Context, sel ast.SelectionSet, obj *store.Bookmark) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookmarkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Bookmark")
+		case "id":
+			out.Values[i] = ec._Bookmark_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._Bookmark_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "path":
+			out.Values[i] = ec._Bookmark_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "icon":
+			out.Values[i] = ec._Bookmark_icon(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isFilterBookmark":
+			out.Values[i] = ec._Bookmark_isFilterBookmark(ctx, field, obj)
+		case "parentFolder":
+			out.Values[i] = ec._Bookmark_parentFolder(ctx, field, obj)
+		case "visibleToGroups":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Bookmark_visibleToGroups(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sortKey":
+			out.Values[i] = ec._Bookmark_sortKey(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var bookmarkFolderImplementors = []string{"BookmarkFolder"}
+
+func (ec *executionContext) _BookmarkFolder(ctx context.Context, sel ast.SelectionSet, obj *store.BookmarkFolder) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookmarkFolderImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BookmarkFolder")
+		case "id":
+			out.Values[i] = ec._BookmarkFolder_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._BookmarkFolder_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentFolder":
+			out.Values[i] = ec._BookmarkFolder_parentFolder(ctx, field, obj)
+		case "sortKey":
+			out.Values[i] = ec._BookmarkFolder_sortKey(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var bookmarkFoldersImplementors = []string{"BookmarkFolders"}
+
+func (ec *executionContext) _BookmarkFolders(ctx context.Context, sel ast.SelectionSet, obj *model.BookmarkFolders) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookmarkFoldersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BookmarkFolders")
+		case "folders":
+			out.Values[i] = ec._BookmarkFolders_folders(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16120,6 +18565,45 @@ func (ec *executionContext) _DeleteAttachmentPayload(ctx context.Context, sel as
 			out.Values[i] = graphql.MarshalString("DeleteAttachmentPayload")
 		case "fileName":
 			out.Values[i] = ec._DeleteAttachmentPayload_fileName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var deleteBookmarkPayloadImplementors = []string{"DeleteBookmarkPayload"}
+
+func (ec *executionContext) _DeleteBookmarkPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteBookmarkPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteBookmarkPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteBookmarkPayload")
+		case "id":
+			out.Values[i] = ec._DeleteBookmarkPayload_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -17609,6 +20093,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createBookmark":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createBookmark(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "replaceBookmarks":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replaceBookmarks(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateBookmark":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateBookmark(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteBookmark":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteBookmark(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setBookmarkFolders":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setBookmarkFolders(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateUserSettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateUserSettings(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createPerson":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createPerson(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "setRelations":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setRelations(ctx, field)
@@ -17705,6 +20238,70 @@ func (ec *executionContext) _PathEntry(ctx context.Context, sel ast.SelectionSet
 			}
 		case "name":
 			out.Values[i] = ec._PathEntry_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var personImplementors = []string{"Person", "Node"}
+
+func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, obj *store.Person) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, personImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Person")
+		case "id":
+			out.Values[i] = ec._Person_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdOn":
+			out.Values[i] = ec._Person_createdOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "itemType":
+			out.Values[i] = ec._Person_itemType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Person_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._Person_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "imageIds":
+			out.Values[i] = ec._Person_imageIds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -17883,6 +20480,91 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_viewer(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "bookmarks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_bookmarks(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "bookmark":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_bookmark(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "bookmarkFolders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_bookmarkFolders(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "userStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_userStatus(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -18915,6 +21597,144 @@ func (ec *executionContext) _UserRef(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var userSettingsImplementors = []string{"UserSettings"}
+
+func (ec *executionContext) _UserSettings(ctx context.Context, sel ast.SelectionSet, obj *store.UserSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserSettings")
+		case "bookmarks":
+			out.Values[i] = ec._UserSettings_bookmarks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bookmarksFolders":
+			out.Values[i] = ec._UserSettings_bookmarksFolders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "defaultFilters":
+			out.Values[i] = ec._UserSettings_defaultFilters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dismissedNotifications":
+			out.Values[i] = ec._UserSettings_dismissedNotifications(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastSeenChangelogId":
+			out.Values[i] = ec._UserSettings_lastSeenChangelogId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showRenameSubclipDialog":
+			out.Values[i] = ec._UserSettings_showRenameSubclipDialog(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showSequenceParts":
+			out.Values[i] = ec._UserSettings_showSequenceParts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "language":
+			out.Values[i] = ec._UserSettings_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "theme":
+			out.Values[i] = ec._UserSettings_theme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subtitlePreference":
+			out.Values[i] = ec._UserSettings_subtitlePreference(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showPopups":
+			out.Values[i] = ec._UserSettings_showPopups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pinnedItems":
+			out.Values[i] = ec._UserSettings_pinnedItems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "workFolderId":
+			out.Values[i] = ec._UserSettings_workFolderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var userStatusImplementors = []string{"UserStatus"}
+
+func (ec *executionContext) _UserStatus(ctx context.Context, sel ast.SelectionSet, obj *model.UserStatus) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userStatusImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserStatus")
+		case "isDeactivated":
+			out.Values[i] = ec._UserStatus_isDeactivated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var versionsPayloadImplementors = []string{"VersionsPayload"}
 
 func (ec *executionContext) _VersionsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.VersionsPayload) graphql.Marshaler {
@@ -18968,28 +21788,100 @@ func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, o
 		case "id":
 			out.Values[i] = ec._Viewer_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "email":
 			out.Values[i] = ec._Viewer_email(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tenantId":
 			out.Values[i] = ec._Viewer_tenantId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "isAdmin":
 			out.Values[i] = ec._Viewer_isAdmin(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "groups":
 			out.Values[i] = ec._Viewer_groups(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "settings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_settings(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "bookmarks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Viewer_bookmarks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19495,6 +22387,121 @@ func (ec *executionContext) marshalNAuditSearchResult2ᚖgithubᚗcomᚋloupeᚑ
 	return ec._AuditSearchResult(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBookmark2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx context.Context, sel ast.SelectionSet, v store.Bookmark) graphql.Marshaler {
+	return ec._Bookmark(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx context.Context, sel ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Bookmark(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBookmarkFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolderᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.BookmarkFolder) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBookmarkFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolder(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBookmarkFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolder(ctx context.Context, sel ast.SelectionSet, v *store.BookmarkFolder) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BookmarkFolder(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBookmarkFolderInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkFolderInputᚄ(ctx context.Context, v any) ([]*model.BookmarkFolderInput, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*model.BookmarkFolderInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBookmarkFolderInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkFolderInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNBookmarkFolderInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkFolderInput(ctx context.Context, v any) (*model.BookmarkFolderInput, error) {
+	res, err := ec.unmarshalInputBookmarkFolderInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBookmarkFolders2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkFolders(ctx context.Context, sel ast.SelectionSet, v model.BookmarkFolders) graphql.Marshaler {
+	return ec._BookmarkFolders(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBookmarkFolders2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkFolders(ctx context.Context, sel ast.SelectionSet, v *model.BookmarkFolders) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BookmarkFolders(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBookmarkInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkInput(ctx context.Context, v any) (model.BookmarkInput, error) {
+	res, err := ec.unmarshalInputBookmarkInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNBookmarkInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkInputᚄ(ctx context.Context, v any) ([]*model.BookmarkInput, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*model.BookmarkInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBookmarkInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNBookmarkInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐBookmarkInput(ctx context.Context, v any) (*model.BookmarkInput, error) {
+	res, err := ec.unmarshalInputBookmarkInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -19639,6 +22646,11 @@ func (ec *executionContext) marshalNCreateItemPayload2ᚖgithubᚗcomᚋloupeᚑ
 	return ec._CreateItemPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreatePersonInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreatePersonInput(ctx context.Context, v any) (model.CreatePersonInput, error) {
+	res, err := ec.unmarshalInputCreatePersonInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateThumbnailInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateThumbnailInput(ctx context.Context, v any) (model.CreateThumbnailInput, error) {
 	res, err := ec.unmarshalInputCreateThumbnailInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -19705,6 +22717,20 @@ func (ec *executionContext) marshalNDeleteAttachmentPayload2ᚖgithubᚗcomᚋlo
 		return graphql.Null
 	}
 	return ec._DeleteAttachmentPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDeleteBookmarkPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteBookmarkPayload(ctx context.Context, sel ast.SelectionSet, v model.DeleteBookmarkPayload) graphql.Marshaler {
+	return ec._DeleteBookmarkPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeleteBookmarkPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteBookmarkPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteBookmarkPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteBookmarkPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteRelationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteRelationInput(ctx context.Context, v any) (model.DeleteRelationInput, error) {
@@ -20113,6 +23139,20 @@ func (ec *executionContext) marshalNPathEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋlo
 	return ec._PathEntry(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPerson2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPerson(ctx context.Context, sel ast.SelectionSet, v store.Person) graphql.Marshaler {
+	return ec._Person(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPerson2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPerson(ctx context.Context, sel ast.SelectionSet, v *store.Person) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Person(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNReactToCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐReactToCommentInput(ctx context.Context, v any) (model.ReactToCommentInput, error) {
 	res, err := ec.unmarshalInputReactToCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -20506,6 +23546,34 @@ func (ec *executionContext) marshalNUserRef2githubᚗcomᚋloupeᚑmamᚋloupe�
 	return ec._UserRef(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNUserSettings2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx context.Context, sel ast.SelectionSet, v store.UserSettings) graphql.Marshaler {
+	return ec._UserSettings(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx context.Context, sel ast.SelectionSet, v *store.UserSettings) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UserSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserStatus2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUserStatus(ctx context.Context, sel ast.SelectionSet, v model.UserStatus) graphql.Marshaler {
+	return ec._UserStatus(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUserStatus2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUserStatus(ctx context.Context, sel ast.SelectionSet, v *model.UserStatus) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UserStatus(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx context.Context, v any) (store.VersionState, error) {
 	var res store.VersionState
 	err := res.UnmarshalGQL(v)
@@ -20739,6 +23807,13 @@ func (ec *executionContext) unmarshalOAuditFilter2ᚖgithubᚗcomᚋloupeᚑmam�
 	}
 	res, err := ec.unmarshalInputAuditFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx context.Context, sel ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Bookmark(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {

@@ -21,6 +21,10 @@ func (r *attachmentResolver) DownloadURL(ctx context.Context, obj *store.Attachm
 	return r.Blobs.URL("GET", obj.BlobKey, time.Now(), blob.LinkValidity), nil
 }
 
+func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *store.Bookmark) ([]string, error) {
+	return obj.VisibleToGroups, nil
+}
+
 // Parent is the resolver for the parent field.
 func (r *folderResolver) Parent(ctx context.Context, obj *store.Folder) (*store.Folder, error) {
 	if obj.ParentID == nil {
@@ -230,6 +234,34 @@ func (r *mutationResolver) ReactToComment(ctx context.Context, input model.React
 	return r.reactToComment(ctx, input)
 }
 
+func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error) {
+	return r.createBookmark(ctx, input)
+}
+
+func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error) {
+	return r.replaceBookmarks(ctx, input)
+}
+
+func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error) {
+	return r.updateBookmark(ctx, id, input)
+}
+
+func (r *mutationResolver) DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error) {
+	return r.deleteBookmark(ctx, id)
+}
+
+func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error) {
+	return r.setBookmarkFolders(ctx, folders)
+}
+
+func (r *mutationResolver) UpdateUserSettings(ctx context.Context, input store.JSON) (*store.UserSettings, error) {
+	return r.updateUserSettings(ctx, input)
+}
+
+func (r *mutationResolver) CreatePerson(ctx context.Context, input model.CreatePersonInput) (*store.Person, error) {
+	return r.createPerson(ctx, input)
+}
+
 func (r *mutationResolver) SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error) {
 	return r.setRelations(ctx, input)
 }
@@ -319,6 +351,22 @@ func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return &model.Viewer{ID: p.UserID, Email: p.Email, TenantID: p.TenantID, IsAdmin: p.IsAdmin, Groups: groups}, nil
 }
 
+func (r *queryResolver) Bookmarks(ctx context.Context) ([]*store.Bookmark, error) {
+	return r.visibleBookmarks(ctx)
+}
+
+func (r *queryResolver) Bookmark(ctx context.Context, id string) (*store.Bookmark, error) {
+	return r.bookmark(ctx, id)
+}
+
+func (r *queryResolver) BookmarkFolders(ctx context.Context) (*model.BookmarkFolders, error) {
+	return r.bookmarkFolders(ctx)
+}
+
+func (r *queryResolver) UserStatus(ctx context.Context) (*model.UserStatus, error) {
+	return r.userStatus(ctx)
+}
+
 func (r *queryResolver) ItemsByExternalID(ctx context.Context, externalIds []string) ([]*store.ExternalIDMatch, error) {
 	return r.itemsByExternalID(ctx, externalIds)
 }
@@ -351,7 +399,17 @@ func (r *transcriptResolver) URL(ctx context.Context, obj *store.Transcript) (st
 	return r.Blobs.URL("GET", obj.BlobKey, time.Now(), blob.LinkValidity), nil
 }
 
+func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*store.UserSettings, error) {
+	return r.userSettings(ctx)
+}
+
+func (r *viewerResolver) Bookmarks(ctx context.Context, obj *model.Viewer) ([]*store.Bookmark, error) {
+	return r.visibleBookmarks(ctx)
+}
+
 func (r *Resolver) Attachment() graph.AttachmentResolver { return &attachmentResolver{r} }
+
+func (r *Resolver) Bookmark() graph.BookmarkResolver { return &bookmarkResolver{r} }
 
 func (r *Resolver) Folder() graph.FolderResolver { return &folderResolver{r} }
 
@@ -371,7 +429,10 @@ func (r *Resolver) Thumbnail() graph.ThumbnailResolver { return &thumbnailResolv
 
 func (r *Resolver) Transcript() graph.TranscriptResolver { return &transcriptResolver{r} }
 
+func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
+
 type attachmentResolver struct{ *Resolver }
+type bookmarkResolver struct{ *Resolver }
 type folderResolver struct{ *Resolver }
 type itemResolver struct{ *Resolver }
 type itemConnectionResolver struct{ *Resolver }
@@ -381,3 +442,4 @@ type queryResolver struct{ *Resolver }
 type relationResolver struct{ *Resolver }
 type thumbnailResolver struct{ *Resolver }
 type transcriptResolver struct{ *Resolver }
+type viewerResolver struct{ *Resolver }

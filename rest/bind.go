@@ -230,3 +230,18 @@ func set(vars map[string]any, obj, name string, v any) {
 	}
 	m[name] = v
 }
+
+// bodyArrayAs binds a JSON array body to the variable name.
+func bodyArrayAs(name string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		v, err := decodeBody(r)
+		if err != nil {
+			return err
+		}
+		if _, ok := v.([]any); !ok {
+			return store.Invalid("the request body must be a JSON array")
+		}
+		vars[name] = v
+		return nil
+	}
+}

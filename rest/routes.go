@@ -44,6 +44,9 @@ type Variant struct {
 	Bind  Binder
 }
 
+// msgMalformed is the spec's answer to a bad bookmark or bookmark folders write.
+const msgMalformed = "Malformed request"
+
 // item binds the item id of the path.
 var item = path("itemId", "id")
 
@@ -140,6 +143,29 @@ var Routes = []Route{
 		Bind: all(bodyKeyInto("metadataDelta", "input", "metadataDelta"), pathInto("id", "input", "id"),
 			queryInt("requiredMetadataVersion", "input", "requiredMetadataVersion"),
 			queryBool("readableMetadataFields", "", "readable"))},
+
+	// Bookmarks and bookmark folders (2.11). The spec answers every bad
+	// bookmark update or folders write with one message.
+	{Method: "GET", Path: "/config/api/v1/bookmarks", Op: "listBookmarks", Field: "bookmarks"},
+	{Method: "POST", Path: "/config/api/v1/bookmarks", Op: "createBookmark", Field: "createBookmark", Bind: bodyAs("input")},
+	{Method: "PUT", Path: "/config/api/v1/bookmarks", Op: "replaceBookmarks", Field: "replaceBookmarks",
+		Bind: bodyArrayAs("input")},
+	{Method: "GET", Path: "/config/api/v1/bookmarks/{bookmarkId}", Op: "getBookmark", Field: "bookmark",
+		Bind: path("bookmarkId", "id")},
+	{Method: "PUT", Path: "/config/api/v1/bookmarks/{bookmarkId}", Op: "updateBookmark", Field: "updateBookmark",
+		Bind: all(bodyAs("input"), path("bookmarkId", "id")), Invalid: msgMalformed},
+	{Method: "DELETE", Path: "/config/api/v1/bookmarks/{bookmarkId}", Op: "deleteBookmark", Field: "deleteBookmark",
+		Bind: path("bookmarkId", "id")},
+	{Method: "GET", Path: "/config/api/v1/bookmarkFolders", Op: "getBookmarkFolders", Field: "bookmarkFolders"},
+	{Method: "PUT", Path: "/config/api/v1/bookmarkFolders", Op: "setBookmarkFolders", Field: "setBookmarkFolders",
+		Bind: bodyKeyInto("folders", "", "folders"), Invalid: msgMalformed},
+
+	// User settings, status and persons (2.17, 2.18).
+	{Method: "GET", Path: "/auxiliary/api/v1/userSettings", Op: "getUserSettings", Field: "viewer.settings"},
+	{Method: "PUT", Path: "/auxiliary/api/v1/userSettings", Op: "updateUserSettings", Field: "updateUserSettings",
+		Bind: bodyAs("input")},
+	{Method: "GET", Path: "/auth/api/v1/user/status", Op: "getUserStatus", Field: "userStatus"},
+	{Method: "POST", Path: "/api/v1/persons", Op: "createPerson", Field: "createPerson", Bind: bodyAs("input")},
 
 	// Audit (2.9) and search.
 	{Method: "GET", Path: "/auxiliary/api/v1/itemAnalyticsSearch", Op: "itemAnalyticsSearch", Field: "itemAnalytics",

@@ -39,6 +39,32 @@ type AuditSearchResult struct {
 	Hits  []*store.AuditRecord `json:"hits"`
 }
 
+type BookmarkFolderInput struct {
+	ID           string  `json:"id"`
+	Title        string  `json:"title"`
+	ParentFolder *string `json:"parentFolder,omitempty"`
+	SortKey      *string `json:"sortKey,omitempty"`
+}
+
+// The tenant's bookmark folders.
+type BookmarkFolders struct {
+	Folders []*store.BookmarkFolder `json:"folders"`
+}
+
+type BookmarkInput struct {
+	// Kept when given on replaceBookmarks (so links to bookmarks survive), else made.
+	ID               *string  `json:"id,omitempty"`
+	Title            *string  `json:"title,omitempty"`
+	Path             *string  `json:"path,omitempty"`
+	Icon             *string  `json:"icon,omitempty"`
+	IsFilterBookmark *bool    `json:"isFilterBookmark,omitempty"`
+	ParentFolder     *string  `json:"parentFolder,omitempty"`
+	VisibleToGroups  []string `json:"visibleToGroups,omitempty"`
+	SortKey          *string  `json:"sortKey,omitempty"`
+	// Refused: API version 2 and later take parentFolder instead.
+	FolderTreePath *string `json:"folderTreePath,omitempty"`
+}
+
 // A page of comments. mScrollId continues the list (null at the end).
 type CommentConnection struct {
 	Edges     []*CommentEdge   `json:"edges"`
@@ -66,6 +92,12 @@ type CreateItemPayload struct {
 	Item *store.Item `json:"item"`
 }
 
+type CreatePersonInput struct {
+	Name        string   `json:"name"`
+	Description *string  `json:"description,omitempty"`
+	ImageIds    []string `json:"imageIds,omitempty"`
+}
+
 type CreateThumbnailInput struct {
 	ItemID     string `json:"itemId"`
 	PositionMs int    `json:"positionMs"`
@@ -86,6 +118,10 @@ type DeleteAttachmentInput struct {
 
 type DeleteAttachmentPayload struct {
 	FileName string `json:"fileName"`
+}
+
+type DeleteBookmarkPayload struct {
+	ID string `json:"id"`
 }
 
 type DeleteRelationInput struct {
@@ -261,6 +297,10 @@ type UploadLockPayload struct {
 	IsUploadLocked bool `json:"isUploadLocked"`
 }
 
+type UserStatus struct {
+	IsDeactivated bool `json:"isDeactivated"`
+}
+
 type VersionsPayload struct {
 	Versions []*store.ItemVersion `json:"versions"`
 }
@@ -274,6 +314,10 @@ type Viewer struct {
 	IsAdmin  bool   `json:"isAdmin"`
 	// Group names of the user.
 	Groups []string `json:"groups"`
+	// The user's settings (defaults until first written).
+	Settings *store.UserSettings `json:"settings"`
+	// The system bookmarks the user may see.
+	Bookmarks []*store.Bookmark `json:"bookmarks"`
 }
 
 type ItemOrder string
