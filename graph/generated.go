@@ -34,6 +34,7 @@ type ResolverRoot interface {
 	Attachment() AttachmentResolver
 	Bookmark() BookmarkResolver
 	Folder() FolderResolver
+	FolderEntry() FolderEntryResolver
 	Item() ItemResolver
 	ItemConnection() ItemConnectionResolver
 	ItemMetadata() ItemMetadataResolver
@@ -52,6 +53,11 @@ type ComplexityRoot struct {
 	Access struct {
 		Groups func(childComplexity int) int
 		Level  func(childComplexity int) int
+	}
+
+	Ancestry struct {
+		ID    func(childComplexity int) int
+		Paths func(childComplexity int) int
 	}
 
 	ApproximateSecond struct {
@@ -186,6 +192,11 @@ type ComplexityRoot struct {
 		ID func(childComplexity int) int
 	}
 
+	DeleteFolderPayload struct {
+		DeletedCount func(childComplexity int) int
+		ID           func(childComplexity int) int
+	}
+
 	ExternalIdMatch struct {
 		ExternalID func(childComplexity int) int
 		ItemID     func(childComplexity int) int
@@ -193,10 +204,13 @@ type ComplexityRoot struct {
 	}
 
 	Folder struct {
+		Ancestors    func(childComplexity int) int
+		Children     func(childComplexity int, first *int, after *string) int
 		CreatedOn    func(childComplexity int) int
 		HasSubfolder func(childComplexity int) int
 		ID           func(childComplexity int) int
 		ItemType     func(childComplexity int) int
+		Items        func(childComplexity int, first *int, after *string) int
 		Metadata     func(childComplexity int) int
 		Name         func(childComplexity int) int
 		Owner        func(childComplexity int) int
@@ -205,6 +219,35 @@ type ComplexityRoot struct {
 		SortKey      func(childComplexity int) int
 		UpdatableBy  func(childComplexity int) int
 		VisibleTo    func(childComplexity int) int
+	}
+
+	FolderConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	FolderContent struct {
+		From  func(childComplexity int) int
+		Hits  func(childComplexity int) int
+		Total func(childComplexity int) int
+	}
+
+	FolderEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	FolderEntry struct {
+		CreatedOn     func(childComplexity int) int
+		FolderParents func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Item          func(childComplexity int) int
+		ItemType      func(childComplexity int) int
+		Name          func(childComplexity int) int
+		Owner         func(childComplexity int) int
+		UpdatableBy   func(childComplexity int) int
+		VisibleTo     func(childComplexity int) int
 	}
 
 	Item struct {
@@ -344,24 +387,30 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AddItemToFolder      func(childComplexity int, input model.ItemFolderInput) int
 		CreateAttachment     func(childComplexity int, input store.CreateAttachmentInput) int
 		CreateBookmark       func(childComplexity int, input model.BookmarkInput) int
 		CreateComment        func(childComplexity int, input store.CreateCommentInput) int
+		CreateFolderPath     func(childComplexity int, input model.FolderPathInput) int
 		CreateItem           func(childComplexity int, input store.CreateItemInput) int
 		CreatePerson         func(childComplexity int, input model.CreatePersonInput) int
 		CreateThumbnail      func(childComplexity int, input model.CreateThumbnailInput) int
 		DeleteAttachment     func(childComplexity int, input model.DeleteAttachmentInput) int
 		DeleteBookmark       func(childComplexity int, id string) int
 		DeleteComment        func(childComplexity int, input model.CommentIDInput) int
+		DeleteFolder         func(childComplexity int, input model.ItemIDInput) int
 		DeleteItem           func(childComplexity int, input model.ItemIDInput) int
 		DeleteRelation       func(childComplexity int, input model.DeleteRelationInput) int
 		LockUpload           func(childComplexity int, input model.LockUploadInput) int
 		MigrateMediaLocation func(childComplexity int, input model.MigrateMediaLocationInput) int
+		MoveItem             func(childComplexity int, input model.MoveItemInput) int
 		ReactToComment       func(childComplexity int, input model.ReactToCommentInput) int
+		RemoveItemFromFolder func(childComplexity int, input model.ItemFolderInput) int
 		RenameVersion        func(childComplexity int, input model.RenameVersionInput) int
 		ReplaceBookmarks     func(childComplexity int, input []*model.BookmarkInput) int
 		SetBookmarkFolders   func(childComplexity int, folders []*model.BookmarkFolderInput) int
 		SetCustomIcons       func(childComplexity int, input model.SetCustomIconsInput) int
+		SetFolderMetadata    func(childComplexity int, input model.FolderMetadataInput) int
 		SetRelations         func(childComplexity int, input model.SetRelationsInput) int
 		ToggleArchive        func(childComplexity int, input model.ItemIDInput) int
 		UndeleteItem         func(childComplexity int, input model.ItemIDInput) int
@@ -369,6 +418,7 @@ type ComplexityRoot struct {
 		UpdateAttachment     func(childComplexity int, input store.UpdateAttachmentInput) int
 		UpdateBookmark       func(childComplexity int, id string, input model.BookmarkInput) int
 		UpdateComment        func(childComplexity int, input store.UpdateCommentInput) int
+		UpdateFolder         func(childComplexity int, input model.UpdateFolderInput) int
 		UpdateItemMetadata   func(childComplexity int, input model.UpdateItemMetadataInput) int
 		UpdateMediaUsage     func(childComplexity int, input model.UpdateMediaUsageInput) int
 		UpdateTimedMetadata  func(childComplexity int, input model.UpdateTimedMetadataInput) int
@@ -401,6 +451,8 @@ type ComplexityRoot struct {
 		BookmarkFolders     func(childComplexity int) int
 		Bookmarks           func(childComplexity int) int
 		Folder              func(childComplexity int, id string) int
+		FolderAncestry      func(childComplexity int, ids []string) int
+		FolderContent       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder) int
 		Item                func(childComplexity int, id string) int
 		ItemAnalytics       func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
 		ItemChanges         func(childComplexity int, since time.Time, first *int, after *string) int
@@ -552,6 +604,13 @@ type BookmarkResolver interface {
 }
 type FolderResolver interface {
 	Parent(ctx context.Context, obj *store.Folder) (*store.Folder, error)
+
+	Children(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.FolderConnection, error)
+	Items(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.ItemConnection, error)
+	Ancestors(ctx context.Context, obj *store.Folder) ([]*store.PathEntry, error)
+}
+type FolderEntryResolver interface {
+	Item(ctx context.Context, obj *store.FolderEntry) (*store.Item, error)
 }
 type ItemResolver interface {
 	Folders(ctx context.Context, obj *store.Item) ([]*store.Folder, error)
@@ -599,6 +658,13 @@ type MutationResolver interface {
 	UpdateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error)
 	DeleteComment(ctx context.Context, input model.CommentIDInput) (*store.Comment, error)
 	ReactToComment(ctx context.Context, input model.ReactToCommentInput) (*store.Comment, error)
+	UpdateFolder(ctx context.Context, input model.UpdateFolderInput) (*store.Folder, error)
+	DeleteFolder(ctx context.Context, input model.ItemIDInput) (*model.DeleteFolderPayload, error)
+	SetFolderMetadata(ctx context.Context, input model.FolderMetadataInput) (*store.Folder, error)
+	CreateFolderPath(ctx context.Context, input model.FolderPathInput) ([]*store.Folder, error)
+	AddItemToFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error)
+	RemoveItemFromFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error)
+	MoveItem(ctx context.Context, input model.MoveItemInput) (*store.Item, error)
 	CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error)
 	ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error)
 	UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error)
@@ -623,6 +689,8 @@ type QueryResolver interface {
 	UserStatus(ctx context.Context) (*model.UserStatus, error)
 	ItemsByExternalID(ctx context.Context, externalIds []string) ([]*store.ExternalIDMatch, error)
 	ItemChanges(ctx context.Context, since time.Time, first *int, after *string) (*model.ItemConnection, error)
+	FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder) (*model.FolderContent, error)
+	FolderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error)
 	Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error)
 	AttachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error)
 	ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error)
@@ -667,6 +735,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Access.Level(childComplexity), true
+
+	case "Ancestry.id":
+		if e.ComplexityRoot.Ancestry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Ancestry.ID(childComplexity), true
+	case "Ancestry.paths":
+		if e.ComplexityRoot.Ancestry.Paths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Ancestry.Paths(childComplexity), true
 
 	case "ApproximateSecond.approximate":
 		if e.ComplexityRoot.ApproximateSecond.Approximate == nil {
@@ -1137,6 +1218,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeleteBookmarkPayload.ID(childComplexity), true
 
+	case "DeleteFolderPayload.deletedCount":
+		if e.ComplexityRoot.DeleteFolderPayload.DeletedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteFolderPayload.DeletedCount(childComplexity), true
+	case "DeleteFolderPayload.id":
+		if e.ComplexityRoot.DeleteFolderPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteFolderPayload.ID(childComplexity), true
+
 	case "ExternalIdMatch.externalId":
 		if e.ComplexityRoot.ExternalIdMatch.ExternalID == nil {
 			break
@@ -1156,6 +1250,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ExternalIdMatch.Status(childComplexity), true
 
+	case "Folder.ancestors":
+		if e.ComplexityRoot.Folder.Ancestors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Folder.Ancestors(childComplexity), true
+	case "Folder.children":
+		if e.ComplexityRoot.Folder.Children == nil {
+			break
+		}
+
+		args, err := ec.field_Folder_children_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Folder.Children(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Folder.createdOn":
 		if e.ComplexityRoot.Folder.CreatedOn == nil {
 			break
@@ -1180,6 +1291,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Folder.ItemType(childComplexity), true
+	case "Folder.items":
+		if e.ComplexityRoot.Folder.Items == nil {
+			break
+		}
+
+		args, err := ec.field_Folder_items_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Folder.Items(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Folder.metadata":
 		if e.ComplexityRoot.Folder.Metadata == nil {
 			break
@@ -1228,6 +1350,112 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Folder.VisibleTo(childComplexity), true
+
+	case "FolderConnection.edges":
+		if e.ComplexityRoot.FolderConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderConnection.Edges(childComplexity), true
+	case "FolderConnection.nodes":
+		if e.ComplexityRoot.FolderConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderConnection.Nodes(childComplexity), true
+	case "FolderConnection.pageInfo":
+		if e.ComplexityRoot.FolderConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderConnection.PageInfo(childComplexity), true
+
+	case "FolderContent.from":
+		if e.ComplexityRoot.FolderContent.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderContent.From(childComplexity), true
+	case "FolderContent.hits":
+		if e.ComplexityRoot.FolderContent.Hits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderContent.Hits(childComplexity), true
+	case "FolderContent.total":
+		if e.ComplexityRoot.FolderContent.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderContent.Total(childComplexity), true
+
+	case "FolderEdge.cursor":
+		if e.ComplexityRoot.FolderEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEdge.Cursor(childComplexity), true
+	case "FolderEdge.node":
+		if e.ComplexityRoot.FolderEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEdge.Node(childComplexity), true
+
+	case "FolderEntry.createdOn":
+		if e.ComplexityRoot.FolderEntry.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.CreatedOn(childComplexity), true
+	case "FolderEntry.folderParents":
+		if e.ComplexityRoot.FolderEntry.FolderParents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.FolderParents(childComplexity), true
+	case "FolderEntry.id":
+		if e.ComplexityRoot.FolderEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.ID(childComplexity), true
+	case "FolderEntry.item":
+		if e.ComplexityRoot.FolderEntry.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.Item(childComplexity), true
+	case "FolderEntry.itemType":
+		if e.ComplexityRoot.FolderEntry.ItemType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.ItemType(childComplexity), true
+	case "FolderEntry.name":
+		if e.ComplexityRoot.FolderEntry.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.Name(childComplexity), true
+	case "FolderEntry.owner":
+		if e.ComplexityRoot.FolderEntry.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.Owner(childComplexity), true
+	case "FolderEntry.updatableBy":
+		if e.ComplexityRoot.FolderEntry.UpdatableBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.UpdatableBy(childComplexity), true
+	case "FolderEntry.visibleTo":
+		if e.ComplexityRoot.FolderEntry.VisibleTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderEntry.VisibleTo(childComplexity), true
 
 	case "Item.ancestry":
 		if e.ComplexityRoot.Item.Ancestry == nil {
@@ -1922,6 +2150,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MigrateMediaLocationPayload.StatusCode(childComplexity), true
 
+	case "Mutation.addItemToFolder":
+		if e.ComplexityRoot.Mutation.AddItemToFolder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addItemToFolder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddItemToFolder(childComplexity, args["input"].(model.ItemFolderInput)), true
 	case "Mutation.createAttachment":
 		if e.ComplexityRoot.Mutation.CreateAttachment == nil {
 			break
@@ -1955,6 +2194,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateComment(childComplexity, args["input"].(store.CreateCommentInput)), true
+	case "Mutation.createFolderPath":
+		if e.ComplexityRoot.Mutation.CreateFolderPath == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createFolderPath_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateFolderPath(childComplexity, args["input"].(model.FolderPathInput)), true
 	case "Mutation.createItem":
 		if e.ComplexityRoot.Mutation.CreateItem == nil {
 			break
@@ -2021,6 +2271,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteComment(childComplexity, args["input"].(model.CommentIDInput)), true
+	case "Mutation.deleteFolder":
+		if e.ComplexityRoot.Mutation.DeleteFolder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteFolder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteFolder(childComplexity, args["input"].(model.ItemIDInput)), true
 	case "Mutation.deleteItem":
 		if e.ComplexityRoot.Mutation.DeleteItem == nil {
 			break
@@ -2065,6 +2326,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MigrateMediaLocation(childComplexity, args["input"].(model.MigrateMediaLocationInput)), true
+	case "Mutation.moveItem":
+		if e.ComplexityRoot.Mutation.MoveItem == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_moveItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MoveItem(childComplexity, args["input"].(model.MoveItemInput)), true
 	case "Mutation.reactToComment":
 		if e.ComplexityRoot.Mutation.ReactToComment == nil {
 			break
@@ -2076,6 +2348,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReactToComment(childComplexity, args["input"].(model.ReactToCommentInput)), true
+	case "Mutation.removeItemFromFolder":
+		if e.ComplexityRoot.Mutation.RemoveItemFromFolder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeItemFromFolder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveItemFromFolder(childComplexity, args["input"].(model.ItemFolderInput)), true
 	case "Mutation.renameVersion":
 		if e.ComplexityRoot.Mutation.RenameVersion == nil {
 			break
@@ -2120,6 +2403,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetCustomIcons(childComplexity, args["input"].(model.SetCustomIconsInput)), true
+	case "Mutation.setFolderMetadata":
+		if e.ComplexityRoot.Mutation.SetFolderMetadata == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setFolderMetadata_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetFolderMetadata(childComplexity, args["input"].(model.FolderMetadataInput)), true
 	case "Mutation.setRelations":
 		if e.ComplexityRoot.Mutation.SetRelations == nil {
 			break
@@ -2197,6 +2491,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateComment(childComplexity, args["input"].(store.UpdateCommentInput)), true
+	case "Mutation.updateFolder":
+		if e.ComplexityRoot.Mutation.UpdateFolder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateFolder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateFolder(childComplexity, args["input"].(model.UpdateFolderInput)), true
 	case "Mutation.updateItemMetadata":
 		if e.ComplexityRoot.Mutation.UpdateItemMetadata == nil {
 			break
@@ -2361,6 +2666,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Folder(childComplexity, args["id"].(string)), true
+	case "Query.folderAncestry":
+		if e.ComplexityRoot.Query.FolderAncestry == nil {
+			break
+		}
+
+		args, err := ec.field_Query_folderAncestry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FolderAncestry(childComplexity, args["ids"].([]string)), true
+	case "Query.folderContent":
+		if e.ComplexityRoot.Query.FolderContent == nil {
+			break
+		}
+
+		args, err := ec.field_Query_folderContent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FolderContent(childComplexity, args["folderId"].(string), args["from"].(*int), args["size"].(*int), args["sort"].(*model.FolderContentSort), args["order"].(*model.SortOrder)), true
 
 	case "Query.item":
 		if e.ComplexityRoot.Query.Item == nil {
@@ -2899,6 +3226,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAccessInput,
 		ec.unmarshalInputApproximateSecondInput,
 		ec.unmarshalInputAuditFilter,
 		ec.unmarshalInputBookmarkFolderInput,
@@ -2912,11 +3240,15 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateThumbnailInput,
 		ec.unmarshalInputDeleteAttachmentInput,
 		ec.unmarshalInputDeleteRelationInput,
+		ec.unmarshalInputFolderMetadataInput,
+		ec.unmarshalInputFolderPathInput,
 		ec.unmarshalInputItemFilter,
+		ec.unmarshalInputItemFolderInput,
 		ec.unmarshalInputItemIdInput,
 		ec.unmarshalInputItemMetadataInput,
 		ec.unmarshalInputLockUploadInput,
 		ec.unmarshalInputMigrateMediaLocationInput,
+		ec.unmarshalInputMoveItemInput,
 		ec.unmarshalInputReactToCommentInput,
 		ec.unmarshalInputRenameVersionInput,
 		ec.unmarshalInputSetCustomIconsInput,
@@ -2925,6 +3257,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputTranscriptSegmentInput,
 		ec.unmarshalInputUpdateAttachmentInput,
 		ec.unmarshalInputUpdateCommentInput,
+		ec.unmarshalInputUpdateFolderInput,
 		ec.unmarshalInputUpdateItemMetadataInput,
 		ec.unmarshalInputUpdateMediaUsageInput,
 		ec.unmarshalInputUpdateTimedMetadataInput,
@@ -3078,6 +3411,19 @@ type Query {
     first: Int = 50
     after: String
   ): ItemConnection!
+  "A page of a folder's content, offset-paged and sorted (spec 2.10)."
+  folderContent(
+    folderId: ID!
+    "Offset of the first hit (default 0)."
+    from: Int = 0
+    "Page size, 1 to 1000 (default 50)."
+    size: Int = 50
+    sort: FolderContentSort = name
+    order: SortOrder = asc
+  ): FolderContent!
+  "Folder paths of a set of items or folders, in the order asked."
+  folderAncestry(ids: [ID!]!): [Ancestry!]!
+
   "Full-text search over titles, file names and metadata values, best match first."
   search(
     "Words to find (prefixes match); empty lists everything, newest first."
@@ -3145,6 +3491,21 @@ type Mutation {
   deleteComment(input: CommentIdInput!): Comment!
   "Add or remove the caller's reaction to a comment."
   reactToComment(input: ReactToCommentInput!): Comment!
+
+  "Rename, move, change the owner, access or sortKey of a folder."
+  updateFolder(input: UpdateFolderInput!): Folder!
+  "Move a folder, its subfolders and the items only they hold to the recycle bin (undelete restores them together)."
+  deleteFolder(input: ItemIdInput!): DeleteFolderPayload!
+  "Replace a folder's metadata."
+  setFolderMetadata(input: FolderMetadataInput!): Folder!
+  "Create the missing folders of a path; answers the path's folders top down. Idempotent."
+  createFolderPath(input: FolderPathInput!): [Folder!]!
+  "Put an item into one more folder."
+  addItemToFolder(input: ItemFolderInput!): Item!
+  "Take an item out of one of its folders."
+  removeItemFromFolder(input: ItemFolderInput!): Item!
+  "Move an item from one of its folders to another."
+  moveItem(input: MoveItemInput!): Item!
 
   "Create a system bookmark (admins)."
   createBookmark(input: BookmarkInput!): Bookmark!
@@ -3364,6 +3725,110 @@ type Folder implements Node {
   updatableBy: Access!
   metadata: ItemMetadata!
   sortKey: String
+  "The live subfolders, by name."
+  children(first: Int = 50, after: String): FolderConnection!
+  "The folder's content (items and subfolders), as a connection by id (creation)."
+  items(first: Int = 50, after: String): ItemConnection!
+  "The folders above this one, top first."
+  ancestors: [PathEntry!]!
+}
+
+type FolderConnection {
+  edges: [FolderEdge!]!
+  nodes: [Folder!]!
+  pageInfo: PageInfo!
+}
+
+type FolderEdge {
+  cursor: String!
+  node: Folder!
+}
+
+"A page of a folder's content (spec 2.10: {total, hits, from})."
+type FolderContent {
+  total: Int!
+  hits: [FolderEntry!]!
+  from: Int!
+}
+
+"One entry of a folder's content: an item or a subfolder (spec 2.10 content hit)."
+type FolderEntry {
+  id: ID!
+  "Owner of a folder; creator of an item."
+  owner: String!
+  folderParents: [ID!]!
+  itemType: String!
+  "A folder's name or an item's title."
+  name: String!
+  createdOn: DateTime!
+  visibleTo: Access!
+  updatableBy: Access!
+  "The entry as an item (batched)."
+  item: Item!
+}
+
+enum FolderContentSort {
+  name
+  createdOn
+}
+
+enum SortOrder {
+  asc
+  desc
+}
+
+"Folder paths of one item or folder."
+type Ancestry {
+  id: ID!
+  "One path per folder it sits in, each from the top folder down."
+  paths: [[PathEntry!]!]!
+}
+
+input AccessInput {
+  level: AccessLevel!
+  groups: [String!] = []
+}
+
+input UpdateFolderInput {
+  id: ID!
+  "Rename."
+  name: String
+  "Move under this folder."
+  parent: ID
+  "Move to the top (no parent)."
+  toTop: Boolean
+  "Id of the user who owns the folder."
+  owner: ID
+  visibleTo: AccessInput
+  updatableBy: AccessInput
+  sortKey: String
+}
+
+input FolderMetadataInput {
+  id: ID!
+  metadata: ItemMetadataInput!
+}
+
+input FolderPathInput {
+  "Slash-separated folder names, e.g. /Projects/2026/Promo."
+  path: String!
+}
+
+input ItemFolderInput {
+  itemId: ID!
+  folderId: ID!
+}
+
+input MoveItemInput {
+  itemId: ID!
+  fromFolderId: ID!
+  toFolderId: ID!
+}
+
+type DeleteFolderPayload {
+  id: ID!
+  "Items and subfolders moved to the recycle bin with the folder (itself included)."
+  deletedCount: Int!
 }
 
 "An access rule: everyone in the tenant, or members of the listed groups."
@@ -4032,6 +4497,16 @@ func (ec *executionContext) childFields_Access(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Access", field.Name)
 }
 
+func (ec *executionContext) childFields_Ancestry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Ancestry_id(ctx, field)
+	case "paths":
+		return ec.fieldContext_Ancestry_paths(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Ancestry", field.Name)
+}
+
 func (ec *executionContext) childFields_ApproximateSecond(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "approximate":
@@ -4296,6 +4771,16 @@ func (ec *executionContext) childFields_DeleteBookmarkPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type DeleteBookmarkPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DeleteFolderPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteFolderPayload_id(ctx, field)
+	case "deletedCount":
+		return ec.fieldContext_DeleteFolderPayload_deletedCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteFolderPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_ExternalIdMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "status":
@@ -4334,8 +4819,72 @@ func (ec *executionContext) childFields_Folder(ctx context.Context, field graphq
 		return ec.fieldContext_Folder_metadata(ctx, field)
 	case "sortKey":
 		return ec.fieldContext_Folder_sortKey(ctx, field)
+	case "children":
+		return ec.fieldContext_Folder_children(ctx, field)
+	case "items":
+		return ec.fieldContext_Folder_items(ctx, field)
+	case "ancestors":
+		return ec.fieldContext_Folder_ancestors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Folder", field.Name)
+}
+
+func (ec *executionContext) childFields_FolderConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_FolderConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_FolderConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_FolderConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FolderConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_FolderContent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_FolderContent_total(ctx, field)
+	case "hits":
+		return ec.fieldContext_FolderContent_hits(ctx, field)
+	case "from":
+		return ec.fieldContext_FolderContent_from(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FolderContent", field.Name)
+}
+
+func (ec *executionContext) childFields_FolderEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_FolderEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_FolderEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FolderEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_FolderEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_FolderEntry_id(ctx, field)
+	case "owner":
+		return ec.fieldContext_FolderEntry_owner(ctx, field)
+	case "folderParents":
+		return ec.fieldContext_FolderEntry_folderParents(ctx, field)
+	case "itemType":
+		return ec.fieldContext_FolderEntry_itemType(ctx, field)
+	case "name":
+		return ec.fieldContext_FolderEntry_name(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_FolderEntry_createdOn(ctx, field)
+	case "visibleTo":
+		return ec.fieldContext_FolderEntry_visibleTo(ctx, field)
+	case "updatableBy":
+		return ec.fieldContext_FolderEntry_updatableBy(ctx, field)
+	case "item":
+		return ec.fieldContext_FolderEntry_item(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FolderEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5022,6 +5571,50 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Folder_children_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Folder_items_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_ItemMetadata_formData_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5122,6 +5715,20 @@ func (ec *executionContext) field_Item_transcript_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_addItemToFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ItemFolderInput, error) {
+			return ec.unmarshalNItemFolderInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemFolderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createAttachment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5156,6 +5763,20 @@ func (ec *executionContext) field_Mutation_createComment_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (store.CreateCommentInput, error) {
 			return ec.unmarshalNCreateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createFolderPath_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FolderPathInput, error) {
+			return ec.unmarshalNFolderPathInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderPathInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5248,6 +5869,20 @@ func (ec *executionContext) field_Mutation_deleteComment_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ItemIDInput, error) {
+			return ec.unmarshalNItemIdInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemIDInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5304,12 +5939,40 @@ func (ec *executionContext) field_Mutation_migrateMediaLocation_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_moveItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MoveItemInput, error) {
+			return ec.unmarshalNMoveItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMoveItemInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_reactToComment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ReactToCommentInput, error) {
 			return ec.unmarshalNReactToCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐReactToCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeItemFromFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ItemFolderInput, error) {
+			return ec.unmarshalNItemFolderInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemFolderInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5366,6 +6029,20 @@ func (ec *executionContext) field_Mutation_setCustomIcons_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SetCustomIconsInput, error) {
 			return ec.unmarshalNSetCustomIconsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetCustomIconsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setFolderMetadata_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.FolderMetadataInput, error) {
+			return ec.unmarshalNFolderMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderMetadataInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5472,6 +6149,20 @@ func (ec *executionContext) field_Mutation_updateComment_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (store.UpdateCommentInput, error) {
 			return ec.unmarshalNUpdateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateCommentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateFolder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateFolderInput, error) {
+			return ec.unmarshalNUpdateFolderInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateFolderInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5597,6 +6288,66 @@ func (ec *executionContext) field_Query_bookmark_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_folderAncestry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_folderContent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "folderId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["folderId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "size",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["size"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
+		func(ctx context.Context, v any) (*model.FolderContentSort, error) {
+			return ec.unmarshalOFolderContentSort2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderContentSort(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "order",
+		func(ctx context.Context, v any) (*model.SortOrder, error) {
+			return ec.unmarshalOSortOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSortOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["order"] = arg4
 	return args, nil
 }
 
@@ -5952,6 +6703,61 @@ func (ec *executionContext) _Access_groups(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Access_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Access", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Ancestry_id(ctx context.Context, field graphql.CollectedField, obj *model.Ancestry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Ancestry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Ancestry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Ancestry", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Ancestry_paths(ctx context.Context, field graphql.CollectedField, obj *model.Ancestry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Ancestry_paths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]*store.PathEntry) graphql.Marshaler {
+			return ec.marshalNPathEntry2ᚕᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Ancestry_paths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Ancestry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PathEntry(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ApproximateSecond_approximate(ctx context.Context, field graphql.CollectedField, obj *store.ApproximateSecond) (ret graphql.Marshaler) {
@@ -7814,6 +8620,52 @@ func (ec *executionContext) fieldContext_DeleteBookmarkPayload_id(_ context.Cont
 	return graphql.NewScalarFieldContext("DeleteBookmarkPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _DeleteFolderPayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeleteFolderPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteFolderPayload_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteFolderPayload_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteFolderPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteFolderPayload_deletedCount(ctx context.Context, field graphql.CollectedField, obj *model.DeleteFolderPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteFolderPayload_deletedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteFolderPayload_deletedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteFolderPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _ExternalIdMatch_status(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8193,6 +9045,589 @@ func (ec *executionContext) _Folder_sortKey(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Folder_sortKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Folder", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Folder_children(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Folder_children(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Folder().Children(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FolderConnection) graphql.Marshaler {
+			return ec.marshalNFolderConnection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Folder_children(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Folder",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FolderConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Folder_children_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Folder_items(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Folder_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Folder().Items(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ItemConnection) graphql.Marshaler {
+			return ec.marshalNItemConnection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Folder_items(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Folder",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ItemConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Folder_items_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Folder_ancestors(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Folder_ancestors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Folder().Ancestors(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.PathEntry) graphql.Marshaler {
+			return ec.marshalNPathEntry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Folder_ancestors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Folder",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PathEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FolderConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.FolderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FolderEdge) graphql.Marshaler {
+			return ec.marshalNFolderEdge2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FolderEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FolderConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.FolderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Folder) graphql.Marshaler {
+			return ec.marshalNFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Folder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FolderConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.FolderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FolderContent_total(ctx context.Context, field graphql.CollectedField, obj *model.FolderContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderContent_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderContent_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderContent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FolderContent_hits(ctx context.Context, field graphql.CollectedField, obj *model.FolderContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderContent_hits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.FolderEntry) graphql.Marshaler {
+			return ec.marshalNFolderEntry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderContent_hits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FolderContent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FolderEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FolderContent_from(ctx context.Context, field graphql.CollectedField, obj *model.FolderContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderContent_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderContent_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderContent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.FolderEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FolderEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.FolderEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Folder) graphql.Marshaler {
+			return ec.marshalNFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FolderEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Folder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FolderEntry_id(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderEntry", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FolderEntry_owner(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FolderEntry_folderParents(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_folderParents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FolderParents(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_folderParents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FolderEntry_itemType(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_itemType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_itemType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FolderEntry_name(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderEntry", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FolderEntry_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_createdOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_createdOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderEntry", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _FolderEntry_visibleTo(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_visibleTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VisibleTo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.Access) graphql.Marshaler {
+			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccess(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_visibleTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FolderEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Access(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FolderEntry_updatableBy(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_updatableBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatableBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.Access) graphql.Marshaler {
+			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccess(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_updatableBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FolderEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Access(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FolderEntry_item(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderEntry_item(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FolderEntry().Item(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Item) graphql.Marshaler {
+			return ec.marshalNItem2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderEntry_item(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FolderEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Item_id(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -11878,6 +13313,314 @@ func (ec *executionContext) fieldContext_Mutation_reactToComment(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_updateFolder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateFolder(ctx, fc.Args["input"].(model.UpdateFolderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Folder) graphql.Marshaler {
+			return ec.marshalNFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateFolder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Folder(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateFolder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteFolder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteFolder(ctx, fc.Args["input"].(model.ItemIDInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteFolderPayload) graphql.Marshaler {
+			return ec.marshalNDeleteFolderPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteFolderPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteFolder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteFolderPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteFolder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setFolderMetadata(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setFolderMetadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetFolderMetadata(ctx, fc.Args["input"].(model.FolderMetadataInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Folder) graphql.Marshaler {
+			return ec.marshalNFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setFolderMetadata(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Folder(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setFolderMetadata_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createFolderPath(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createFolderPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateFolderPath(ctx, fc.Args["input"].(model.FolderPathInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Folder) graphql.Marshaler {
+			return ec.marshalNFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createFolderPath(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Folder(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createFolderPath_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addItemToFolder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addItemToFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddItemToFolder(ctx, fc.Args["input"].(model.ItemFolderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Item) graphql.Marshaler {
+			return ec.marshalNItem2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addItemToFolder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addItemToFolder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeItemFromFolder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeItemFromFolder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveItemFromFolder(ctx, fc.Args["input"].(model.ItemFolderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Item) graphql.Marshaler {
+			return ec.marshalNItem2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeItemFromFolder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeItemFromFolder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_moveItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_moveItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MoveItem(ctx, fc.Args["input"].(model.MoveItemInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Item) graphql.Marshaler {
+			return ec.marshalNItem2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_moveItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Item(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_moveItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createBookmark(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13022,6 +14765,94 @@ func (ec *executionContext) fieldContext_Query_itemChanges(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_itemChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_folderContent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_folderContent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FolderContent(ctx, fc.Args["folderId"].(string), fc.Args["from"].(*int), fc.Args["size"].(*int), fc.Args["sort"].(*model.FolderContentSort), fc.Args["order"].(*model.SortOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FolderContent) graphql.Marshaler {
+			return ec.marshalNFolderContent2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderContent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_folderContent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FolderContent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_folderContent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_folderAncestry(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_folderAncestry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FolderAncestry(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Ancestry) graphql.Marshaler {
+			return ec.marshalNAncestry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAncestryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_folderAncestry(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Ancestry(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_folderAncestry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15957,6 +17788,47 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAccessInput(ctx context.Context, obj any) (model.AccessInput, error) {
+	var it model.AccessInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["groups"]; !present {
+		asMap["groups"] = []any{}
+	}
+
+	fieldsInOrder := [...]string{"level", "groups"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "level":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("level"))
+			data, err := ec.unmarshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccessLevel(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Level = data
+		case "groups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groups"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Groups = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputApproximateSecondInput(ctx context.Context, obj any) (store.ApproximateSecondInput, error) {
 	var it store.ApproximateSecondInput
 	if obj == nil {
@@ -16701,6 +18573,73 @@ func (ec *executionContext) unmarshalInputDeleteRelationInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputFolderMetadataInput(ctx context.Context, obj any) (model.FolderMetadataInput, error) {
+	var it model.FolderMetadataInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "metadata"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFolderPathInput(ctx context.Context, obj any) (model.FolderPathInput, error) {
+	var it model.FolderPathInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"path"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "path":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("path"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Path = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputItemFilter(ctx context.Context, obj any) (model.ItemFilter, error) {
 	var it model.ItemFilter
 	if obj == nil {
@@ -16744,6 +18683,43 @@ func (ec *executionContext) unmarshalInputItemFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.InRecycleBin = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputItemFolderInput(ctx context.Context, obj any) (model.ItemFolderInput, error) {
+	var it model.ItemFolderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "folderId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "folderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("folderId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FolderID = data
 		}
 	}
 	return it, nil
@@ -16892,6 +18868,50 @@ func (ec *executionContext) unmarshalInputMigrateMediaLocationInput(ctx context.
 				return it, err
 			}
 			it.GeneratedContentLocation = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMoveItemInput(ctx context.Context, obj any) (model.MoveItemInput, error) {
+	var it model.MoveItemInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"itemId", "fromFolderId", "toFolderId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "itemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("itemId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ItemID = data
+		case "fromFolderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromFolderId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromFolderID = data
+		case "toFolderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toFolderId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToFolderID = data
 		}
 	}
 	return it, nil
@@ -17306,6 +19326,85 @@ func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateFolderInput(ctx context.Context, obj any) (model.UpdateFolderInput, error) {
+	var it model.UpdateFolderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "name", "parent", "toTop", "owner", "visibleTo", "updatableBy", "sortKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "parent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parent"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Parent = data
+		case "toTop":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTop"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToTop = data
+		case "owner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("owner"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Owner = data
+		case "visibleTo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("visibleTo"))
+			data, err := ec.unmarshalOAccessInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAccessInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VisibleTo = data
+		case "updatableBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatableBy"))
+			data, err := ec.unmarshalOAccessInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAccessInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatableBy = data
+		case "sortKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SortKey = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdateItemMetadataInput(ctx context.Context, obj any) (model.UpdateItemMetadataInput, error) {
 	var it model.UpdateItemMetadataInput
 	if obj == nil {
@@ -17587,6 +19686,50 @@ func (ec *executionContext) _Access(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "groups":
 			out.Values[i] = ec._Access_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var ancestryImplementors = []string{"Ancestry"}
+
+func (ec *executionContext) _Ancestry(ctx context.Context, sel ast.SelectionSet, obj *model.Ancestry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ancestryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Ancestry")
+		case "id":
+			out.Values[i] = ec._Ancestry_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paths":
+			out.Values[i] = ec._Ancestry_paths(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18630,6 +20773,50 @@ func (ec *executionContext) _DeleteBookmarkPayload(ctx context.Context, sel ast.
 	return out
 }
 
+var deleteFolderPayloadImplementors = []string{"DeleteFolderPayload"}
+
+func (ec *executionContext) _DeleteFolderPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteFolderPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteFolderPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteFolderPayload")
+		case "id":
+			out.Values[i] = ec._DeleteFolderPayload_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deletedCount":
+			out.Values[i] = ec._DeleteFolderPayload_deletedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var externalIdMatchImplementors = []string{"ExternalIdMatch"}
 
 func (ec *executionContext) _ExternalIdMatch(ctx context.Context, sel ast.SelectionSet, obj *store.ExternalIDMatch) graphql.Marshaler {
@@ -18769,6 +20956,366 @@ func (ec *executionContext) _Folder(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "sortKey":
 			out.Values[i] = ec._Folder_sortKey(ctx, field, obj)
+		case "children":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Folder_children(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "items":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Folder_items(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "ancestors":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Folder_ancestors(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var folderConnectionImplementors = []string{"FolderConnection"}
+
+func (ec *executionContext) _FolderConnection(ctx context.Context, sel ast.SelectionSet, obj *model.FolderConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, folderConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FolderConnection")
+		case "edges":
+			out.Values[i] = ec._FolderConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._FolderConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._FolderConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var folderContentImplementors = []string{"FolderContent"}
+
+func (ec *executionContext) _FolderContent(ctx context.Context, sel ast.SelectionSet, obj *model.FolderContent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, folderContentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FolderContent")
+		case "total":
+			out.Values[i] = ec._FolderContent_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hits":
+			out.Values[i] = ec._FolderContent_hits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._FolderContent_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var folderEdgeImplementors = []string{"FolderEdge"}
+
+func (ec *executionContext) _FolderEdge(ctx context.Context, sel ast.SelectionSet, obj *model.FolderEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, folderEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FolderEdge")
+		case "cursor":
+			out.Values[i] = ec._FolderEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._FolderEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var folderEntryImplementors = []string{"FolderEntry"}
+
+func (ec *executionContext) _FolderEntry(ctx context.Context, sel ast.SelectionSet, obj *store.FolderEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, folderEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FolderEntry")
+		case "id":
+			out.Values[i] = ec._FolderEntry_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "owner":
+			out.Values[i] = ec._FolderEntry_owner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "folderParents":
+			out.Values[i] = ec._FolderEntry_folderParents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "itemType":
+			out.Values[i] = ec._FolderEntry_itemType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._FolderEntry_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdOn":
+			out.Values[i] = ec._FolderEntry_createdOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "visibleTo":
+			out.Values[i] = ec._FolderEntry_visibleTo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatableBy":
+			out.Values[i] = ec._FolderEntry_updatableBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "item":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FolderEntry_item(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20093,6 +22640,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "updateFolder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateFolder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteFolder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteFolder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setFolderMetadata":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setFolderMetadata(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createFolderPath":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createFolderPath(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addItemToFolder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addItemToFolder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeItemFromFolder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeItemFromFolder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "moveItem":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_moveItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createBookmark":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createBookmark(ctx, field)
@@ -20609,6 +23205,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_itemChanges(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "folderContent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_folderContent(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "folderAncestry":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_folderAncestry(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -22254,6 +24894,32 @@ func (ec *executionContext) marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋlou
 	return v
 }
 
+func (ec *executionContext) marshalNAncestry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAncestryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Ancestry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAncestry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAncestry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAncestry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAncestry(ctx context.Context, sel ast.SelectionSet, v *model.Ancestry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Ancestry(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNApproximateSecond2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecond(ctx context.Context, sel ast.SelectionSet, v store.ApproximateSecond) graphql.Marshaler {
 	return ec._ApproximateSecond(ctx, sel, &v)
 }
@@ -22733,6 +25399,20 @@ func (ec *executionContext) marshalNDeleteBookmarkPayload2ᚖgithubᚗcomᚋloup
 	return ec._DeleteBookmarkPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDeleteFolderPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteFolderPayload(ctx context.Context, sel ast.SelectionSet, v model.DeleteFolderPayload) graphql.Marshaler {
+	return ec._DeleteFolderPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeleteFolderPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteFolderPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteFolderPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteFolderPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDeleteRelationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteRelationInput(ctx context.Context, v any) (model.DeleteRelationInput, error) {
 	res, err := ec.unmarshalInputDeleteRelationInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -22780,6 +25460,10 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) marshalNFolder2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolder(ctx context.Context, sel ast.SelectionSet, v store.Folder) graphql.Marshaler {
+	return ec._Folder(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Folder) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -22804,6 +25488,96 @@ func (ec *executionContext) marshalNFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupe
 		return graphql.Null
 	}
 	return ec._Folder(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFolderConnection2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderConnection(ctx context.Context, sel ast.SelectionSet, v model.FolderConnection) graphql.Marshaler {
+	return ec._FolderConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFolderConnection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderConnection(ctx context.Context, sel ast.SelectionSet, v *model.FolderConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FolderConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFolderContent2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderContent(ctx context.Context, sel ast.SelectionSet, v model.FolderContent) graphql.Marshaler {
+	return ec._FolderContent(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFolderContent2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderContent(ctx context.Context, sel ast.SelectionSet, v *model.FolderContent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FolderContent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFolderEdge2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FolderEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFolderEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFolderEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderEdge(ctx context.Context, sel ast.SelectionSet, v *model.FolderEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FolderEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFolderEntry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.FolderEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFolderEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFolderEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderEntry(ctx context.Context, sel ast.SelectionSet, v *store.FolderEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FolderEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFolderMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderMetadataInput(ctx context.Context, v any) (model.FolderMetadataInput, error) {
+	res, err := ec.unmarshalInputFolderMetadataInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNFolderPathInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderPathInput(ctx context.Context, v any) (model.FolderPathInput, error) {
+	res, err := ec.unmarshalInputFolderPathInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -22884,6 +25658,10 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) marshalNItem2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx context.Context, sel ast.SelectionSet, v store.Item) graphql.Marshaler {
+	return ec._Item(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNItem2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Item) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -22948,6 +25726,11 @@ func (ec *executionContext) marshalNItemEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋlou
 		return graphql.Null
 	}
 	return ec._ItemEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNItemFolderInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemFolderInput(ctx context.Context, v any) (model.ItemFolderInput, error) {
+	res, err := ec.unmarshalInputItemFolderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNItemIdInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemIDInput(ctx context.Context, v any) (model.ItemIDInput, error) {
@@ -23075,6 +25858,11 @@ func (ec *executionContext) marshalNMigrateMediaLocationPayload2ᚖgithubᚗcom�
 		return graphql.Null
 	}
 	return ec._MigrateMediaLocationPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMoveItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMoveItemInput(ctx context.Context, v any) (model.MoveItemInput, error) {
+	res, err := ec.unmarshalInputMoveItemInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx context.Context, sel ast.SelectionSet, v []store.Node) graphql.Marshaler {
@@ -23480,6 +26268,11 @@ func (ec *executionContext) unmarshalNUpdateCommentInput2githubᚗcomᚋloupeᚑ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateFolderInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateFolderInput(ctx context.Context, v any) (model.UpdateFolderInput, error) {
+	res, err := ec.unmarshalInputUpdateFolderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataInput(ctx context.Context, v any) (model.UpdateItemMetadataInput, error) {
 	res, err := ec.unmarshalInputUpdateItemMetadataInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23753,6 +26546,14 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOAccessInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAccessInput(ctx context.Context, v any) (*model.AccessInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAccessInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, v any) (*store.AttachmentRole, error) {
 	if v == nil {
 		return nil, nil
@@ -23919,6 +26720,22 @@ func (ec *executionContext) marshalOFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupe
 	return ec._Folder(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOFolderContentSort2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderContentSort(ctx context.Context, v any) (*model.FolderContentSort, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.FolderContentSort)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFolderContentSort2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderContentSort(ctx context.Context, sel ast.SelectionSet, v *model.FolderContentSort) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -24076,6 +26893,22 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚋst
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSortOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSortOrder(ctx context.Context, v any) (*model.SortOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.SortOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSortOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSortOrder(ctx context.Context, sel ast.SelectionSet, v *model.SortOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

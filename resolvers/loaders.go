@@ -114,11 +114,14 @@ func (l *Loaders) hintItemIDs(ids ...string) {
 // resolver calls it before it loads, so the first element of a list fetches
 // the page of every element.
 func (l *Loaders) HintComments(first int) {
+	// The hint is given under the lock: a sibling resolver that finds
+	// nothing left to hint must not load before these keys are hinted, or
+	// its key would be fetched on its own.
 	l.hintedMu.Lock()
+	defer l.hintedMu.Unlock()
 	done := l.commentHints[first]
 	todo := l.hintedItems[done:]
 	l.commentHints[first] = len(l.hintedItems)
-	l.hintedMu.Unlock()
 	keys := make([]string, len(todo))
 	for i, id := range todo {
 		keys[i] = commentsKey(id, first)

@@ -37,6 +37,22 @@ func (r *folderResolver) Parent(ctx context.Context, obj *store.Folder) (*store.
 	return f, err
 }
 
+func (r *folderResolver) Children(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.FolderConnection, error) {
+	return r.folderChildren(ctx, obj, first, after)
+}
+
+func (r *folderResolver) Items(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.ItemConnection, error) {
+	return r.folderItems(ctx, obj, first, after)
+}
+
+func (r *folderResolver) Ancestors(ctx context.Context, obj *store.Folder) ([]*store.PathEntry, error) {
+	return r.folderAncestors(ctx, obj)
+}
+
+func (r *folderEntryResolver) Item(ctx context.Context, obj *store.FolderEntry) (*store.Item, error) {
+	return r.loaders(ctx).Item.Load(ctx, obj.ID)
+}
+
 // Folders is the resolver for the folders field.
 func (r *itemResolver) Folders(ctx context.Context, obj *store.Item) ([]*store.Folder, error) {
 	return r.loaders(ctx).FoldersOfItem.Load(ctx, obj.ID)
@@ -125,7 +141,7 @@ func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInp
 	if err != nil {
 		return nil, err
 	}
-	it, err := r.Store.DeleteItem(ctx, p, input.ID)
+	it, _, err := r.Store.DeleteItem(ctx, p, input.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +248,34 @@ func (r *mutationResolver) DeleteComment(ctx context.Context, input model.Commen
 
 func (r *mutationResolver) ReactToComment(ctx context.Context, input model.ReactToCommentInput) (*store.Comment, error) {
 	return r.reactToComment(ctx, input)
+}
+
+func (r *mutationResolver) UpdateFolder(ctx context.Context, input model.UpdateFolderInput) (*store.Folder, error) {
+	return r.updateFolder(ctx, input)
+}
+
+func (r *mutationResolver) DeleteFolder(ctx context.Context, input model.ItemIDInput) (*model.DeleteFolderPayload, error) {
+	return r.deleteFolder(ctx, input.ID)
+}
+
+func (r *mutationResolver) SetFolderMetadata(ctx context.Context, input model.FolderMetadataInput) (*store.Folder, error) {
+	return r.setFolderMetadata(ctx, input)
+}
+
+func (r *mutationResolver) CreateFolderPath(ctx context.Context, input model.FolderPathInput) ([]*store.Folder, error) {
+	return r.createFolderPath(ctx, input.Path)
+}
+
+func (r *mutationResolver) AddItemToFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error) {
+	return r.changeItemFolders(ctx, input.ItemID, "", input.FolderID)
+}
+
+func (r *mutationResolver) RemoveItemFromFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error) {
+	return r.changeItemFolders(ctx, input.ItemID, input.FolderID, "")
+}
+
+func (r *mutationResolver) MoveItem(ctx context.Context, input model.MoveItemInput) (*store.Item, error) {
+	return r.changeItemFolders(ctx, input.ItemID, input.FromFolderID, input.ToFolderID)
 }
 
 func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error) {
@@ -375,6 +419,14 @@ func (r *queryResolver) ItemChanges(ctx context.Context, since time.Time, first 
 	return r.itemChanges(ctx, since, first, after)
 }
 
+func (r *queryResolver) FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder) (*model.FolderContent, error) {
+	return r.folderContent(ctx, folderID, from, size, sort, order)
+}
+
+func (r *queryResolver) FolderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error) {
+	return r.folderAncestry(ctx, ids)
+}
+
 func (r *queryResolver) Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error) {
 	return r.search(ctx, searchString, folderID, includeSubfolders, includeFolders, from, itemsPerPage)
 }
@@ -413,6 +465,8 @@ func (r *Resolver) Bookmark() graph.BookmarkResolver { return &bookmarkResolver{
 
 func (r *Resolver) Folder() graph.FolderResolver { return &folderResolver{r} }
 
+func (r *Resolver) FolderEntry() graph.FolderEntryResolver { return &folderEntryResolver{r} }
+
 func (r *Resolver) Item() graph.ItemResolver { return &itemResolver{r} }
 
 func (r *Resolver) ItemConnection() graph.ItemConnectionResolver { return &itemConnectionResolver{r} }
@@ -434,6 +488,7 @@ func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
 type attachmentResolver struct{ *Resolver }
 type bookmarkResolver struct{ *Resolver }
 type folderResolver struct{ *Resolver }
+type folderEntryResolver struct{ *Resolver }
 type itemResolver struct{ *Resolver }
 type itemConnectionResolver struct{ *Resolver }
 type itemMetadataResolver struct{ *Resolver }

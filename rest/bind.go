@@ -245,3 +245,20 @@ func bodyArrayAs(name string) Binder {
 		return nil
 	}
 }
+
+// queryEnum binds a query parameter that must be one of values, when present.
+func queryEnum(param, name string, values ...string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		v := r.URL.Query().Get(param)
+		if v == "" {
+			return nil
+		}
+		for _, ok := range values {
+			if v == ok {
+				vars[name] = v
+				return nil
+			}
+		}
+		return store.Invalid("query parameter %s must be one of %s, got %q", param, strings.Join(values, ", "), v)
+	}
+}

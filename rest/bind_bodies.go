@@ -98,3 +98,39 @@ func precheckBody(r *http.Request, vars map[string]any) error {
 	}
 	return store.Invalid("the request body needs fileNames (or fileName)")
 }
+
+// folderUpdateBody binds the folder update body to input; "parent": null
+// moves the folder to the top.
+func folderUpdateBody(r *http.Request, vars map[string]any) error {
+	m, err := bodyObject(r)
+	if err != nil {
+		return err
+	}
+	if p, ok := m["parent"]; ok && p == nil {
+		delete(m, "parent")
+		m["toTop"] = true
+	}
+	vars["input"] = m
+	return nil
+}
+
+// idsBody binds {ids: [...]} (or itemIds / folderIds, or a bare array) to ids.
+func idsBody(r *http.Request, vars map[string]any) error {
+	v, err := decodeBody(r)
+	if err != nil {
+		return err
+	}
+	if m, ok := v.(map[string]any); ok {
+		for _, k := range []string{"ids", "itemIds", "folderIds"} {
+			if ids, ok := m[k]; ok {
+				v = ids
+				break
+			}
+		}
+	}
+	if _, ok := v.([]any); !ok {
+		return store.Invalid("the request body must be {\"ids\": [...]}")
+	}
+	vars["ids"] = v
+	return nil
+}

@@ -67,6 +67,12 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 			WriteError(w, store.NotFound())
 			return
 		}
+		if rt.Shape != nil {
+			if body, err = rt.Shape(body); err != nil {
+				WriteError(w, err)
+				return
+			}
+		}
 		writeRaw(w, rt.status(), body)
 	}
 }
@@ -91,4 +97,26 @@ func pick(data json.RawMessage, path []string) (json.RawMessage, error) {
 		return json.RawMessage("null"), nil
 	}
 	return data, nil
+}
+
+// keyedByID reshapes [{id, <field>}] into {<id>: <field>}, keeping order.
+func keyedByID(field string) func(json.RawMessage) (json.RawMessage, error) {
+	return func(list json.RawMessage) (json.RawMessage, error) {
+		var entries []map[string]json.RawMessage
+		if err := json.Unmarshal(list, &entries); err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for i, e := range entries {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(e["id"])
+			b.WriteByte(':')
+			b.Write(e[field])
+		}
+		b.WriteByte('}')
+		return b.Bytes(), nil
+	}
 }

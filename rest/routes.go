@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/loupe-mam/loupe/store"
@@ -31,6 +32,9 @@ type Route struct {
 	// Variant serves the request instead when its When matches (a query
 	// parameter that selects another operation on the same path).
 	Variant *Variant
+	// Shape rewrites the answer where the spec's shape is one GraphQL
+	// cannot have (an object keyed by ids).
+	Shape func(json.RawMessage) (json.RawMessage, error)
 	// NotInSpec marks a path an issue asked for that the spec's endpoint
 	// list lacks (the reason is in the comment on the route).
 	NotInSpec bool
@@ -143,6 +147,24 @@ var Routes = []Route{
 		Bind: all(bodyKeyInto("metadataDelta", "input", "metadataDelta"), pathInto("id", "input", "id"),
 			queryInt("requiredMetadataVersion", "input", "requiredMetadataVersion"),
 			queryBool("readableMetadataFields", "", "readable"))},
+
+	// Folders (2.10, 4.2).
+	{Method: "GET", Path: "/api/v1/folders/{folderId}", Op: "getFolder", Field: "folder", Bind: path("folderId", "id")},
+	{Method: "POST", Path: "/api/v1/folders/{folderId}", Op: "updateFolder", Field: "updateFolder",
+		Bind: all(folderUpdateBody, pathInto("folderId", "input", "id"))},
+	{Method: "DELETE", Path: "/api/v1/folders/{folderId}", Op: "deleteFolder", Field: "deleteFolder",
+		Bind: path("folderId", "id")},
+	{Method: "GET", Path: "/api/v1/folders/{folderId}/content", Op: "getFolderContent", Field: "folderContent",
+		Bind: all(path("folderId", "id"), queryInt("from", "", "from"), queryInt("size", "", "size"),
+			queryEnum("sort", "sort", "name", "createdOn"), queryEnum("order", "order", "asc", "desc"))},
+	{Method: "GET", Path: "/api/v1/folders/{folderId}/metadata", Op: "getFolderMetadata", Field: "folder",
+		Bind: path("folderId", "id")},
+	{Method: "PUT", Path: "/api/v1/folders/{folderId}/metadata", Op: "setFolderMetadata", Field: "setFolderMetadata",
+		Bind: all(bodyKeyInto("metadata", "input", "metadata"), pathInto("folderId", "input", "id")), BadBody: typeError},
+	{Method: "POST", Path: "/api/v1/folders/ancestry", Op: "folderAncestry", Field: "folderAncestry",
+		Bind: idsBody, BadBody: typeError, Shape: keyedByID("paths")},
+	{Method: "POST", Path: "/api/v1/folders/path", Op: "createFolderPath", Field: "createFolderPath",
+		Bind: bodyAs("input"), BadBody: typeError},
 
 	// Bookmarks and bookmark folders (2.11). The spec answers every bad
 	// bookmark update or folders write with one message.

@@ -82,6 +82,25 @@ func auditTx(ctx context.Context, tx *sqlx.Tx, p *Principal, itemID, itemTitle s
 	return nil
 }
 
+const insertAuditManySQL = `
+INSERT INTO audit_records (tenant_id, id, item_id, action_type, executed_by, email, item_title, executed_on)
+SELECT $1, r.id, r.item_id, $4, $5, $6, r.title, $7
+FROM unnest($2::uuid[], $3::uuid[], $8::text[]) AS r(id, item_id, title)`
+
+// auditManyTx records one action on several items in one statement.
+func auditManyTx(ctx context.Context, tx *sqlx.Tx, p *Principal, items []changedItem, action AuditAction, at time.Time) error {
+	ids, itemIDs, titles := make([]string, len(items)), make([]string, len(items)), make([]string, len(items))
+	for i, it := range items {
+		ids[i], itemIDs[i], titles[i] = NewID(), it.ID, it.Title
+	}
+	_, err := tx.ExecContext(ctx, insertAuditManySQL, p.TenantID, stringArray(ids), stringArray(itemIDs),
+		string(action), p.UserID, p.Email, at, stringArray(titles))
+	if err != nil {
+		return fmt.Errorf("store: unable to write audit records: %w", err)
+	}
+	return nil
+}
+
 // AuditQuery filters an audit search. Zero values do not filter.
 type AuditQuery struct {
 	ItemID     string

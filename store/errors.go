@@ -77,3 +77,6 @@ func oneRow(res sql.Result) error {
 	}
 	return nil
 }
+
+// sqlResult is what a write answers.
+type sqlResult = sql.Result

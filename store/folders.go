@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/lib/pq"
 	"time"
 )
 
@@ -41,9 +42,8 @@ i.tenant_id, i.id, COALESCE(i.owner_id, i.created_by) AS owner, i.title, i.creat
  WHERE p.tenant_id = i.tenant_id AND p.item_id = i.id ORDER BY p.position LIMIT 1) AS parent_id,
 i.visible_to, i.updatable_by, i.metadata_form_id, i.metadata_form_data, i.sort_key,
 EXISTS (SELECT 1 FROM item_folders c
-        JOIN items ci ON ci.tenant_id = c.tenant_id AND ci.id = c.item_id
         WHERE c.tenant_id = i.tenant_id AND c.folder_id = i.id
-          AND ci.item_type = 'folder' AND ci.deleted_on IS NULL) AS has_subfolder`
+          AND c.child_type = 'folder' AND NOT c.child_deleted) AS has_subfolder`
 
 const (
 	folderByIDSQL = `SELECT ` + folderColumns + `
@@ -113,4 +113,24 @@ func (s *Store) FoldersOfItems(ctx context.Context, tenantID string, itemIDs []s
 		out[rows[i].ChildID] = append(out[rows[i].ChildID], &f)
 	}
 	return out, nil
+}
+
+// FolderEntry is one entry of a folder's content (spec 2.10 content hit).
+type FolderEntry struct {
+	ID              string         `db:"id"`
+	Owner           string         `db:"owner"`
+	FolderParentIDs pq.StringArray `db:"folder_parents"`
+	ItemType        string         `db:"item_type"`
+	Name            string         `db:"title"`
+	CreatedOn       time.Time      `db:"created_on"`
+	VisibleTo       Access         `db:"visible_to"`
+	UpdatableBy     Access         `db:"updatable_by"`
+}
+
+// FolderParents is the ids of the entry's folders.
+func (e *FolderEntry) FolderParents() []string {
+	if e.FolderParentIDs == nil {
+		return []string{}
+	}
+	return e.FolderParentIDs
 }

@@ -170,6 +170,20 @@ SELECT $1, $2, p.id, p.ord FROM unnest($3::uuid[]) WITH ORDINALITY AS p(id, ord)
 // transaction. Returns EINVALID for bad input or an unknown folder parent,
 // ECONFLICT for an externalId in use.
 func (s *Store) CreateItem(ctx context.Context, p *Principal, in *CreateItemInput) (*Item, error) {
+	var it *Item
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		it, err = createItemTx(ctx, tx, p, in)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// createItemTx is CreateItem inside a transaction of the caller's.
+func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItemInput) (*Item, error) {
 	n, err := in.validate()
 	if err != nil {
 		return nil, err
@@ -184,47 +198,39 @@ func (s *Store) CreateItem(ctx context.Context, p *Principal, in *CreateItemInpu
 	if in.ItemType == "folder" {
 		owner, access = p.UserID, TenantAccess()
 	}
-	var it *Item
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if len(in.FolderParents) > 0 {
-			var found []string
-			if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray(in.FolderParents)); err != nil {
-				return fmt.Errorf("store: unable to check folders: %w", err)
-			}
-			if missing := firstMissing(in.FolderParents, found); missing != "" {
-				return Invalid("folder %s does not exist", missing)
-			}
+	if len(in.FolderParents) > 0 {
+		var found []string
+		if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray(in.FolderParents)); err != nil {
+			return nil, fmt.Errorf("store: unable to check folders: %w", err)
 		}
-		_, err := tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, in.ItemType, n.title, n.fileName,
-			in.ExternalID, p.UserID, at, in.MediaCreatedOn, in.MediaType, n.formID, JSONOf(n.formData),
-			n.language, isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled),
-			isTrue(in.CelebrityDetectionEnabled), isTrue(in.LabelDetectionEnabled),
-			isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled),
-			isTrue(in.CreateUnknownPersons), owner, access)
-		if err != nil {
-			if isUniqueViolation(err) {
-				return Errorf(ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
-			}
-			return fmt.Errorf("store: unable to create item: %w", err)
+		if missing := firstMissing(in.FolderParents, found); missing != "" {
+			return nil, Invalid("folder %s does not exist", missing)
 		}
-		if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, NewID(), p.UserID, at); err != nil {
-			return fmt.Errorf("store: unable to create first version: %w", err)
-		}
-		if len(in.FolderParents) > 0 {
-			if _, err := tx.ExecContext(ctx, insertItemFoldersSQL, p.TenantID, id, stringArray(in.FolderParents)); err != nil {
-				return fmt.Errorf("store: unable to place item in folders: %w", err)
-			}
-		}
-		if err := auditTx(ctx, tx, p, id, n.title, ActionCreate, at, createDiff(n.formID, n.formData)); err != nil {
-			return err
-		}
-		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
-		return err
-	})
+	}
+	_, err = tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, in.ItemType, n.title, n.fileName,
+		in.ExternalID, p.UserID, at, in.MediaCreatedOn, in.MediaType, n.formID, JSONOf(n.formData),
+		n.language, isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled),
+		isTrue(in.CelebrityDetectionEnabled), isTrue(in.LabelDetectionEnabled),
+		isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled),
+		isTrue(in.CreateUnknownPersons), owner, access)
 	if err != nil {
+		if isUniqueViolation(err) {
+			return nil, Errorf(ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
+		}
+		return nil, fmt.Errorf("store: unable to create item: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, NewID(), p.UserID, at); err != nil {
+		return nil, fmt.Errorf("store: unable to create first version: %w", err)
+	}
+	if len(in.FolderParents) > 0 {
+		if _, err := tx.ExecContext(ctx, insertItemFoldersSQL, p.TenantID, id, stringArray(in.FolderParents)); err != nil {
+			return nil, fmt.Errorf("store: unable to place item in folders: %w", err)
+		}
+	}
+	if err := auditTx(ctx, tx, p, id, n.title, ActionCreate, at, createDiff(n.formID, n.formData)); err != nil {
 		return nil, err
 	}
-	return it, nil
+	return getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
 }
 
 // createDiff is the mdfDiff of a create record: every field set, from nothing.
@@ -262,72 +268,103 @@ func firstMissing(want, found []string) string {
 func isTrue(b *bool) bool { return b != nil && *b }
 
 const (
+	// deleteItemSQL moves an item to the recycle bin; for a folder, also its
+	// subfolders (to a bounded depth) and the items that sit in no live
+	// folder outside them. All remember the item they went with.
 	deleteItemSQL = `
-UPDATE items i SET deleted_on = $3, modified_on = $3
-WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL
-RETURNING i.title, i.id = (SELECT t.archive_folder_id FROM tenants t WHERE t.id = $1) AS is_archive`
+WITH RECURSIVE sub(id, depth) AS (
+    SELECT i.id, 0 FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL
+  UNION
+    SELECT l.item_id, sub.depth + 1 FROM sub
+    JOIN item_folders l ON l.tenant_id = $1 AND l.folder_id = sub.id
+    WHERE l.child_type = 'folder' AND NOT l.child_deleted AND sub.depth < 64
+),
+cand AS (
+    SELECT DISTINCT l.item_id AS id FROM sub
+    JOIN item_folders l ON l.tenant_id = $1 AND l.folder_id = sub.id
+    WHERE l.child_type <> 'folder' AND NOT l.child_deleted
+),
+keep AS (
+    SELECT c.id FROM cand c
+    JOIN item_folders o ON o.tenant_id = $1 AND o.item_id = c.id
+    JOIN items f ON f.tenant_id = $1 AND f.id = o.folder_id AND f.deleted_on IS NULL
+    WHERE NOT EXISTS (SELECT 1 FROM sub WHERE sub.id = o.folder_id)
+)
+UPDATE items i SET deleted_on = $3, modified_on = $3, deleted_with = $2
+WHERE i.tenant_id = $1 AND i.deleted_on IS NULL
+  AND (i.id IN (SELECT id FROM sub) OR i.id IN (SELECT id FROM cand EXCEPT SELECT id FROM keep))
+RETURNING i.id, i.title, i.id = (SELECT t.archive_folder_id FROM tenants t WHERE t.id = $1) AS is_archive`
 
+	// undeleteItemSQL restores an item and what was deleted with it.
 	undeleteItemSQL = `
-UPDATE items SET deleted_on = NULL, modified_on = $3
-WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NOT NULL
-RETURNING title`
+UPDATE items SET deleted_on = NULL, deleted_with = NULL, modified_on = $3
+WHERE tenant_id = $1 AND deleted_on IS NOT NULL AND (id = $2 OR deleted_with = $2)
+RETURNING id, title, false AS is_archive`
 )
 
-// DeleteItem moves a live item to the recycle bin and records it.
+// changedItem is a row a bulk state change touched.
+type changedItem struct {
+	ID        string `db:"id"`
+	Title     string `db:"title"`
+	IsArchive bool   `db:"is_archive"`
+}
+
+// DeleteItem moves a live item to the recycle bin and records it. Deleting
+// a folder also deletes its subfolders and the items that sit in no live
+// folder outside them, each recorded. It answers the item and how many
+// items went (itself included).
 // Returns ENOTFOUND when there is no such live item, EINVALID for the
 // tenant's archive folder.
-func (s *Store) DeleteItem(ctx context.Context, p *Principal, id string) (*Item, error) {
-	if !validID(id) {
-		return nil, NotFound()
-	}
-	var it *Item
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		at := now()
-		var row struct {
-			Title     string `db:"title"`
-			IsArchive bool   `db:"is_archive"`
-		}
-		if err := tx.GetContext(ctx, &row, deleteItemSQL, p.TenantID, id, at); err != nil {
-			return notFoundOr(err, "store: unable to delete item %s: %w", id)
-		}
-		if row.IsArchive {
-			return Invalid("the archive folder cannot be deleted")
-		}
-		if err := auditTx(ctx, tx, p, id, row.Title, ActionDelete, at, nil); err != nil {
-			return err
-		}
-		var err error
-		it, err = getItem(ctx, tx, itemAnyStateSQL, p.TenantID, id)
-		return err
-	})
+func (s *Store) DeleteItem(ctx context.Context, p *Principal, id string) (*Item, int, error) {
+	return s.changeState(ctx, p, id, deleteItemSQL, ActionDelete, itemAnyStateSQL)
+}
+
+// UndeleteItem restores an item from the recycle bin, with what was deleted
+// with it (a folder's content), and records each.
+// Returns ENOTFOUND when no such item is in the recycle bin, ECONFLICT when
+// an externalId has been taken by another item meanwhile.
+func (s *Store) UndeleteItem(ctx context.Context, p *Principal, id string) (*Item, error) {
+	it, _, err := s.changeState(ctx, p, id, undeleteItemSQL, ActionUndelete, itemByIDSQL)
 	return it, err
 }
 
-// UndeleteItem restores an item from the recycle bin and records it.
-// Returns ENOTFOUND when no such item is in the recycle bin, ECONFLICT when
-// its externalId has been taken by another item meanwhile.
-func (s *Store) UndeleteItem(ctx context.Context, p *Principal, id string) (*Item, error) {
+func (s *Store) changeState(ctx context.Context, p *Principal, id, change string, action AuditAction, reread string) (*Item, int, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, 0, NotFound()
 	}
-	var it *Item
+	var (
+		it   *Item
+		rows []changedItem
+	)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		at := now()
-		var title string
-		if err := tx.GetContext(ctx, &title, undeleteItemSQL, p.TenantID, id, at); err != nil {
+		if err := tx.SelectContext(ctx, &rows, change, p.TenantID, id, at); err != nil {
 			if isUniqueViolation(err) {
-				return Errorf(ECONFLICT, "the item's externalId is used by another item")
+				return Errorf(ECONFLICT, "an externalId of the restored items is used by another item")
 			}
-			return notFoundOr(err, "store: unable to undelete item %s: %w", id)
+			return fmt.Errorf("store: unable to %s item %s: %w", action, id, err)
 		}
-		if err := auditTx(ctx, tx, p, id, title, ActionUndelete, at, nil); err != nil {
+		found := false
+		for _, r := range rows {
+			if r.IsArchive {
+				return Invalid("the archive folder cannot be deleted")
+			}
+			found = found || r.ID == id
+		}
+		if !found {
+			return NotFound()
+		}
+		if err := auditManyTx(ctx, tx, p, rows, action, at); err != nil {
 			return err
 		}
 		var err error
-		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
+		it, err = getItem(ctx, tx, reread, p.TenantID, id)
 		return err
 	})
-	return it, err
+	if err != nil {
+		return nil, 0, err
+	}
+	return it, len(rows), nil
 }
 
 // ArchiveFolder names the tenant's archive folder.

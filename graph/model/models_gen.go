@@ -12,6 +12,18 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
+type AccessInput struct {
+	Level  store.AccessLevel `json:"level"`
+	Groups []string          `json:"groups,omitempty"`
+}
+
+// Folder paths of one item or folder.
+type Ancestry struct {
+	ID string `json:"id"`
+	// One path per folder it sits in, each from the top folder down.
+	Paths [][]*store.PathEntry `json:"paths"`
+}
+
 // The tenant's archive folder.
 type ArchiveTarget struct {
 	FolderID   string `json:"folderId"`
@@ -124,10 +136,44 @@ type DeleteBookmarkPayload struct {
 	ID string `json:"id"`
 }
 
+type DeleteFolderPayload struct {
+	ID string `json:"id"`
+	// Items and subfolders moved to the recycle bin with the folder (itself included).
+	DeletedCount int `json:"deletedCount"`
+}
+
 type DeleteRelationInput struct {
 	ItemID        string `json:"itemId"`
 	RelationType  string `json:"relationType"`
 	RelatedItemID string `json:"relatedItemId"`
+}
+
+type FolderConnection struct {
+	Edges    []*FolderEdge   `json:"edges"`
+	Nodes    []*store.Folder `json:"nodes"`
+	PageInfo *PageInfo       `json:"pageInfo"`
+}
+
+// A page of a folder's content (spec 2.10: {total, hits, from}).
+type FolderContent struct {
+	Total int                  `json:"total"`
+	Hits  []*store.FolderEntry `json:"hits"`
+	From  int                  `json:"from"`
+}
+
+type FolderEdge struct {
+	Cursor string        `json:"cursor"`
+	Node   *store.Folder `json:"node"`
+}
+
+type FolderMetadataInput struct {
+	ID       string                   `json:"id"`
+	Metadata *store.ItemMetadataInput `json:"metadata"`
+}
+
+type FolderPathInput struct {
+	// Slash-separated folder names, e.g. /Projects/2026/Promo.
+	Path string `json:"path"`
 }
 
 type ItemEdge struct {
@@ -142,6 +188,11 @@ type ItemFilter struct {
 	FolderID *string `json:"folderId,omitempty"`
 	// List the recycle bin (deleted items) instead of live items.
 	InRecycleBin *bool `json:"inRecycleBin,omitempty"`
+}
+
+type ItemFolderInput struct {
+	ItemID   string `json:"itemId"`
+	FolderID string `json:"folderId"`
 }
 
 type ItemIDInput struct {
@@ -176,6 +227,12 @@ type MigrateMediaLocationInput struct {
 type MigrateMediaLocationPayload struct {
 	Message    string `json:"message"`
 	StatusCode int    `json:"statusCode"`
+}
+
+type MoveItemInput struct {
+	ItemID       string `json:"itemId"`
+	FromFolderID string `json:"fromFolderId"`
+	ToFolderID   string `json:"toFolderId"`
 }
 
 type Mutation struct {
@@ -254,6 +311,21 @@ type ToggleArchivePayload struct {
 	Item    *store.Item    `json:"item"`
 }
 
+type UpdateFolderInput struct {
+	ID string `json:"id"`
+	// Rename.
+	Name *string `json:"name,omitempty"`
+	// Move under this folder.
+	Parent *string `json:"parent,omitempty"`
+	// Move to the top (no parent).
+	ToTop *bool `json:"toTop,omitempty"`
+	// Id of the user who owns the folder.
+	Owner       *string      `json:"owner,omitempty"`
+	VisibleTo   *AccessInput `json:"visibleTo,omitempty"`
+	UpdatableBy *AccessInput `json:"updatableBy,omitempty"`
+	SortKey     *string      `json:"sortKey,omitempty"`
+}
+
 type UpdateItemMetadataInput struct {
 	ID                      string                   `json:"id"`
 	MetadataDelta           *store.ItemMetadataInput `json:"metadataDelta"`
@@ -320,6 +392,61 @@ type Viewer struct {
 	Bookmarks []*store.Bookmark `json:"bookmarks"`
 }
 
+type FolderContentSort string
+
+const (
+	FolderContentSortName      FolderContentSort = "name"
+	FolderContentSortCreatedOn FolderContentSort = "createdOn"
+)
+
+var AllFolderContentSort = []FolderContentSort{
+	FolderContentSortName,
+	FolderContentSortCreatedOn,
+}
+
+func (e FolderContentSort) IsValid() bool {
+	switch e {
+	case FolderContentSortName, FolderContentSortCreatedOn:
+		return true
+	}
+	return false
+}
+
+func (e FolderContentSort) String() string {
+	return string(e)
+}
+
+func (e *FolderContentSort) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FolderContentSort(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FolderContentSort", str)
+	}
+	return nil
+}
+
+func (e FolderContentSort) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FolderContentSort) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FolderContentSort) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type ItemOrder string
 
 const (
@@ -370,6 +497,61 @@ func (e *ItemOrder) UnmarshalJSON(b []byte) error {
 }
 
 func (e ItemOrder) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type SortOrder string
+
+const (
+	SortOrderAsc  SortOrder = "asc"
+	SortOrderDesc SortOrder = "desc"
+)
+
+var AllSortOrder = []SortOrder{
+	SortOrderAsc,
+	SortOrderDesc,
+}
+
+func (e SortOrder) IsValid() bool {
+	switch e {
+	case SortOrderAsc, SortOrderDesc:
+		return true
+	}
+	return false
+}
+
+func (e SortOrder) String() string {
+	return string(e)
+}
+
+func (e *SortOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SortOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SortOrder", str)
+	}
+	return nil
+}
+
+func (e SortOrder) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SortOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SortOrder) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,185 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/store"
+)
+
+func (r *Resolver) folderChildren(ctx context.Context, f *store.Folder, first *int, after *string) (*model.FolderConnection, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, cursor := 50, ""
+	if first != nil {
+		n = *first
+	}
+	if after != nil {
+		cursor = *after
+	}
+	folders, more, err := r.Store.Subfolders(ctx, p.TenantID, f.ID, cursor, n)
+	if err != nil {
+		return nil, err
+	}
+	c := &model.FolderConnection{Nodes: folders, Edges: make([]*model.FolderEdge, len(folders)),
+		PageInfo: &model.PageInfo{HasNextPage: more}}
+	for i, sub := range folders {
+		c.Edges[i] = &model.FolderEdge{Cursor: store.SubfolderCursor(sub), Node: sub}
+	}
+	if len(folders) > 0 {
+		c.PageInfo.EndCursor = &c.Edges[len(folders)-1].Cursor
+	}
+	return c, nil
+}
+
+func (r *Resolver) folderItems(ctx context.Context, f *store.Folder, first *int, after *string) (*model.ItemConnection, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q, err := itemQuery(first, after, &model.ItemFilter{FolderID: &f.ID}, nil)
+	if err != nil {
+		return nil, err
+	}
+	q.Ascending = true
+	items, more, err := r.Store.ListItems(ctx, p.TenantID, q)
+	if err != nil {
+		return nil, err
+	}
+	r.loaders(ctx).HintItems(items)
+	return itemConnection(p.TenantID, q, items, more), nil
+}
+
+// folderAncestors is the path to the folder's parent, top first.
+func (r *Resolver) folderAncestors(ctx context.Context, f *store.Folder) ([]*store.PathEntry, error) {
+	paths, err := r.loaders(ctx).AncestryOfItem.Load(ctx, f.ID)
+	if err != nil || len(paths) == 0 {
+		return []*store.PathEntry{}, err
+	}
+	return paths[0], nil
+}
+
+func (r *Resolver) updateFolder(ctx context.Context, in model.UpdateFolderInput) (*store.Folder, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u := store.FolderUpdate{ID: in.ID, Name: in.Name, Parent: in.Parent, ToTop: in.ToTop != nil && *in.ToTop,
+		Owner: in.Owner, SortKey: in.SortKey, VisibleTo: access(in.VisibleTo), UpdatableBy: access(in.UpdatableBy)}
+	return r.Store.UpdateFolder(ctx, p, u)
+}
+
+func access(in *model.AccessInput) *store.Access {
+	if in == nil {
+		return nil
+	}
+	a := &store.Access{Level: in.Level, Groups: in.Groups}
+	if a.Groups == nil {
+		a.Groups = []string{}
+	}
+	return a
+}
+
+func (r *Resolver) deleteFolder(ctx context.Context, id string) (*model.DeleteFolderPayload, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Store.Folder(ctx, p.TenantID, id); err != nil {
+		return nil, err
+	}
+	_, n, err := r.Store.DeleteItem(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return &model.DeleteFolderPayload{ID: id, DeletedCount: n}, nil
+}
+
+func (r *Resolver) setFolderMetadata(ctx context.Context, in model.FolderMetadataInput) (*store.Folder, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.SetFolderMetadata(ctx, p, in.ID, in.Metadata.FormID, in.Metadata.FormData)
+}
+
+func (r *Resolver) createFolderPath(ctx context.Context, path string) ([]*store.Folder, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.CreateFolderPath(ctx, p, path)
+}
+
+func (r *Resolver) changeItemFolders(ctx context.Context, itemID, from, to string) (*store.Item, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.MoveItem(ctx, p, itemID, from, to)
+}
+
+func (r *Resolver) folderContent(ctx context.Context, folderID string, from, size *int, sort *model.FolderContentSort, order *model.SortOrder) (*model.FolderContent, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := store.ContentQuery{From: 0, Size: 50, ByName: sort == nil || *sort == model.FolderContentSortName,
+		Desc: order != nil && *order == model.SortOrderDesc}
+	if from != nil {
+		q.From = *from
+	}
+	if size != nil {
+		q.Size = *size
+	}
+	hits, total, err := r.Store.FolderContent(ctx, p.TenantID, folderID, q)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	r.loaders(ctx).Item.Hint(ids...)
+	return &model.FolderContent{Total: total, Hits: hits, From: q.From}, nil
+}
+
+func (r *Resolver) folderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids = unique(ids)
+	if len(ids) == 0 || len(ids) > store.MaxExternalIDs {
+		return nil, store.Invalid("give 1 to %d ids", store.MaxExternalIDs)
+	}
+	paths, err := r.Store.AncestryOfItems(ctx, p.TenantID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Ancestry, len(ids))
+	for i, id := range ids {
+		ps := paths[id]
+		if ps == nil {
+			ps = [][]*store.PathEntry{}
+		}
+		out[i] = &model.Ancestry{ID: id, Paths: ps}
+	}
+	return out, nil
+}
+
+// unique keeps the first of each id, in order.
+func unique(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,324 @@
+package rest_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loupe-mam/loupe/internal/loupetest"
+)
+
+var folderKeys = strings.Fields(`id owner name createdOn hasSubfolder parent itemType visibleTo updatableBy metadata`)
+
+type folderRecord struct {
+	ID           string  `json:"id"`
+	Owner        string  `json:"owner"`
+	Name         string  `json:"name"`
+	CreatedOn    string  `json:"createdOn"`
+	HasSubfolder bool    `json:"hasSubfolder"`
+	Parent       *string `json:"parent"`
+	ItemType     string  `json:"itemType"`
+	VisibleTo    struct {
+		Level  string   `json:"level"`
+		Groups []string `json:"groups"`
+	} `json:"visibleTo"`
+	UpdatableBy struct {
+		Level  string   `json:"level"`
+		Groups []string `json:"groups"`
+	} `json:"updatableBy"`
+	Metadata struct {
+		FormID   string         `json:"formId"`
+		FormData map[string]any `json:"formData"`
+	} `json:"metadata"`
+}
+
+func folder(t *testing.T, c *loupetest.Client, title string, parents ...string) string {
+	t.Helper()
+	body := map[string]any{"title": title, "itemType": "folder"}
+	if len(parents) > 0 {
+		body["folderParents"] = parents
+	}
+	return c.CreateItem(t, body)
+}
+
+func TestGetFolder(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	top := folder(t, a, "Projects")
+	sub := folder(t, a, "2026", top)
+
+	got := a.Get(t, "/api/v1/folders/"+top).Status(200).Object()
+	sameKeys(t, "folder", got, folderKeys)
+	var f folderRecord
+	a.Get(t, "/api/v1/folders/"+top).JSON(&f)
+	if f.ID != top || f.Name != "Projects" || f.Owner != a.UserID || !f.HasSubfolder || f.Parent != nil ||
+		f.ItemType != "folder" || f.VisibleTo.Level != "tenant" || len(f.VisibleTo.Groups) != 0 ||
+		f.UpdatableBy.Level != "tenant" || f.Metadata.FormID != "default_folder" {
+		t.Fatalf("top folder = %+v", f)
+	}
+	a.Get(t, "/api/v1/folders/"+sub).JSON(&f)
+	if f.Parent == nil || *f.Parent != top || f.HasSubfolder {
+		t.Fatalf("subfolder = %+v", f)
+	}
+	item := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	for _, id := range []string{item, missingID, "nope"} {
+		a.Get(t, "/api/v1/folders/"+id).Envelope(404, notFound)
+	}
+	api.Tenant(t, "b").Get(t, "/api/v1/folders/"+top).Envelope(404, notFound)
+}
+
+func TestUpdateFolder(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	ed := a.User(t, "ed@a.test", []string{"editors"}, false)
+	top := folder(t, a, "Projects")
+	sub := folder(t, a, "2026", top)
+	leaf := folder(t, a, "Promo", sub)
+	other := folder(t, a, "Inbox")
+	path := "/api/v1/folders/"
+
+	var f folderRecord
+	a.Post(t, path+leaf, map[string]any{"name": "Teaser", "sortKey": "b"}).Status(200).JSON(&f)
+	if f.Name != "Teaser" || f.Metadata.FormData["default_title"] != "Teaser" {
+		t.Fatalf("after rename: %+v", f)
+	}
+	a.Post(t, path+leaf, map[string]any{"parent": other}).Status(200).JSON(&f)
+	if f.Parent == nil || *f.Parent != other {
+		t.Fatalf("after move: parent %v", f.Parent)
+	}
+	if s := a.Get(t, path+sub).Object(); s["hasSubfolder"] != false {
+		t.Fatalf("old parent still has a subfolder: %v", s)
+	}
+	a.Post(t, path+leaf, map[string]any{"parent": nil}).Status(200).JSON(&f)
+	if f.Parent != nil {
+		t.Fatalf("after move to top: parent %v", *f.Parent)
+	}
+	a.Post(t, path+leaf, map[string]any{"owner": ed.UserID,
+		"visibleTo":   map[string]any{"level": "selected_groups", "groups": []string{a.TenantID + ":editors"}},
+		"updatableBy": map[string]any{"level": "tenant", "groups": []string{"ignored"}}}).Status(200).JSON(&f)
+	if f.Owner != ed.UserID || f.VisibleTo.Level != "selected_groups" || !slices.Equal(f.VisibleTo.Groups, []string{a.TenantID + ":editors"}) ||
+		f.UpdatableBy.Level != "tenant" || len(f.UpdatableBy.Groups) != 0 {
+		t.Fatalf("after access change: %+v", f)
+	}
+
+	before := a.Get(t, path+top).Object()
+	bad := []struct {
+		name, id string
+		body     any
+		status   int
+		message  string
+	}{
+		{"unknown parent", top, map[string]any{"parent": missingID}, 400, "The new parent folder does not exists."},
+		{"parent not an id", top, map[string]any{"parent": "x"}, 400, "The new parent folder does not exists."},
+		{"parent is an item", top, map[string]any{"parent": a.CreateItem(t, map[string]any{"title": "v", "itemType": "video"})}, 400, "The new parent folder does not exists."},
+		{"into itself", top, map[string]any{"parent": top}, 400, "A folder cannot be moved into itself or one of its subfolders."},
+		{"into its subfolder", top, map[string]any{"parent": sub}, 400, "A folder cannot be moved into itself or one of its subfolders."},
+		{"blank name", top, map[string]any{"name": " "}, 400, ""},
+		{"slash in name", top, map[string]any{"name": "a/b"}, 400, ""},
+		{"unknown owner", top, map[string]any{"owner": missingID}, 400, "owner " + missingID + " is not an active user of the tenant"},
+		{"groups missing", top, map[string]any{"visibleTo": map[string]any{"level": "selected_groups"}}, 400, "visibleTo: selected_groups needs 1 to 100 groups"},
+		{"bad level", top, map[string]any{"visibleTo": map[string]any{"level": "world"}}, 400, ""},
+		{"unknown key", top, map[string]any{"colour": "red"}, 400, "colour: unknown field"},
+		{"unknown folder", missingID, map[string]any{"name": "x"}, 404, notFound},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) { a.Post(t, path+c.id, c.body).Envelope(c.status, c.message) })
+	}
+	api.Tenant(t, "b").Post(t, path+top, map[string]any{"name": "theirs"}).Envelope(404, notFound)
+	after := a.Get(t, path+top).Object()
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Fatalf("refused updates changed the folder:\n%v\n%v", before, after)
+	}
+}
+
+func TestDeleteFolderIsRecursiveAndUndeleteRestoresIt(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	top := folder(t, a, "Projects")
+	sub := folder(t, a, "2026", top)
+	elsewhere := folder(t, a, "Inbox")
+	only := a.CreateItem(t, map[string]any{"title": "only here", "itemType": "video", "folderParents": []string{sub}})
+	shared := a.CreateItem(t, map[string]any{"title": "also elsewhere", "itemType": "video", "folderParents": []string{sub, elsewhere}})
+
+	got := a.Delete(t, "/api/v1/folders/"+top).Status(200).Object()
+	if got["id"] != top || got["deletedCount"] != 3.0 {
+		t.Fatalf("delete answered %v, want 3 (top, sub, the item only there)", got)
+	}
+	for _, id := range []string{top, sub} {
+		a.Get(t, "/api/v1/folders/"+id).Envelope(404, notFound)
+	}
+	a.Get(t, "/api/v1/items/"+only).Envelope(404, notFound)
+	a.Get(t, "/api/v1/items/"+shared).Status(200)
+	if got := auditActions(t, a, only); got[0] != "delete" {
+		t.Fatalf("item deleted with the folder: audit %v", got)
+	}
+	a.Delete(t, "/api/v1/folders/"+top).Envelope(404, notFound)
+	a.Delete(t, "/api/v1/folders/"+a.ArchiveFolderID).Envelope(400, "the archive folder cannot be deleted")
+
+	a.Post(t, "/api/v1/items/"+top+"/undelete", nil).Status(200)
+	for _, id := range []string{top, sub} {
+		a.Get(t, "/api/v1/folders/"+id).Status(200)
+	}
+	a.Get(t, "/api/v1/items/"+only).Status(200)
+	var content struct {
+		Total int `json:"total"`
+	}
+	a.Get(t, "/api/v1/folders/"+sub+"/content").Status(200).JSON(&content)
+	if content.Total != 2 {
+		t.Fatalf("restored subfolder holds %d, want 2", content.Total)
+	}
+}
+
+type contentPage struct {
+	Total int `json:"total"`
+	From  int `json:"from"`
+	Hits  []struct {
+		ID            string   `json:"id"`
+		Owner         string   `json:"owner"`
+		FolderParents []string `json:"folderParents"`
+		ItemType      string   `json:"itemType"`
+		Name          string   `json:"name"`
+		CreatedOn     string   `json:"createdOn"`
+	} `json:"hits"`
+}
+
+func TestFolderContent(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	f := folder(t, a, "Reels")
+	names := []string{"delta", "alpha", "echo", "charlie", "bravo"}
+	ids := map[string]string{}
+	for _, n := range names {
+		ids[n] = a.CreateItem(t, map[string]any{"title": n, "itemType": "video", "folderParents": []string{f}})
+	}
+	ids["sub"] = folder(t, a, "sub", f)
+	gone := a.CreateItem(t, map[string]any{"title": "binned", "itemType": "video", "folderParents": []string{f}})
+	a.Delete(t, "/api/v1/items/"+gone).Status(200)
+
+	hitKeys := strings.Fields(`id owner folderParents itemType name createdOn visibleTo updatableBy`)
+	raw := a.Get(t, "/api/v1/folders/"+f+"/content").Status(200).Object()
+	sameKeys(t, "content", raw, []string{"total", "hits", "from"})
+	sameKeys(t, "content hit", raw["hits"].([]any)[0].(map[string]any), hitKeys)
+
+	order := func(q string) []string {
+		var p contentPage
+		a.Get(t, "/api/v1/folders/"+f+"/content"+q).Status(200).JSON(&p)
+		out := []string{}
+		for _, h := range p.Hits {
+			out = append(out, h.Name)
+		}
+		return out
+	}
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"", []string{"alpha", "bravo", "charlie", "delta", "echo", "sub"}},
+		{"?sort=name&order=desc", []string{"sub", "echo", "delta", "charlie", "bravo", "alpha"}},
+		{"?sort=createdOn", []string{"delta", "alpha", "echo", "charlie", "bravo", "sub"}},
+		{"?sort=createdOn&order=desc", []string{"sub", "bravo", "charlie", "echo", "alpha", "delta"}},
+		{"?from=2&size=2", []string{"charlie", "delta"}},
+		{"?from=5&size=2", []string{"sub"}},
+		{"?from=50", []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.query, func(t *testing.T) {
+			if got := order(c.query); !slices.Equal(got, c.want) {
+				t.Fatalf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+	var p contentPage
+	a.Get(t, "/api/v1/folders/"+f+"/content?from=1&size=1").JSON(&p)
+	if p.Total != 6 || p.From != 1 || p.Hits[0].Owner != a.UserID || p.Hits[0].FolderParents[0] != f {
+		t.Fatalf("page = %+v", p)
+	}
+	for _, q := range []string{"?size=0", "?size=1001", "?from=-1", "?sort=size", "?order=up", "?from=x"} {
+		a.Get(t, "/api/v1/folders/"+f+"/content"+q).Envelope(400, "")
+	}
+	a.Get(t, "/api/v1/folders/"+ids["alpha"]+"/content").Envelope(404, notFound)
+	api.Tenant(t, "b").Get(t, "/api/v1/folders/"+f+"/content").Envelope(404, notFound)
+}
+
+func TestFolderMetadata(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	f := folder(t, a, "Reels")
+	got := a.Get(t, "/api/v1/folders/"+f+"/metadata").Status(200).Object()
+	sameKeys(t, "folder metadata", got, []string{"id", "metadata"})
+	var out struct {
+		ID       string `json:"id"`
+		Metadata struct {
+			FormID   string         `json:"formId"`
+			FormData map[string]any `json:"formData"`
+		} `json:"metadata"`
+	}
+	a.Put(t, "/api/v1/folders/"+f+"/metadata", map[string]any{"metadata": map[string]any{
+		"formData": map[string]any{"client": "ACME", "default_title": "Reels 2026"}}}).Status(200).JSON(&out)
+	if out.ID != f || out.Metadata.FormID != "default_folder" || out.Metadata.FormData["client"] != "ACME" {
+		t.Fatalf("after PUT: %+v", out)
+	}
+	if name := a.Get(t, "/api/v1/folders/"+f).Object()["name"]; name != "Reels 2026" {
+		t.Fatalf("default_title did not rename: %v", name)
+	}
+	a.Put(t, "/api/v1/folders/"+f+"/metadata", `{"metadata": `).Envelope(500, "TypeError")
+	a.Put(t, "/api/v1/folders/"+f+"/metadata", map[string]any{"metadata": map[string]any{"formData": 1}}).
+		Envelope(400, "metadata.formData must be an object")
+	api.Tenant(t, "b").Put(t, "/api/v1/folders/"+f+"/metadata", map[string]any{"metadata": map[string]any{}}).Envelope(404, notFound)
+	api.Tenant(t, "c").Get(t, "/api/v1/folders/"+f+"/metadata").Envelope(404, notFound)
+}
+
+func TestFolderAncestry(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	top := folder(t, a, "Projects")
+	sub := folder(t, a, "2026", top)
+	item := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video", "folderParents": []string{sub}})
+	var got map[string][][]struct{ ID, Name string }
+	a.Post(t, "/api/v1/folders/ancestry", map[string]any{"ids": []string{item, sub, top, missingID}}).Status(200).JSON(&got)
+	if len(got) != 4 || len(got[item]) != 1 || len(got[item][0]) != 2 || got[item][0][0].Name != "Projects" ||
+		got[item][0][1].Name != "2026" || len(got[sub][0]) != 1 || len(got[top]) != 0 || len(got[missingID]) != 0 {
+		t.Fatalf("ancestry = %+v", got)
+	}
+	a.Post(t, "/api/v1/folders/ancestry", `{"ids": [`).Envelope(500, "TypeError")
+	a.Post(t, "/api/v1/folders/ancestry", map[string]any{"ids": []string{}}).Envelope(400, "give 1 to 100 ids")
+	var theirs map[string][][]any
+	api.Tenant(t, "b").Post(t, "/api/v1/folders/ancestry", []string{item}).Status(200).JSON(&theirs)
+	if len(theirs[item]) != 0 {
+		t.Fatalf("another tenant sees the ancestry: %v", theirs)
+	}
+}
+
+func TestFolderPathIsIdempotentUnderRaces(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	var first []folderRecord
+	a.Post(t, "/api/v1/folders/path", map[string]any{"path": "/Projects/2026/Promo"}).Status(200).JSON(&first)
+	if len(first) != 3 || first[0].Name != "Projects" || first[2].Name != "Promo" || first[0].Parent != nil ||
+		*first[1].Parent != first[0].ID || *first[2].Parent != first[1].ID {
+		t.Fatalf("path = %+v", first)
+	}
+	const racers = 8
+	results := make([][]folderRecord, racers)
+	var wg sync.WaitGroup
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.Post(t, "/api/v1/folders/path", map[string]any{"path": "Projects/2026/Promo/Cuts/"}).Status(200).JSON(&results[i])
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		if len(r) != 4 || r[0].ID != first[0].ID || r[2].ID != first[2].ID || r[3].ID != results[0][3].ID {
+			t.Fatalf("racing calls disagree: %+v vs %+v", r, results[0])
+		}
+	}
+	if n := api.Count(t, `SELECT count(*) FROM items WHERE tenant_id = $1 AND item_type = 'folder' AND title = 'Cuts'`, a.TenantID); n != 1 {
+		t.Fatalf("%d folders named Cuts, want 1", n)
+	}
+	a.Post(t, "/api/v1/folders/path", `{"path": `).Envelope(500, "TypeError")
+	a.Post(t, "/api/v1/folders/path", map[string]any{"path": "///"}).Envelope(400, "")
+}

@@ -1,0 +1,447 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// FolderUpdate changes a folder; nil fields stay as they are.
+type FolderUpdate struct {
+	ID          string
+	Name        *string
+	Parent      *string
+	ToTop       bool
+	Owner       *string
+	VisibleTo   *Access
+	UpdatableBy *Access
+	SortKey     *string
+}
+
+// Messages of the spec (section 7) and ours for folder moves.
+const (
+	MsgParentMissing = "The new parent folder does not exists."
+	msgMoveIntoSelf  = "A folder cannot be moved into itself or one of its subfolders."
+	maxFolderDepth   = 64
+	maxGroupsInRule  = 100
+)
+
+// validFolderName checks a folder name: 1 to 256 characters, no control
+// characters, no slash (paths are made of names).
+func validFolderName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 256 || strings.ContainsRune(name, '/') ||
+		strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return "", Invalid("invalid folder name %q: 1 to 256 characters, no slash", name)
+	}
+	return name, nil
+}
+
+// Validate normalises an access rule: tenant-wide rules carry no groups;
+// group rules need at least one.
+func (a *Access) Validate(field string) error {
+	switch a.Level {
+	case AccessTenant:
+		a.Groups = []string{}
+	case AccessSelectedGroups:
+		if len(a.Groups) == 0 || len(a.Groups) > maxGroupsInRule {
+			return Invalid("%s: selected_groups needs 1 to %d groups", field, maxGroupsInRule)
+		}
+		for _, g := range a.Groups {
+			if strings.TrimSpace(g) == "" || len(g) > 256 {
+				return Invalid("%s: invalid group %q", field, g)
+			}
+		}
+	default:
+		return Invalid("%s: invalid level %q: expected tenant or selected_groups", field, a.Level)
+	}
+	return nil
+}
+
+const (
+	lockFolderSQL = `
+SELECT id FROM items WHERE tenant_id = $1 AND id = $2 AND item_type = 'folder' AND deleted_on IS NULL FOR UPDATE`
+
+	// moveTargetSQL answers whether the new parent is a live folder and
+	// whether the moved folder is among its ancestors (itself included).
+	moveTargetSQL = `
+WITH RECURSIVE up(id, depth) AS (
+    SELECT $2::uuid, 0
+  UNION
+    SELECT l.folder_id, up.depth + 1 FROM up
+    JOIN item_folders l ON l.tenant_id = $1 AND l.item_id = up.id AND l.position = 1
+    WHERE up.depth < 64
+)
+SELECT EXISTS (SELECT 1 FROM items WHERE tenant_id = $1 AND id = $2 AND item_type = 'folder' AND deleted_on IS NULL) AS live,
+       EXISTS (SELECT 1 FROM up WHERE id = $3) AS cycle`
+
+	unlinkFolderSQL = `DELETE FROM item_folders WHERE tenant_id = $1 AND item_id = $2`
+	linkFolderSQL   = `INSERT INTO item_folders (tenant_id, item_id, folder_id, position) VALUES ($1, $2, $3, 1)`
+	userExistsSQL   = `SELECT EXISTS (SELECT 1 FROM users WHERE tenant_id = $1 AND id = $2 AND NOT deactivated)`
+	updateFolderSQL = `
+UPDATE items SET
+    title = COALESCE($3, title),
+    metadata_form_data = CASE WHEN $3::text IS NULL THEN metadata_form_data
+                              ELSE jsonb_set(metadata_form_data, '{default_title}', to_jsonb($3::text)) END,
+    owner_id = COALESCE($4, owner_id),
+    visible_to = COALESCE($5, visible_to),
+    updatable_by = COALESCE($6, updatable_by),
+    sort_key = CASE WHEN $7::boolean THEN $8 ELSE sort_key END,
+    modified_on = $9
+WHERE tenant_id = $1 AND id = $2`
+)
+
+// UpdateFolder renames, moves, re-owns a live folder or changes its access
+// or sortKey, in one transaction. Returns ENOTFOUND for an unknown folder,
+// EINVALID for a bad value, an unknown parent (the spec's message) or a
+// move into the folder's own subtree.
+func (s *Store) UpdateFolder(ctx context.Context, p *Principal, u FolderUpdate) (*Folder, error) {
+	var name *string
+	if u.Name != nil {
+		n, err := validFolderName(*u.Name)
+		if err != nil {
+			return nil, err
+		}
+		name = &n
+	}
+	var visible, updatable any
+	if u.VisibleTo != nil {
+		if err := u.VisibleTo.Validate("visibleTo"); err != nil {
+			return nil, err
+		}
+		visible = *u.VisibleTo
+	}
+	if u.UpdatableBy != nil {
+		if err := u.UpdatableBy.Validate("updatableBy"); err != nil {
+			return nil, err
+		}
+		updatable = *u.UpdatableBy
+	}
+	if u.SortKey != nil && len(*u.SortKey) > 256 {
+		return nil, Invalid("sortKey is longer than 256 characters")
+	}
+	if u.Parent != nil && u.ToTop {
+		return nil, Invalid("give parent or toTop, not both")
+	}
+	if !validID(u.ID) {
+		return nil, NotFound()
+	}
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockLiveFolder(ctx, tx, p.TenantID, u.ID); err != nil {
+			return err
+		}
+		if u.Owner != nil {
+			var ok bool
+			if err := tx.GetContext(ctx, &ok, userExistsSQL, p.TenantID, validOrNil(*u.Owner)); err != nil {
+				return fmt.Errorf("store: unable to check owner: %w", err)
+			}
+			if !ok {
+				return Invalid("owner %s is not an active user of the tenant", *u.Owner)
+			}
+		}
+		if u.Parent != nil || u.ToTop {
+			if err := moveFolderTx(ctx, tx, p.TenantID, u.ID, u.Parent); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, updateFolderSQL, p.TenantID, u.ID, name, u.Owner, visible, updatable,
+			u.SortKey != nil, u.SortKey, now())
+		if err != nil {
+			return fmt.Errorf("store: unable to update folder %s: %w", u.ID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Folder(ctx, p.TenantID, u.ID)
+}
+
+// moveFolderTx puts a folder under parent (nil: at the top).
+func moveFolderTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string, parent *string) error {
+	if parent != nil {
+		if !validID(*parent) {
+			return Invalid(MsgParentMissing)
+		}
+		var t struct {
+			Live  bool `db:"live"`
+			Cycle bool `db:"cycle"`
+		}
+		if err := tx.GetContext(ctx, &t, moveTargetSQL, tenantID, *parent, id); err != nil {
+			return fmt.Errorf("store: unable to check move target: %w", err)
+		}
+		if !t.Live {
+			return Invalid(MsgParentMissing)
+		}
+		if t.Cycle {
+			return Invalid(msgMoveIntoSelf)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, unlinkFolderSQL, tenantID, id); err != nil {
+		return fmt.Errorf("store: unable to move folder: %w", err)
+	}
+	if parent != nil {
+		if _, err := tx.ExecContext(ctx, linkFolderSQL, tenantID, id, *parent); err != nil {
+			return fmt.Errorf("store: unable to move folder: %w", err)
+		}
+	}
+	return nil
+}
+
+func lockLiveFolder(ctx context.Context, tx *sqlx.Tx, tenantID, id string) error {
+	var got string
+	if err := tx.GetContext(ctx, &got, lockFolderSQL, tenantID, id); err != nil {
+		return notFoundOr(err, "store: unable to lock folder %s: %w", id)
+	}
+	return nil
+}
+
+func validOrNil(id string) any {
+	if validID(id) {
+		return id
+	}
+	return nil
+}
+
+const setFolderMetadataSQL = `
+UPDATE items SET metadata_form_id = $3, metadata_form_data = $4, title = $5,
+                 metadata_version = metadata_version + 1, modified_on = $6
+WHERE tenant_id = $1 AND id = $2`
+
+// SetFolderMetadata replaces a live folder's form and values; a non-empty
+// default_title renames the folder. Returns ENOTFOUND for an unknown folder,
+// EINVALID for bad metadata.
+func (s *Store) SetFolderMetadata(ctx context.Context, p *Principal, id string, formID *string, formData JSON) (*Folder, error) {
+	form := "default_folder"
+	if formID != nil {
+		if !formIDRE.MatchString(*formID) {
+			return nil, Invalid("invalid metadata.formId %q", *formID)
+		}
+		form = *formID
+	}
+	data := map[string]json.RawMessage{}
+	if !formData.IsNull() {
+		if err := json.Unmarshal(formData, &data); err != nil || data == nil {
+			return nil, Invalid("metadata.formData must be an object")
+		}
+	}
+	if !validID(id) {
+		return nil, NotFound()
+	}
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockLiveFolder(ctx, tx, p.TenantID, id); err != nil {
+			return err
+		}
+		cur, err := folderTx(ctx, tx, p.TenantID, id)
+		if err != nil {
+			return err
+		}
+		name := cur.Name
+		if raw, ok := data["default_title"]; ok {
+			var t string
+			if json.Unmarshal(raw, &t) != nil {
+				return Invalid("default_title must be a string")
+			}
+			if t != "" {
+				if name, err = validFolderName(t); err != nil {
+					return err
+				}
+			}
+		}
+		data["default_title"] = mustJSON(name)
+		if _, err := tx.ExecContext(ctx, setFolderMetadataSQL, p.TenantID, id, form, JSONOf(data), name, now()); err != nil {
+			return fmt.Errorf("store: unable to write folder metadata: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Folder(ctx, p.TenantID, id)
+}
+
+func folderTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string) (*Folder, error) {
+	var f Folder
+	if err := tx.GetContext(ctx, &f, folderByIDSQL, tenantID, id); err != nil {
+		return nil, notFoundOr(err, "store: unable to fetch folder %s: %w", id)
+	}
+	return &f, nil
+}
+
+// Folder paths.
+
+const (
+	// folderPathLockClass namespaces the advisory lock that serialises path
+	// creation in a tenant, so that racing calls never make twins.
+	folderPathLockClass = 0x4650 // "FP"
+	lockFolderPathsSQL  = `SELECT pg_advisory_xact_lock($2::int, hashtext($1::text))`
+
+	childFolderSQL = `
+SELECT l.item_id FROM item_folders l
+WHERE l.tenant_id = $1 AND l.folder_id = $2 AND l.child_type = 'folder' AND NOT l.child_deleted AND l.child_name = $3
+ORDER BY l.item_id LIMIT 1`
+
+	topFolderSQL = `
+SELECT i.id FROM items i
+WHERE i.tenant_id = $1 AND i.item_type = 'folder' AND i.deleted_on IS NULL AND i.title = $2
+  AND NOT EXISTS (SELECT 1 FROM item_folders l WHERE l.tenant_id = i.tenant_id AND l.item_id = i.id)
+ORDER BY i.id LIMIT 1`
+)
+
+// CreateFolderPath makes the missing folders of a slash-separated path and
+// answers the path's folders from the top down. It is idempotent, also
+// under concurrent calls. Returns EINVALID for an empty or bad path.
+func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string) ([]*Folder, error) {
+	var names []string
+	for _, part := range strings.Split(path, "/") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		name, err := validFolderName(part)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 || len(names) > maxFolderDepth {
+		return nil, Invalid("path must name 1 to %d folders, such as /Projects/2026/Promo", maxFolderDepth)
+	}
+	ids := make([]string, len(names))
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, lockFolderPathsSQL, p.TenantID, folderPathLockClass); err != nil {
+			return fmt.Errorf("store: unable to lock folder paths: %w", err)
+		}
+		parent := ""
+		for i, name := range names {
+			var found []string
+			var err error
+			if parent == "" {
+				err = tx.SelectContext(ctx, &found, topFolderSQL, p.TenantID, name)
+			} else {
+				err = tx.SelectContext(ctx, &found, childFolderSQL, p.TenantID, parent, name)
+			}
+			if err != nil {
+				return fmt.Errorf("store: unable to look up folder %q: %w", name, err)
+			}
+			if len(found) > 0 {
+				ids[i] = found[0]
+			} else {
+				in := &CreateItemInput{Title: &name, ItemType: "folder"}
+				if parent != "" {
+					in.FolderParents = []string{parent}
+				}
+				it, err := createItemTx(ctx, tx, p, in)
+				if err != nil {
+					return err
+				}
+				ids[i] = it.ID
+			}
+			parent = ids[i]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID, err := s.FoldersByIDs(ctx, p.TenantID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Folder, len(ids))
+	for i, id := range ids {
+		out[i] = byID[id]
+	}
+	return out, nil
+}
+
+// Item membership in folders.
+
+const (
+	addToFolderSQL = `
+INSERT INTO item_folders (tenant_id, item_id, folder_id, position)
+SELECT $1, $2, $3, COALESCE(max(position), 0) + 1 FROM item_folders WHERE tenant_id = $1 AND item_id = $2
+ON CONFLICT DO NOTHING`
+	removeFromFolderSQL = `DELETE FROM item_folders WHERE tenant_id = $1 AND item_id = $2 AND folder_id = $3`
+	moveInFolderSQL     = `UPDATE item_folders SET folder_id = $4 WHERE tenant_id = $1 AND item_id = $2 AND folder_id = $3`
+	itemTypeSQL         = `SELECT item_type FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
+)
+
+// AddItemToFolder puts a live item into one more live folder (nothing
+// changes when it is there already). Returns ENOTFOUND for an unknown item,
+// EINVALID for an unknown folder or a folder item (folders move with
+// UpdateFolder).
+func (s *Store) AddItemToFolder(ctx context.Context, p *Principal, itemID, folderID string) (*Item, error) {
+	return s.changeFolders(ctx, p, itemID, "", folderID)
+}
+
+// RemoveItemFromFolder takes a live item out of one of its folders.
+// Returns ENOTFOUND when the item is not in that folder.
+func (s *Store) RemoveItemFromFolder(ctx context.Context, p *Principal, itemID, folderID string) (*Item, error) {
+	return s.changeFolders(ctx, p, itemID, folderID, "")
+}
+
+// MoveItem moves a live item from one of its folders to another, keeping
+// its place in folderParents.
+func (s *Store) MoveItem(ctx context.Context, p *Principal, itemID, from, to string) (*Item, error) {
+	return s.changeFolders(ctx, p, itemID, from, to)
+}
+
+func (s *Store) changeFolders(ctx context.Context, p *Principal, itemID, from, to string) (*Item, error) {
+	if !validID(itemID) {
+		return nil, NotFound()
+	}
+	var it *Item
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		var typ string
+		if err := tx.GetContext(ctx, &typ, itemTypeSQL, p.TenantID, itemID); err != nil {
+			return notFoundOr(err, "store: unable to lock item %s: %w", itemID)
+		}
+		if typ == "folder" {
+			return Invalid("folders move with updateFolder (POST /api/v1/folders/{folderId} with parent)")
+		}
+		if to != "" {
+			var found []string
+			if validID(to) {
+				if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray([]string{to})); err != nil {
+					return fmt.Errorf("store: unable to check folder: %w", err)
+				}
+			}
+			if len(found) == 0 {
+				return Invalid("folder %s does not exist", to)
+			}
+		}
+		var (
+			res sqlResult
+			err error
+		)
+		switch {
+		case from == "":
+			res, err = tx.ExecContext(ctx, addToFolderSQL, p.TenantID, itemID, to)
+		case to == "":
+			res, err = tx.ExecContext(ctx, removeFromFolderSQL, p.TenantID, itemID, validOrNil(from))
+		default:
+			res, err = tx.ExecContext(ctx, moveInFolderSQL, p.TenantID, itemID, validOrNil(from), to)
+		}
+		if err != nil {
+			if isUniqueViolation(err) {
+				return Errorf(ECONFLICT, "the item is in folder %s already", to)
+			}
+			return fmt.Errorf("store: unable to change folders of %s: %w", itemID, err)
+		}
+		if from != "" {
+			if err := oneRow(res); err != nil {
+				return Errorf(ENOTFOUND, "the item is not in folder %s", from)
+			}
+		}
+		if err := touchItem(ctx, tx, p.TenantID, itemID, now()); err != nil {
+			return err
+		}
+		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, itemID)
+		return err
+	})
+	return it, err
+}
