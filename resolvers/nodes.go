@@ -6,25 +6,31 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-// nodes fetches anything by id: items (folders answered as Folder), audit
-// records and comments, in the order asked, nil for what is missing. At most
-// four queries whatever the number of ids.
+// nodes fetches anything by id: items (folders answered as Folder, persons
+// as Person), audit records and comments, in the order asked, nil for what
+// is missing. At most five queries whatever the number of ids.
 func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) ([]store.Node, error) {
 	out := make([]store.Node, len(ids))
 	items, err := r.Store.ItemsByIDs(ctx, p.TenantID, ids)
 	if err != nil {
 		return nil, err
 	}
-	var folderIDs, otherIDs []string
+	var folderIDs, personIDs, otherIDs []string
 	for _, id := range ids {
 		switch it, ok := items[id]; {
 		case !ok:
 			otherIDs = append(otherIDs, id)
 		case it.ItemType == "folder":
 			folderIDs = append(folderIDs, id)
+		case it.ItemType == store.ItemTypePerson:
+			personIDs = append(personIDs, id)
 		}
 	}
 	folders, err := r.Store.FoldersByIDs(ctx, p.TenantID, folderIDs)
+	if err != nil {
+		return nil, err
+	}
+	persons, err := r.Store.PersonsByIDs(ctx, p.TenantID, personIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +56,9 @@ func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) 
 	for i, id := range ids {
 		if f, ok := folders[id]; ok {
 			out[i] = f
-		} else if it, ok := items[id]; ok && it.ItemType != "folder" {
+		} else if ps, ok := persons[id]; ok {
+			out[i] = ps
+		} else if it, ok := items[id]; ok && it.ItemType != "folder" && it.ItemType != store.ItemTypePerson {
 			out[i] = it
 		} else if rec, ok := records[id]; ok {
 			out[i] = rec

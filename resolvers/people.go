@@ -4,21 +4,50 @@ import (
 	"context"
 
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
+// updateUserSettings merges settings into the caller's own settings.
 func (r *Resolver) updateUserSettings(ctx context.Context, in store.JSON) (*store.UserSettings, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.UpdateUserSettings(ctx, p, in)
 }
 
+// userSettings are the caller's own settings (Viewer.settings).
 func (r *Resolver) userSettings(ctx context.Context) (*store.UserSettings, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.UserSettings(ctx, p)
 }
 
+// userStatus reads the caller's users row. Authentication already refuses a
+// deactivated user's key, so a caller that gets here reads false unless the
+// user was deactivated during the request.
 func (r *Resolver) userStatus(ctx context.Context) (*model.UserStatus, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deactivated, err := r.Store.UserDeactivated(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &model.UserStatus{IsDeactivated: deactivated}, nil
 }
 
+// createPerson makes an item of itemType person.
 func (r *Resolver) createPerson(ctx context.Context, in model.CreatePersonInput) (*store.Person, error) {
-	return nil, errPending
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.CreatePerson(ctx, p, store.NewPerson{
+		Name: in.Name, Description: in.Description, ImageIDs: in.ImageIds,
+	})
 }

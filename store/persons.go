@@ -1,0 +1,177 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// This file holds persons (spec 2.17): items of itemType person, with the
+// images that show them. The type is in people.go.
+
+// Limits on persons.
+const (
+	MaxPersonNameLength        = 256   // characters
+	MaxPersonDescriptionLength = 10000 // characters
+	MaxPersonImages            = 100
+)
+
+// ItemTypePerson is the itemType of persons.
+const ItemTypePerson = "person"
+
+// NewPerson is a person to create (GraphQL CreatePersonInput, REST POST
+// /api/v1/persons).
+type NewPerson struct {
+	Name        string
+	Description *string
+	ImageIDs    []string
+}
+
+// validate trims the name and description and canonicalises the image ids.
+// Returns EINVALID naming the first bad field.
+func (in *NewPerson) validate() error {
+	in.Name = strings.TrimSpace(in.Name)
+	if in.Name == "" {
+		return Invalid("name is required")
+	}
+	if utf8.RuneCountInString(in.Name) > MaxPersonNameLength {
+		return Invalid("name must be 1 to %d characters", MaxPersonNameLength)
+	}
+	if in.Description != nil {
+		d := strings.TrimSpace(*in.Description)
+		if utf8.RuneCountInString(d) > MaxPersonDescriptionLength {
+			return Invalid("description is longer than %d characters", MaxPersonDescriptionLength)
+		}
+		in.Description = &d
+	}
+	if len(in.ImageIDs) > MaxPersonImages {
+		return Invalid("imageIds: a person has at most %d images", MaxPersonImages)
+	}
+	ids := make([]string, len(in.ImageIDs))
+	seen := make(map[string]bool, len(in.ImageIDs))
+	for i, id := range in.ImageIDs {
+		if !validID(id) {
+			return Invalid("imageIds: item %s does not exist", id)
+		}
+		id = strings.ToLower(id)
+		if seen[id] {
+			return Invalid("imageIds lists %s twice", id)
+		}
+		seen[id] = true
+		ids[i] = id
+	}
+	in.ImageIDs = ids
+	return nil
+}
+
+const (
+	// personColumns selects a Person from items aliased i. Images in the
+	// recycle bin drop out of imageIds.
+	personColumns = `
+i.tenant_id, i.id, i.created_on, i.item_type, i.title AS name,
+COALESCE(i.metadata_form_data->>'default_description', '') AS description,
+ARRAY(SELECT pi.image_id FROM person_images pi
+      JOIN items m ON m.tenant_id = pi.tenant_id AND m.id = pi.image_id
+      WHERE pi.tenant_id = i.tenant_id AND pi.person_id = i.id AND m.deleted_on IS NULL
+      ORDER BY pi.position) AS image_ids`
+
+	personsByIDsSQL = `SELECT ` + personColumns + `
+FROM items i
+WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.item_type = 'person' AND i.deleted_on IS NULL`
+
+	// liveItemTypesSQL answers the type of each live item among the ids.
+	liveItemTypesSQL = `
+SELECT id, item_type FROM items
+WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND deleted_on IS NULL`
+
+	insertPersonImagesSQL = `
+INSERT INTO person_images (tenant_id, person_id, image_id, position)
+SELECT $1, $2, p.id, p.ord FROM unnest($3::uuid[]) WITH ORDINALITY AS p(id, ord)`
+)
+
+// CreatePerson stores a new item of itemType person (title = name, the
+// description as the form's default_description) with its images, and its
+// create audit record, in one transaction. Returns EINVALID for bad input or
+// an image that is not a live item of the tenant (folders and persons are
+// not images).
+func (s *Store) CreatePerson(ctx context.Context, p *Principal, in NewPerson) (*Person, error) {
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	const formID = "default"
+	formData := map[string]json.RawMessage{"default_title": mustJSON(in.Name)}
+	description := ""
+	if in.Description != nil && *in.Description != "" {
+		description = *in.Description
+		formData["default_description"] = mustJSON(description)
+	}
+	id, at := NewID(), now()
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if len(in.ImageIDs) > 0 {
+			var found []struct {
+				ID       string `db:"id"`
+				ItemType string `db:"item_type"`
+			}
+			if err := tx.SelectContext(ctx, &found, liveItemTypesSQL, p.TenantID, stringArray(in.ImageIDs)); err != nil {
+				return fmt.Errorf("store: unable to check images: %w", err)
+			}
+			types := make(map[string]string, len(found))
+			for _, f := range found {
+				types[f.ID] = f.ItemType
+			}
+			for _, img := range in.ImageIDs {
+				switch t, ok := types[img]; {
+				case !ok:
+					return Invalid("imageIds: item %s does not exist", img)
+				case t == "folder" || t == ItemTypePerson:
+					return Invalid("imageIds: item %s is a %s, not an image", img, t)
+				}
+			}
+		}
+		_, err := tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, ItemTypePerson, in.Name, "",
+			nil, p.UserID, at, nil, nil, formID, JSONOf(formData),
+			"en-US", false, false, false, false, false, false, false, nil, nil)
+		if err != nil {
+			return fmt.Errorf("store: unable to create person: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, NewID(), p.UserID, at); err != nil {
+			return fmt.Errorf("store: unable to create first version: %w", err)
+		}
+		if len(in.ImageIDs) > 0 {
+			if _, err := tx.ExecContext(ctx, insertPersonImagesSQL, p.TenantID, id, stringArray(in.ImageIDs)); err != nil {
+				return fmt.Errorf("store: unable to store person images: %w", err)
+			}
+		}
+		return auditTx(ctx, tx, p, id, in.Name, ActionCreate, at, createDiff(formID, formData))
+	})
+	if err != nil {
+		return nil, err
+	}
+	images := in.ImageIDs
+	if images == nil {
+		images = []string{}
+	}
+	return &Person{TenantID: p.TenantID, ID: id, CreatedOn: at, ItemType: ItemTypePerson,
+		Name: in.Name, Description: description, ImageIDsList: images}, nil
+}
+
+// PersonsByIDs returns the live persons among ids, keyed by id, in one query.
+func (s *Store) PersonsByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*Person, error) {
+	out := make(map[string]*Person, len(ids))
+	ids = validIDs(ids)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var persons []*Person
+	if err := s.db.SelectContext(ctx, &persons, personsByIDsSQL, tenantID, stringArray(ids)); err != nil {
+		return nil, fmt.Errorf("store: unable to fetch persons: %w", err)
+	}
+	for _, p := range persons {
+		out[p.ID] = p
+	}
+	return out, nil
+}
