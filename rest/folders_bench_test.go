@@ -57,4 +57,3 @@ SELECT $1, t.id, $2, 1 FROM unnest($3::uuid[]) AS t(id)`, a.TenantID, f, pq.Stri
 		}
 	}
 }
-

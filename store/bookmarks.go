@@ -1,0 +1,545 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// This file holds the tenant's system bookmarks and their folders (spec
+// 2.11). Everyone reads the bookmarks visible to them; only admins write
+// (the resolvers check that). Every write takes the tenant's bookmark lock,
+// so writes of one tenant run one after another and the counts and folder
+// checks they make stay true until they commit.
+
+// Limits on bookmarks and bookmark folders.
+const (
+	// MaxBookmarks bounds a tenant's system bookmarks (and so one replace).
+	MaxBookmarks = 1000
+	// MaxBookmarkFolders bounds a tenant's bookmark folders (one write
+	// replaces them all).
+	MaxBookmarkFolders = 1000
+	// MaxBookmarkTitle, MaxBookmarkPath, MaxBookmarkIcon and
+	// MaxBookmarkSortKey bound those fields, in characters.
+	MaxBookmarkTitle   = 256
+	MaxBookmarkPath    = 2048
+	MaxBookmarkIcon    = 256
+	MaxBookmarkSortKey = 256
+	// MaxBookmarkGroups bounds the entries of visibleToGroups;
+	// MaxBookmarkGroup one entry, in characters.
+	MaxBookmarkGroups = 100
+	MaxBookmarkGroup  = 256
+)
+
+// MsgFolderTreePath is the spec's answer to a bookmark create body that
+// carries folderTreePath (section 7).
+const MsgFolderTreePath = "folderTreePath should not be provided in API version 2 or later"
+
+// bookmarkFolderIDRE is what a bookmark folder id may be: chosen by the
+// client, like timed metadata ids.
+var bookmarkFolderIDRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
+
+// Validate checks a bookmark about to be written and normalizes its group
+// entries. Returns EINVALID naming the field.
+func (b *Bookmark) Validate() error {
+	if err := requiredText("title", b.Title, MaxBookmarkTitle); err != nil {
+		return err
+	}
+	if err := requiredText("path", b.Path, MaxBookmarkPath); err != nil {
+		return err
+	}
+	// An application route: one leading slash. "//host" and "/\host" are
+	// refused because browsers read them as another site.
+	if !strings.HasPrefix(b.Path, "/") || strings.HasPrefix(b.Path, "//") || strings.HasPrefix(b.Path, "/\\") {
+		return Invalid("path must be an application route starting with a single /")
+	}
+	if strings.ContainsFunc(b.Path, unicode.IsControl) {
+		return Invalid("path must not contain control characters")
+	}
+	if err := requiredText("icon", b.Icon, MaxBookmarkIcon); err != nil {
+		return err
+	}
+	if b.ParentFolder != nil && !bookmarkFolderIDRE.MatchString(*b.ParentFolder) {
+		// No such folder can exist.
+		return Invalid("parentFolder %q does not exist", *b.ParentFolder)
+	}
+	if b.SortKey != nil && utf8.RuneCountInString(*b.SortKey) > MaxBookmarkSortKey {
+		return Invalid("sortKey: at most %d characters", MaxBookmarkSortKey)
+	}
+	if b.VisibleToGroups != nil {
+		groups, err := normalizeGroups(b.VisibleToGroups)
+		if err != nil {
+			return err
+		}
+		b.VisibleToGroups = groups
+	}
+	return nil
+}
+
+// invalidAt names the element of a list that err (an EINVALID) is about.
+func invalidAt(list string, i int, err error) error {
+	var se *Error
+	if !errors.As(err, &se) || se.Kind != EINVALID {
+		return err
+	}
+	return Invalid("%s[%d]: %s", list, i, se.Message)
+}
+
+// requiredText checks a required, non-blank text field of at most max
+// characters.
+func requiredText(field, v string, max int) error {
+	if strings.TrimSpace(v) == "" {
+		return Invalid("%s is required", field)
+	}
+	if utf8.RuneCountInString(v) > max {
+		return Invalid("%s: at most %d characters", field, max)
+	}
+	return nil
+}
+
+// normalizeGroups checks visibleToGroups entries (a group id or
+// "<tenant_id>:<group_name>"), writes the UUID part in its canonical lower
+// case so that it matches what the database prints, and drops repeats.
+func normalizeGroups(groups []string) (pq.StringArray, error) {
+	if len(groups) > MaxBookmarkGroups {
+		return nil, Invalid("visibleToGroups: at most %d entries", MaxBookmarkGroups)
+	}
+	out := make(pq.StringArray, 0, len(groups))
+	seen := map[string]bool{}
+	for _, g := range groups {
+		g = strings.TrimSpace(g)
+		if g == "" || utf8.RuneCountInString(g) > MaxBookmarkGroup {
+			return nil, Invalid("visibleToGroups: entries are group ids or <tenant_id>:<group_name>, 1 to %d characters", MaxBookmarkGroup)
+		}
+		if u, err := uuid.Parse(g); err == nil && len(g) == 36 {
+			g = u.String()
+		} else if len(g) > 37 && g[36] == ':' {
+			if u, err := uuid.Parse(g[:36]); err == nil {
+				g = u.String() + g[36:]
+			}
+		}
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// Validate checks one bookmark folder (not its place in the set).
+func (f *BookmarkFolder) Validate() error {
+	if !bookmarkFolderIDRE.MatchString(f.ID) {
+		return Invalid("id: 1 to 128 of A-Z a-z 0-9 _ . : -, got %q", f.ID)
+	}
+	if err := requiredText("title", f.Title, MaxBookmarkTitle); err != nil {
+		return err
+	}
+	if f.SortKey != nil && utf8.RuneCountInString(*f.SortKey) > MaxBookmarkSortKey {
+		return Invalid("sortKey: at most %d characters", MaxBookmarkSortKey)
+	}
+	return nil
+}
+
+// ValidateBookmarkFolders checks a whole set of folders: each folder, unique
+// ids, parents inside the set, no cycles.
+func ValidateBookmarkFolders(folders []*BookmarkFolder) error {
+	if len(folders) > MaxBookmarkFolders {
+		return Invalid("at most %d bookmark folders", MaxBookmarkFolders)
+	}
+	parent := make(map[string]*string, len(folders))
+	for i, f := range folders {
+		if err := f.Validate(); err != nil {
+			return invalidAt("folders", i, err)
+		}
+		if _, dup := parent[f.ID]; dup {
+			return Invalid("folders[%d]: duplicate id %q", i, f.ID)
+		}
+		parent[f.ID] = f.ParentFolder
+	}
+	for i, f := range folders {
+		if f.ParentFolder == nil {
+			continue
+		}
+		if _, ok := parent[*f.ParentFolder]; !ok {
+			return Invalid("folders[%d]: parentFolder %q is not one of the folders", i, *f.ParentFolder)
+		}
+		// Walk up: a chain longer than the set is a cycle.
+		at := f.ParentFolder
+		for steps := 0; at != nil; steps++ {
+			if *at == f.ID || steps > len(folders) {
+				return Invalid("folders[%d]: folder %q is its own ancestor", i, f.ID)
+			}
+			at = parent[*at]
+		}
+	}
+	return nil
+}
+
+const bookmarkColumns = `b.tenant_id, b.id, b.title, b.path, b.icon, b.is_filter_bookmark,
+b.parent_folder, b.visible_to_groups, b.sort_key`
+
+// bookmarkVisible admits a bookmark (aliased b) to the caller: $2 says the
+// caller sees all (an admin); else a bookmark without groups, or one naming
+// a group of user $3 by id or as "<tenant_id>:<name>". Membership is read
+// here, not from the credential, so it is current.
+const bookmarkVisible = `($2::boolean OR b.visible_to_groups IS NULL OR cardinality(b.visible_to_groups) = 0
+ OR b.visible_to_groups && ARRAY(
+    SELECT unnest(ARRAY[g.id::text, g.tenant_id::text || ':' || g.name])
+    FROM user_groups ug JOIN groups g ON g.tenant_id = ug.tenant_id AND g.id = ug.group_id
+    WHERE ug.tenant_id = $1 AND ug.user_id = $3::uuid))`
+
+// bookmarkOrder is the listing order: sortKey (nulls last), title, id
+// (bookmarks_order_idx).
+const bookmarkOrder = ` ORDER BY b.sort_key NULLS LAST, b.title, b.id`
+
+const (
+	visibleBookmarksSQL = `SELECT ` + bookmarkColumns + `
+FROM bookmarks b WHERE b.tenant_id = $1 AND ` + bookmarkVisible + bookmarkOrder
+
+	visibleBookmarkSQL = `SELECT ` + bookmarkColumns + `
+FROM bookmarks b WHERE b.tenant_id = $1 AND b.id = $4 AND ` + bookmarkVisible
+
+	bookmarkForUpdateSQL = `SELECT ` + bookmarkColumns + `
+FROM bookmarks b WHERE b.tenant_id = $1 AND b.id = $2 FOR UPDATE`
+
+	// lockBookmarksSQL serialises the bookmark and folder writes of one
+	// tenant until the transaction ends.
+	lockBookmarksSQL = `SELECT pg_advisory_xact_lock(hashtextextended('loupe.bookmarks:' || $1::text, 0))`
+
+	countBookmarksSQL = `SELECT count(*) FROM bookmarks WHERE tenant_id = $1`
+
+	bookmarkFolderExistsSQL = `SELECT EXISTS (SELECT 1 FROM bookmark_folders WHERE tenant_id = $1 AND id = $2)`
+
+	bookmarkFolderIDsSQL = `SELECT id FROM bookmark_folders WHERE tenant_id = $1`
+
+	insertBookmarkSQL = `
+INSERT INTO bookmarks AS b (tenant_id, id, title, path, icon, is_filter_bookmark, parent_folder, visible_to_groups, sort_key)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+RETURNING ` + bookmarkColumns
+
+	// insertBookmarksSQL writes a whole list in one statement from a JSON
+	// array of bookmarks.
+	insertBookmarksSQL = `
+INSERT INTO bookmarks (tenant_id, id, title, path, icon, is_filter_bookmark, parent_folder, visible_to_groups, sort_key)
+SELECT $1, r.id, r.title, r.path, r.icon, r.is_filter_bookmark, r.parent_folder, r.visible_to_groups, r.sort_key
+FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, title text, path text, icon text, is_filter_bookmark boolean,
+                                        parent_folder text, visible_to_groups text[], sort_key text)`
+
+	deleteAllBookmarksSQL = `DELETE FROM bookmarks WHERE tenant_id = $1`
+
+	updateBookmarkSQL = `
+UPDATE bookmarks AS b SET title = $3, path = $4, icon = $5, is_filter_bookmark = $6, parent_folder = $7,
+       visible_to_groups = $8, sort_key = $9
+WHERE b.tenant_id = $1 AND b.id = $2
+RETURNING ` + bookmarkColumns
+
+	deleteBookmarkSQL = `DELETE FROM bookmarks WHERE tenant_id = $1 AND id = $2`
+
+	bookmarkFoldersSQL = `SELECT f.tenant_id, f.id, f.title, f.parent_folder, f.sort_key
+FROM bookmark_folders f WHERE f.tenant_id = $1
+ORDER BY f.sort_key NULLS LAST, f.title, f.id`
+
+	deleteAllBookmarkFoldersSQL = `DELETE FROM bookmark_folders WHERE tenant_id = $1`
+
+	insertBookmarkFoldersSQL = `
+INSERT INTO bookmark_folders (tenant_id, id, title, parent_folder, sort_key)
+SELECT $1, r.id, r.title, r.parent_folder, r.sort_key
+FROM jsonb_to_recordset($2::jsonb) AS r(id text, title text, parent_folder text, sort_key text)`
+
+	// unlinkBookmarksSQL takes the bookmarks whose folder is gone ($2: the
+	// ids that stay) to the top (bookmarks_parent_idx).
+	unlinkBookmarksSQL = `UPDATE bookmarks SET parent_folder = NULL
+WHERE tenant_id = $1 AND parent_folder IS NOT NULL AND parent_folder <> ALL($2::text[])`
+)
+
+// viewerArgs are the visibility parameters $1..$3 of bookmarkVisible.
+func viewerArgs(p *Principal) []any {
+	var userID any // NULL: in no group
+	if validID(p.UserID) {
+		userID = p.UserID
+	}
+	return []any{p.TenantID, p.IsAdmin, userID}
+}
+
+// Bookmarks returns the system bookmarks of p's tenant that p may see (all
+// of them for an admin), in listing order.
+func (s *Store) Bookmarks(ctx context.Context, p *Principal) ([]*Bookmark, error) {
+	out := []*Bookmark{}
+	if err := s.db.SelectContext(ctx, &out, visibleBookmarksSQL, viewerArgs(p)...); err != nil {
+		return nil, fmt.Errorf("store: unable to list bookmarks: %w", err)
+	}
+	return out, nil
+}
+
+// Bookmark returns one bookmark p may see. Returns ENOTFOUND when it is
+// missing, of another tenant or not visible to p.
+func (s *Store) Bookmark(ctx context.Context, p *Principal, id string) (*Bookmark, error) {
+	if !validID(id) {
+		return nil, NotFound()
+	}
+	var b Bookmark
+	if err := s.db.GetContext(ctx, &b, visibleBookmarkSQL, append(viewerArgs(p), id)...); err != nil {
+		return nil, notFoundOr(err, "store: unable to fetch bookmark: %w")
+	}
+	return &b, nil
+}
+
+// CreateBookmark validates b and adds it to the tenant with a new id.
+// Returns EINVALID for a bad bookmark or a parentFolder that does not exist,
+// ECONFLICT when the tenant has MaxBookmarks already.
+func (s *Store) CreateBookmark(ctx context.Context, tenantID string, b *Bookmark) (*Bookmark, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	var out Bookmark
+	err := s.bookmarkTx(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var n int
+		if err := tx.GetContext(ctx, &n, countBookmarksSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to count bookmarks: %w", err)
+		}
+		if n >= MaxBookmarks {
+			return Errorf(ECONFLICT, "the tenant has %d system bookmarks, the most it may have", MaxBookmarks)
+		}
+		if err := checkBookmarkFolder(ctx, tx, tenantID, b.ParentFolder); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &out, insertBookmarkSQL, tenantID, NewID(), b.Title, b.Path, b.Icon,
+			b.IsFilterBookmark, b.ParentFolder, b.VisibleToGroups, b.SortKey)
+	})
+	if err != nil {
+		return nil, bookmarkWriteError(err, "create")
+	}
+	return &out, nil
+}
+
+// ReplaceBookmarks deletes the tenant's bookmarks and writes list instead,
+// in one transaction: every element is checked first, and nothing changes
+// when one is bad. An element keeps its id when it is a UUID not used by an
+// earlier element, else it gets a new one. Returns the bookmarks in the
+// order of list. Returns EINVALID naming the element.
+func (s *Store) ReplaceBookmarks(ctx context.Context, tenantID string, list []*Bookmark) ([]*Bookmark, error) {
+	if len(list) > MaxBookmarks {
+		return nil, Invalid("at most %d system bookmarks", MaxBookmarks)
+	}
+	seen := make(map[string]int, len(list))
+	for i, b := range list {
+		if err := b.Validate(); err != nil {
+			return nil, invalidAt("bookmarks", i, err)
+		}
+		if u, err := uuid.Parse(b.ID); err == nil && validID(b.ID) {
+			b.ID = u.String()
+		} else {
+			b.ID = NewID()
+		}
+		if j, dup := seen[b.ID]; dup {
+			return nil, Invalid("bookmarks[%d]: id %s is the id of bookmarks[%d] too", i, b.ID, j)
+		}
+		seen[b.ID] = i
+		b.TenantID = tenantID
+	}
+	rows, err := json.Marshal(bookmarkRows(list))
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to encode bookmarks: %w", err)
+	}
+	err = s.bookmarkTx(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var ids []string
+		if err := tx.SelectContext(ctx, &ids, bookmarkFolderIDsSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to list bookmark folders: %w", err)
+		}
+		folders := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			folders[id] = true
+		}
+		for i, b := range list {
+			if b.ParentFolder != nil && !folders[*b.ParentFolder] {
+				return Invalid("bookmarks[%d]: parentFolder %q does not exist", i, *b.ParentFolder)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, deleteAllBookmarksSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to delete bookmarks: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, insertBookmarksSQL, tenantID, string(rows)); err != nil {
+			return fmt.Errorf("store: unable to insert bookmarks: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, bookmarkWriteError(err, "replace")
+	}
+	return list, nil
+}
+
+// bookmarkRow is a bookmark as insertBookmarksSQL reads it.
+type bookmarkRow struct {
+	ID               string   `json:"id"`
+	Title            string   `json:"title"`
+	Path             string   `json:"path"`
+	Icon             string   `json:"icon"`
+	IsFilterBookmark *bool    `json:"is_filter_bookmark"`
+	ParentFolder     *string  `json:"parent_folder"`
+	VisibleToGroups  []string `json:"visible_to_groups"`
+	SortKey          *string  `json:"sort_key"`
+}
+
+func bookmarkRows(list []*Bookmark) []bookmarkRow {
+	rows := make([]bookmarkRow, len(list))
+	for i, b := range list {
+		rows[i] = bookmarkRow{ID: b.ID, Title: b.Title, Path: b.Path, Icon: b.Icon,
+			IsFilterBookmark: b.IsFilterBookmark, ParentFolder: b.ParentFolder,
+			VisibleToGroups: b.VisibleToGroups, SortKey: b.SortKey}
+	}
+	return rows
+}
+
+// UpdateBookmark changes a bookmark: apply changes a copy of the stored one,
+// which is then checked and written. Returns ENOTFOUND for a missing id,
+// EINVALID for a bad result or a parentFolder that does not exist.
+func (s *Store) UpdateBookmark(ctx context.Context, tenantID, id string, apply func(*Bookmark) error) (*Bookmark, error) {
+	if !validID(id) {
+		return nil, NotFound()
+	}
+	var out Bookmark
+	err := s.bookmarkTx(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var b Bookmark
+		if err := tx.GetContext(ctx, &b, bookmarkForUpdateSQL, tenantID, id); err != nil {
+			return notFoundOr(err, "store: unable to fetch bookmark: %w")
+		}
+		old := b.ParentFolder
+		if err := apply(&b); err != nil {
+			return err
+		}
+		if err := b.Validate(); err != nil {
+			return err
+		}
+		if b.ParentFolder != nil && (old == nil || *old != *b.ParentFolder) {
+			if err := checkBookmarkFolder(ctx, tx, tenantID, b.ParentFolder); err != nil {
+				return err
+			}
+		}
+		return tx.GetContext(ctx, &out, updateBookmarkSQL, tenantID, id, b.Title, b.Path, b.Icon,
+			b.IsFilterBookmark, b.ParentFolder, b.VisibleToGroups, b.SortKey)
+	})
+	if err != nil {
+		return nil, bookmarkWriteError(err, "update")
+	}
+	return &out, nil
+}
+
+// DeleteBookmark removes a bookmark. Returns ENOTFOUND for a missing id.
+func (s *Store) DeleteBookmark(ctx context.Context, tenantID, id string) error {
+	if !validID(id) {
+		return NotFound()
+	}
+	res, err := s.db.ExecContext(ctx, deleteBookmarkSQL, tenantID, id)
+	if err != nil {
+		return fmt.Errorf("store: unable to delete bookmark: %w", err)
+	}
+	return oneRow(res)
+}
+
+// BookmarkFolders returns the tenant's bookmark folders by sortKey (nulls
+// last), title, id.
+func (s *Store) BookmarkFolders(ctx context.Context, tenantID string) ([]*BookmarkFolder, error) {
+	out := []*BookmarkFolder{}
+	if err := s.db.SelectContext(ctx, &out, bookmarkFoldersSQL, tenantID); err != nil {
+		return nil, fmt.Errorf("store: unable to list bookmark folders: %w", err)
+	}
+	return out, nil
+}
+
+// SetBookmarkFolders replaces the tenant's bookmark folders with folders, in
+// one transaction; bookmarks in a folder that goes away move to the top
+// (parentFolder null). Returns the folders in listing order, EINVALID for a
+// bad set (see ValidateBookmarkFolders).
+func (s *Store) SetBookmarkFolders(ctx context.Context, tenantID string, folders []*BookmarkFolder) ([]*BookmarkFolder, error) {
+	if err := ValidateBookmarkFolders(folders); err != nil {
+		return nil, err
+	}
+	type folderRow struct {
+		ID           string  `json:"id"`
+		Title        string  `json:"title"`
+		ParentFolder *string `json:"parent_folder"`
+		SortKey      *string `json:"sort_key"`
+	}
+	rows := make([]folderRow, len(folders))
+	ids := make([]string, len(folders))
+	for i, f := range folders {
+		rows[i] = folderRow{ID: f.ID, Title: f.Title, ParentFolder: f.ParentFolder, SortKey: f.SortKey}
+		ids[i] = f.ID
+	}
+	enc, err := json.Marshal(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: unable to encode bookmark folders: %w", err)
+	}
+	out := []*BookmarkFolder{}
+	err = s.bookmarkTx(ctx, tenantID, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, deleteAllBookmarkFoldersSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to delete bookmark folders: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, insertBookmarkFoldersSQL, tenantID, string(enc)); err != nil {
+			return fmt.Errorf("store: unable to insert bookmark folders: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, unlinkBookmarksSQL, tenantID, pq.StringArray(ids)); err != nil {
+			return fmt.Errorf("store: unable to unlink bookmarks: %w", err)
+		}
+		if err := tx.SelectContext(ctx, &out, bookmarkFoldersSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to list bookmark folders: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, bookmarkWriteError(err, "write folders of")
+	}
+	return out, nil
+}
+
+// bookmarkTx runs fn in a transaction holding the tenant's bookmark lock.
+func (s *Store) bookmarkTx(ctx context.Context, tenantID string, fn func(tx *sqlx.Tx) error) error {
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, lockBookmarksSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to lock bookmarks: %w", err)
+		}
+		return fn(tx)
+	})
+}
+
+// checkBookmarkFolder answers EINVALID unless id (when set) names a bookmark
+// folder of the tenant.
+func checkBookmarkFolder(ctx context.Context, tx *sqlx.Tx, tenantID string, id *string) error {
+	if id == nil {
+		return nil
+	}
+	var ok bool
+	if err := tx.GetContext(ctx, &ok, bookmarkFolderExistsSQL, tenantID, *id); err != nil {
+		return fmt.Errorf("store: unable to check bookmark folder: %w", err)
+	}
+	if !ok {
+		return Invalid("parentFolder %q does not exist", *id)
+	}
+	return nil
+}
+
+// bookmarkWriteError passes client errors on and wraps the rest. The folder
+// checks run under the tenant's lock, so a foreign key violation (checked
+// at commit) means a writer that bypassed it; it is still the client's
+// folder that is missing.
+func bookmarkWriteError(err error, what string) error {
+	var se *Error
+	if errors.As(err, &se) {
+		return se
+	}
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "23503" {
+		return Invalid("parentFolder does not exist")
+	}
+	return fmt.Errorf("store: unable to %s bookmarks: %w", what, err)
+}
