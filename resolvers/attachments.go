@@ -36,6 +36,9 @@ func (r *Resolver) createAttachment(ctx context.Context, input store.CreateAttac
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, input.ItemID, true, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
+		return nil, err
+	}
 	key := attachmentKey(p.TenantID, input.ItemID, input.FileName)
 	a, oldKey, err := r.Store.CreateAttachment(ctx, p, &input, key)
 	if err != nil {
@@ -53,12 +56,18 @@ func (r *Resolver) updateAttachment(ctx context.Context, input store.UpdateAttac
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, input.ItemID, true, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
+		return nil, err
+	}
 	return r.Store.UpdateAttachment(ctx, p, &input)
 }
 
 func (r *Resolver) deleteAttachment(ctx context.Context, input model.DeleteAttachmentInput) (*model.DeleteAttachmentPayload, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, input.ItemID, true, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	key, err := r.Store.DeleteAttachment(ctx, p.TenantID, input.ItemID, input.FileName)
@@ -72,6 +81,9 @@ func (r *Resolver) deleteAttachment(ctx context.Context, input model.DeleteAttac
 func (r *Resolver) attachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, itemID, false, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	names, err := r.Store.AttachmentsPrecheck(ctx, p.TenantID, itemID, fileNames)

@@ -72,12 +72,18 @@ func (r *Resolver) createComment(ctx context.Context, input store.CreateCommentI
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, input.ItemID, false, store.CommentItemNotFound(input.ItemID)); err != nil {
+		return nil, err
+	}
 	return r.Store.CreateComment(ctx, p, &input)
 }
 
 func (r *Resolver) updateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.commentVisible(ctx, p, input.ID); err != nil {
 		return nil, err
 	}
 	return r.Store.UpdateComment(ctx, p, &input)
@@ -88,6 +94,9 @@ func (r *Resolver) deleteComment(ctx context.Context, id string) (*store.Comment
 	if err != nil {
 		return nil, err
 	}
+	if err := r.commentVisible(ctx, p, id); err != nil {
+		return nil, err
+	}
 	return r.Store.DeleteComment(ctx, p, id)
 }
 
@@ -96,5 +105,24 @@ func (r *Resolver) reactToComment(ctx context.Context, input model.ReactToCommen
 	if err != nil {
 		return nil, err
 	}
+	if err := r.commentVisible(ctx, p, input.ID); err != nil {
+		return nil, err
+	}
 	return r.Store.ReactToComment(ctx, p, input.ID, input.Reaction, input.Remove != nil && *input.Remove)
+}
+
+// commentVisible answers NOT_FOUND for a comment on an item the principal
+// may not see, as for a missing comment.
+func (r *Resolver) commentVisible(ctx context.Context, p *store.Principal, id string) error {
+	if p.IsAdmin {
+		return nil
+	}
+	visible, err := r.Store.CommentsByIDs(ctx, p, []string{id})
+	if err != nil {
+		return err
+	}
+	if _, ok := visible[id]; !ok {
+		return store.NotFound()
+	}
+	return nil
 }

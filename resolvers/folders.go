@@ -20,7 +20,7 @@ func (r *Resolver) folderChildren(ctx context.Context, f *store.Folder, first *i
 	if after != nil {
 		cursor = *after
 	}
-	folders, more, err := r.Store.Subfolders(ctx, p.TenantID, f.ID, cursor, n)
+	folders, more, err := r.Store.Subfolders(ctx, p, f.ID, cursor, n)
 	if err != nil {
 		return nil, err
 	}
@@ -45,12 +45,12 @@ func (r *Resolver) folderItems(ctx context.Context, f *store.Folder, first *int,
 		return nil, err
 	}
 	q.Ascending = true
-	items, more, err := r.Store.ListItems(ctx, p.TenantID, q)
+	items, more, err := r.Store.ListItems(ctx, p, q)
 	if err != nil {
 		return nil, err
 	}
 	r.loaders(ctx).HintItems(items)
-	return itemConnection(p.TenantID, q, items, more), nil
+	return itemConnection(p, q, items, more), nil
 }
 
 // folderAncestors is the path to the folder's parent, top first.
@@ -65,6 +65,9 @@ func (r *Resolver) folderAncestors(ctx context.Context, f *store.Folder) ([]*sto
 func (r *Resolver) updateFolder(ctx context.Context, in model.UpdateFolderInput) (*store.Folder, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, in.ID, true, store.NotFound()); err != nil {
 		return nil, err
 	}
 	u := store.FolderUpdate{ID: in.ID, Name: in.Name, Parent: in.Parent, ToTop: in.ToTop != nil && *in.ToTop,
@@ -88,7 +91,10 @@ func (r *Resolver) deleteFolder(ctx context.Context, id string) (*model.DeleteFo
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.Store.Folder(ctx, p.TenantID, id); err != nil {
+	if err := r.authorize(ctx, p, id, true, store.NotFound()); err != nil {
+		return nil, err
+	}
+	if _, err := r.Store.Folder(ctx, p, id); err != nil {
 		return nil, err
 	}
 	_, n, err := r.Store.DeleteItem(ctx, p, id)
@@ -101,6 +107,9 @@ func (r *Resolver) deleteFolder(ctx context.Context, id string) (*model.DeleteFo
 func (r *Resolver) setFolderMetadata(ctx context.Context, in model.FolderMetadataInput) (*store.Folder, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, in.ID, true, store.NotFound()); err != nil {
 		return nil, err
 	}
 	return r.Store.SetFolderMetadata(ctx, p, in.ID, in.Metadata.FormID, in.Metadata.FormData)
@@ -119,6 +128,9 @@ func (r *Resolver) changeItemFolders(ctx context.Context, itemID, from, to strin
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, itemID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	return r.Store.MoveItem(ctx, p, itemID, from, to)
 }
 
@@ -135,7 +147,7 @@ func (r *Resolver) folderContent(ctx context.Context, folderID string, from, siz
 	if size != nil {
 		q.Size = *size
 	}
-	hits, total, err := r.Store.FolderContent(ctx, p.TenantID, folderID, q)
+	hits, total, err := r.Store.FolderContent(ctx, p, folderID, q)
 	if err != nil {
 		return nil, err
 	}
@@ -156,9 +168,21 @@ func (r *Resolver) folderAncestry(ctx context.Context, ids []string) ([]*model.A
 	if len(ids) == 0 || len(ids) > store.MaxExternalIDs {
 		return nil, store.Invalid("give 1 to %d ids", store.MaxExternalIDs)
 	}
-	paths, err := r.Store.AncestryOfItems(ctx, p.TenantID, ids)
+	paths, err := r.Store.AncestryOfItems(ctx, p, ids)
 	if err != nil {
 		return nil, err
+	}
+	if !p.IsAdmin {
+		// An item the principal may not see has no paths to show.
+		acc, err := r.Store.AccessOf(ctx, p, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, a := range acc {
+			if !a.Visible {
+				delete(paths, id)
+			}
+		}
 	}
 	out := make([]*model.Ancestry, len(ids))
 	for i, id := range ids {

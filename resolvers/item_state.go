@@ -14,6 +14,9 @@ func (r *Resolver) renameVersion(ctx context.Context, in model.RenameVersionInpu
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, in.ItemID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	if err := r.Store.RenameVersion(ctx, p.TenantID, in.ItemID, in.VersionID, in.Name); err != nil {
 		return nil, err
 	}
@@ -29,6 +32,9 @@ func (r *Resolver) setUploadLock(ctx context.Context, itemID string, owner *stri
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, itemID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	if err := r.Store.SetUploadLock(ctx, p.TenantID, itemID, owner); err != nil {
 		return nil, err
 	}
@@ -38,6 +44,9 @@ func (r *Resolver) setUploadLock(ctx context.Context, itemID string, owner *stri
 func (r *Resolver) updateMediaUsage(ctx context.Context, in model.UpdateMediaUsageInput) (*model.MediaUsagePayload, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, in.ItemID, false, store.NotFound()); err != nil {
 		return nil, err
 	}
 	u := store.MediaUsage{LastUsedOn: time.Now().UTC().Truncate(time.Millisecond), LastUsedWorkflow: in.LastUsedWorkflow}
@@ -55,6 +64,9 @@ func (r *Resolver) migrateMediaLocation(ctx context.Context, in model.MigrateMed
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, in.ItemID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	if err := r.Store.MigrateMediaLocation(ctx, p.TenantID, in.ItemID, in.SourceFileLocation, in.GeneratedContentLocation); err != nil {
 		return nil, err
 	}
@@ -66,5 +78,5 @@ func (r *Resolver) itemsByExternalID(ctx context.Context, externalIDs []string) 
 	if err != nil {
 		return nil, err
 	}
-	return r.Store.ItemsByExternalIDs(ctx, p.TenantID, externalIDs)
+	return r.Store.ItemsByExternalIDs(ctx, p, externalIDs)
 }

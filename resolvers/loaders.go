@@ -71,11 +71,11 @@ func NewLoaders(st *store.Store) *Loaders {
 			}
 		}
 	})
-	l.AttachmentsOfItem = newLoader(listByKey(st.AttachmentsOfItems))
-	l.TimedMetadataOfItem = newLoader(listByKey(st.TimedMetadataOfItems))
-	l.VersionsOfItem = newLoader(listByKey(st.VersionsOfItems))
+	l.AttachmentsOfItem = newLoader(listByKey(ofTenant(st.AttachmentsOfItems)))
+	l.TimedMetadataOfItem = newLoader(listByKey(ofTenant(st.TimedMetadataOfItems)))
+	l.VersionsOfItem = newLoader(listByKey(ofTenant(st.VersionsOfItems)))
 	l.AncestryOfItem = newLoader(listByKey(st.AncestryOfItems))
-	l.RelationsOfItem = newLoader(listByKey(st.RelationsOfItems), func(rs []*store.Relation) {
+	l.RelationsOfItem = newLoader(listByKey(ofTenant(st.RelationsOfItems)), func(rs []*store.Relation) {
 		for _, r := range rs {
 			l.Item.Hint(r.RelatedItemID)
 		}
@@ -324,15 +324,27 @@ func (l *Loader[V]) takeHints(key string) []string {
 	return keys
 }
 
+// fetchFunc is a store read of many keys for a principal; what the
+// principal may not see is left out.
+type fetchFunc[V any] func(ctx context.Context, p *store.Principal, ids []string) (map[string]V, error)
+
+// ofTenant adapts a store read scoped by tenant alone: nested data of an
+// item the principal already sees.
+func ofTenant[V any](fetch func(ctx context.Context, tenantID string, ids []string) (map[string]V, error)) fetchFunc[V] {
+	return func(ctx context.Context, p *store.Principal, ids []string) (map[string]V, error) {
+		return fetch(ctx, p.TenantID, ids)
+	}
+}
+
 // byKey adapts a store fetch keyed by id to a batch function that answers in
 // key order, with ENOTFOUND for each key the store did not return.
-func byKey[V any](fetch func(ctx context.Context, tenantID string, ids []string) (map[string]V, error)) dataloader.BatchFunc[string, V] {
+func byKey[V any](fetch fetchFunc[V]) dataloader.BatchFunc[string, V] {
 	return func(ctx context.Context, keys []string) []*dataloader.Result[V] {
 		out := make([]*dataloader.Result[V], len(keys))
 		p, err := auth.Require(ctx)
 		var found map[string]V
 		if err == nil {
-			found, err = fetch(ctx, p.TenantID, keys)
+			found, err = fetch(ctx, p, keys)
 		}
 		for i, k := range keys {
 			switch v, ok := found[k]; {
@@ -350,13 +362,13 @@ func byKey[V any](fetch func(ctx context.Context, tenantID string, ids []string)
 
 // listByKey adapts a store fetch of lists keyed by owner id; an owner with
 // nothing gets an empty list.
-func listByKey[V any](fetch func(ctx context.Context, tenantID string, ids []string) (map[string][]V, error)) dataloader.BatchFunc[string, []V] {
+func listByKey[V any](fetch fetchFunc[[]V]) dataloader.BatchFunc[string, []V] {
 	return func(ctx context.Context, keys []string) []*dataloader.Result[[]V] {
 		out := make([]*dataloader.Result[[]V], len(keys))
 		p, err := auth.Require(ctx)
 		var found map[string][]V
 		if err == nil {
-			found, err = fetch(ctx, p.TenantID, keys)
+			found, err = fetch(ctx, p, keys)
 		}
 		for i, k := range keys {
 			v := found[k]

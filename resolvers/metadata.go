@@ -14,6 +14,9 @@ func (r *Resolver) updateItemMetadata(ctx context.Context, in model.UpdateItemMe
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, in.ID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	it, err := r.Store.UpdateItemMetadata(ctx, p, store.MetadataUpdate{
 		ItemID: in.ID, FormID: in.MetadataDelta.FormID, FormData: in.MetadataDelta.FormData,
 		RequiredVersion: in.RequiredMetadataVersion,
@@ -29,6 +32,9 @@ func (r *Resolver) setCustomIcons(ctx context.Context, in model.SetCustomIconsIn
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, in.ItemID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	it, err := r.Store.SetCustomIcons(ctx, p.TenantID, in.ItemID, in.CustomIcons, in.Merge != nil && *in.Merge)
 	if err != nil {
 		return nil, err
@@ -40,6 +46,9 @@ func (r *Resolver) setCustomIcons(ctx context.Context, in model.SetCustomIconsIn
 func (r *Resolver) updateTimedMetadata(ctx context.Context, in model.UpdateTimedMetadataInput) (*model.TimedMetadataPayload, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, in.ItemID, true, store.NotFound()); err != nil {
 		return nil, err
 	}
 	upsert := make([]store.TimedMetadataInput, len(in.Upsert))

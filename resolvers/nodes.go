@@ -11,7 +11,7 @@ import (
 // is missing. At most five queries whatever the number of ids.
 func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) ([]store.Node, error) {
 	out := make([]store.Node, len(ids))
-	items, err := r.Store.ItemsByIDs(ctx, p.TenantID, ids)
+	items, err := r.Store.ItemsByIDs(ctx, p, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +26,7 @@ func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) 
 			personIDs = append(personIDs, id)
 		}
 	}
-	folders, err := r.Store.FoldersByIDs(ctx, p.TenantID, folderIDs)
+	folders, err := r.Store.FoldersByIDs(ctx, p, folderIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) 
 	if err != nil {
 		return nil, err
 	}
-	records, err := r.Store.AuditRecordsByIDs(ctx, p.TenantID, otherIDs)
+	records, err := r.Store.AuditRecordsByIDs(ctx, p, otherIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) 
 			commentIDs = append(commentIDs, id)
 		}
 	}
-	comments, err := r.Store.CommentsByIDs(ctx, p.TenantID, commentIDs)
+	comments, err := r.Store.CommentsByIDs(ctx, p, commentIDs)
 	if err != nil {
 		return nil, err
 	}

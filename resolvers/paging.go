@@ -98,17 +98,17 @@ func changesQuery(since time.Time, first *int, after *string) (store.ItemQuery, 
 	return q, nil
 }
 
-func itemConnection(tenantID string, q store.ItemQuery, items []*store.Item, more bool) *model.ItemConnection {
+func itemConnection(p *store.Principal, q store.ItemQuery, items []*store.Item, more bool) *model.ItemConnection {
 	cursor := func(it *store.Item) string { return encodeCursor(it.ID) }
 	if q.ChangedSince != nil {
 		cursor = encodeChangeCursor
 	}
 	c := &model.ItemConnection{
-		Edges:    make([]*model.ItemEdge, len(items)),
-		Nodes:    items,
-		PageInfo: &model.PageInfo{HasNextPage: more},
-		TenantID: tenantID,
-		Query:    q,
+		Edges:     make([]*model.ItemEdge, len(items)),
+		Nodes:     items,
+		PageInfo:  &model.PageInfo{HasNextPage: more},
+		Principal: p,
+		Query:     q,
 	}
 	for i, it := range items {
 		c.Edges[i] = &model.ItemEdge{Cursor: cursor(it), Node: it}

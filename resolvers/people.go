@@ -47,6 +47,11 @@ func (r *Resolver) createPerson(ctx context.Context, in model.CreatePersonInput)
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorizeAll(ctx, p, in.ImageIds, func(id string) error {
+		return store.Invalid("imageIds: item %s does not exist", id)
+	}); err != nil {
+		return nil, err
+	}
 	return r.Store.CreatePerson(ctx, p, store.NewPerson{
 		Name: in.Name, Description: in.Description, ImageIDs: in.ImageIds,
 	})

@@ -32,6 +32,14 @@ func (r *Resolver) setRelations(ctx context.Context, input model.SetRelationsInp
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, input.ItemID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
+	if err := r.authorizeAll(ctx, p, input.RelatedItemIds, func(id string) error {
+		return store.Invalid("item %s does not exist", id)
+	}); err != nil {
+		return nil, err
+	}
 	rels, err := r.Store.SetRelations(ctx, p, input.ItemID, input.RelationType, input.RelatedItemIds)
 	if err != nil {
 		return nil, err
@@ -42,6 +50,9 @@ func (r *Resolver) setRelations(ctx context.Context, input model.SetRelationsInp
 func (r *Resolver) deleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, input.ItemID, true, store.NotFound()); err != nil {
 		return nil, err
 	}
 	rels, err := r.Store.DeleteRelation(ctx, p, input.ItemID, input.RelationType, input.RelatedItemID)

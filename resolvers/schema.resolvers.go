@@ -108,7 +108,7 @@ func (r *itemResolver) TimedTranscriptURL(ctx context.Context, obj *store.Item) 
 
 // TotalCount is the resolver for the totalCount field.
 func (r *itemConnectionResolver) TotalCount(ctx context.Context, obj *model.ItemConnection) (int, error) {
-	return r.Store.CountItems(ctx, obj.TenantID, obj.Query)
+	return r.Store.CountItems(ctx, obj.Principal, obj.Query)
 }
 
 func (r *itemConnectionResolver) NextToken(ctx context.Context, obj *model.ItemConnection) (*string, error) {
@@ -141,6 +141,9 @@ func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInp
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, input.ID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	it, _, err := r.Store.DeleteItem(ctx, p, input.ID)
 	if err != nil {
 		return nil, err
@@ -154,6 +157,9 @@ func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDI
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, input.ID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	it, err := r.Store.UndeleteItem(ctx, p, input.ID)
 	if err != nil {
 		return nil, err
@@ -165,6 +171,9 @@ func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDI
 func (r *mutationResolver) ToggleArchive(ctx context.Context, input model.ItemIDInput) (*model.ToggleArchivePayload, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, input.ID, true, store.NotFound()); err != nil {
 		return nil, err
 	}
 	it, archived, folder, err := r.Store.ToggleArchive(ctx, p, input.ID)
@@ -338,7 +347,7 @@ func (r *queryResolver) Item(ctx context.Context, id string) (*store.Item, error
 	if err != nil {
 		return nil, err
 	}
-	return r.Store.Item(ctx, p.TenantID, id)
+	return r.Store.Item(ctx, p, id)
 }
 
 // Items is the resolver for the items field.
@@ -351,12 +360,12 @@ func (r *queryResolver) Items(ctx context.Context, first *int, after *string, fi
 	if err != nil {
 		return nil, err
 	}
-	items, more, err := r.Store.ListItems(ctx, p.TenantID, q)
+	items, more, err := r.Store.ListItems(ctx, p, q)
 	if err != nil {
 		return nil, err
 	}
 	r.loaders(ctx).HintItems(items)
-	return itemConnection(p.TenantID, q, items, more), nil
+	return itemConnection(p, q, items, more), nil
 }
 
 // Folder is the resolver for the folder field.
@@ -365,7 +374,7 @@ func (r *queryResolver) Folder(ctx context.Context, id string) (*store.Folder, e
 	if err != nil {
 		return nil, err
 	}
-	return r.Store.Folder(ctx, p.TenantID, id)
+	return r.Store.Folder(ctx, p, id)
 }
 
 // ItemAnalytics is the resolver for the itemAnalytics field.
@@ -375,7 +384,7 @@ func (r *queryResolver) ItemAnalytics(ctx context.Context, filter *model.AuditFi
 		return nil, err
 	}
 	q := auditQuery(filter, from, size)
-	hits, total, err := r.Store.SearchAudit(ctx, p.TenantID, q)
+	hits, total, err := r.Store.SearchAudit(ctx, p, q)
 	if err != nil {
 		return nil, err
 	}

@@ -19,12 +19,12 @@ func (r *Resolver) itemChanges(ctx context.Context, since time.Time, first *int,
 	if err != nil {
 		return nil, err
 	}
-	items, more, err := r.Store.ListItems(ctx, p.TenantID, q)
+	items, more, err := r.Store.ListItems(ctx, p, q)
 	if err != nil {
 		return nil, err
 	}
 	r.loaders(ctx).HintItems(items)
-	return itemConnection(p.TenantID, q, items, more), nil
+	return itemConnection(p, q, items, more), nil
 }
 
 // search is the full-text search over the tenant's live items.
@@ -34,7 +34,7 @@ func (r *Resolver) search(ctx context.Context, searchString, folderID *string, i
 		return nil, err
 	}
 	q := searchQuery(searchString, folderID, includeSubfolders, includeFolders, from, itemsPerPage)
-	total, items, err := r.Store.Search(ctx, p.TenantID, q)
+	total, items, err := r.Store.Search(ctx, p, q)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,9 @@ func (r *Resolver) createThumbnail(ctx context.Context, input model.CreateThumbn
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, input.ItemID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	key := itemFilesPrefix(p.TenantID, input.ItemID) + "thumbnails/" +
 		strconv.Itoa(input.PositionMs) + "-" + uuid.NewString()
 	th, oldKey, err := r.Store.CreateThumbnail(ctx, p.TenantID, input.ItemID, int64(input.PositionMs), input.Width, input.Height, key)

@@ -23,6 +23,9 @@ func (r *Resolver) updateTranscript(ctx context.Context, input model.UpdateTrans
 	if err != nil {
 		return nil, err
 	}
+	if err := r.authorize(ctx, p, input.ItemID, true, store.NotFound()); err != nil {
+		return nil, err
+	}
 	if err := store.ValidateTranscript(input.LanguageCode, input.TimedTranscript); err != nil {
 		return nil, err
 	}

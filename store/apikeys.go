@@ -22,13 +22,21 @@ type KeyRecord struct {
 	IsAdmin     bool           `db:"is_admin"`
 	Deactivated bool           `db:"deactivated"`
 	Groups      pq.StringArray `db:"groups"`
+	GroupIDs    pq.StringArray `db:"group_ids"`
 }
 
 // Principal is the identity the key proves.
 func (k *KeyRecord) Principal() *Principal {
+	tokens := make([]string, 0, 2*len(k.Groups))
+	for i, name := range k.Groups {
+		tokens = append(tokens, k.TenantID+":"+name)
+		if i < len(k.GroupIDs) {
+			tokens = append(tokens, k.GroupIDs[i])
+		}
+	}
 	return &Principal{
 		TenantID: k.TenantID, UserID: k.UserID, Email: k.Email,
-		IsAdmin: k.IsAdmin, Groups: []string(k.Groups), KeyID: k.KeyID,
+		IsAdmin: k.IsAdmin, Groups: []string(k.Groups), Tokens: tokens, KeyID: k.KeyID,
 	}
 }
 
@@ -40,7 +48,11 @@ SELECT k.tenant_id, k.id, k.user_id, k.secret_hash, k.is_active, k.expires_on,
        ARRAY(SELECT g.name FROM user_groups ug
              JOIN groups g ON g.tenant_id = ug.tenant_id AND g.id = ug.group_id
              WHERE ug.tenant_id = k.tenant_id AND ug.user_id = k.user_id
-             ORDER BY g.name) AS groups
+             ORDER BY g.name) AS groups,
+       ARRAY(SELECT g.id::text FROM user_groups ug
+             JOIN groups g ON g.tenant_id = ug.tenant_id AND g.id = ug.group_id
+             WHERE ug.tenant_id = k.tenant_id AND ug.user_id = k.user_id
+             ORDER BY g.name) AS group_ids
 FROM api_keys k
 JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
 WHERE k.id = $1`

@@ -139,16 +139,26 @@ WHERE a.tenant_id = $1
   AND ($3::text IS NULL OR a.action_type = $3)
   AND ($4::uuid IS NULL OR a.executed_by = $4)
   AND ($5::timestamptz IS NULL OR a.executed_on >= $5)
-  AND ($6::timestamptz IS NULL OR a.executed_on < $6)`
+  AND ($6::timestamptz IS NULL OR a.executed_on < $6)
+  AND ` + auditVisible78
 	searchAuditSQL = `SELECT ` + auditColumns + ` FROM audit_records a` + auditWhere + `
-ORDER BY a.executed_on DESC, a.id DESC OFFSET $7 LIMIT $8`
+ORDER BY a.executed_on DESC, a.id DESC OFFSET $9 LIMIT $10`
 	countAuditSQL = `SELECT count(*) FROM audit_records a` + auditWhere
-	auditByIDsSQL = `SELECT ` + auditColumns + ` FROM audit_records a WHERE a.tenant_id = $1 AND a.id = ANY($2::uuid[])`
+	auditByIDsSQL = `SELECT ` + auditColumns + ` FROM audit_records a
+WHERE a.tenant_id = $1 AND a.id = ANY($2::uuid[]) AND ` + auditVisible34
+
+	// A non-admin sees the records of the items it may see (records of
+	// items purged since are admins' only).
+	auditVisible78 = `($8::text[] IS NULL OR EXISTS (SELECT 1 FROM items i WHERE i.tenant_id = a.tenant_id AND i.id = a.item_id
+    AND loupe_item_visible(i.tenant_id, i.id, i.item_type, i.owner_id, i.visible_to, $7::uuid, $8::text[])))`
+	auditVisible34 = `($4::text[] IS NULL OR EXISTS (SELECT 1 FROM items i WHERE i.tenant_id = a.tenant_id AND i.id = a.item_id
+    AND loupe_item_visible(i.tenant_id, i.id, i.item_type, i.owner_id, i.visible_to, $3::uuid, $4::text[])))`
 )
 
-// SearchAudit returns one page of the tenant's audit records, newest first,
-// and how many match in all. Returns EINVALID for bad paging.
-func (s *Store) SearchAudit(ctx context.Context, tenantID string, q AuditQuery) ([]*AuditRecord, int, error) {
+// SearchAudit returns one page of the tenant's audit records the principal
+// may see, newest first, and how many match in all. Returns EINVALID for bad
+// paging.
+func (s *Store) SearchAudit(ctx context.Context, p *Principal, q AuditQuery) ([]*AuditRecord, int, error) {
 	if err := q.Validate(); err != nil {
 		return nil, 0, err
 	}
@@ -156,7 +166,8 @@ func (s *Store) SearchAudit(ctx context.Context, tenantID string, q AuditQuery) 
 	if (q.ItemID != "" && !validID(q.ItemID)) || (q.ExecutedBy != "" && !validID(q.ExecutedBy)) {
 		return []*AuditRecord{}, 0, nil
 	}
-	args := []any{tenantID, nullString(q.ItemID), nullString(string(q.ActionType)), nullString(q.ExecutedBy), q.Since, q.Until}
+	args := []any{p.TenantID, nullString(q.ItemID), nullString(string(q.ActionType)), nullString(q.ExecutedBy),
+		q.Since, q.Until, p.UserID, p.aclTokens()}
 	var total int
 	if err := s.db.GetContext(ctx, &total, countAuditSQL, args...); err != nil {
 		return nil, 0, fmt.Errorf("store: unable to count audit records: %w", err)
@@ -170,15 +181,16 @@ func (s *Store) SearchAudit(ctx context.Context, tenantID string, q AuditQuery) 
 	return hits, total, nil
 }
 
-// AuditRecordsByIDs returns the records among ids, keyed by id.
-func (s *Store) AuditRecordsByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*AuditRecord, error) {
+// AuditRecordsByIDs returns the records among ids the principal may see,
+// keyed by id.
+func (s *Store) AuditRecordsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*AuditRecord, error) {
 	out := map[string]*AuditRecord{}
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var recs []*AuditRecord
-	if err := s.db.SelectContext(ctx, &recs, auditByIDsSQL, tenantID, stringArray(ids)); err != nil {
+	if err := s.db.SelectContext(ctx, &recs, auditByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch audit records: %w", err)
 	}
 	for _, r := range recs {

@@ -46,8 +46,11 @@ const (
 	commentByIDSQL = `SELECT ` + commentColumns + `
 FROM comments c WHERE c.tenant_id = $1 AND c.id = $2`
 
+	// A comment is visible with its item.
 	commentsByIDsSQL = `SELECT ` + commentColumns + `
-FROM comments c WHERE c.tenant_id = $1 AND c.id = ANY($2::uuid[])`
+FROM comments c JOIN items i ON i.tenant_id = c.tenant_id AND i.id = c.item_id
+WHERE c.tenant_id = $1 AND c.id = ANY($2::uuid[])
+  AND loupe_item_visible(i.tenant_id, i.id, i.item_type, i.owner_id, i.visible_to, $3::uuid, $4::text[])`
 
 	// commentsPageSQL walks comments_item_idx from a keyset position.
 	commentsPageSQL = `SELECT ` + commentColumns + `
@@ -214,15 +217,16 @@ func (s *Store) Comment(ctx context.Context, tenantID, id string) (*Comment, err
 	return getComment(ctx, s.db, tenantID, id)
 }
 
-// CommentsByIDs returns the comments among ids, keyed by id, in one query.
-func (s *Store) CommentsByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*Comment, error) {
+// CommentsByIDs returns the comments among ids whose item the principal may
+// see, keyed by id, in one query.
+func (s *Store) CommentsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Comment, error) {
 	out := make(map[string]*Comment, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var rows []*Comment
-	if err := s.db.SelectContext(ctx, &rows, commentsByIDsSQL, tenantID, stringArray(ids)); err != nil {
+	if err := s.db.SelectContext(ctx, &rows, commentsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch comments: %w", err)
 	}
 	for _, c := range rows {

@@ -48,6 +48,9 @@ func NotFound() *Error { return &Error{Kind: ENOTFOUND, Message: MsgNotFound} }
 // Invalid is a 400 naming what is wrong with the input.
 func Invalid(format string, args ...any) *Error { return Errorf(EINVALID, format, args...) }
 
+// Forbidden is a 403 saying what the principal may not do.
+func Forbidden(format string, args ...any) *Error { return Errorf(EFORBIDDEN, format, args...) }
+
 // ErrorKind returns the kind of err, or EINTERNAL for errors that are not
 // *Error (those are never shown to clients).
 func ErrorKind(err error) string {

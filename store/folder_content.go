@@ -26,58 +26,87 @@ ARRAY(SELECT f.folder_id FROM item_folders f
       WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.position) AS folder_parents`
 
 // The page is cut from item_folders alone (item_folders_by_name_idx or
-// item_folders_live_idx), then only its rows are joined with items.
-var folderContentSQL = map[[2]bool]string{}
+// item_folders_live_idx), then only its rows are joined with items. Keyed by
+// (by name, descending, for a non-admin): a non-admin's listing leaves out
+// the subfolders it may not see (the folder's other children are visible
+// through the folder itself).
+var folderContentSQL = map[[3]bool]string{}
+
+// subfolderVisible is the non-admin filter of a content link l, with the
+// user at $u and the tokens at $t.
+func subfolderVisible(u, t int) string {
+	return ` AND (l.child_type <> 'folder' OR EXISTS (SELECT 1 FROM items f
+    WHERE f.tenant_id = l.tenant_id AND f.id = l.item_id AND ` + admitsSQL("f", u, t) + `))`
+}
 
 func init() {
 	for _, byName := range []bool{false, true} {
 		for _, desc := range []bool{false, true} {
-			order := "l.item_id"
-			if byName {
-				order = "l.child_name, l.item_id"
-			}
-			if desc {
-				order = "l.child_name DESC, l.item_id DESC"
-				if !byName {
-					order = "l.item_id DESC"
+			for _, filtered := range []bool{false, true} {
+				order := "l.item_id"
+				if byName {
+					order = "l.child_name, l.item_id"
 				}
-			}
-			folderContentSQL[[2]bool{byName, desc}] = `
+				if desc {
+					order = "l.child_name DESC, l.item_id DESC"
+					if !byName {
+						order = "l.item_id DESC"
+					}
+				}
+				filter := ""
+				if filtered {
+					filter = subfolderVisible(5, 6)
+				}
+				folderContentSQL[[3]bool{byName, desc, filtered}] = `
 WITH page AS (
     SELECT l.item_id, row_number() OVER () AS n FROM (
         SELECT l.item_id FROM item_folders l
-        WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted
+        WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted` + filter + `
         ORDER BY ` + order + ` OFFSET $3 LIMIT $4) l)
 SELECT ` + entryColumns + `
 FROM page JOIN items i ON i.tenant_id = $1 AND i.id = page.item_id
 ORDER BY page.n`
+			}
 		}
 	}
 }
 
 const countFolderContentSQL = `
-SELECT count(*) FROM item_folders WHERE tenant_id = $1 AND folder_id = $2 AND NOT child_deleted`
+SELECT count(*) FROM item_folders l WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted`
 
-// FolderContent returns a page of a live folder's content and its size.
-// Returns ENOTFOUND for an unknown folder, EINVALID for bad paging.
-func (s *Store) FolderContent(ctx context.Context, tenantID, folderID string, q ContentQuery) ([]*FolderEntry, int, error) {
+var countVisibleFolderContentSQL = countFolderContentSQL + subfolderVisible(3, 4)
+
+// FolderContent returns a page of a live folder's content that the
+// principal may see, and its size. Returns ENOTFOUND for an unknown or
+// invisible folder, EINVALID for bad paging.
+func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string, q ContentQuery) ([]*FolderEntry, int, error) {
 	if q.From < 0 {
 		return nil, 0, Invalid("from must not be negative")
 	}
 	if q.Size < 1 || q.Size > MaxContentPage {
 		return nil, 0, Invalid("size must be between 1 and %d", MaxContentPage)
 	}
-	if _, err := s.Folder(ctx, tenantID, folderID); err != nil {
+	if _, err := s.Folder(ctx, p, folderID); err != nil {
 		return nil, 0, err
 	}
 	var total int
-	if err := s.db.GetContext(ctx, &total, countFolderContentSQL, tenantID, folderID); err != nil {
+	var err error
+	if p.IsAdmin {
+		err = s.db.GetContext(ctx, &total, countFolderContentSQL, p.TenantID, folderID)
+	} else {
+		err = s.db.GetContext(ctx, &total, countVisibleFolderContentSQL, p.TenantID, folderID, p.UserID, p.aclTokens())
+	}
+	if err != nil {
 		return nil, 0, fmt.Errorf("store: unable to count folder content: %w", err)
 	}
 	hits := []*FolderEntry{}
 	if total > q.From {
-		query := folderContentSQL[[2]bool{q.ByName, q.Desc}]
-		if err := s.db.SelectContext(ctx, &hits, query, tenantID, folderID, q.From, q.Size); err != nil {
+		query := folderContentSQL[[3]bool{q.ByName, q.Desc, !p.IsAdmin}]
+		args := []any{p.TenantID, folderID, q.From, q.Size}
+		if !p.IsAdmin {
+			args = append(args, p.UserID, p.aclTokens())
+		}
+		if err := s.db.SelectContext(ctx, &hits, query, args...); err != nil {
 			return nil, 0, fmt.Errorf("store: unable to list folder content: %w", err)
 		}
 	}
@@ -86,10 +115,11 @@ func (s *Store) FolderContent(ctx context.Context, tenantID, folderID string, q 
 
 // Subfolders: a keyset connection by (name, id).
 
-const subfoldersSQL = `SELECT ` + folderColumns + `
+var subfoldersSQL = `SELECT ` + folderColumns + `
 FROM item_folders l JOIN items i ON i.tenant_id = l.tenant_id AND i.id = l.item_id
 WHERE l.tenant_id = $1 AND l.folder_id = $2 AND l.child_type = 'folder' AND NOT l.child_deleted
   AND ($3::text IS NULL OR (l.child_name, l.item_id) > ($3::text, $4::uuid))
+  AND ` + admitsSQL("i", 6, 7) + `
 ORDER BY l.child_name, l.item_id LIMIT $5`
 
 // SubfolderCursor encodes a position in a folder's subfolders.
@@ -98,9 +128,9 @@ func SubfolderCursor(f *Folder) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Subfolders returns a page of a folder's live subfolders by name, after a
+// Subfolders returns a page of a folder's live subfolders the principal may see, by name, after a
 // cursor, and whether more follow. Returns EINVALID for a bad cursor or size.
-func (s *Store) Subfolders(ctx context.Context, tenantID, folderID, after string, first int) ([]*Folder, bool, error) {
+func (s *Store) Subfolders(ctx context.Context, p *Principal, folderID, after string, first int) ([]*Folder, bool, error) {
 	if first < 1 || first > MaxItemPage {
 		return nil, false, Invalid("first must be between 1 and %d", MaxItemPage)
 	}
@@ -117,7 +147,7 @@ func (s *Store) Subfolders(ctx context.Context, tenantID, folderID, after string
 	if !validID(folderID) {
 		return out, false, nil
 	}
-	if err := s.db.SelectContext(ctx, &out, subfoldersSQL, tenantID, folderID, name, id, first+1); err != nil {
+	if err := s.db.SelectContext(ctx, &out, subfoldersSQL, p.TenantID, folderID, name, id, first+1, p.UserID, p.aclTokens()); err != nil {
 		return nil, false, fmt.Errorf("store: unable to list subfolders: %w", err)
 	}
 	more := len(out) > first

@@ -48,26 +48,32 @@ EXISTS (SELECT 1 FROM item_folders c
 const (
 	folderByIDSQL = `SELECT ` + folderColumns + `
 FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.item_type = 'folder' AND i.deleted_on IS NULL`
+)
+
+var (
+	visibleFolderByIDSQL = folderByIDSQL + ` AND ` + admitsSQL("i", 3, 4)
 
 	foldersByIDsSQL = `SELECT ` + folderColumns + `
 FROM items i
-WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.item_type = 'folder' AND i.deleted_on IS NULL`
+WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.item_type = 'folder' AND i.deleted_on IS NULL
+  AND ` + admitsSQL("i", 3, 4)
 
+	// An item's folders leave out those the principal may not see.
 	foldersOfItemsSQL = `SELECT l.item_id AS child_id, ` + folderColumns + `
 FROM item_folders l
 JOIN items i ON i.tenant_id = l.tenant_id AND i.id = l.folder_id
-WHERE l.tenant_id = $1 AND l.item_id = ANY($2::uuid[]) AND i.deleted_on IS NULL
+WHERE l.tenant_id = $1 AND l.item_id = ANY($2::uuid[]) AND i.deleted_on IS NULL AND ` + admitsSQL("i", 3, 4) + `
 ORDER BY l.item_id, l.position`
 )
 
-// Folder returns one live folder. Returns ENOTFOUND when there is no such
-// live folder in the tenant.
-func (s *Store) Folder(ctx context.Context, tenantID, id string) (*Folder, error) {
+// Folder returns one live folder the principal may see. Returns ENOTFOUND
+// when there is no such live folder in the tenant, or it is not visible.
+func (s *Store) Folder(ctx context.Context, p *Principal, id string) (*Folder, error) {
 	if !validID(id) {
 		return nil, NotFound()
 	}
 	var f Folder
-	if err := s.db.GetContext(ctx, &f, folderByIDSQL, tenantID, id); err != nil {
+	if err := s.db.GetContext(ctx, &f, visibleFolderByIDSQL, p.TenantID, id, p.UserID, p.aclTokens()); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, NotFound()
 		}
@@ -76,15 +82,16 @@ func (s *Store) Folder(ctx context.Context, tenantID, id string) (*Folder, error
 	return &f, nil
 }
 
-// FoldersByIDs returns the live folders among ids, keyed by id, in one query.
-func (s *Store) FoldersByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*Folder, error) {
+// FoldersByIDs returns the live folders among ids that the principal may
+// see, keyed by id, in one query.
+func (s *Store) FoldersByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Folder, error) {
 	out := make(map[string]*Folder, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var folders []*Folder
-	if err := s.db.SelectContext(ctx, &folders, foldersByIDsSQL, tenantID, stringArray(ids)); err != nil {
+	if err := s.db.SelectContext(ctx, &folders, foldersByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch folders: %w", err)
 	}
 	for _, f := range folders {
@@ -93,9 +100,9 @@ func (s *Store) FoldersByIDs(ctx context.Context, tenantID string, ids []string)
 	return out, nil
 }
 
-// FoldersOfItems returns, per item id, the live folders the item sits in, in
-// folderParents order, in one query.
-func (s *Store) FoldersOfItems(ctx context.Context, tenantID string, itemIDs []string) (map[string][]*Folder, error) {
+// FoldersOfItems returns, per item id, the live folders the item sits in
+// that the principal may see, in folderParents order, in one query.
+func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []string) (map[string][]*Folder, error) {
 	out := make(map[string][]*Folder, len(itemIDs))
 	itemIDs = validIDs(itemIDs)
 	if len(itemIDs) == 0 {
@@ -105,7 +112,7 @@ func (s *Store) FoldersOfItems(ctx context.Context, tenantID string, itemIDs []s
 		ChildID string `db:"child_id"`
 		Folder
 	}
-	if err := s.db.SelectContext(ctx, &rows, foldersOfItemsSQL, tenantID, stringArray(itemIDs)); err != nil {
+	if err := s.db.SelectContext(ctx, &rows, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch folders of items: %w", err)
 	}
 	for i := range rows {

@@ -144,7 +144,7 @@ func (s *Store) UpdateFolder(ctx context.Context, p *Principal, u FolderUpdate) 
 			}
 		}
 		if u.Parent != nil || u.ToTop {
-			if err := moveFolderTx(ctx, tx, p.TenantID, u.ID, u.Parent); err != nil {
+			if err := moveFolderTx(ctx, tx, p, u.ID, u.Parent); err != nil {
 				return err
 			}
 		}
@@ -158,11 +158,12 @@ func (s *Store) UpdateFolder(ctx context.Context, p *Principal, u FolderUpdate) 
 	if err != nil {
 		return nil, err
 	}
-	return s.Folder(ctx, p.TenantID, u.ID)
+	return s.Folder(ctx, p, u.ID)
 }
 
 // moveFolderTx puts a folder under parent (nil: at the top).
-func moveFolderTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string, parent *string) error {
+func moveFolderTx(ctx context.Context, tx *sqlx.Tx, p *Principal, id string, parent *string) error {
+	tenantID := p.TenantID
 	if parent != nil {
 		if !validID(*parent) {
 			return Invalid(MsgParentMissing)
@@ -179,6 +180,12 @@ func moveFolderTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string, parent 
 		}
 		if t.Cycle {
 			return Invalid(msgMoveIntoSelf)
+		}
+		if err := checkParentsTx(ctx, tx, p, []string{*parent}); err != nil {
+			if ErrorKind(err) == EINVALID {
+				return Invalid(MsgParentMissing) // invisible answers like missing
+			}
+			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, unlinkFolderSQL, tenantID, id); err != nil {
@@ -261,7 +268,7 @@ func (s *Store) SetFolderMetadata(ctx context.Context, p *Principal, id string, 
 	if err != nil {
 		return nil, err
 	}
-	return s.Folder(ctx, p.TenantID, id)
+	return s.Folder(ctx, p, id)
 }
 
 func folderTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string) (*Folder, error) {
@@ -280,15 +287,19 @@ const (
 	folderPathLockClass = 0x4650 // "FP"
 	lockFolderPathsSQL  = `SELECT pg_advisory_xact_lock($2::int, hashtext($1::text))`
 
+	// Folders the principal may not see are not found: the path gets its
+	// own folder beside them.
 	childFolderSQL = `
-SELECT l.item_id FROM item_folders l
+SELECT l.item_id FROM item_folders l JOIN items i ON i.tenant_id = l.tenant_id AND i.id = l.item_id
 WHERE l.tenant_id = $1 AND l.folder_id = $2 AND l.child_type = 'folder' AND NOT l.child_deleted AND l.child_name = $3
+  AND loupe_admits(i.visible_to, i.owner_id, $4::uuid, $5::text[])
 ORDER BY l.item_id LIMIT 1`
 
 	topFolderSQL = `
 SELECT i.id FROM items i
 WHERE i.tenant_id = $1 AND i.item_type = 'folder' AND i.deleted_on IS NULL AND i.title = $2
   AND NOT EXISTS (SELECT 1 FROM item_folders l WHERE l.tenant_id = i.tenant_id AND l.item_id = i.id)
+  AND loupe_admits(i.visible_to, i.owner_id, $3::uuid, $4::text[])
 ORDER BY i.id LIMIT 1`
 )
 
@@ -320,9 +331,9 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string)
 			var found []string
 			var err error
 			if parent == "" {
-				err = tx.SelectContext(ctx, &found, topFolderSQL, p.TenantID, name)
+				err = tx.SelectContext(ctx, &found, topFolderSQL, p.TenantID, name, p.UserID, p.aclTokens())
 			} else {
-				err = tx.SelectContext(ctx, &found, childFolderSQL, p.TenantID, parent, name)
+				err = tx.SelectContext(ctx, &found, childFolderSQL, p.TenantID, parent, name, p.UserID, p.aclTokens())
 			}
 			if err != nil {
 				return fmt.Errorf("store: unable to look up folder %q: %w", name, err)
@@ -347,7 +358,7 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string)
 	if err != nil {
 		return nil, err
 	}
-	byID, err := s.FoldersByIDs(ctx, p.TenantID, ids)
+	byID, err := s.FoldersByIDs(ctx, p, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -404,14 +415,11 @@ func (s *Store) changeFolders(ctx context.Context, p *Principal, itemID, from, t
 			return Invalid("folders move with updateFolder (POST /api/v1/folders/{folderId} with parent)")
 		}
 		if to != "" {
-			var found []string
-			if validID(to) {
-				if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray([]string{to})); err != nil {
-					return fmt.Errorf("store: unable to check folder: %w", err)
-				}
-			}
-			if len(found) == 0 {
+			if !validID(to) {
 				return Invalid("folder %s does not exist", to)
+			}
+			if err := checkParentsTx(ctx, tx, p, []string{to}); err != nil {
+				return err
 			}
 		}
 		var (

@@ -126,13 +126,13 @@ func (s *Store) MigrateMediaLocation(ctx context.Context, tenantID, itemID strin
 // MaxExternalIDs bounds one external-id lookup.
 const MaxExternalIDs = 100
 
-const itemsByExternalIDSQL = `
-SELECT external_id, id FROM items
-WHERE tenant_id = $1 AND external_id = ANY($2::text[]) AND deleted_on IS NULL`
+var itemsByExternalIDSQL = `
+SELECT i.external_id, i.id FROM items i
+WHERE i.tenant_id = $1 AND i.external_id = ANY($2::text[]) AND i.deleted_on IS NULL AND ` + visibleItem
 
 // ItemsByExternalIDs answers, in the order asked, which live item has each
 // external id. Returns EINVALID for none or too many ids.
-func (s *Store) ItemsByExternalIDs(ctx context.Context, tenantID string, externalIDs []string) ([]*ExternalIDMatch, error) {
+func (s *Store) ItemsByExternalIDs(ctx context.Context, p *Principal, externalIDs []string) ([]*ExternalIDMatch, error) {
 	if len(externalIDs) == 0 || len(externalIDs) > MaxExternalIDs {
 		return nil, Invalid("give 1 to %d external ids", MaxExternalIDs)
 	}
@@ -140,7 +140,7 @@ func (s *Store) ItemsByExternalIDs(ctx context.Context, tenantID string, externa
 		ExternalID string `db:"external_id"`
 		ID         string `db:"id"`
 	}
-	if err := s.db.SelectContext(ctx, &rows, itemsByExternalIDSQL, tenantID, stringArray(externalIDs)); err != nil {
+	if err := s.db.SelectContext(ctx, &rows, itemsByExternalIDSQL, p.TenantID, stringArray(externalIDs), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to look up external ids: %w", err)
 	}
 	found := make(map[string]string, len(rows))
@@ -167,6 +167,7 @@ WITH RECURSIVE up(item_id, pos, folder_id, depth, path) AS (
            ARRAY[jsonb_build_object('id', f.id, 'name', f.title)]
     FROM item_folders l
     JOIN items f ON f.tenant_id = l.tenant_id AND f.id = l.folder_id AND f.deleted_on IS NULL
+     AND loupe_admits(f.visible_to, f.owner_id, $3::uuid, $4::text[])
     WHERE l.tenant_id = $1 AND l.item_id = ANY($2::uuid[])
   UNION ALL
     SELECT up.item_id, up.pos, p.folder_id, up.depth + 1,
@@ -174,14 +175,17 @@ WITH RECURSIVE up(item_id, pos, folder_id, depth, path) AS (
     FROM up
     JOIN item_folders p ON p.tenant_id = $1 AND p.item_id = up.folder_id AND p.position = 1
     JOIN items f ON f.tenant_id = p.tenant_id AND f.id = p.folder_id AND f.deleted_on IS NULL
+     AND loupe_admits(f.visible_to, f.owner_id, $3::uuid, $4::text[])
     WHERE up.depth < 64
 )
 SELECT DISTINCT ON (item_id, pos) item_id, to_jsonb(path) AS path
 FROM up ORDER BY item_id, pos, depth DESC`
 
 // AncestryOfItems returns, per item, the folder path to each folder it sits
-// in (in folderParents order), each path from the top folder down.
-func (s *Store) AncestryOfItems(ctx context.Context, tenantID string, itemIDs []string) (map[string][][]*PathEntry, error) {
+// in (in folderParents order), each path from the top folder down. Folders
+// the principal may not see end a path (it starts below them) or, for the
+// folder the item sits in, leave the path out.
+func (s *Store) AncestryOfItems(ctx context.Context, p *Principal, itemIDs []string) (map[string][][]*PathEntry, error) {
 	out := make(map[string][][]*PathEntry, len(itemIDs))
 	itemIDs = validIDs(itemIDs)
 	if len(itemIDs) == 0 {
@@ -191,7 +195,7 @@ func (s *Store) AncestryOfItems(ctx context.Context, tenantID string, itemIDs []
 		ItemID string `db:"item_id"`
 		Path   JSON   `db:"path"`
 	}
-	if err := s.db.SelectContext(ctx, &rows, ancestrySQL, tenantID, stringArray(itemIDs)); err != nil {
+	if err := s.db.SelectContext(ctx, &rows, ancestrySQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch ancestry: %w", err)
 	}
 	for _, r := range rows {

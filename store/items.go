@@ -220,23 +220,31 @@ FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL`
 	// itemAnyStateSQL also finds items in the recycle bin.
 	itemAnyStateSQL = `SELECT ` + itemColumns + `
 FROM items i WHERE i.tenant_id = $1 AND i.id = $2`
-
-	itemsByIDsSQL = `SELECT ` + itemColumns + `
-FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL`
 )
 
-// Item returns one live item of the tenant. Returns ENOTFOUND if it does not
-// exist, is deleted, or belongs to another tenant.
-func (s *Store) Item(ctx context.Context, tenantID, id string) (*Item, error) {
-	return getItem(ctx, s.db, itemByIDSQL, tenantID, id)
+var itemsByIDsSQL = `SELECT ` + itemColumns + `
+FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL AND ` + visibleItem
+
+// visibleItem filters items aliased i to those the principal at $3 with
+// the tokens $4 may see.
+var visibleItem = visibleSQL("i", 3, 4)
+
+// visibleItemByIDSQL is itemByIDSQL for a principal.
+var visibleItemByIDSQL = itemByIDSQL + ` AND ` + visibleItem
+
+// Item returns one live item of the principal's tenant that the principal
+// may see. Returns ENOTFOUND if it does not exist, is deleted, belongs to
+// another tenant or is not visible.
+func (s *Store) Item(ctx context.Context, p *Principal, id string) (*Item, error) {
+	return getItem(ctx, s.db, visibleItemByIDSQL, p.TenantID, id, p.UserID, p.aclTokens())
 }
 
-func getItem(ctx context.Context, q queryer, query, tenantID, id string) (*Item, error) {
+func getItem(ctx context.Context, q queryer, query, tenantID, id string, more ...any) (*Item, error) {
 	if !validID(id) {
 		return nil, NotFound()
 	}
 	var it Item
-	if err := q.GetContext(ctx, &it, query, tenantID, id); err != nil {
+	if err := q.GetContext(ctx, &it, query, append([]any{tenantID, id}, more...)...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, NotFound()
 		}
@@ -245,15 +253,16 @@ func getItem(ctx context.Context, q queryer, query, tenantID, id string) (*Item,
 	return &it, decodeMedia(&it)
 }
 
-// ItemsByIDs returns the live items among ids, keyed by id, in one query.
-func (s *Store) ItemsByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*Item, error) {
+// ItemsByIDs returns the live items among ids that the principal may see,
+// keyed by id, in one query.
+func (s *Store) ItemsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Item, error) {
 	out := make(map[string]*Item, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var items []*Item
-	if err := s.db.SelectContext(ctx, &items, itemsByIDsSQL, tenantID, stringArray(ids)); err != nil {
+	if err := s.db.SelectContext(ctx, &items, itemsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch items: %w", err)
 	}
 	if err := decodeMedia(items...); err != nil {

@@ -50,9 +50,11 @@ func (q *ItemQuery) Validate() error {
 // sql builds the query from constant fragments. With a folder filter it walks
 // item_folders_folder_idx in id order; without, the items primary key. The
 // poll of changes walks items_modified_idx (tenant_id, modified_on, id).
-func (q *ItemQuery) sql(count bool) (string, []any) {
+//
+// A non-admin's items are filtered by what the principal may see.
+func (q *ItemQuery) sql(count bool, p *Principal) (string, []any) {
 	var b strings.Builder
-	args := []any{nil} // $1 is the tenant
+	args := []any{p.TenantID} // $1 is the tenant
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
@@ -62,9 +64,10 @@ func (q *ItemQuery) sql(count bool) (string, []any) {
 	} else {
 		b.WriteString("SELECT " + itemColumns + " FROM items i")
 	}
-	key := "i.id"
+	key, folder := "i.id", ""
 	if q.FolderID != "" {
-		b.WriteString(" JOIN item_folders f ON f.tenant_id = i.tenant_id AND f.item_id = i.id AND f.folder_id = " + arg(q.FolderID) + "::uuid")
+		folder = arg(q.FolderID)
+		b.WriteString(" JOIN item_folders f ON f.tenant_id = i.tenant_id AND f.item_id = i.id AND f.folder_id = " + folder + "::uuid")
 		key = "f.item_id"
 	}
 	b.WriteString(" WHERE i.tenant_id = $1")
@@ -78,6 +81,17 @@ func (q *ItemQuery) sql(count bool) (string, []any) {
 	}
 	if q.ItemType != "" {
 		b.WriteString(" AND i.item_type = " + arg(q.ItemType))
+	}
+	if !p.IsAdmin {
+		args = append(args, p.UserID, p.aclTokens())
+		u, t := len(args)-1, len(args)
+		b.WriteString(" AND " + visibleSQL("i", u, t))
+		if folder != "" {
+			// Listing by a folder the principal may not see answers as for
+			// a missing folder: nothing.
+			b.WriteString(" AND EXISTS (SELECT 1 FROM items fo WHERE fo.tenant_id = $1 AND fo.id = " + folder +
+				"::uuid AND " + admitsSQL("fo", u, t) + ")")
+		}
 	}
 	if count {
 		return b.String(), args
@@ -108,7 +122,7 @@ func (q *ItemQuery) sql(count bool) (string, []any) {
 
 // ListItems returns one page of items and whether more follow.
 // Returns EINVALID for a bad page size or cursor.
-func (s *Store) ListItems(ctx context.Context, tenantID string, q ItemQuery) ([]*Item, bool, error) {
+func (s *Store) ListItems(ctx context.Context, p *Principal, q ItemQuery) ([]*Item, bool, error) {
 	if err := q.Validate(); err != nil {
 		return nil, false, err
 	}
@@ -116,8 +130,7 @@ func (s *Store) ListItems(ctx context.Context, tenantID string, q ItemQuery) ([]
 	if q.FolderID != "" && !validID(q.FolderID) {
 		return items, false, nil
 	}
-	query, args := q.sql(false)
-	args[0] = tenantID
+	query, args := q.sql(false, p)
 	if err := s.db.SelectContext(ctx, &items, query, args...); err != nil {
 		return nil, false, fmt.Errorf("store: unable to list items: %w", err)
 	}
@@ -132,12 +145,11 @@ func (s *Store) ListItems(ctx context.Context, tenantID string, q ItemQuery) ([]
 }
 
 // CountItems counts the items a query would page through.
-func (s *Store) CountItems(ctx context.Context, tenantID string, q ItemQuery) (int, error) {
+func (s *Store) CountItems(ctx context.Context, p *Principal, q ItemQuery) (int, error) {
 	if q.FolderID != "" && !validID(q.FolderID) {
 		return 0, nil
 	}
-	query, args := q.sql(true)
-	args[0] = tenantID
+	query, args := q.sql(true, p)
 	var n int
 	if err := s.db.GetContext(ctx, &n, query, args...); err != nil {
 		return 0, fmt.Errorf("store: unable to count items: %w", err)

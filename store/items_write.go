@@ -148,12 +148,17 @@ INSERT INTO items (tenant_id, id, item_type, title, original_file_name, external
                    transcription_enabled, translation_enabled, celebrity_detection_enabled,
                    label_detection_enabled, person_detection_enabled, text_detection_enabled,
                    create_unknown_persons, owner_id, visible_to, updatable_by)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`
 
-	// liveFoldersSQL returns which of the ids are live folders of the tenant.
+	// liveFoldersSQL returns which of the ids are live folders of the tenant
+	// (that the principal at $3 with tokens $4 may see).
 	liveFoldersSQL = `
-SELECT id FROM items
-WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND item_type = 'folder' AND deleted_on IS NULL`
+SELECT i.id FROM items i
+WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.item_type = 'folder' AND i.deleted_on IS NULL
+  AND loupe_admits(i.visible_to, i.owner_id, $3::uuid, $4::text[])`
+
+	// parentAccessSQL is the access rules a new folder copies from its parent.
+	parentAccessSQL = `SELECT visible_to, updatable_by FROM items WHERE tenant_id = $1 AND id = $2`
 
 	// Every item starts with its first version, named like the
 	// original service names it.
@@ -194,17 +199,23 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItem
 		}
 	}
 	id, at := NewID(), now()
-	var owner, access any // folder attributes
-	if in.ItemType == "folder" {
-		owner, access = p.UserID, TenantAccess()
+	if err := checkParentsTx(ctx, tx, p, in.FolderParents); err != nil {
+		return nil, err
 	}
-	if len(in.FolderParents) > 0 {
-		var found []string
-		if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray(in.FolderParents)); err != nil {
-			return nil, fmt.Errorf("store: unable to check folders: %w", err)
-		}
-		if missing := firstMissing(in.FolderParents, found); missing != "" {
-			return nil, Invalid("folder %s does not exist", missing)
+	var owner, visible, updatable any // folder attributes
+	if in.ItemType == "folder" {
+		owner, visible, updatable = p.UserID, TenantAccess(), TenantAccess()
+		if len(in.FolderParents) == 1 {
+			// A subfolder starts with its parent's rules, so that a
+			// private tree stays private.
+			var rules struct {
+				Visible   Access `db:"visible_to"`
+				Updatable Access `db:"updatable_by"`
+			}
+			if err := tx.GetContext(ctx, &rules, parentAccessSQL, p.TenantID, in.FolderParents[0]); err != nil {
+				return nil, fmt.Errorf("store: unable to read parent access: %w", err)
+			}
+			visible, updatable = rules.Visible, rules.Updatable
 		}
 	}
 	_, err = tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, in.ItemType, n.title, n.fileName,
@@ -212,7 +223,7 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItem
 		n.language, isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled),
 		isTrue(in.CelebrityDetectionEnabled), isTrue(in.LabelDetectionEnabled),
 		isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled),
-		isTrue(in.CreateUnknownPersons), owner, access)
+		isTrue(in.CreateUnknownPersons), owner, visible, updatable)
 	if err != nil {
 		if isUniqueViolation(err) {
 			return nil, Errorf(ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
@@ -231,6 +242,35 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItem
 		return nil, err
 	}
 	return getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
+}
+
+// checkParentsTx checks the folders a new item goes into: each must be a
+// live folder the principal may see (EINVALID "does not exist" otherwise,
+// as for a missing one) and change (EFORBIDDEN).
+func checkParentsTx(ctx context.Context, tx *sqlx.Tx, p *Principal, parents []string) error {
+	if len(parents) == 0 {
+		return nil
+	}
+	var found []string
+	if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray(parents), p.UserID, p.aclTokens()); err != nil {
+		return fmt.Errorf("store: unable to check folders: %w", err)
+	}
+	if missing := firstMissing(parents, found); missing != "" {
+		return Invalid("folder %s does not exist", missing)
+	}
+	if p.IsAdmin {
+		return nil
+	}
+	var rows []ItemAccess
+	if err := tx.SelectContext(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(parents), p.UserID, p.aclTokens()); err != nil {
+		return fmt.Errorf("store: unable to check folders: %w", err)
+	}
+	for _, r := range rows {
+		if !r.Updatable {
+			return Forbidden("you may not add items to folder %s", r.ID)
+		}
+	}
+	return nil
 }
 
 // createDiff is the mdfDiff of a create record: every field set, from nothing.

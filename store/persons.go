@@ -134,7 +134,7 @@ func (s *Store) CreatePerson(ctx context.Context, p *Principal, in NewPerson) (*
 		}
 		_, err := tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, ItemTypePerson, in.Name, "",
 			nil, p.UserID, at, nil, nil, formID, JSONOf(formData),
-			"en-US", false, false, false, false, false, false, false, nil, nil)
+			"en-US", false, false, false, false, false, false, false, nil, nil, nil)
 		if err != nil {
 			return fmt.Errorf("store: unable to create person: %w", err)
 		}

@@ -9,6 +9,21 @@ type Principal struct {
 	IsAdmin  bool
 	// Groups holds the user's group names.
 	Groups []string
+	// Tokens are what an access rule may name to admit the user: its group
+	// ids and "<tenant_id>:<group_name>" for each group (spec 2.10).
+	Tokens []string
 	// KeyID is the API key the request was made with.
 	KeyID string
+}
+
+// aclTokens is the tokens parameter of the access predicates: NULL for an
+// admin (every rule admits), else the principal's tokens (possibly none).
+func (p *Principal) aclTokens() any {
+	if p.IsAdmin {
+		return nil
+	}
+	if p.Tokens == nil {
+		return stringArray([]string{})
+	}
+	return stringArray(p.Tokens)
 }

@@ -61,13 +61,15 @@ func (q *SearchQuery) Validate() error {
 // run away). It starts only from a live folder of the tenant, so any other id
 // scopes to nothing.
 const (
+	// %s is where a non-admin's scope requires the root folder to be
+	// visible.
 	searchFolderSQL = `scope(id) AS (
   SELECT r.id FROM items r
-  WHERE r.tenant_id = $1 AND r.id = $5::uuid AND r.item_type = 'folder' AND r.deleted_on IS NULL)`
+  WHERE r.tenant_id = $1 AND r.id = $5::uuid AND r.item_type = 'folder' AND r.deleted_on IS NULL%s)`
 
 	searchSubfoldersSQL = `scope(id, depth) AS (
   SELECT r.id, 0 FROM items r
-  WHERE r.tenant_id = $1 AND r.id = $5::uuid AND r.item_type = 'folder' AND r.deleted_on IS NULL
+  WHERE r.tenant_id = $1 AND r.id = $5::uuid AND r.item_type = 'folder' AND r.deleted_on IS NULL%s
   UNION
   SELECT c.id, s.depth + 1 FROM scope s
   JOIN item_folders l ON l.tenant_id = $1 AND l.folder_id = s.id
@@ -93,15 +95,26 @@ ORDER BY p.rank DESC, p.id DESC`
 
 // sql builds the count or the page query from constant fragments: $1 is
 // the tenant, $2 the words, $3 and $4 the limit and offset, $5 the folder.
-func (q *SearchQuery) sql(count bool) (string, []any) {
-	args := []any{nil, q.Text, q.Size, q.From}
-	var b strings.Builder
+//
+// For a non-admin, the user and tokens follow, and the hits and the scope's
+// root folder are filtered by what the principal may see.
+func (q *SearchQuery) sql(count bool, p *Principal) (string, []any) {
+	args := []any{p.TenantID, q.Text, q.Size, q.From}
 	if q.FolderID != "" {
 		args = append(args, q.FolderID)
+	}
+	visible, rootVisible := "", ""
+	if !p.IsAdmin {
+		args = append(args, p.UserID, p.aclTokens())
+		visible = " AND " + visibleSQL("i", len(args)-1, len(args))
+		rootVisible = " AND " + admitsSQL("r", len(args)-1, len(args))
+	}
+	var b strings.Builder
+	if q.FolderID != "" {
 		if q.IncludeSubfolders {
-			b.WriteString("WITH RECURSIVE " + searchSubfoldersSQL + "\n")
+			b.WriteString("WITH RECURSIVE " + fmt.Sprintf(searchSubfoldersSQL, rootVisible) + "\n")
 		} else {
-			b.WriteString("WITH " + searchFolderSQL + "\n")
+			b.WriteString("WITH " + fmt.Sprintf(searchFolderSQL, rootVisible) + "\n")
 		}
 	}
 	// The page is chosen on ids and rank alone; the item columns (with
@@ -121,6 +134,7 @@ func (q *SearchQuery) sql(count bool) (string, []any) {
 		b.WriteString(searchInScopeSQL)
 	}
 	b.WriteString(searchMatchSQL)
+	b.WriteString(visible)
 	if count {
 		// Every placeholder must be used; the count needs no page.
 		b.WriteString(" AND $3::int IS NOT NULL AND $4::int IS NOT NULL")
@@ -133,7 +147,7 @@ func (q *SearchQuery) sql(count bool) (string, []any) {
 // Search returns the total number of hits and one page of them, best match
 // first (then newest), or newest first without words.
 // Returns EINVALID for bad paging or an unusable search string.
-func (s *Store) Search(ctx context.Context, tenantID string, q SearchQuery) (int, []*Item, error) {
+func (s *Store) Search(ctx context.Context, p *Principal, q SearchQuery) (int, []*Item, error) {
 	if err := q.Validate(); err != nil {
 		return 0, nil, err
 	}
@@ -141,8 +155,7 @@ func (s *Store) Search(ctx context.Context, tenantID string, q SearchQuery) (int
 	if q.FolderID != "" && !validID(q.FolderID) {
 		return 0, items, nil
 	}
-	query, args := q.sql(true)
-	args[0] = tenantID
+	query, args := q.sql(true, p)
 	var total int
 	if err := s.db.GetContext(ctx, &total, query, args...); err != nil {
 		return 0, nil, fmt.Errorf("store: unable to count search hits: %w", err)
@@ -150,8 +163,7 @@ func (s *Store) Search(ctx context.Context, tenantID string, q SearchQuery) (int
 	if q.From >= total {
 		return total, items, nil
 	}
-	query, args = q.sql(false)
-	args[0] = tenantID
+	query, args = q.sql(false, p)
 	if err := s.db.SelectContext(ctx, &items, query, args...); err != nil {
 		return 0, nil, fmt.Errorf("store: unable to search items: %w", err)
 	}

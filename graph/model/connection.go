@@ -11,6 +11,6 @@ type ItemConnection struct {
 	Nodes    []*store.Item `json:"nodes"`
 	PageInfo *PageInfo     `json:"pageInfo"`
 
-	TenantID string          `json:"-"`
-	Query    store.ItemQuery `json:"-"`
+	Principal *store.Principal `json:"-"`
+	Query     store.ItemQuery  `json:"-"`
 }

@@ -1,0 +1,51 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/loupe-mam/loupe/store"
+)
+
+// authorize checks what the principal may do with an item before a write (or
+// an item-scoped read the store does not filter itself), following
+// docs/access-control.md: an item it may not see answers missing — with the
+// path's own not-found error — and a write to one it may not change
+// EFORBIDDEN. Admins pass without a query; an id naming no item passes too,
+// so that the store answers its own not-found.
+func (r *Resolver) authorize(ctx context.Context, p *store.Principal, itemID string, write bool, missing error) error {
+	if p.IsAdmin {
+		return nil
+	}
+	acc, err := r.Store.AccessOf(ctx, p, []string{itemID})
+	if err != nil {
+		return err
+	}
+	a, ok := acc[itemID]
+	switch {
+	case !ok:
+		return nil
+	case !a.Visible:
+		return missing
+	case write && !a.Updatable:
+		return store.Forbidden("you may not change this item")
+	}
+	return nil
+}
+
+// authorizeAll is authorize for several items read (not written) at once:
+// each one the principal may not see answers missing(id).
+func (r *Resolver) authorizeAll(ctx context.Context, p *store.Principal, ids []string, missing func(id string) error) error {
+	if p.IsAdmin || len(ids) == 0 {
+		return nil
+	}
+	acc, err := r.Store.AccessOf(ctx, p, ids)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if a, ok := acc[id]; ok && !a.Visible {
+			return missing(id)
+		}
+	}
+	return nil
+}

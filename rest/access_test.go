@@ -1,0 +1,813 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/loupe-mam/loupe/internal/loupetest"
+)
+
+// The access-control matrix of docs/access-control.md through REST: users
+// (tenant admin, a member of "editors", a member of "sales", a folder's
+// owner, another tenant's admin) × targets (folders with different rules,
+// items in them) × operations.
+//
+// The folders and items of the fixture:
+//
+//	pub       top folder, the whole tenant sees and changes it (the default)
+//	  shared  made in pub, then visible to and updatable by editors
+//	priv      top folder owned by owner, visible to editors, updatable by the
+//	          group "nobody" (so: by its owner and the admins)
+//	  sub     made in priv after priv's access was set: copies priv's rules;
+//	          owned by its creator, the admin
+//	  openSub made in priv, then opened to the whole tenant (visibleTo tenant;
+//	          updatableBy stays "nobody")
+//	idShared  top folder visible to and updatable by editors, the group named
+//	          by its id instead of "<tenant>:editors"
+//	loose      item in no folder
+//	privItem   item only in priv
+//	bothItem   item in priv and in pub (visible through pub)
+//	sharedItem item in shared
+//	subItem    item in sub
+//	openItem   item in openSub
+//	idItem     item in idShared
+//
+// Invisible answers exactly like missing: the same request with a random
+// missing id answers the same status and body (the id swapped). Visible but
+// not updatable answers 403 on writes and changes nothing.
+
+// accMissing is a well-formed UUIDv7 no row has.
+const accMissing = "01a20242-9dca-771b-bd4e-ca31c13a56ec"
+
+// accUsers in the order rows are made; "other" is the admin of another tenant.
+var accUsers = []string{"admin", "editor", "sales", "owner", "other"}
+
+// accTarget is one row of the fixture: who sees it and who may change it
+// (a admin, e editor, s sales, o owner; the other tenant never).
+type accTarget struct {
+	name    string
+	folder  bool
+	parents []string // fixture folders it sits in (a folder: its parent)
+	sees    string
+	changes string
+}
+
+var accTargets = []accTarget{
+	{name: "pub", folder: true, sees: "aeso", changes: "aeso"},
+	{name: "shared", folder: true, parents: []string{"pub"}, sees: "ae", changes: "ae"},
+	{name: "priv", folder: true, sees: "aeo", changes: "ao"},
+	{name: "sub", folder: true, parents: []string{"priv"}, sees: "ae", changes: "a"},
+	{name: "openSub", folder: true, parents: []string{"priv"}, sees: "aeso", changes: "a"},
+	{name: "idShared", folder: true, sees: "ae", changes: "ae"},
+	{name: "loose", sees: "aeso", changes: "aeso"},
+	{name: "privItem", parents: []string{"priv"}, sees: "aeo", changes: "ao"},
+	{name: "bothItem", parents: []string{"priv", "pub"}, sees: "aeso", changes: "aeso"},
+	{name: "sharedItem", parents: []string{"shared"}, sees: "ae", changes: "ae"},
+	{name: "subItem", parents: []string{"sub"}, sees: "ae", changes: "a"},
+	{name: "openItem", parents: []string{"openSub"}, sees: "aeso", changes: "a"},
+	{name: "idItem", parents: []string{"idShared"}, sees: "ae", changes: "ae"},
+}
+
+func accLetter(user string) string {
+	if user == "other" {
+		return "-"
+	}
+	return user[:1]
+}
+
+func (tg accTarget) visibleTo(user string) bool { return strings.Contains(tg.sees, accLetter(user)) }
+func (tg accTarget) updatableBy(user string) bool {
+	return strings.Contains(tg.changes, accLetter(user))
+}
+
+func accTargetNamed(name string) accTarget {
+	for _, tg := range accTargets {
+		if tg.name == name {
+			return tg
+		}
+	}
+	panic("no target " + name)
+}
+
+// accWorld is the fixture: a tenant with its users, folders and items.
+type accWorld struct {
+	api   *loupetest.API
+	users map[string]*loupetest.Client
+	ids   map[string]string // target name → id
+}
+
+func (w *accWorld) admin() *loupetest.Client { return w.users["admin"] }
+
+func accGroups(c *loupetest.Client, names ...string) []string {
+	out := []string{}
+	for _, n := range names {
+		out = append(out, c.TenantID+":"+n)
+	}
+	return out
+}
+
+func newAccWorld(t *testing.T) *accWorld {
+	t.Helper()
+	api := loupetest.New(t)
+	a := api.Tenant(t, "acme")
+	w := &accWorld{api: api, ids: map[string]string{}, users: map[string]*loupetest.Client{
+		"admin":  a,
+		"editor": a.User(t, "editor@acme.test", []string{"editors"}, false),
+		"sales":  a.User(t, "sales@acme.test", []string{"sales"}, false),
+		"owner":  a.User(t, "owner@acme.test", []string{"owners"}, false),
+		"other":  api.Tenant(t, "other"),
+	}}
+	for _, tg := range accTargets {
+		w.ids[tg.name] = w.fresh(t, tg.name, "ext-"+tg.name)
+	}
+	return w
+}
+
+// fresh makes a new target of the kind name: a folder with the same rules
+// in the same place, or an item in the same folders. The fixture's targets
+// are made by it too.
+func (w *accWorld) fresh(t *testing.T, name, externalID string) string {
+	t.Helper()
+	a := w.admin()
+	tg := accTargetNamed(name)
+	parents := []string{}
+	for _, p := range tg.parents {
+		parents = append(parents, w.ids[p])
+	}
+	body := map[string]any{"title": "acc " + name, "itemType": "video", "folderParents": parents}
+	if tg.folder {
+		body["itemType"] = "folder"
+	}
+	if externalID != "" && !tg.folder {
+		body["externalId"] = externalID
+	}
+	id := a.CreateItem(t, body)
+	set := func(update map[string]any) {
+		t.Helper()
+		a.Post(t, "/api/v1/folders/"+id, update).Status(200)
+	}
+	switch name {
+	case "shared":
+		set(map[string]any{
+			"visibleTo":   map[string]any{"level": "selected_groups", "groups": accGroups(a, "editors")},
+			"updatableBy": map[string]any{"level": "selected_groups", "groups": accGroups(a, "editors")}})
+	case "priv":
+		set(map[string]any{"owner": w.users["owner"].UserID,
+			"visibleTo":   map[string]any{"level": "selected_groups", "groups": accGroups(a, "editors")},
+			"updatableBy": map[string]any{"level": "selected_groups", "groups": accGroups(a, "nobody")}})
+	case "openSub":
+		set(map[string]any{"visibleTo": map[string]any{"level": "tenant"}})
+	case "idShared":
+		// The rules name the group by its id, the other spelling of spec 2.10.
+		var group string
+		if err := w.api.DB.Get(&group, `SELECT id::text FROM groups WHERE tenant_id = $1 AND name = 'editors'`, a.TenantID); err != nil {
+			t.Fatal(err)
+		}
+		rule := map[string]any{"level": "selected_groups", "groups": []string{group}}
+		set(map[string]any{"visibleTo": rule, "updatableBy": rule})
+	}
+	return id
+}
+
+// rowName is "user/op/target".
+func rowName(user, op, target string) string { return user + "/" + op + "/" + target }
+
+// sameAsMissing sends the request for id and for accMissing; the two
+// answers must be the same, the id swapped.
+func sameAsMissing(t *testing.T, c *loupetest.Client, method, pathTmpl, bodyTmpl, id string) {
+	t.Helper()
+	send := func(x string) (int, string) {
+		var body any
+		if bodyTmpl != "" {
+			body = strings.ReplaceAll(bodyTmpl, "{id}", x)
+		}
+		r := c.Do(t, method, strings.ReplaceAll(pathTmpl, "{id}", x), body)
+		return r.Code, string(r.Body)
+	}
+	gotCode, gotBody := send(id)
+	wantCode, wantBody := send(accMissing)
+	gotBody = strings.ReplaceAll(gotBody, id, accMissing)
+	if gotCode != wantCode || gotBody != wantBody {
+		t.Fatalf("%s %s on an invisible target answers %d %s\nwant what a missing id answers: %d %s",
+			method, pathTmpl, gotCode, gotBody, wantCode, wantBody)
+	}
+}
+
+type accRead struct {
+	op     string
+	path   string
+	folder bool // only for folder targets; otherwise for item targets
+	all    bool // for every target
+}
+
+var accReads = []accRead{
+	{op: "GET item", path: "/api/v1/items/{id}", all: true},
+	{op: "GET ancestry", path: "/api/v1/items/{id}/ancestry", all: true},
+	{op: "GET comments", path: "/api/v1/items/{id}/comments"},
+	{op: "GET attachments", path: "/api/v1/items/{id}/attachments"},
+	{op: "GET customIcons", path: "/api/v1/items/{id}/customIcons"},
+	{op: "GET relations", path: "/api/v1/items/{id}/relations"},
+	{op: "GET timedMetadata", path: "/api/v1/items/{id}/timedMetadata"},
+	{op: "GET version", path: "/api/v1/items/{id}/version"},
+	{op: "GET versionsHistory", path: "/api/v1/items/{id}/versionsHistory"},
+	{op: "GET upload", path: "/api/v1/items/{id}/upload"},
+	{op: "GET thumbnails", path: "/api/v1/items/{id}/thumbnails/urls"},
+	{op: "GET folder", path: "/api/v1/folders/{id}", folder: true},
+	{op: "GET content", path: "/api/v1/folders/{id}/content", folder: true},
+	{op: "GET metadata", path: "/api/v1/folders/{id}/metadata", folder: true},
+}
+
+func TestAccessReadByID(t *testing.T) {
+	w := newAccWorld(t)
+	rows := 0
+	for _, user := range accUsers {
+		c := w.users[user]
+		for _, op := range accReads {
+			for _, tg := range accTargets {
+				if !op.all && op.folder != tg.folder {
+					continue
+				}
+				rows++
+				id := w.ids[tg.name]
+				t.Run(rowName(user, op.op, tg.name), func(t *testing.T) {
+					if tg.visibleTo(user) {
+						c.Get(t, strings.ReplaceAll(op.path, "{id}", id)).Status(200)
+						return
+					}
+					sameAsMissing(t, c, "GET", op.path, "", id)
+				})
+			}
+		}
+	}
+	t.Logf("%d rows", rows)
+}
+
+// TestAccessSubfolderCopiesRules: a subfolder made in a private folder takes
+// its parent's rules when it is made, and its creator owns it.
+func TestAccessSubfolderCopiesRules(t *testing.T) {
+	w := newAccWorld(t)
+	var priv, sub, mine folderRecord
+	w.admin().Get(t, "/api/v1/folders/"+w.ids["priv"]).Status(200).JSON(&priv)
+	w.admin().Get(t, "/api/v1/folders/"+w.ids["sub"]).Status(200).JSON(&sub)
+	t.Run("admin/GET folder/sub copies priv's rules", func(t *testing.T) {
+		if fmt.Sprint(sub.VisibleTo, sub.UpdatableBy) != fmt.Sprint(priv.VisibleTo, priv.UpdatableBy) ||
+			sub.VisibleTo.Level != "selected_groups" || sub.Owner != w.admin().UserID {
+			t.Fatalf("sub = %+v\npriv = %+v", sub, priv)
+		}
+	})
+	t.Run("owner/POST subfolder/priv copies priv's rules and is the owner's", func(t *testing.T) {
+		owner := w.users["owner"]
+		id := owner.CreateItem(t, map[string]any{"title": "mine", "itemType": "folder", "folderParents": []string{w.ids["priv"]}})
+		owner.Get(t, "/api/v1/folders/"+id).Status(200).JSON(&mine)
+		if fmt.Sprint(mine.VisibleTo, mine.UpdatableBy) != fmt.Sprint(priv.VisibleTo, priv.UpdatableBy) || mine.Owner != owner.UserID {
+			t.Fatalf("owner's subfolder = %+v", mine)
+		}
+		sameAsMissing(t, w.users["sales"], "GET", "/api/v1/folders/{id}", "", id)
+		w.users["editor"].Get(t, "/api/v1/folders/"+id).Status(200)
+	})
+	t.Run("admin/GET folder/openSub keeps its own rules under a private parent", func(t *testing.T) {
+		var open folderRecord
+		w.admin().Get(t, "/api/v1/folders/"+w.ids["openSub"]).Status(200).JSON(&open)
+		if open.VisibleTo.Level != "tenant" || open.UpdatableBy.Level != "selected_groups" {
+			t.Fatalf("openSub = %+v", open)
+		}
+	})
+}
+
+// accVisibleIDs answers the fixture ids the user sees among names.
+func (w *accWorld) visibleIDs(user string, names []string) []string {
+	out := []string{}
+	for _, n := range names {
+		if accTargetNamed(n).visibleTo(user) {
+			out = append(out, w.ids[n])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fixtureOnly keeps the fixture's ids of ids, sorted.
+func (w *accWorld) fixtureOnly(ids []string) []string {
+	known := map[string]bool{}
+	for _, id := range w.ids {
+		known[id] = true
+	}
+	out := []string{}
+	for _, id := range ids {
+		if known[id] {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (w *accWorld) namesOf(ids []string) []string {
+	byID := map[string]string{}
+	for n, id := range w.ids {
+		byID[id] = n
+	}
+	out := []string{}
+	for _, id := range ids {
+		if n, ok := byID[id]; ok {
+			out = append(out, n)
+		} else {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func accNames(pred func(accTarget) bool) []string {
+	out := []string{}
+	for _, tg := range accTargets {
+		if pred(tg) {
+			out = append(out, tg.name)
+		}
+	}
+	return out
+}
+
+// childrenOf names the fixture targets directly in folder f.
+func childrenOf(f string) []string {
+	return accNames(func(tg accTarget) bool { return slices.Contains(tg.parents, f) })
+}
+
+// descendantsOf names the fixture targets in f at any depth.
+func descendantsOf(f string) []string {
+	out := []string{}
+	for _, c := range childrenOf(f) {
+		out = append(out, c)
+		if accTargetNamed(c).folder {
+			out = append(out, descendantsOf(c)...)
+		}
+	}
+	return out
+}
+
+// expectedPaths are the ancestry paths of target for user, each "a/b/c"
+// from the top down, invisible folders left out and paths left empty
+// dropped, sorted.
+func (w *accWorld) expectedPaths(user, target string) []string {
+	var chain func(f string) []string
+	chain = func(f string) []string {
+		tg := accTargetNamed(f)
+		up := []string{}
+		if len(tg.parents) > 0 {
+			up = chain(tg.parents[0])
+		}
+		return append(up, f)
+	}
+	out := []string{}
+	for _, p := range accTargetNamed(target).parents {
+		ids := []string{}
+		for _, f := range chain(p) {
+			if accTargetNamed(f).visibleTo(user) {
+				ids = append(ids, w.ids[f])
+			}
+		}
+		if len(ids) > 0 {
+			out = append(out, strings.Join(ids, "/"))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func pathStrings(paths [][]struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}) []string {
+	out := []string{}
+	for _, p := range paths {
+		ids := []string{}
+		for _, e := range p {
+			ids = append(ids, e.ID)
+		}
+		out = append(out, strings.Join(ids, "/"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (w *accWorld) sameIDs(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	sort.Strings(got)
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: got %v, want %v", what, w.namesOf(got), w.namesOf(want))
+	}
+}
+
+func TestAccessListsAndCounts(t *testing.T) {
+	w := newAccWorld(t)
+	itemNames := accNames(func(tg accTarget) bool { return !tg.folder })
+	allNames := accNames(func(accTarget) bool { return true })
+	folderNames := accNames(func(tg accTarget) bool { return tg.folder })
+	rows := 0
+	run := func(name string, f func(t *testing.T)) {
+		rows++
+		t.Run(name, f)
+	}
+
+	for _, user := range accUsers {
+		c := w.users[user]
+
+		// Search: the hits and total are the visible items (and folders).
+		for _, includeFolders := range []bool{false, true} {
+			names, op := itemNames, "GET search"
+			if includeFolders {
+				names, op = allNames, "GET search includeFolders"
+			}
+			run(rowName(user, op, "tenant"), func(t *testing.T) {
+				q := url.Values{"itemsPerPage": {"100"}, "includeFolders": {fmt.Sprint(includeFolders)}}
+				s := search(t, c, q)
+				if s.Total != len(s.Embedded.Collection) {
+					t.Fatalf("total %d, but %d hits on the only page", s.Total, len(s.Embedded.Collection))
+				}
+				w.sameIDs(t, "hits", w.fixtureOnly(s.ids()), w.visibleIDs(user, names))
+			})
+		}
+		for _, f := range folderNames {
+			tg := accTargetNamed(f)
+			for _, deep := range []bool{false, true} {
+				op := "GET search folderId"
+				kids := childrenOf(f)
+				if deep {
+					op, kids = "GET search folderId includeSubfolders", descendantsOf(f)
+				}
+				items := []string{}
+				for _, k := range kids {
+					if !accTargetNamed(k).folder {
+						items = append(items, k)
+					}
+				}
+				run(rowName(user, op, f), func(t *testing.T) {
+					path := "/api/v1/search?itemsPerPage=100&includeSubfolders=" + fmt.Sprint(deep) + "&folderId={id}"
+					if !tg.visibleTo(user) {
+						sameAsMissing(t, c, "GET", path, "", w.ids[f])
+						return
+					}
+					s := search(t, c, url.Values{"itemsPerPage": {"100"}, "folderId": {w.ids[f]}, "includeSubfolders": {fmt.Sprint(deep)}})
+					if s.Total != len(s.Embedded.Collection) {
+						t.Fatalf("total %d, but %d hits on the only page", s.Total, len(s.Embedded.Collection))
+					}
+					w.sameIDs(t, "hits", w.fixtureOnly(s.ids()), w.visibleIDs(user, items))
+				})
+			}
+		}
+
+		// Poll.
+		run(rowName(user, "GET items (poll)", "tenant"), func(t *testing.T) {
+			got := []string{}
+			for _, it := range poll(t, c, url.Values{}, 100) {
+				got = append(got, it.ID)
+			}
+			var adminSaw []string
+			for _, it := range poll(t, w.admin(), url.Values{}, 100) {
+				adminSaw = append(adminSaw, it.ID)
+			}
+			want := []string{}
+			for _, id := range w.fixtureOnly(adminSaw) {
+				if slices.Contains(w.visibleIDs(user, allNames), id) {
+					want = append(want, id)
+				}
+			}
+			if user == "other" {
+				want = []string{}
+			}
+			w.sameIDs(t, "polled", w.fixtureOnly(got), want)
+		})
+
+		// Folder content: total and hits are the visible children.
+		for _, f := range folderNames {
+			tg := accTargetNamed(f)
+			run(rowName(user, "GET content hits", f), func(t *testing.T) {
+				if !tg.visibleTo(user) {
+					sameAsMissing(t, c, "GET", "/api/v1/folders/{id}/content", "", w.ids[f])
+					return
+				}
+				var p contentPage
+				c.Get(t, "/api/v1/folders/"+w.ids[f]+"/content?size=1000").Status(200).JSON(&p)
+				got := []string{}
+				for _, h := range p.Hits {
+					got = append(got, h.ID)
+				}
+				want := w.visibleIDs(user, childrenOf(f))
+				if p.Total != len(want) {
+					t.Errorf("total %d, want %d", p.Total, len(want))
+				}
+				w.sameIDs(t, "hits", got, want)
+			})
+		}
+
+		// Ancestry of one item, and of every target at once.
+		for _, tg := range accTargets {
+			if tg.folder || !tg.visibleTo(user) {
+				continue // invisible: TestAccessReadByID
+			}
+			run(rowName(user, "GET ancestry paths", tg.name), func(t *testing.T) {
+				var paths [][]struct {
+					ID   string `json:"id"`
+					Name string `json:"name"`
+				}
+				c.Get(t, "/api/v1/items/"+w.ids[tg.name]+"/ancestry").Status(200).JSON(&paths)
+				if got, want := pathStrings(paths), w.expectedPaths(user, tg.name); !slices.Equal(got, want) {
+					t.Fatalf("paths %v, want %v", w.namesOf(strings.Split(strings.Join(got, "|"), "|")), w.namesOf(strings.Split(strings.Join(want, "|"), "|")))
+				}
+			})
+		}
+		run(rowName(user, "POST folders/ancestry", "all"), func(t *testing.T) {
+			ids := []string{}
+			for _, n := range allNames {
+				ids = append(ids, w.ids[n])
+			}
+			var got map[string][][]struct {
+				ID   string `json:"id"`
+				Name string `json:"name"`
+			}
+			c.Post(t, "/api/v1/folders/ancestry", map[string]any{"ids": ids}).Status(200).JSON(&got)
+			for _, n := range allNames {
+				want := []string{}
+				if accTargetNamed(n).visibleTo(user) {
+					want = w.expectedPaths(user, n)
+				}
+				if g := pathStrings(got[w.ids[n]]); !slices.Equal(g, want) {
+					t.Errorf("%s: paths %v, want %v", n, g, want)
+				}
+			}
+		})
+
+		// External ids: an invisible item is not found.
+		run(rowName(user, "GET itemsByExternalId", "all"), func(t *testing.T) {
+			q := url.Values{}
+			for _, n := range itemNames {
+				q.Add("externalId", "ext-"+n)
+			}
+			var res struct {
+				Items []struct {
+					Status     string  `json:"status"`
+					ItemID     *string `json:"itemId"`
+					ExternalID string  `json:"externalId"`
+				} `json:"items"`
+			}
+			c.Get(t, "/api/v1/itemsByExternalId?"+q.Encode()).Status(200).JSON(&res)
+			if len(res.Items) != len(itemNames) {
+				t.Fatalf("%d results, want %d", len(res.Items), len(itemNames))
+			}
+			for i, n := range itemNames {
+				got := res.Items[i]
+				visible := user != "other" && accTargetNamed(n).visibleTo(user)
+				if visible && (got.Status != "success" || got.ItemID == nil || *got.ItemID != w.ids[n]) ||
+					!visible && (got.Status != "notFound" || got.ItemID != nil) {
+					t.Errorf("%s: %+v, visible %v", n, got, visible)
+				}
+			}
+		})
+
+		// Audit records of invisible items are hidden from non-admins.
+		run(rowName(user, "GET itemAnalyticsSearch", "all"), func(t *testing.T) {
+			type hits struct {
+				Total int `json:"total"`
+				Hits  []struct {
+					ItemID string `json:"itemId"`
+				} `json:"hits"`
+			}
+			ids := func(c *loupetest.Client) ([]string, hits) {
+				var h hits
+				c.Get(t, "/auxiliary/api/v1/itemAnalyticsSearch?size=1000").Status(200).JSON(&h)
+				out := []string{}
+				for _, x := range h.Hits {
+					out = append(out, x.ItemID)
+				}
+				return out, h
+			}
+			got, h := ids(c)
+			if h.Total != len(h.Hits) {
+				t.Errorf("total %d, but %d hits on the only page", h.Total, len(h.Hits))
+			}
+			adminSaw, _ := ids(w.admin())
+			want := []string{}
+			for _, id := range w.fixtureOnly(adminSaw) {
+				if user != "other" && slices.Contains(w.visibleIDs(user, allNames), id) {
+					want = append(want, id)
+				}
+			}
+			w.sameIDs(t, "audited items", slices.Compact(w.fixtureOnly(got)), slices.Compact(want))
+		})
+		for _, tg := range accTargets {
+			run(rowName(user, "GET itemAnalyticsSearch itemId", tg.name), func(t *testing.T) {
+				var h struct {
+					Total int              `json:"total"`
+					Hits  []map[string]any `json:"hits"`
+				}
+				c.Get(t, "/auxiliary/api/v1/itemAnalyticsSearch?itemId="+w.ids[tg.name]).Status(200).JSON(&h)
+				if tg.visibleTo(user) {
+					if h.Total == 0 || len(h.Hits) == 0 {
+						t.Fatalf("no audit records of a visible target: %+v", h)
+					}
+					return
+				}
+				if h.Total != 0 || len(h.Hits) != 0 {
+					t.Fatalf("audit records of an invisible target: %+v", h)
+				}
+			})
+		}
+	}
+	t.Logf("%d rows", rows)
+}
+
+// accWrite is a write operation: method, path and body with {id} for the
+// target's id.
+type accWrite struct {
+	op     string
+	method string
+	path   string
+	body   string
+	folder bool
+	// visibleSuffices: the write needs the target visible, not updatable.
+	visibleSuffices bool
+}
+
+var accWrites = []accWrite{
+	{op: "DELETE item", method: "DELETE", path: "/api/v1/items/{id}"},
+	{op: "PUT archive", method: "PUT", path: "/api/v1/items/{id}/archive"},
+	{op: "PATCH itemMetadata", method: "PATCH", path: "/api/v1/itemMetadata/{id}",
+		body: `{"metadataDelta": {"formData": {"default_description": "changed"}}}`},
+	{op: "POST comments", method: "POST", path: "/api/v1/items/{id}/comments", body: `{"text": "hello"}`, visibleSuffices: true},
+	{op: "PUT customIcons", method: "PUT", path: "/api/v1/items/{id}/customIcons", body: `{"customIcons": {"pos1": "star"}}`},
+	{op: "PATCH customIcons", method: "PATCH", path: "/api/v1/items/{id}/customIcons", body: `{"customIcons": {"pos2": "eye"}}`},
+	{op: "PUT timedMetadata", method: "PUT", path: "/api/v1/items/{id}/timedMetadata",
+		body: `{"items": {"e1": {"startMs": 0, "endMs": 1000, "data": {"formData": {"note": "x"}}}}}`},
+
+	{op: "POST folder", method: "POST", path: "/api/v1/folders/{id}", body: `{"name": "renamed"}`, folder: true},
+	{op: "DELETE folder", method: "DELETE", path: "/api/v1/folders/{id}", folder: true},
+	{op: "DELETE item of a folder", method: "DELETE", path: "/api/v1/items/{id}", folder: true},
+	{op: "PUT folder metadata", method: "PUT", path: "/api/v1/folders/{id}/metadata",
+		body: `{"metadata": {"formData": {"client": "ACME"}}}`, folder: true},
+	{op: "POST items into", method: "POST", path: "/api/v1/items",
+		body: `{"title": "new", "itemType": "video", "folderParents": ["{id}"]}`, folder: true},
+	{op: "POST subfolder into", method: "POST", path: "/api/v1/items",
+		body: `{"title": "new", "itemType": "folder", "folderParents": ["{id}"]}`, folder: true},
+	{op: "POST folder move into", method: "POST", path: "/api/v1/folders/{mover}",
+		body: `{"parent": "{id}"}`, folder: true},
+}
+
+// snapshot is what the admin reads about id: the item, its comments and,
+// for a folder, the folder and its content.
+func (w *accWorld) snapshot(t *testing.T, id string, folder bool) string {
+	t.Helper()
+	a := w.admin()
+	var b bytes.Buffer
+	paths := []string{"/api/v1/items/" + id, "/api/v1/items/" + id + "/comments", "/api/v1/items/" + id + "/timedMetadata"}
+	if folder {
+		paths = append(paths, "/api/v1/folders/"+id, "/api/v1/folders/"+id+"/content?size=1000")
+	}
+	for _, p := range paths {
+		r := a.Get(t, p)
+		fmt.Fprintf(&b, "%s %d %s\n", p, r.Code, r.Body)
+	}
+	return b.String()
+}
+
+func TestAccessWrites(t *testing.T) {
+	w := newAccWorld(t)
+	rows := 0
+	for _, user := range accUsers {
+		c := w.users[user]
+		for _, op := range accWrites {
+			for _, tg := range accTargets {
+				if op.folder != tg.folder {
+					continue
+				}
+				rows++
+				t.Run(rowName(user, op.op, tg.name), func(t *testing.T) {
+					id := w.fresh(t, tg.name, "")
+					path := op.path
+					if strings.Contains(path, "{mover}") {
+						// A folder the user may change, to move into the target.
+						mover := c.CreateItem(t, map[string]any{"title": "mover", "itemType": "folder"})
+						path = strings.ReplaceAll(path, "{mover}", mover)
+					}
+					before := ""
+					switch {
+					case !tg.visibleTo(user):
+						before = w.snapshot(t, id, tg.folder)
+						sameAsMissing(t, c, op.method, path, op.body, id)
+					case tg.updatableBy(user) || op.visibleSuffices:
+						r := c.Do(t, op.method, strings.ReplaceAll(path, "{id}", id), accBody(op.body, id))
+						if r.Code != 200 {
+							t.Fatalf("%s: %d %s, want 200", op.op, r.Code, r.Body)
+						}
+						return
+					default:
+						before = w.snapshot(t, id, tg.folder)
+						c.Do(t, op.method, strings.ReplaceAll(path, "{id}", id), accBody(op.body, id)).Envelope(403, "")
+					}
+					if after := w.snapshot(t, id, tg.folder); after != before {
+						t.Fatalf("a refused write changed the target:\nbefore %s\nafter  %s", before, after)
+					}
+				})
+			}
+		}
+	}
+	t.Logf("%d rows", rows)
+}
+
+func accBody(tmpl, id string) any {
+	if tmpl == "" {
+		return nil
+	}
+	return strings.ReplaceAll(tmpl, "{id}", id)
+}
+
+// TestAccessWritesLeaveNoTrace: refused writes add no audit record and no
+// item.
+func TestAccessWritesLeaveNoTrace(t *testing.T) {
+	w := newAccWorld(t)
+	items := w.api.Count(t, `SELECT count(*) FROM items`)
+	audits := w.api.Count(t, `SELECT count(*) FROM audit_records`)
+	comments := w.api.Count(t, `SELECT count(*) FROM comments`)
+	for _, user := range []string{"editor", "sales", "owner", "other"} {
+		c := w.users[user]
+		for _, tg := range accTargets {
+			if tg.updatableBy(user) {
+				continue
+			}
+			id := w.ids[tg.name]
+			t.Run(rowName(user, "refused writes", tg.name), func(t *testing.T) {
+				for _, op := range accWrites {
+					if op.folder != tg.folder || op.visibleSuffices && tg.visibleTo(user) || strings.Contains(op.path, "{mover}") {
+						continue
+					}
+					c.Do(t, op.method, strings.ReplaceAll(op.path, "{id}", id), accBody(op.body, id))
+				}
+			})
+		}
+	}
+	if got := w.api.Count(t, `SELECT count(*) FROM items`); got != items {
+		t.Errorf("items: %d after refused writes, want %d", got, items)
+	}
+	if got := w.api.Count(t, `SELECT count(*) FROM audit_records`); got != audits {
+		t.Errorf("audit records: %d after refused writes, want %d", got, audits)
+	}
+	if got := w.api.Count(t, `SELECT count(*) FROM comments`); got != comments {
+		t.Errorf("comments: %d after refused writes, want %d", got, comments)
+	}
+	// And the fixture reads as before for the admin.
+	for _, tg := range accTargets {
+		var it map[string]any
+		w.admin().Get(t, "/api/v1/items/"+w.ids[tg.name]).Status(200).JSON(&it)
+		if it["title"] != "acc "+tg.name {
+			b, _ := json.Marshal(it)
+			t.Errorf("%s changed: %s", tg.name, b)
+		}
+	}
+}
+
+// TestAccessThroughLiveFoldersOnly: a deleted folder no longer makes the
+// items that stay (they sit elsewhere too) visible or updatable.
+func TestAccessThroughLiveFoldersOnly(t *testing.T) {
+	w := newAccWorld(t)
+	a, sales, editor := w.admin(), w.users["sales"], w.users["editor"]
+	open := folder(t, a, "open")
+	item := a.CreateItem(t, map[string]any{"title": "in priv and open", "itemType": "video",
+		"folderParents": []string{w.ids["priv"], open}})
+	t.Run("sales/GET item/in priv and a tenant folder", func(t *testing.T) {
+		sales.Get(t, "/api/v1/items/"+item).Status(200)
+	})
+	t.Run("editor/PATCH itemMetadata/in priv and a tenant folder", func(t *testing.T) {
+		editor.Patch(t, "/api/v1/itemMetadata/"+item, map[string]any{"metadataDelta": map[string]any{
+			"formData": map[string]any{"default_description": "by editor"}}}).Status(200)
+	})
+	a.Delete(t, "/api/v1/folders/"+open).Status(200)
+	a.Get(t, "/api/v1/items/"+item).Status(200) // it stays: it sits in priv too
+	t.Run("sales/GET item/in priv and a deleted tenant folder", func(t *testing.T) {
+		sameAsMissing(t, sales, "GET", "/api/v1/items/{id}", "", item)
+	})
+	t.Run("sales/GET search/in priv and a deleted tenant folder", func(t *testing.T) {
+		s := search(t, sales, url.Values{"itemsPerPage": {"100"}})
+		if slices.Contains(s.ids(), item) {
+			t.Fatalf("search shows it: %v", s.ids())
+		}
+	})
+	t.Run("editor/PATCH itemMetadata/in priv and a deleted tenant folder", func(t *testing.T) {
+		editor.Patch(t, "/api/v1/itemMetadata/"+item, map[string]any{"metadataDelta": map[string]any{
+			"formData": map[string]any{"default_description": "again"}}}).Envelope(403, "")
+	})
+	t.Run("owner/PATCH itemMetadata/in priv and a deleted tenant folder", func(t *testing.T) {
+		w.users["owner"].Patch(t, "/api/v1/itemMetadata/"+item, map[string]any{"metadataDelta": map[string]any{
+			"formData": map[string]any{"default_description": "owner's"}}}).Status(200)
+	})
+	// Undeleting the folder brings the way back.
+	a.Post(t, "/api/v1/items/"+open+"/undelete", nil).Status(200)
+	t.Run("sales/GET item/in priv and an undeleted tenant folder", func(t *testing.T) {
+		sales.Get(t, "/api/v1/items/"+item).Status(200)
+	})
+}
