@@ -710,6 +710,8 @@ type gqaMutation struct {
 	vars            map[string]any
 	folder          bool
 	visibleSuffices bool
+	// deleted: the admin moves the target to the recycle bin first.
+	deleted bool
 }
 
 var gqaMutations = []gqaMutation{
@@ -724,6 +726,11 @@ var gqaMutations = []gqaMutation{
 	{op: "addItemToFolder (item)", query: `mutation($i: ID!, $f: ID!) { addItemToFolder(input: {itemId: $i, folderId: $f}) { id } }`,
 		vars: map[string]any{"i": "{id}", "f": "{folder}"}},
 
+	{op: "undeleteItem", query: `mutation($id: ID!) { undeleteItem(input: {id: $id}) { id } }`,
+		vars: map[string]any{"id": "{id}"}, deleted: true},
+
+	{op: "undeleteItem of a folder", query: `mutation($id: ID!) { undeleteItem(input: {id: $id}) { id } }`,
+		vars: map[string]any{"id": "{id}"}, folder: true, deleted: true},
 	{op: "updateFolder", query: `mutation($id: ID!) { updateFolder(input: {id: $id, name: "renamed"}) { id } }`,
 		vars: map[string]any{"id": "{id}"}, folder: true},
 	{op: "deleteFolder", query: `mutation($id: ID!) { deleteFolder(input: {id: $id}) { id } }`,
@@ -755,6 +762,9 @@ func TestGraphQLAccessMutations(t *testing.T) {
 				rows++
 				t.Run(gqaRow(user, m.op, tg.name), func(t *testing.T) {
 					id := w.fresh(t, tg.name, "")
+					if m.deleted {
+						w.admin().Delete(t, "/api/v1/items/"+id).Status(200)
+					}
 					vars := m.vars
 					if b, _ := json.Marshal(vars); strings.Contains(string(b), "{item}") {
 						// An item of the caller's tenant anyone there may change.

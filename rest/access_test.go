@@ -633,6 +633,8 @@ type accWrite struct {
 	folder bool
 	// visibleSuffices: the write needs the target visible, not updatable.
 	visibleSuffices bool
+	// deleted: the admin moves the target to the recycle bin first.
+	deleted bool
 }
 
 var accWrites = []accWrite{
@@ -646,6 +648,9 @@ var accWrites = []accWrite{
 	{op: "PUT timedMetadata", method: "PUT", path: "/api/v1/items/{id}/timedMetadata",
 		body: `{"items": {"e1": {"startMs": 0, "endMs": 1000, "data": {"formData": {"note": "x"}}}}}`},
 
+	{op: "POST undelete", method: "POST", path: "/api/v1/items/{id}/undelete", deleted: true},
+
+	{op: "POST undelete folder", method: "POST", path: "/api/v1/items/{id}/undelete", folder: true, deleted: true},
 	{op: "POST folder", method: "POST", path: "/api/v1/folders/{id}", body: `{"name": "renamed"}`, folder: true},
 	{op: "DELETE folder", method: "DELETE", path: "/api/v1/folders/{id}", folder: true},
 	{op: "DELETE item of a folder", method: "DELETE", path: "/api/v1/items/{id}", folder: true},
@@ -689,6 +694,9 @@ func TestAccessWrites(t *testing.T) {
 				rows++
 				t.Run(rowName(user, op.op, tg.name), func(t *testing.T) {
 					id := w.fresh(t, tg.name, "")
+					if op.deleted {
+						w.admin().Delete(t, "/api/v1/items/"+id).Status(200)
+					}
 					path := op.path
 					if strings.Contains(path, "{mover}") {
 						// A folder the user may change, to move into the target.
@@ -743,7 +751,7 @@ func TestAccessWritesLeaveNoTrace(t *testing.T) {
 			id := w.ids[tg.name]
 			t.Run(rowName(user, "refused writes", tg.name), func(t *testing.T) {
 				for _, op := range accWrites {
-					if op.folder != tg.folder || op.visibleSuffices && tg.visibleTo(user) || strings.Contains(op.path, "{mover}") {
+					if op.folder != tg.folder || op.visibleSuffices && tg.visibleTo(user) || strings.Contains(op.path, "{mover}") || op.deleted {
 						continue
 					}
 					c.Do(t, op.method, strings.ReplaceAll(op.path, "{id}", id), accBody(op.body, id))
