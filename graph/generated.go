@@ -603,6 +603,7 @@ type BookmarkResolver interface {
 	VisibleToGroups(ctx context.Context, obj *store.Bookmark) ([]string, error)
 }
 type FolderResolver interface {
+	ParentID(ctx context.Context, obj *store.Folder) (*string, error)
 	Parent(ctx context.Context, obj *store.Folder) (*store.Folder, error)
 
 	Children(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.FolderConnection, error)
@@ -610,9 +611,12 @@ type FolderResolver interface {
 	Ancestors(ctx context.Context, obj *store.Folder) ([]*store.PathEntry, error)
 }
 type FolderEntryResolver interface {
+	FolderParents(ctx context.Context, obj *store.FolderEntry) ([]string, error)
+
 	Item(ctx context.Context, obj *store.FolderEntry) (*store.Item, error)
 }
 type ItemResolver interface {
+	FolderParents(ctx context.Context, obj *store.Item) ([]string, error)
 	Folders(ctx context.Context, obj *store.Item) ([]*store.Folder, error)
 
 	Attachments(ctx context.Context, obj *store.Item, fileName *string) ([]*store.Attachment, error)
@@ -8859,7 +8863,7 @@ func (ec *executionContext) _Folder_parentId(ctx context.Context, field graphql.
 			return ec.fieldContext_Folder_parentId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ParentID, nil
+			return ec.Resolvers.Folder().ParentID(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8870,7 +8874,7 @@ func (ec *executionContext) _Folder_parentId(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Folder_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Folder", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Folder", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Folder_parent(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
@@ -9451,7 +9455,7 @@ func (ec *executionContext) _FolderEntry_folderParents(ctx context.Context, fiel
 			return ec.fieldContext_FolderEntry_folderParents(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.FolderParents(), nil
+			return ec.Resolvers.FolderEntry().FolderParents(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -9462,7 +9466,7 @@ func (ec *executionContext) _FolderEntry_folderParents(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_FolderEntry_folderParents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FolderEntry", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("FolderEntry", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _FolderEntry_itemType(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
@@ -10025,7 +10029,7 @@ func (ec *executionContext) _Item_folderParents(ctx context.Context, field graph
 			return ec.fieldContext_Item_folderParents(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.FolderParents(), nil
+			return ec.Resolvers.Item().FolderParents(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -10036,7 +10040,7 @@ func (ec *executionContext) _Item_folderParents(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Item_folderParents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Item_folders(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -20900,7 +20904,38 @@ func (ec *executionContext) _Folder(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "parentId":
-			out.Values[i] = ec._Folder_parentId(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Folder_parentId(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "parent":
 			field := field
 
@@ -21251,10 +21286,41 @@ func (ec *executionContext) _FolderEntry(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "folderParents":
-			out.Values[i] = ec._FolderEntry_folderParents(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FolderEntry_folderParents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "itemType":
 			out.Values[i] = ec._FolderEntry_itemType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -21413,10 +21479,41 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "folderParents":
-			out.Values[i] = ec._Item_folderParents(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_folderParents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "folders":
 			field := field
 

@@ -3,6 +3,8 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe/internal/auth"
+
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -48,4 +50,39 @@ func (r *Resolver) authorizeAll(ctx context.Context, p *store.Principal, ids []s
 		}
 	}
 	return nil
+}
+
+// visibleFolderParents is an item's folderParents as the principal may see
+// them: ids of folders it may not see are left out (an admin sees all,
+// without a query; others through the batched FoldersOfItem loader).
+func (r *Resolver) visibleFolderParents(ctx context.Context, itemID string, all []string) ([]string, error) {
+	p, err := auth.Require(ctx)
+	if err != nil || p.IsAdmin || len(all) == 0 {
+		return all, err
+	}
+	folders, err := r.loaders(ctx).FoldersOfItem.Load(ctx, itemID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(folders))
+	for i, f := range folders {
+		out[i] = f.ID
+	}
+	return out, nil
+}
+
+// visibleParentID is a folder's parent id, null when the principal may not
+// see the parent.
+func (r *Resolver) visibleParentID(ctx context.Context, f *store.Folder) (*string, error) {
+	p, err := auth.Require(ctx)
+	if err != nil || p.IsAdmin || f.ParentID == nil {
+		return f.ParentID, err
+	}
+	if _, err := r.loaders(ctx).Folder.Load(ctx, *f.ParentID); err != nil {
+		if store.ErrorKind(err) == store.ENOTFOUND {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return f.ParentID, nil
 }

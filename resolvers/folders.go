@@ -155,7 +155,9 @@ func (r *Resolver) folderContent(ctx context.Context, folderID string, from, siz
 	for i, h := range hits {
 		ids[i] = h.ID
 	}
-	r.loaders(ctx).Item.Hint(ids...)
+	l := r.loaders(ctx)
+	l.Item.Hint(ids...)
+	l.hintItemIDs(ids...)
 	return &model.FolderContent{Total: total, Hits: hits, From: q.From}, nil
 }
 

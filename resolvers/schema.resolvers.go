@@ -25,6 +25,10 @@ func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *store.Bookm
 	return obj.VisibleToGroups, nil
 }
 
+func (r *folderResolver) ParentID(ctx context.Context, obj *store.Folder) (*string, error) {
+	return r.visibleParentID(ctx, obj)
+}
+
 // Parent is the resolver for the parent field.
 func (r *folderResolver) Parent(ctx context.Context, obj *store.Folder) (*store.Folder, error) {
 	if obj.ParentID == nil {
@@ -49,8 +53,16 @@ func (r *folderResolver) Ancestors(ctx context.Context, obj *store.Folder) ([]*s
 	return r.folderAncestors(ctx, obj)
 }
 
+func (r *folderEntryResolver) FolderParents(ctx context.Context, obj *store.FolderEntry) ([]string, error) {
+	return r.visibleFolderParents(ctx, obj.ID, obj.FolderParents())
+}
+
 func (r *folderEntryResolver) Item(ctx context.Context, obj *store.FolderEntry) (*store.Item, error) {
 	return r.loaders(ctx).Item.Load(ctx, obj.ID)
+}
+
+func (r *itemResolver) FolderParents(ctx context.Context, obj *store.Item) ([]string, error) {
+	return r.visibleFolderParents(ctx, obj.ID, obj.FolderParents())
 }
 
 // Folders is the resolver for the folders field.

@@ -322,3 +322,38 @@ func TestFolderPathIsIdempotentUnderRaces(t *testing.T) {
 	a.Post(t, "/api/v1/folders/path", `{"path": `).Envelope(500, "TypeError")
 	a.Post(t, "/api/v1/folders/path", map[string]any{"path": "///"}).Envelope(400, "")
 }
+
+// Ids of folders a user may not see do not show in folderParents or parent.
+func TestInvisibleFolderIDsDoNotShow(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	sales := a.User(t, "sales@a.test", []string{"sales"}, false)
+	pub := folder(t, a, "Public")
+	priv := folder(t, a, "Private")
+	a.Post(t, "/api/v1/folders/"+priv, map[string]any{"visibleTo": map[string]any{"level": "selected_groups", "groups": []string{a.TenantID + ":editors"}}}).Status(200)
+	open := folder(t, a, "Open", priv)
+	a.Post(t, "/api/v1/folders/"+open, map[string]any{"visibleTo": map[string]any{"level": "tenant"}}).Status(200)
+	both := a.CreateItem(t, map[string]any{"title": "Both", "itemType": "video", "folderParents": []string{priv, pub}})
+
+	var it struct {
+		FolderParents []string `json:"folderParents"`
+	}
+	sales.Get(t, "/api/v1/items/"+both).Status(200).JSON(&it)
+	if !slices.Equal(it.FolderParents, []string{pub}) {
+		t.Fatalf("sales sees folderParents %v, want only %s", it.FolderParents, pub)
+	}
+	a.Get(t, "/api/v1/items/"+both).Status(200).JSON(&it)
+	if !slices.Equal(it.FolderParents, []string{priv, pub}) {
+		t.Fatalf("admin sees folderParents %v", it.FolderParents)
+	}
+	var f folderRecord
+	sales.Get(t, "/api/v1/folders/"+open).Status(200).JSON(&f)
+	if f.Parent != nil {
+		t.Fatalf("sales sees parent %v of a folder in an invisible one", *f.Parent)
+	}
+	var content contentPage
+	sales.Get(t, "/api/v1/folders/"+pub+"/content").Status(200).JSON(&content)
+	if len(content.Hits) != 1 || !slices.Equal(content.Hits[0].FolderParents, []string{pub}) {
+		t.Fatalf("content hit folderParents = %+v", content.Hits)
+	}
+}
