@@ -357,3 +357,44 @@ func TestInvisibleFolderIDsDoNotShow(t *testing.T) {
 		t.Fatalf("content hit folderParents = %+v", content.Hits)
 	}
 }
+
+// folder_stats (the content totals) agrees with the links after every kind
+// of change: create, move, add, remove, delete and undelete of items and
+// folders.
+func TestFolderTotalsFollowEveryChange(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	f1, f2 := folder(t, a, "One"), folder(t, a, "Two")
+	sub := folder(t, a, "Sub", f1)
+	var items []string
+	for i := range 6 {
+		items = append(items, a.CreateItem(t, map[string]any{"title": fmt.Sprint(i), "itemType": "video", "folderParents": []string{f1}}))
+	}
+	gql := func(m string, vars map[string]any) { a.GraphQL(t, m, vars).OK(nil) }
+	gql(`mutation($i: ID!, $f: ID!) { addItemToFolder(input: {itemId: $i, folderId: $f}) { id } }`, map[string]any{"i": items[0], "f": f2})
+	gql(`mutation($i: ID!, $f: ID!, $t: ID!) { moveItem(input: {itemId: $i, fromFolderId: $f, toFolderId: $t}) { id } }`,
+		map[string]any{"i": items[1], "f": f1, "t": sub})
+	gql(`mutation($i: ID!, $f: ID!) { removeItemFromFolder(input: {itemId: $i, folderId: $f}) { id } }`, map[string]any{"i": items[2], "f": f1})
+	a.Delete(t, "/api/v1/items/"+items[3]).Status(200)
+	a.Post(t, "/api/v1/folders/"+sub, map[string]any{"parent": f2}).Status(200)
+	a.Delete(t, "/api/v1/folders/"+f2).Status(200)
+	a.Post(t, "/api/v1/items/"+f2+"/undelete", nil).Status(200)
+	a.Delete(t, "/api/v1/folders/"+sub).Status(200)
+
+	var wrong int
+	if err := api.DB.Get(&wrong, `
+SELECT count(*) FROM (
+  SELECT l.folder_id, count(*) FILTER (WHERE NOT l.child_deleted) AS n FROM item_folders l GROUP BY 1) c
+FULL JOIN folder_stats s ON s.folder_id = c.folder_id
+WHERE coalesce(c.n, 0) <> coalesce(s.live_children, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 {
+		t.Fatalf("%d folders' totals disagree with their links", wrong)
+	}
+	var p contentPage
+	a.Get(t, "/api/v1/folders/"+f1+"/content").Status(200).JSON(&p)
+	if p.Total != len(p.Hits) || p.Total != 3 {
+		t.Fatalf("f1 total %d, hits %d, want 3 (items 0, 4, 5)", p.Total, len(p.Hits))
+	}
+}

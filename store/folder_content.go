@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // ContentQuery selects a page of a folder's content (spec 2.10).
@@ -71,10 +72,15 @@ ORDER BY page.n`
 	}
 }
 
+// The total comes from folder_stats (kept by triggers); a non-admin's total
+// leaves out the live subfolders it may not see (few, by an index).
 const countFolderContentSQL = `
-SELECT count(*) FROM item_folders l WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted`
+SELECT COALESCE((SELECT live_children FROM folder_stats WHERE tenant_id = $1 AND folder_id = $2), 0)`
 
-var countVisibleFolderContentSQL = countFolderContentSQL + subfolderVisible(3, 4)
+var countVisibleFolderContentSQL = countFolderContentSQL + ` - (SELECT count(*) FROM item_folders l
+    JOIN items f ON f.tenant_id = l.tenant_id AND f.id = l.item_id
+    WHERE l.tenant_id = $1 AND l.folder_id = $2 AND l.child_type = 'folder' AND NOT l.child_deleted
+      AND NOT ` + admitsSQL("f", 3, 4) + `)`
 
 // FolderContent returns a page of a live folder's content that the
 // principal may see, and its size. Returns ENOTFOUND for an unknown or
@@ -101,13 +107,23 @@ func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string
 	}
 	hits := []*FolderEntry{}
 	if total > q.From {
-		query := folderContentSQL[[3]bool{q.ByName, q.Desc, !p.IsAdmin}]
-		args := []any{p.TenantID, folderID, q.From, q.Size}
+		// A page in the back half is cut walking the index from the other
+		// end, so no page walks more than half the folder.
+		desc, offset, size, reverse := q.Desc, q.From, q.Size, false
+		if q.From > total/2 {
+			end := min(q.From+q.Size, total)
+			desc, offset, size, reverse = !q.Desc, total-end, end-q.From, true
+		}
+		query := folderContentSQL[[3]bool{q.ByName, desc, !p.IsAdmin}]
+		args := []any{p.TenantID, folderID, offset, size}
 		if !p.IsAdmin {
 			args = append(args, p.UserID, p.aclTokens())
 		}
 		if err := s.db.SelectContext(ctx, &hits, query, args...); err != nil {
 			return nil, 0, fmt.Errorf("store: unable to list folder content: %w", err)
+		}
+		if reverse {
+			slices.Reverse(hits)
 		}
 	}
 	return hits, total, nil
