@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: run build test generate bench
+.PHONY: run build test generate bench microbench
 
 # Serve on the embedded cluster under LOUPE_DATA_DIR unless DATABASE_URL is set.
 # Built and run as a binary (not `go run`) so that Ctrl-C and SIGTERM reach
@@ -23,7 +23,13 @@ test:
 generate:
 	$(GO) generate ./...
 
+# The performance benchmark (docs/benchmarks.md): seeds a realistic tenant
+# in a throwaway Postgres, runs `loupe serve` and drives load per scenario,
+# with pgbench -S and PostGraphile measured in the same run.
+bench: build
+	./bin/loupe bench
+
 # Go benchmarks of the hot paths, end to end over loopback against a
 # throwaway Postgres; each reports SQL statements per operation (sql/op).
-bench:
+microbench:
 	$(GO) run ./cmd/loupe with-postgres -- $(GO) test -run '^$$' -bench . -benchmem ./...

@@ -359,7 +359,14 @@ func (r *queryResolver) Item(ctx context.Context, id string) (*store.Item, error
 	if err != nil {
 		return nil, err
 	}
-	return r.Store.Item(ctx, p, id)
+	it, err := r.Store.Item(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	// Hinted, the item's nested fields load at once instead of waiting for
+	// a batch window that nothing else would join.
+	r.loaders(ctx).HintItems([]*store.Item{it})
+	return it, nil
 }
 
 // Items is the resolver for the items field.

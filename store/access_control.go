@@ -48,7 +48,7 @@ func (s *Store) AccessOf(ctx context.Context, p *Principal, ids []string) (map[s
 		return out, nil
 	}
 	var rows []ItemAccess
-	if err := s.db.SelectContext(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to check access: %w", err)
 	}
 	for _, r := range rows {

@@ -61,7 +61,7 @@ WHERE k.id = $1`
 // exists: to a caller, an unknown key is just a bad credential.
 func (s *Store) KeyByID(ctx context.Context, keyID string) (*KeyRecord, error) {
 	var k KeyRecord
-	if err := s.db.GetContext(ctx, &k, keyByIDSQL, keyID); err != nil {
+	if err := s.getPrepared(ctx, &k, keyByIDSQL, keyID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, &Error{Kind: EUNAUTHORIZED, Message: MsgUnauthenticated}
 		}

@@ -96,7 +96,7 @@ func (s *Store) AttachmentsOfItems(ctx context.Context, tenantID string, itemIDs
 		return out, nil
 	}
 	var rows []*Attachment
-	if err := s.db.SelectContext(ctx, &rows, attachmentsOfItems, tenantID, stringArray(itemIDs)); err != nil {
+	if err := s.selectPrepared(ctx, &rows, attachmentsOfItems, tenantID, stringArray(itemIDs)); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch attachments: %w", err)
 	}
 	for _, a := range rows {
@@ -278,7 +278,7 @@ func (s *Store) AttachmentsPrecheck(ctx context.Context, tenantID, itemID string
 		return nil, errItemForAttachment()
 	}
 	var found pq.StringArray
-	if err := s.db.GetContext(ctx, &found, precheckSQL, tenantID, itemID, pq.StringArray(fileNames)); err != nil {
+	if err := s.getPrepared(ctx, &found, precheckSQL, tenantID, itemID, pq.StringArray(fileNames)); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, errItemForAttachment()
 		}

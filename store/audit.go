@@ -169,12 +169,12 @@ func (s *Store) SearchAudit(ctx context.Context, p *Principal, q AuditQuery) ([]
 	args := []any{p.TenantID, nullString(q.ItemID), nullString(string(q.ActionType)), nullString(q.ExecutedBy),
 		q.Since, q.Until, p.UserID, p.aclTokens()}
 	var total int
-	if err := s.db.GetContext(ctx, &total, countAuditSQL, args...); err != nil {
+	if err := s.getPrepared(ctx, &total, countAuditSQL, args...); err != nil {
 		return nil, 0, fmt.Errorf("store: unable to count audit records: %w", err)
 	}
 	hits := []*AuditRecord{}
 	if total > q.From {
-		if err := s.db.SelectContext(ctx, &hits, searchAuditSQL, append(args, q.From, q.Size)...); err != nil {
+		if err := s.selectPrepared(ctx, &hits, searchAuditSQL, append(args, q.From, q.Size)...); err != nil {
 			return nil, 0, fmt.Errorf("store: unable to search audit records: %w", err)
 		}
 	}
@@ -190,7 +190,7 @@ func (s *Store) AuditRecordsByIDs(ctx context.Context, p *Principal, ids []strin
 		return out, nil
 	}
 	var recs []*AuditRecord
-	if err := s.db.SelectContext(ctx, &recs, auditByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &recs, auditByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch audit records: %w", err)
 	}
 	for _, r := range recs {

@@ -274,7 +274,7 @@ func viewerArgs(p *Principal) []any {
 // of them for an admin), in listing order.
 func (s *Store) Bookmarks(ctx context.Context, p *Principal) ([]*Bookmark, error) {
 	out := []*Bookmark{}
-	if err := s.db.SelectContext(ctx, &out, visibleBookmarksSQL, viewerArgs(p)...); err != nil {
+	if err := s.selectPrepared(ctx, &out, visibleBookmarksSQL, viewerArgs(p)...); err != nil {
 		return nil, fmt.Errorf("store: unable to list bookmarks: %w", err)
 	}
 	return out, nil
@@ -287,7 +287,7 @@ func (s *Store) Bookmark(ctx context.Context, p *Principal, id string) (*Bookmar
 		return nil, NotFound()
 	}
 	var b Bookmark
-	if err := s.db.GetContext(ctx, &b, visibleBookmarkSQL, append(viewerArgs(p), id)...); err != nil {
+	if err := s.getPrepared(ctx, &b, visibleBookmarkSQL, append(viewerArgs(p), id)...); err != nil {
 		return nil, notFoundOr(err, "store: unable to fetch bookmark: %w")
 	}
 	return &b, nil
@@ -450,7 +450,7 @@ func (s *Store) DeleteBookmark(ctx context.Context, tenantID, id string) error {
 // last), title, id.
 func (s *Store) BookmarkFolders(ctx context.Context, tenantID string) ([]*BookmarkFolder, error) {
 	out := []*BookmarkFolder{}
-	if err := s.db.SelectContext(ctx, &out, bookmarkFoldersSQL, tenantID); err != nil {
+	if err := s.selectPrepared(ctx, &out, bookmarkFoldersSQL, tenantID); err != nil {
 		return nil, fmt.Errorf("store: unable to list bookmark folders: %w", err)
 	}
 	return out, nil

@@ -183,7 +183,7 @@ func (s *Store) Comments(ctx context.Context, tenantID string, q CommentQuery) (
 		after = firstCommentAfter
 	}
 	out := []*Comment{}
-	if err := s.db.SelectContext(ctx, &out, commentsPageSQL, tenantID, q.ItemID, after, q.First+1); err != nil {
+	if err := s.selectPrepared(ctx, &out, commentsPageSQL, tenantID, q.ItemID, after, q.First+1); err != nil {
 		return nil, false, fmt.Errorf("store: unable to list comments: %w", err)
 	}
 	more := len(out) > q.First
@@ -202,7 +202,7 @@ func (s *Store) FirstCommentsOfItems(ctx context.Context, tenantID string, itemI
 		return out, nil
 	}
 	var rows []*Comment
-	if err := s.db.SelectContext(ctx, &rows, firstCommentsOfItemsSQL, tenantID, stringArray(itemIDs), n); err != nil {
+	if err := s.selectPrepared(ctx, &rows, firstCommentsOfItemsSQL, tenantID, stringArray(itemIDs), n); err != nil {
 		return nil, fmt.Errorf("store: unable to list comments of items: %w", err)
 	}
 	for _, c := range rows {
@@ -226,7 +226,7 @@ func (s *Store) CommentsByIDs(ctx context.Context, p *Principal, ids []string) (
 		return out, nil
 	}
 	var rows []*Comment
-	if err := s.db.SelectContext(ctx, &rows, commentsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, commentsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch comments: %w", err)
 	}
 	for _, c := range rows {

@@ -98,9 +98,9 @@ func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string
 	var total int
 	var err error
 	if p.IsAdmin {
-		err = s.db.GetContext(ctx, &total, countFolderContentSQL, p.TenantID, folderID)
+		err = s.getPrepared(ctx, &total, countFolderContentSQL, p.TenantID, folderID)
 	} else {
-		err = s.db.GetContext(ctx, &total, countVisibleFolderContentSQL, p.TenantID, folderID, p.UserID, p.aclTokens())
+		err = s.getPrepared(ctx, &total, countVisibleFolderContentSQL, p.TenantID, folderID, p.UserID, p.aclTokens())
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: unable to count folder content: %w", err)
@@ -119,7 +119,7 @@ func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string
 		if !p.IsAdmin {
 			args = append(args, p.UserID, p.aclTokens())
 		}
-		if err := s.db.SelectContext(ctx, &hits, query, args...); err != nil {
+		if err := s.selectPrepared(ctx, &hits, query, args...); err != nil {
 			return nil, 0, fmt.Errorf("store: unable to list folder content: %w", err)
 		}
 		if reverse {
@@ -163,7 +163,7 @@ func (s *Store) Subfolders(ctx context.Context, p *Principal, folderID, after st
 	if !validID(folderID) {
 		return out, false, nil
 	}
-	if err := s.db.SelectContext(ctx, &out, subfoldersSQL, p.TenantID, folderID, name, id, first+1, p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &out, subfoldersSQL, p.TenantID, folderID, name, id, first+1, p.UserID, p.aclTokens()); err != nil {
 		return nil, false, fmt.Errorf("store: unable to list subfolders: %w", err)
 	}
 	more := len(out) > first

@@ -73,7 +73,7 @@ func (s *Store) Folder(ctx context.Context, p *Principal, id string) (*Folder, e
 		return nil, NotFound()
 	}
 	var f Folder
-	if err := s.db.GetContext(ctx, &f, visibleFolderByIDSQL, p.TenantID, id, p.UserID, p.aclTokens()); err != nil {
+	if err := s.getPrepared(ctx, &f, visibleFolderByIDSQL, p.TenantID, id, p.UserID, p.aclTokens()); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, NotFound()
 		}
@@ -91,7 +91,7 @@ func (s *Store) FoldersByIDs(ctx context.Context, p *Principal, ids []string) (m
 		return out, nil
 	}
 	var folders []*Folder
-	if err := s.db.SelectContext(ctx, &folders, foldersByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &folders, foldersByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch folders: %w", err)
 	}
 	for _, f := range folders {
@@ -112,7 +112,7 @@ func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []stri
 		ChildID string `db:"child_id"`
 		Folder
 	}
-	if err := s.db.SelectContext(ctx, &rows, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch folders of items: %w", err)
 	}
 	for i := range rows {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // This file holds the small per-item states: versions, the upload lock,
@@ -20,7 +18,7 @@ ORDER BY v.item_id, v.id DESC`
 
 // VersionsOfItems returns, per item, its versions newest first, in one query.
 func (s *Store) VersionsOfItems(ctx context.Context, tenantID string, itemIDs []string) (map[string][]*ItemVersion, error) {
-	return listOf[ItemVersion](ctx, s.db, versionsOfItemsSQL, tenantID, itemIDs, func(v *ItemVersion) string { return v.ItemID })
+	return listOf[ItemVersion](ctx, s, versionsOfItemsSQL, tenantID, itemIDs, func(v *ItemVersion) string { return v.ItemID })
 }
 
 const renameVersionSQL = `
@@ -140,7 +138,7 @@ func (s *Store) ItemsByExternalIDs(ctx context.Context, p *Principal, externalID
 		ExternalID string `db:"external_id"`
 		ID         string `db:"id"`
 	}
-	if err := s.db.SelectContext(ctx, &rows, itemsByExternalIDSQL, p.TenantID, stringArray(externalIDs), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, itemsByExternalIDSQL, p.TenantID, stringArray(externalIDs), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to look up external ids: %w", err)
 	}
 	found := make(map[string]string, len(rows))
@@ -195,7 +193,7 @@ func (s *Store) AncestryOfItems(ctx context.Context, p *Principal, itemIDs []str
 		ItemID string `db:"item_id"`
 		Path   JSON   `db:"path"`
 	}
-	if err := s.db.SelectContext(ctx, &rows, ancestrySQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, ancestrySQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch ancestry: %w", err)
 	}
 	for _, r := range rows {
@@ -209,14 +207,14 @@ func (s *Store) AncestryOfItems(ctx context.Context, p *Principal, itemIDs []str
 }
 
 // listOf selects rows keyed by item id and groups them by key, in one query.
-func listOf[T any](ctx context.Context, db *sqlx.DB, query, tenantID string, ids []string, key func(*T) string) (map[string][]*T, error) {
+func listOf[T any](ctx context.Context, s *Store, query, tenantID string, ids []string, key func(*T) string) (map[string][]*T, error) {
 	out := make(map[string][]*T, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var rows []*T
-	if err := db.SelectContext(ctx, &rows, query, tenantID, stringArray(ids)); err != nil {
+	if err := s.selectPrepared(ctx, &rows, query, tenantID, stringArray(ids)); err != nil {
 		return nil, fmt.Errorf("store: unable to list %T: %w", rows, err)
 	}
 	for _, r := range rows {

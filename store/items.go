@@ -236,7 +236,14 @@ var visibleItemByIDSQL = itemByIDSQL + ` AND ` + visibleItem
 // may see. Returns ENOTFOUND if it does not exist, is deleted, belongs to
 // another tenant or is not visible.
 func (s *Store) Item(ctx context.Context, p *Principal, id string) (*Item, error) {
-	return getItem(ctx, s.db, visibleItemByIDSQL, p.TenantID, id, p.UserID, p.aclTokens())
+	if !validID(id) {
+		return nil, NotFound()
+	}
+	var it Item
+	if err := s.getPrepared(ctx, &it, visibleItemByIDSQL, p.TenantID, id, p.UserID, p.aclTokens()); err != nil {
+		return nil, notFoundOr(err, "store: unable to fetch item %s: %w", id)
+	}
+	return &it, decodeMedia(&it)
 }
 
 func getItem(ctx context.Context, q queryer, query, tenantID, id string, more ...any) (*Item, error) {
@@ -262,7 +269,7 @@ func (s *Store) ItemsByIDs(ctx context.Context, p *Principal, ids []string) (map
 		return out, nil
 	}
 	var items []*Item
-	if err := s.db.SelectContext(ctx, &items, itemsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &items, itemsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch items: %w", err)
 	}
 	if err := decodeMedia(items...); err != nil {

@@ -131,7 +131,7 @@ func (s *Store) ListItems(ctx context.Context, p *Principal, q ItemQuery) ([]*It
 		return items, false, nil
 	}
 	query, args := q.sql(false, p)
-	if err := s.db.SelectContext(ctx, &items, query, args...); err != nil {
+	if err := s.selectPrepared(ctx, &items, query, args...); err != nil {
 		return nil, false, fmt.Errorf("store: unable to list items: %w", err)
 	}
 	if err := decodeMedia(items...); err != nil {
@@ -151,7 +151,7 @@ func (s *Store) CountItems(ctx context.Context, p *Principal, q ItemQuery) (int,
 	}
 	query, args := q.sql(true, p)
 	var n int
-	if err := s.db.GetContext(ctx, &n, query, args...); err != nil {
+	if err := s.getPrepared(ctx, &n, query, args...); err != nil {
 		return 0, fmt.Errorf("store: unable to count items: %w", err)
 	}
 	return n, nil

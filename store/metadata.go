@@ -235,7 +235,7 @@ DELETE FROM timed_metadata WHERE tenant_id = $1 AND item_id = $2 AND id = ANY($3
 
 // TimedMetadataOfItems returns, per item, its entries by start time.
 func (s *Store) TimedMetadataOfItems(ctx context.Context, tenantID string, itemIDs []string) (map[string][]*TimedMetadata, error) {
-	return listOf[TimedMetadata](ctx, s.db, timedMetadataOfItemsSQL, tenantID, itemIDs, func(t *TimedMetadata) string { return t.ItemID })
+	return listOf[TimedMetadata](ctx, s, timedMetadataOfItemsSQL, tenantID, itemIDs, func(t *TimedMetadata) string { return t.ItemID })
 }
 
 // UpdateTimedMetadata inserts or replaces entries and removes others of a

@@ -167,7 +167,7 @@ func (s *Store) PersonsByIDs(ctx context.Context, tenantID string, ids []string)
 		return out, nil
 	}
 	var persons []*Person
-	if err := s.db.SelectContext(ctx, &persons, personsByIDsSQL, tenantID, stringArray(ids)); err != nil {
+	if err := s.selectPrepared(ctx, &persons, personsByIDsSQL, tenantID, stringArray(ids)); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch persons: %w", err)
 	}
 	for _, p := range persons {

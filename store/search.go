@@ -157,14 +157,14 @@ func (s *Store) Search(ctx context.Context, p *Principal, q SearchQuery) (int, [
 	}
 	query, args := q.sql(true, p)
 	var total int
-	if err := s.db.GetContext(ctx, &total, query, args...); err != nil {
+	if err := s.getPrepared(ctx, &total, query, args...); err != nil {
 		return 0, nil, fmt.Errorf("store: unable to count search hits: %w", err)
 	}
 	if q.From >= total {
 		return total, items, nil
 	}
 	query, args = q.sql(false, p)
-	if err := s.db.SelectContext(ctx, &items, query, args...); err != nil {
+	if err := s.selectPrepared(ctx, &items, query, args...); err != nil {
 		return 0, nil, fmt.Errorf("store: unable to search items: %w", err)
 	}
 	if err := decodeMedia(items...); err != nil {

@@ -15,7 +15,8 @@ import (
 
 // Store reads and writes Loupe's data.
 type Store struct {
-	db *sqlx.DB
+	db   *sqlx.DB
+	prep preparedCache
 }
 
 // New wraps an open database handle.

@@ -92,7 +92,7 @@ func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key N
 // CountTenants answers how many tenants exist (zero on a fresh database).
 func (s *Store) CountTenants(ctx context.Context) (int, error) {
 	var n int
-	if err := s.db.GetContext(ctx, &n, countTenantsSQL); err != nil {
+	if err := s.getPrepared(ctx, &n, countTenantsSQL); err != nil {
 		return 0, fmt.Errorf("store: unable to count tenants: %w", err)
 	}
 	return n, nil

@@ -86,7 +86,7 @@ func (s *Store) NearestThumbnail(ctx context.Context, tenantID, itemID string, p
 		return nil, NotFound()
 	}
 	var rows []*Thumbnail
-	if err := s.db.SelectContext(ctx, &rows, nearestThumbnailsSQL, tenantID, itemID, positionMs); err != nil {
+	if err := s.selectPrepared(ctx, &rows, nearestThumbnailsSQL, tenantID, itemID, positionMs); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch thumbnails: %w", err)
 	}
 	var best *Thumbnail
@@ -133,7 +133,7 @@ func (s *Store) ThumbnailPagesOfItems(ctx context.Context, tenantID string, item
 		return out, nil
 	}
 	var rows []*Thumbnail
-	if err := s.db.SelectContext(ctx, &rows, thumbnailPagesSQL, tenantID, stringArray(itemIDs), size+1, index); err != nil {
+	if err := s.selectPrepared(ctx, &rows, thumbnailPagesSQL, tenantID, stringArray(itemIDs), size+1, index); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch thumbnails: %w", err)
 	}
 	for _, t := range rows {

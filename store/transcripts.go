@@ -164,7 +164,7 @@ func (s *Store) TranscriptsByKeys(ctx context.Context, tenantID string, keys []T
 		return out, nil
 	}
 	var rows []*Transcript
-	if err := s.db.SelectContext(ctx, &rows, transcriptsByKeysSQL, tenantID, stringArray(ids), stringArray(langs)); err != nil {
+	if err := s.selectPrepared(ctx, &rows, transcriptsByKeysSQL, tenantID, stringArray(ids), stringArray(langs)); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch transcripts: %w", err)
 	}
 	for _, t := range rows {

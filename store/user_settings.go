@@ -129,7 +129,7 @@ func (r *settingsRow) settings() (*UserSettings, error) {
 // written.
 func (s *Store) UserSettings(ctx context.Context, p *Principal) (*UserSettings, error) {
 	var row settingsRow
-	if err := s.db.GetContext(ctx, &row, userSettingsSQL, p.TenantID, p.UserID); err != nil {
+	if err := s.getPrepared(ctx, &row, userSettingsSQL, p.TenantID, p.UserID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return DefaultUserSettings(), nil
 		}
@@ -291,7 +291,7 @@ const userDeactivatedSQL = `SELECT deactivated FROM users WHERE tenant_id = $1 A
 // the users row says now. Returns EUNAUTHORIZED when the user is gone.
 func (s *Store) UserDeactivated(ctx context.Context, p *Principal) (bool, error) {
 	var deactivated bool
-	if err := s.db.GetContext(ctx, &deactivated, userDeactivatedSQL, p.TenantID, p.UserID); err != nil {
+	if err := s.getPrepared(ctx, &deactivated, userDeactivatedSQL, p.TenantID, p.UserID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, &Error{Kind: EUNAUTHORIZED, Message: MsgUnauthenticated}
 		}

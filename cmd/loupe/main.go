@@ -21,6 +21,7 @@ Usage:
   loupe user create --tenant-id T --email E [--groups a,b] [--admin]
                                        make a user; prints {"userId","apiKey"}
   loupe with-postgres -- CMD [ARGS]    run CMD against a throwaway Postgres (tests)
+  loupe bench [--quick]                measure throughput and latency (see docs/benchmarks.md)
 
 Configuration is read from the environment; see README.md.
 `
@@ -49,6 +50,8 @@ func run(ctx context.Context, args []string) int {
 		err = cmdUserCreate(ctx, loadConfig(), rest[1:])
 	case cmd == "with-postgres":
 		return cmdWithPostgres(ctx, rest)
+	case cmd == "bench":
+		err = cmdBench(ctx, rest)
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Print(usage)
 		return 0

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ type Options struct {
 	Port int       // TCP port on 127.0.0.1; 0 picks a free one
 	Fast bool      // tests: fsync=off, synchronous_commit=off, full_page_writes=off
 	Log  io.Writer // where initdb/pg_ctl output goes (nil = discard); the server log is LogFile()
+	// Settings are extra server settings (-c name=value), e.g.
+	// shared_preload_libraries=pg_stat_statements for benchmarks.
+	Settings map[string]string
 }
 
 // Cluster is a running server.
@@ -145,7 +149,7 @@ func (c *Cluster) start(ctx context.Context, opt Options) error {
 			}
 		}
 		err = c.tools.run(ctx, "pg_ctl", "start", "-w", "-t", "60", "-D", c.dir, "-l", c.logFile,
-			"-o", serverOptions(c.port, opt.Fast))
+			"-o", serverOptions(c.port, opt.Fast, opt.Settings))
 		if err == nil {
 			c.owned = true
 			return nil
@@ -165,15 +169,27 @@ func (c *Cluster) start(ctx context.Context, opt Options) error {
 // serverOptions is the postgres command line pg_ctl passes through a shell:
 // TCP on loopback only and no Unix socket, so nothing outside this process
 // tree's reach can talk to it and no socket directory needs to be writable.
-func serverOptions(port int, fast bool) string {
+func serverOptions(port int, fast bool, settings map[string]string) string {
 	o := "-c listen_addresses=127.0.0.1 -p " + strconv.Itoa(port) +
 		" -c unix_socket_directories='' -c max_connections=200"
 	if fast {
 		// Durability is pointless for a throwaway test cluster.
 		o += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 	}
+	names := make([]string, 0, len(settings))
+	for k := range settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		o += " -c " + k + "=" + settings[k]
+	}
 	return o
 }
+
+// BinDir is the directory of the server binaries the cluster runs with
+// (pgbench and psql sit beside them).
+func (c *Cluster) BinDir() string { return c.tools.bin }
 
 // abort stops a server we may have launched, without waiting for clients.
 func (c *Cluster) abort() {

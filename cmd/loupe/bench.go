@@ -1,0 +1,387 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/benchseed"
+	"github.com/loupe-mam/loupe/internal/loadgen"
+	"github.com/loupe-mam/loupe/internal/pgcluster"
+	"github.com/loupe-mam/loupe/internal/postgraphile"
+	"github.com/loupe-mam/loupe/migrations"
+)
+
+// benchConfig is `loupe bench`'s flags.
+type benchConfig struct {
+	quick        bool
+	concurrency  int
+	duration     time.Duration
+	warmup       time.Duration
+	out          string
+	postgraphile bool
+	cacheDir     string
+}
+
+// cmdBench runs the performance benchmark of issue 5: a throwaway Postgres
+// seeded with a realistic tenant, `loupe serve` against it, load over
+// loopback per scenario, and the references measured in the same run
+// (pgbench -S, PostGraphile). It prints a table and writes it to --out.
+func cmdBench(ctx context.Context, args []string) error {
+	var c benchConfig
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.BoolVar(&c.quick, "quick", false, "small data and short runs (a smoke test of the harness)")
+	fs.IntVar(&c.concurrency, "concurrency", 16, "concurrent clients per scenario")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "measured time per scenario")
+	fs.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured time before each scenario")
+	fs.StringVar(&c.out, "out", "docs/benchmarks.md", "where the report is written (empty: nowhere)")
+	fs.BoolVar(&c.postgraphile, "postgraphile", true, "measure PostGraphile too (npm install postgraphile@4.14.1)")
+	fs.StringVar(&c.cacheDir, "cache", ".loupe/bench", "where npm packages are kept between runs")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.quick {
+		c.duration, c.warmup = 2*time.Second, 500*time.Millisecond
+	}
+	return runBench(ctx, c)
+}
+
+type benchRow struct {
+	Scenario   string
+	Result     loadgen.Result
+	SQLPerReq  float64
+	RSSMiB     float64
+	Note       string
+	Unmeasured string // why the row has no numbers
+}
+
+func runBench(ctx context.Context, c benchConfig) error {
+	log := os.Stderr
+	dir, err := pgcluster.MkdirTemp("loupe-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cl, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Fast: true, Log: log,
+		Settings: map[string]string{"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top"}})
+	if err != nil {
+		return err
+	}
+	defer cl.Stop()
+	if err := cl.EnsureDatabase(ctx, "loupe"); err != nil {
+		return err
+	}
+	dbURL := cl.URL("loupe")
+	db, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := migrations.Up(ctx, db); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
+		return fmt.Errorf("bench: pg_stat_statements: %w", err)
+	}
+
+	spec := benchseed.Full()
+	if c.quick {
+		spec = benchseed.Quick()
+	}
+	fmt.Fprintf(log, "bench: seeding %+v\n", spec)
+	seeded, err := benchseed.Seed(ctx, db, spec)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "bench: seeded in %v\n", seeded.Took.Round(time.Millisecond))
+
+	srv, err := startServer(ctx, dbURL, log)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+
+	var rows []benchRow
+	measure := func(name string, cfg loadgen.Config, pid int) benchRow {
+		cfg.Concurrency, cfg.Duration, cfg.Warmup = c.concurrency, c.duration, c.warmup
+		db.ExecContext(ctx, `SELECT pg_stat_statements_reset()`) //nolint:errcheck // best effort
+		res, err := loadgen.Run(ctx, cfg)
+		row := benchRow{Scenario: name, Result: res}
+		if err != nil {
+			row.Unmeasured = err.Error()
+		}
+		row.SQLPerReq = statementsPerRequest(ctx, db, res.Requests)
+		row.RSSMiB = rssMiB(pid)
+		fmt.Fprintf(log, "bench: %-40s %8.0f req/s  p50 %v  p99 %v  errors %d %s\n", name, res.RPS,
+			res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors, res.FirstError)
+		return row
+	}
+
+	for _, sc := range loupeScenarios(srv.url, seeded) {
+		rows = append(rows, measure(sc.name, sc.cfg, srv.pid))
+	}
+	rows = append(rows, pgbenchRows(ctx, cl, c, log)...)
+	if c.postgraphile {
+		rows = append(rows, postgraphileRows(ctx, c, dbURL, seeded, measure, log)...)
+	}
+	report := benchReport(c, seeded, rows)
+	fmt.Println(report)
+	if c.out != "" {
+		return os.WriteFile(c.out, []byte(report), 0o644)
+	}
+	return nil
+}
+
+type scenario struct {
+	name string
+	cfg  loadgen.Config
+}
+
+func authHeader(key string) http.Header {
+	return http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/json"}}
+}
+
+func expect(codes ...int) func(int, []byte) error {
+	return func(status int, body []byte) error {
+		for _, c := range codes {
+			if status == c {
+				return nil
+			}
+		}
+		return fmt.Errorf("status %d: %.200s", status, body)
+	}
+}
+
+// loupeScenarios are the requests of issue 5, each a closed loop.
+func loupeScenarios(base string, s *benchseed.Seeded) []scenario {
+	h := authHeader(s.APIKey)
+	pick := func(ids []string) string { return ids[rand.IntN(len(ids))] }
+	gridCursors := gridPositions(s)
+	grid := `query($f: ID!, $after: String) { items(first: 50, after: $after, filter: {folderId: $f}, orderBy: CREATED_ASC) {
+  nodes { id title folders { name } comments(first: 3) { nodes { id text } } relations { item { title } } }
+  pageInfo { hasNextPage endCursor } } }`
+	return []scenario{
+		{"REST GET /api/v1/items/{id}", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
+			return loadgen.Request{Method: "GET", URL: base + "/api/v1/items/" + pick(s.ItemIDs), Header: h}
+		}}},
+		{"REST POST /api/v1/items", loadgen.Config{Check: expect(200), Next: func(w, i int) loadgen.Request {
+			body := fmt.Sprintf(`{"title":"Bench %d-%d","itemType":"video","metadata":{"formData":{"default_description":"load"}}}`, w, i)
+			return loadgen.Request{Method: "POST", URL: base + "/api/v1/items", Header: h, Body: []byte(body)}
+		}}},
+		{"REST folder content, page 50, deep in 100k", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
+			from := 50_000 + rand.IntN(49_000)
+			return loadgen.Request{Method: "GET", URL: fmt.Sprintf("%s/api/v1/folders/%s/content?from=%d&size=50", base, s.BigFolder, from), Header: h}
+		}}},
+		{"REST GET /api/v1/search", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
+			words := []string{"interview", "sunset", "harbour", "concert", "press"}
+			return loadgen.Request{Method: "GET", URL: base + "/api/v1/search?itemsPerPage=25&searchString=" + words[rand.IntN(len(words))], Header: h}
+		}}},
+		{"GraphQL grid: 50 items of the 100k folder, nested", loadgen.Config{Check: graphqlOK, Next: func(int, int) loadgen.Request {
+			vars := map[string]any{"f": s.BigFolder}
+			if c := gridCursors[rand.IntN(len(gridCursors))]; c != "" {
+				vars["after"] = c
+			}
+			b, _ := json.Marshal(map[string]any{"query": grid, "variables": vars})
+			return loadgen.Request{Method: "POST", URL: base + "/graphql", Header: h, Body: b}
+		}}},
+		{"REST PATCH itemMetadata under contention", loadgen.Config{Check: expect(200, 409), Next: func(w, i int) loadgen.Request {
+			// Eight hot items; writers race with a version that is
+			// often stale, as concurrent editors do.
+			id := s.ItemIDs[rand.IntN(min(8, len(s.ItemIDs)))]
+			body := fmt.Sprintf(`{"metadataDelta":{"formData":{"default_description":"w%d-%d"}}}`, w, i)
+			return loadgen.Request{Method: "PATCH", URL: fmt.Sprintf("%s/api/v1/itemMetadata/%s?requiredMetadataVersion=%d", base, id, 1+i%4),
+				Header: h, Body: []byte(body)}
+		}}},
+	}
+}
+
+// gridPositions are 200 cursors spread from the start to the end of the
+// big folder (by id, as the grid pages CREATED_ASC): "" is the first page.
+func gridPositions(s *benchseed.Seeded) []string {
+	ids := s.BigFolderItems
+	out := []string{""}
+	for k := 1; k < 200 && len(ids) > 0; k++ {
+		id := ids[k*len(ids)/200]
+		out = append(out, base64URL(id))
+	}
+	return out
+}
+
+func graphqlOK(status int, body []byte) error {
+	if status != 200 {
+		return fmt.Errorf("status %d", status)
+	}
+	if strings.Contains(string(body[:min(len(body), 64)]), `"errors"`) {
+		return fmt.Errorf("graphql errors: %.200s", body)
+	}
+	return nil
+}
+
+// statementsPerRequest reads the statements Postgres ran since the last
+// reset (pg_stat_statements), over the requests made.
+func statementsPerRequest(ctx context.Context, db *sql.DB, requests int64) float64 {
+	if requests == 0 {
+		return 0
+	}
+	var calls float64
+	err := db.QueryRowContext(ctx, `
+SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND query NOT ILIKE '%pg_stat_statements%' AND query NOT IN ('BEGIN', 'COMMIT', 'ROLLBACK')`).Scan(&calls)
+	if err != nil {
+		return -1
+	}
+	return calls / float64(requests)
+}
+
+// rssMiB is a process's resident set size.
+func rssMiB(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		return 0
+	}
+	kb, _ := strconv.ParseFloat(string(m[1]), 64)
+	return kb / 1024
+}
+
+// server is `loupe serve` run as a child process, as in production.
+type server struct {
+	url  string
+	pid  int
+	stop func()
+}
+
+func startServer(ctx context.Context, dbURL string, log io.Writer) (*server, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	port, err := freeTCPPort()
+	if err != nil {
+		return nil, err
+	}
+	key := make([]byte, 32)
+	cmd := exec.CommandContext(ctx, exe, "serve")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "LOUPE_ADDR=127.0.0.1:"+strconv.Itoa(port),
+		"LOUPE_LOG_LEVEL=warn", "LOUPE_BLOB_KEY="+hex.EncodeToString(key))
+	cmd.Stdout, cmd.Stderr = io.Discard, log
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{url: "http://127.0.0.1:" + strconv.Itoa(port), pid: cmd.Process.Pid, stop: func() {
+		cmd.Process.Signal(os.Interrupt) //nolint:errcheck
+		cmd.Wait()                       //nolint:errcheck
+	}}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(s.url + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s, nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.stop()
+	return nil, errors.New("bench: loupe serve did not become ready")
+}
+
+func freeTCPPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// pgbenchRows measures `pgbench -S` (select-only, the physical limit of a
+// one-row read here) at the same concurrency, with the simple and the
+// prepared protocol.
+func pgbenchRows(ctx context.Context, cl *pgcluster.Cluster, c benchConfig, log io.Writer) []benchRow {
+	bin := filepath.Join(cl.BinDir(), "pgbench")
+	if err := cl.EnsureDatabase(ctx, "pgbench"); err != nil {
+		return []benchRow{{Scenario: "pgbench -S", Unmeasured: err.Error()}}
+	}
+	url := cl.URL("pgbench")
+	if out, err := exec.CommandContext(ctx, bin, "-i", "-q", "-s", "10", url).CombinedOutput(); err != nil {
+		return []benchRow{{Scenario: "pgbench -S", Unmeasured: fmt.Sprintf("%v: %s", err, out)}}
+	}
+	var rows []benchRow
+	for _, mode := range []string{"simple", "prepared"} {
+		out, err := exec.CommandContext(ctx, bin, "-S", "-M", mode, "-c", strconv.Itoa(c.concurrency),
+			"-j", strconv.Itoa(runtime.NumCPU()), "-T", strconv.Itoa(int(c.duration.Seconds())), url).CombinedOutput()
+		row := benchRow{Scenario: "pgbench -S (" + mode + ")", SQLPerReq: 1}
+		if err != nil {
+			row.Unmeasured = fmt.Sprintf("%v", err)
+		}
+		if m := regexp.MustCompile(`tps = ([\d.]+)`).FindSubmatch(out); m != nil {
+			row.Result.RPS, _ = strconv.ParseFloat(string(m[1]), 64)
+		}
+		if m := regexp.MustCompile(`latency average = ([\d.]+) ms`).FindSubmatch(out); m != nil {
+			avg, _ := strconv.ParseFloat(string(m[1]), 64)
+			row.Note = fmt.Sprintf("average latency %.3f ms", avg)
+		}
+		fmt.Fprintf(log, "bench: %-40s %8.0f tps\n", row.Scenario, row.Result.RPS)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// postgraphileRows measures PostGraphile on the same database with the
+// equivalent by-id and grid queries.
+func postgraphileRows(ctx context.Context, c benchConfig, dbURL string, s *benchseed.Seeded,
+	measure func(string, loadgen.Config, int) benchRow, log io.Writer) []benchRow {
+	cli, err := postgraphile.Install(ctx, filepath.Join(c.cacheDir, "postgraphile"), log)
+	if err != nil {
+		return []benchRow{{Scenario: "PostGraphile", Unmeasured: err.Error()}}
+	}
+	port, err := freeTCPPort()
+	if err != nil {
+		return []benchRow{{Scenario: "PostGraphile", Unmeasured: err.Error()}}
+	}
+	stop, err := postgraphile.Start(ctx, cli, dbURL, port, log)
+	if err != nil {
+		return []benchRow{{Scenario: "PostGraphile", Unmeasured: err.Error()}}
+	}
+	defer stop() //nolint:errcheck
+	url := fmt.Sprintf("http://127.0.0.1:%d/graphql", port)
+	byID, grid := postgraphile.Queries()
+	h := http.Header{"Content-Type": {"application/json"}}
+	post := func(q string, vars map[string]any) loadgen.Request {
+		b, _ := json.Marshal(map[string]any{"query": q, "variables": vars})
+		return loadgen.Request{Method: "POST", URL: url, Header: h, Body: b}
+	}
+	positions := len(s.BigFolderItems)
+	return []benchRow{
+		measure("PostGraphile by id", loadgen.Config{Check: graphqlOK, Next: func(int, int) loadgen.Request {
+			return post(byID(s.TenantID, s.ItemIDs[rand.IntN(len(s.ItemIDs))]))
+		}}, 0),
+		measure("PostGraphile grid (equivalent nested page)", loadgen.Config{Check: graphqlOK, Next: func(int, int) loadgen.Request {
+			return post(grid(s.TenantID, s.BigFolder, (rand.IntN(200)*positions/200)/50*50))
+		}}, 0),
+	}
+}

@@ -1,0 +1,166 @@
+package benchseed
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// This file makes up the content: names, metadata and comment text that
+// look like a media team's, drawn deterministically from an item's number so
+// that the same spec seeds the same data (apart from ids and timestamps).
+
+// mix is splitmix64: a cheap, well-spread hash of an item's number.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func pick[T any](list []T, h uint64) T { return list[h%uint64(len(list))] }
+
+var (
+	subjects = []string{"Interview", "B-roll", "Drone shot", "Press conference", "Studio session", "Rehearsal",
+		"Street scene", "Product teaser", "Keynote", "Voice-over", "Panel talk", "Concert", "Timelapse",
+		"Behind the scenes", "Trailer", "Match highlights", "Weather report", "Podcast", "Portrait", "Vox pop"}
+	places = []string{"Berlin", "Lisbon", "Nairobi", "Osaka", "Toronto", "Lyon", "Oslo", "Valparaíso", "Hanoi",
+		"Cape Town", "Reykjavik", "Denver", "Seville", "Kraków", "Melbourne", "Montevideo"}
+	people = []string{"Ana", "Bruno", "Chen", "Dara", "Emeka", "Fatima", "Gustav", "Hana", "Ivo", "Jonas",
+		"Kemal", "Lea", "Mira", "Noor", "Oskar", "Priya"}
+	moods = []string{"wide angle", "handheld", "low light", "golden hour", "close-up", "two-camera setup",
+		"rough cut", "colour graded", "raw", "approved"}
+	keywords = []string{"news", "sports", "culture", "politics", "archive", "social", "promo", "education",
+		"music", "nature", "tech", "travel"}
+	commentTexts = []string{"Trim the first seconds", "Audio drops out here", "Great shot, keep it",
+		"Can we get a cleaner take?", "Colour looks off in this section", "Approved for the edit",
+		"Needs subtitles", "Check the rights for this music", "Logo visible, blur it", "Use this as the thumbnail",
+		"Too long, cut to the chase", "Who is the person on the left?", "Duplicate of the earlier upload",
+		"Please re-export in 4K", "Love this moment"}
+	replyTexts = []string{"Done", "Agreed", "Fixed in the new version", "Will do", "Not sure, asking legal",
+		"Good catch", "Already on it"}
+	reactionSet = []string{"👍", "🎉", "👀", "❤️", "ok"}
+	relTypes    = []string{"related", "derivedFrom", "partOf", "translationOf"}
+)
+
+// itemKind is a media item's type and what its file looks like.
+type itemKind struct {
+	itemType, ext, mediaType string
+}
+
+// kinds by share: 40% video, 30% image, 15% audio, 15% document.
+var kinds = [20]itemKind{}
+
+func init() {
+	for i := range kinds {
+		switch {
+		case i < 8:
+			kinds[i] = itemKind{"video", "mov", "video/quicktime"}
+		case i < 14:
+			kinds[i] = itemKind{"image", "jpg", "image/jpeg"}
+		case i < 17:
+			kinds[i] = itemKind{"audio", "wav", "audio/wav"}
+		default:
+			kinds[i] = itemKind{"document", "pdf", "application/pdf"}
+		}
+	}
+}
+
+func kindOf(i int) itemKind { return kinds[mix(uint64(i)^0x6b696e64)%uint64(len(kinds))] }
+
+// itemTitle is unique per item: the number keeps titles of a big folder
+// distinct while the words spread them over the alphabet, as a name sort
+// of real content does.
+func itemTitle(i int) string {
+	h := mix(uint64(i))
+	return pick(subjects, h) + " " + pick(places, h>>16) + " " + fmt.Sprintf("%06d", i)
+}
+
+func fileName(title string, k itemKind) string {
+	return strings.ReplaceAll(strings.ToLower(title), " ", "_") + "." + k.ext
+}
+
+// formData is the item's default-form metadata, as the API stores it: the
+// title under default_title, a description and a few more fields.
+func formData(i int, title string) string {
+	h := mix(uint64(i) ^ 0x666f726d)
+	kw := []string{pick(keywords, h), pick(keywords, h>>8), pick(keywords, h>>16)}
+	m := map[string]any{
+		"default_title": title,
+		"default_description": fmt.Sprintf("%s, %s. Shot in %s by %s; edited by %s.",
+			pick(subjects, h>>24), pick(moods, h>>32), pick(places, h>>36), pick(people, h>>40), pick(people, h>>44)),
+		"default_keywords": strings.Join(kw, ", "),
+		"default_location": pick(places, h>>48),
+		"default_rating":   int(h>>52) % 5,
+		"default_producer": pick(people, h>>56),
+	}
+	b, _ := json.Marshal(m) // a map of strings and ints always encodes
+	return string(b)
+}
+
+// createDiff is a create audit record's mdfDiff, shaped as the API writes
+// it (every field from null, keys in order).
+func createDiff(data string) string {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal([]byte(data), &m) // formData's own output
+	type change struct {
+		FieldID  string          `json:"fieldId"`
+		OldValue json.RawMessage `json:"oldValue"`
+		NewValue json.RawMessage `json:"newValue"`
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	fields := make([]change, len(keys))
+	for j, k := range keys {
+		fields[j] = change{k, json.RawMessage("null"), m[k]}
+	}
+	b, _ := json.Marshal(map[string]any{"newMdfId": "default", "metadataFields": fields})
+	return string(b)
+}
+
+// metadataDiff is a metadataUpdated record's mdfDiff: a new description.
+func metadataDiff(h uint64) string {
+	b, _ := json.Marshal(map[string]any{"oldMdfId": "default", "newMdfId": "default",
+		"metadataFields": []map[string]any{{"fieldId": "default_description",
+			"oldValue": pick(moods, h), "newValue": pick(moods, h>>8) + ", " + pick(moods, h>>16)}}})
+	return string(b)
+}
+
+// timelineContext is a comment's context as the API stores it
+// (store.CommentContext's JSON).
+func timelineContext(start, length float64) string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return `{"type":"timeline","startSecond":{"approximate":` + f(start) + `},"endSecond":{"approximate":` + f(start+length) + `}}`
+}
+
+// folderName names a folder by its depth, the way a media team's tree
+// reads: projects, then productions, days, cameras, selects.
+func folderName(depth, n int, h uint64) string {
+	levels := [][]string{
+		{"Project", "Campaign", "Series", "Archive", "Client"},
+		{"Episode", "Production", "Shoot", "Event"},
+		{"Day", "Location", "Session"},
+		{"Camera", "Audio", "Stills"},
+		{"Selects", "Rushes", "Exports"},
+		{"Version", "Review", "Final"},
+	}
+	words := levels[min(depth, len(levels)-1)]
+	if depth == 0 {
+		return pick(words, h) + " " + pick(places, h>>8) + " " + strconv.Itoa(n)
+	}
+	return pick(words, h) + " " + strconv.Itoa(n)
+}
+
+// spread places n events evenly from 'from' to 'to', the k-th at the returned time.
+func spread(from, to time.Time, k, n int) time.Time {
+	if n <= 1 {
+		return from
+	}
+	return from.Add(time.Duration(int64(to.Sub(from)) / int64(n) * int64(k))).Truncate(time.Microsecond)
+}
