@@ -37,6 +37,8 @@ type benchConfig struct {
 	out          string
 	postgraphile bool
 	cacheDir     string
+	profileDir   string
+	only         string
 }
 
 // cmdBench runs the performance benchmark of issue 5: a throwaway Postgres
@@ -53,6 +55,8 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.StringVar(&c.out, "out", "docs/benchmarks.md", "where the report is written (empty: nowhere)")
 	fs.BoolVar(&c.postgraphile, "postgraphile", true, "measure PostGraphile too (npm install postgraphile@4.14.1)")
 	fs.StringVar(&c.cacheDir, "cache", ".loupe/bench", "where npm packages are kept between runs")
+	fs.StringVar(&c.profileDir, "profile", "", "write a CPU profile of the server per Loupe scenario into this directory")
+	fs.StringVar(&c.only, "only", "", "run only the scenarios whose name contains this")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -111,7 +115,7 @@ func runBench(ctx context.Context, c benchConfig) error {
 	}
 	fmt.Fprintf(log, "bench: seeded in %v\n", seeded.Took.Round(time.Millisecond))
 
-	srv, err := startServer(ctx, dbURL, log)
+	srv, err := startServer(ctx, dbURL, c.profileDir != "", log)
 	if err != nil {
 		return err
 	}
@@ -134,7 +138,16 @@ func runBench(ctx context.Context, c benchConfig) error {
 	}
 
 	for _, sc := range loupeScenarios(srv.url, seeded) {
+		if c.only != "" && !strings.Contains(sc.name, c.only) {
+			continue
+		}
+		done := profileServer(ctx, c, srv, sc.name, log)
 		rows = append(rows, measure(sc.name, sc.cfg, srv.pid))
+		<-done
+	}
+	if c.only != "" {
+		fmt.Println(benchReport(c, seeded, rows))
+		return nil
 	}
 	rows = append(rows, pgbenchRows(ctx, cl, c, log)...)
 	if c.postgraphile {
@@ -269,12 +282,44 @@ func rssMiB(pid int) float64 {
 
 // server is `loupe serve` run as a child process, as in production.
 type server struct {
-	url  string
-	pid  int
-	stop func()
+	url   string
+	pprof string
+	pid   int
+	stop  func()
 }
 
-func startServer(ctx context.Context, dbURL string, log io.Writer) (*server, error) {
+// profileServer takes a CPU profile of the server over a scenario's
+// measured phase, when asked to; done closes when it is written.
+func profileServer(ctx context.Context, c benchConfig, srv *server, name string, log io.Writer) <-chan struct{} {
+	done := make(chan struct{})
+	if c.profileDir == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		time.Sleep(c.warmup)
+		u := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", srv.pprof, max(1, int(c.duration.Seconds())-1))
+		resp, err := http.Get(u)
+		if err != nil {
+			fmt.Fprintln(log, "bench: profile:", err)
+			return
+		}
+		defer resp.Body.Close()
+		slug := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
+		os.MkdirAll(c.profileDir, 0o755) //nolint:errcheck
+		f, err := os.Create(filepath.Join(c.profileDir, slug+".pprof"))
+		if err != nil {
+			fmt.Fprintln(log, "bench: profile:", err)
+			return
+		}
+		defer f.Close()
+		io.Copy(f, resp.Body) //nolint:errcheck
+	}()
+	return done
+}
+
+func startServer(ctx context.Context, dbURL string, profile bool, log io.Writer) (*server, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -287,11 +332,20 @@ func startServer(ctx context.Context, dbURL string, log io.Writer) (*server, err
 	cmd := exec.CommandContext(ctx, exe, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "LOUPE_ADDR=127.0.0.1:"+strconv.Itoa(port),
 		"LOUPE_LOG_LEVEL=warn", "LOUPE_BLOB_KEY="+hex.EncodeToString(key))
+	pprofURL := ""
+	if profile {
+		pp, err := freeTCPPort()
+		if err != nil {
+			return nil, err
+		}
+		pprofURL = "http://127.0.0.1:" + strconv.Itoa(pp)
+		cmd.Env = append(cmd.Env, "LOUPE_PPROF_ADDR=127.0.0.1:"+strconv.Itoa(pp))
+	}
 	cmd.Stdout, cmd.Stderr = io.Discard, log
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{url: "http://127.0.0.1:" + strconv.Itoa(port), pid: cmd.Process.Pid, stop: func() {
+	s := &server{url: "http://127.0.0.1:" + strconv.Itoa(port), pprof: pprofURL, pid: cmd.Process.Pid, stop: func() {
 		cmd.Process.Signal(os.Interrupt) //nolint:errcheck
 		cmd.Wait()                       //nolint:errcheck
 	}}
@@ -322,7 +376,7 @@ func freeTCPPort() (int, error) {
 // one-row read here) at the same concurrency, with the simple and the
 // prepared protocol.
 func pgbenchRows(ctx context.Context, cl *pgcluster.Cluster, c benchConfig, log io.Writer) []benchRow {
-	bin := filepath.Join(cl.BinDir(), "pgbench")
+	bin := pgbenchPath(cl.BinDir())
 	if err := cl.EnsureDatabase(ctx, "pgbench"); err != nil {
 		return []benchRow{{Scenario: "pgbench -S", Unmeasured: err.Error()}}
 	}
@@ -384,4 +438,27 @@ func postgraphileRows(ctx context.Context, c benchConfig, dbURL string, s *bench
 			return post(grid(s.TenantID, s.BigFolder, (rand.IntN(200)*positions/200)/50*50))
 		}}, 0),
 	}
+}
+
+// pgbenchPath finds pgbench beside the server binaries the cluster runs,
+// following a symlinked initdb (Debian links some tools into /usr/local/bin
+// but not pgbench).
+func pgbenchPath(binDir string) string {
+	if p := filepath.Join(binDir, "pgbench"); fileExists(p) {
+		return p
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Join(binDir, "initdb")); err == nil {
+		if p := filepath.Join(filepath.Dir(real), "pgbench"); fileExists(p) {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("pgbench"); err == nil {
+		return p
+	}
+	return "pgbench"
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

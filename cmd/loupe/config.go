@@ -21,7 +21,9 @@ type config struct {
 	// BlobDir holds uploaded files (default: <DataDir>/blobs).
 	BlobDir string
 	DBPool  int
-	App     app.Config
+	// PprofAddr serves pprof when set (LOUPE_PPROF_ADDR).
+	PprofAddr string
+	App       app.Config
 }
 
 func loadConfig() config {
@@ -32,6 +34,7 @@ func loadConfig() config {
 		PGPort:      envInt("LOUPE_PG_PORT", 54329),
 		BlobKey:     os.Getenv("LOUPE_BLOB_KEY"),
 		DBPool:      envInt("LOUPE_DB_POOL", 8),
+		PprofAddr:   os.Getenv("LOUPE_PPROF_ADDR"),
 		App:         app.DefaultConfig(),
 	}
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))

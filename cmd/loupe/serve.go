@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,16 @@ func cmdServe(ctx context.Context, c config) error {
 		Handler:           app.New(c.App, st),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
+	}
+	if c.PprofAddr != "" {
+		// Profiling stays off the public address: only on an operator's
+		// own (LOUPE_PPROF_ADDR, e.g. 127.0.0.1:6060).
+		go func() {
+			slog.Info("pprof serving", "addr", c.PprofAddr)
+			if err := http.ListenAndServe(c.PprofAddr, pprofMux()); err != nil {
+				slog.Error("pprof", "err", err)
+			}
+		}()
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
@@ -123,4 +134,14 @@ func randomKey() ([]byte, error) {
 	k := make([]byte, 32)
 	_, err := rand.Read(k)
 	return k, err
+}
+
+func pprofMux() *http.ServeMux {
+	m := http.NewServeMux()
+	m.HandleFunc("/debug/pprof/", pprof.Index)
+	m.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	m.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	m.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	m.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return m
 }
