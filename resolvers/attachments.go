@@ -19,6 +19,12 @@ import (
 // fileName, just that attachment (NOT_FOUND when the item has none of that
 // name).
 func (r *Resolver) itemAttachments(ctx context.Context, obj *store.Item, fileName *string) ([]*store.Attachment, error) {
+	if !obj.HasAttachments {
+		if fileName != nil {
+			return nil, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentNotFound}
+		}
+		return []*store.Attachment{}, nil
+	}
 	all, err := r.loaders(ctx).AttachmentsOfItem.Load(ctx, obj.ID)
 	if err != nil || fileName == nil {
 		return all, err

@@ -44,6 +44,8 @@ type Item struct {
 	TextDetectionEnabled      bool   `db:"text_detection_enabled"`
 	CreateUnknownPersons      bool   `db:"create_unknown_persons"`
 	HasRelations              bool   `db:"has_relations"`
+	// HasAttachments spares the attachments query for items without any.
+	HasAttachments bool `db:"has_attachments"`
 
 	ArchivedOn *time.Time `db:"archived_on"`
 	DeletedOn  *time.Time `db:"deleted_on"`
@@ -208,7 +210,7 @@ i.metadata_form_id, i.metadata_form_data, i.metadata_version, i.technical_metada
 i.geo_location, i.custom_icons, i.language_code, i.transcoding_state,
 i.transcription_enabled, i.translation_enabled, i.celebrity_detection_enabled,
 i.label_detection_enabled, i.person_detection_enabled, i.text_detection_enabled,
-i.create_unknown_persons, i.has_relations, i.archived_on, i.deleted_on, i.media,
+i.create_unknown_persons, i.has_relations, i.has_attachments, i.archived_on, i.deleted_on, i.media,
 i.media_usage, i.upload_lock_owner, i.upload_locked_on, i.transcript_last_updated,
 ARRAY(SELECT f.folder_id FROM item_folders f
       WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.position) AS folder_parents`
