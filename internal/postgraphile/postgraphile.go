@@ -97,8 +97,10 @@ func Install(ctx context.Context, dir string, log io.Writer) (cli string, err er
 		"--prefix", dir, "--save-exact", "--no-audit", "--no-fund", "--ignore-scripts",
 		"--no-progress", "--loglevel=warn", Package)
 	cmd.Dir = dir
-	cmd.Stdout = io.MultiWriter(log, &out)
-	cmd.Stderr = io.MultiWriter(log, &out)
+	// One writer for both streams: exec then writes from one goroutine at a
+	// time (two MultiWriters over one buffer raced).
+	w := &syncWriter{w: io.MultiWriter(log, &out)}
+	cmd.Stdout, cmd.Stderr = w, w
 	fmt.Fprintf(log, "postgraphile: npm install %s into %s\n", Package, dir)
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(tail(out.String(), 2000))
