@@ -42,6 +42,9 @@ type Loaders struct {
 	// time window: their keys carry arguments only their resolvers know.
 	ThumbnailsOfItem *Loader[[]*store.Thumbnail]
 	TranscriptOfItem *Loader[*store.Transcript]
+	// Access answers what the principal may do with items (non-admins'
+	// relation lists); the relations of a page hint it.
+	Access *Loader[store.ItemAccess]
 
 	// hintedMu guards hintedItems and commentHints: the items hinted so
 	// far, and per comment page size how many of them CommentsOfItem has
@@ -75,9 +78,11 @@ func NewLoaders(st *store.Store) *Loaders {
 	l.TimedMetadataOfItem = newLoader(listByKey(ofTenant(st.TimedMetadataOfItems)))
 	l.VersionsOfItem = newLoader(listByKey(ofTenant(st.VersionsOfItems)))
 	l.AncestryOfItem = newLoader(listByKey(st.AncestryOfItems))
+	l.Access = newLoader(byKey(st.AccessOf))
 	l.RelationsOfItem = newLoader(listByKey(ofTenant(st.RelationsOfItems)), func(rs []*store.Relation) {
 		for _, r := range rs {
 			l.Item.Hint(r.RelatedItemID)
+			l.Access.Hint(r.RelatedItemID)
 		}
 	})
 	l.CommentsOfItem = newLoader(firstComments(st))

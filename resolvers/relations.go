@@ -14,15 +14,32 @@ func (r *Resolver) itemRelations(ctx context.Context, obj *store.Item, relationT
 	if relationType != nil && !store.ValidRelationType(*relationType) {
 		return nil, store.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", *relationType)
 	}
-	all, err := r.loaders(ctx).RelationsOfItem.Load(ctx, obj.ID)
-	if err != nil || relationType == nil {
-		return all, err
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l := r.loaders(ctx)
+	all, err := l.RelationsOfItem.Load(ctx, obj.ID)
+	if err != nil {
+		return nil, err
 	}
 	out := []*store.Relation{}
 	for _, rel := range all {
-		if rel.RelationType == *relationType {
-			out = append(out, rel)
+		if relationType != nil && rel.RelationType != *relationType {
+			continue
 		}
+		if !p.IsAdmin {
+			// Relations to items the principal may not see are not
+			// shown (access control: invisible is missing).
+			a, err := l.Access.Load(ctx, rel.RelatedItemID)
+			if store.ErrorKind(err) == store.ENOTFOUND || (err == nil && !a.Visible) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, rel)
 	}
 	return out, nil
 }

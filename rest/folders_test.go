@@ -398,3 +398,37 @@ WHERE coalesce(c.n, 0) <> coalesce(s.live_children, 0)`); err != nil {
 		t.Fatalf("f1 total %d, hits %d, want 3 (items 0, 4, 5)", p.Total, len(p.Hits))
 	}
 }
+
+// Relations to items a user may not see are not listed to that user.
+func TestRelationsToInvisibleItemsDoNotShow(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	sales := a.User(t, "sales@a.test", []string{"sales"}, false)
+	priv := folder(t, a, "Private")
+	a.Post(t, "/api/v1/folders/"+priv, map[string]any{"visibleTo": map[string]any{"level": "selected_groups", "groups": []string{a.TenantID + ":editors"}}}).Status(200)
+	open := a.CreateItem(t, map[string]any{"title": "Open", "itemType": "video"})
+	other := a.CreateItem(t, map[string]any{"title": "Other", "itemType": "video"})
+	hidden := a.CreateItem(t, map[string]any{"title": "Hidden", "itemType": "video", "folderParents": []string{priv}})
+	a.Put(t, "/api/v1/items/"+open+"/relations/sequel", map[string]any{"relatedItemIds": []string{other, hidden}}).Status(200)
+
+	count := func(c *loupetest.Client) int {
+		var out struct {
+			Relations []struct {
+				RelatedItemID string `json:"relatedItemId"`
+			} `json:"relations"`
+		}
+		c.Get(t, "/api/v1/items/"+open+"/relations").Status(200).JSON(&out)
+		for _, r := range out.Relations {
+			if r.RelatedItemID == hidden && c != a {
+				t.Fatalf("sales sees the relation to a hidden item")
+			}
+		}
+		return len(out.Relations)
+	}
+	if got := count(a); got != 2 {
+		t.Fatalf("admin sees %d relations, want 2", got)
+	}
+	if got := count(sales); got != 1 {
+		t.Fatalf("sales sees %d relations, want 1", got)
+	}
+}
