@@ -45,12 +45,7 @@ func (r *Resolver) folderItems(ctx context.Context, f *store.Folder, first *int,
 		return nil, err
 	}
 	q.Ascending = true
-	items, more, err := r.Store.ListItems(ctx, p, q)
-	if err != nil {
-		return nil, err
-	}
-	r.loaders(ctx).HintItems(items)
-	return itemConnection(p, q, items, more), nil
+	return r.itemPage(ctx, p, q)
 }
 
 // folderAncestors is the path to the folder's parent, top first.

@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"context"
 	"encoding/base64"
 	"strings"
 	"time"
@@ -163,4 +164,16 @@ func auditQuery(f *model.AuditFilter, from, size *int) store.AuditQuery {
 		q.Since, q.Until = f.Since, f.Until
 	}
 	return q
+}
+
+// itemPage lists a page of items for the principal, hints the page to the
+// nested loaders and answers it as a connection: the one path of items,
+// itemChanges and Folder.items.
+func (r *Resolver) itemPage(ctx context.Context, p *store.Principal, q store.ItemQuery) (*model.ItemConnection, error) {
+	items, more, err := r.Store.ListItems(ctx, p, q)
+	if err != nil {
+		return nil, err
+	}
+	r.loaders(ctx).HintItems(items)
+	return itemConnection(p, q, items, more), nil
 }

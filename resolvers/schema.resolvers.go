@@ -160,7 +160,7 @@ func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInp
 	if err != nil {
 		return nil, err
 	}
-	return &model.ItemStatePayload{ID: it.ID, VersionState: store.VersionInRecycleBin, Item: it}, nil
+	return &model.ItemStatePayload{ID: it.ID, VersionState: it.VersionState(), Item: it}, nil
 }
 
 // UndeleteItem is the resolver for the undeleteItem field.
@@ -176,7 +176,7 @@ func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDI
 	if err != nil {
 		return nil, err
 	}
-	return &model.ItemStatePayload{ID: it.ID, VersionState: store.VersionExists, Item: it}, nil
+	return &model.ItemStatePayload{ID: it.ID, VersionState: it.VersionState(), Item: it}, nil
 }
 
 // ToggleArchive is the resolver for the toggleArchive field.
@@ -379,12 +379,7 @@ func (r *queryResolver) Items(ctx context.Context, first *int, after *string, fi
 	if err != nil {
 		return nil, err
 	}
-	items, more, err := r.Store.ListItems(ctx, p, q)
-	if err != nil {
-		return nil, err
-	}
-	r.loaders(ctx).HintItems(items)
-	return itemConnection(p, q, items, more), nil
+	return r.itemPage(ctx, p, q)
 }
 
 // Folder is the resolver for the folder field.

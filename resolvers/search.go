@@ -19,12 +19,7 @@ func (r *Resolver) itemChanges(ctx context.Context, since time.Time, first *int,
 	if err != nil {
 		return nil, err
 	}
-	items, more, err := r.Store.ListItems(ctx, p, q)
-	if err != nil {
-		return nil, err
-	}
-	r.loaders(ctx).HintItems(items)
-	return itemConnection(p, q, items, more), nil
+	return r.itemPage(ctx, p, q)
 }
 
 // search is the full-text search over the tenant's live items.

@@ -211,12 +211,6 @@ func (s *Store) FirstCommentsOfItems(ctx context.Context, tenantID string, itemI
 	return out, nil
 }
 
-// Comment returns one comment of the tenant (deleted ones too: they stay
-// listed). Returns ENOTFOUND when there is none.
-func (s *Store) Comment(ctx context.Context, tenantID, id string) (*Comment, error) {
-	return getComment(ctx, s.db, tenantID, id)
-}
-
 // CommentsByIDs returns the comments among ids whose item the principal may
 // see, keyed by id, in one query.
 func (s *Store) CommentsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Comment, error) {

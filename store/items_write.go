@@ -238,7 +238,7 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItem
 			return nil, fmt.Errorf("store: unable to place item in folders: %w", err)
 		}
 	}
-	if err := auditTx(ctx, tx, p, id, n.title, ActionCreate, at, createDiff(n.formID, n.formData)); err != nil {
+	if err := auditTx(ctx, tx, p, id, n.title, ActionCreate, at, CreateDiff(n.formID, n.formData)); err != nil {
 		return nil, err
 	}
 	return getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
@@ -273,8 +273,9 @@ func checkParentsTx(ctx context.Context, tx *sqlx.Tx, p *Principal, parents []st
 	return nil
 }
 
-// createDiff is the mdfDiff of a create record: every field set, from nothing.
-func createDiff(formID string, formData map[string]json.RawMessage) JSON {
+// CreateDiff is the mdfDiff of a create record: every field set, from
+// nothing (also what bulk seeding writes, to look like the API's records).
+func CreateDiff(formID string, formData map[string]json.RawMessage) JSON {
 	type change struct {
 		FieldID  string          `json:"fieldId"`
 		OldValue json.RawMessage `json:"oldValue"`

@@ -146,7 +146,7 @@ func (s *Store) CreatePerson(ctx context.Context, p *Principal, in NewPerson) (*
 				return fmt.Errorf("store: unable to store person images: %w", err)
 			}
 		}
-		return auditTx(ctx, tx, p, id, in.Name, ActionCreate, at, createDiff(formID, formData))
+		return auditTx(ctx, tx, p, id, in.Name, ActionCreate, at, CreateDiff(formID, formData))
 	})
 	if err != nil {
 		return nil, err

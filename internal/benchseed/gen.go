@@ -3,7 +3,7 @@ package benchseed
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
+	"github.com/loupe-mam/loupe/store"
 	"strconv"
 	"strings"
 	"time"
@@ -101,27 +101,11 @@ func formData(i int, title string) string {
 	return string(b)
 }
 
-// createDiff is a create audit record's mdfDiff, shaped as the API writes
-// it (every field from null, keys in order).
+// createDiff is a create audit record's mdfDiff, as the API writes it.
 func createDiff(data string) string {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal([]byte(data), &m) // formData's own output
-	type change struct {
-		FieldID  string          `json:"fieldId"`
-		OldValue json.RawMessage `json:"oldValue"`
-		NewValue json.RawMessage `json:"newValue"`
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	fields := make([]change, len(keys))
-	for j, k := range keys {
-		fields[j] = change{k, json.RawMessage("null"), m[k]}
-	}
-	b, _ := json.Marshal(map[string]any{"newMdfId": "default", "metadataFields": fields})
-	return string(b)
+	return string(store.CreateDiff("default", m))
 }
 
 // metadataDiff is a metadataUpdated record's mdfDiff: a new description.
