@@ -1,8 +1,10 @@
 package rest_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-mam/loupe/internal/loupetest"
 )
@@ -64,4 +66,54 @@ func TestAPIKeyHeader(t *testing.T) {
 	req := api.Anonymous()
 	r := req.DoWithHeaders(t, "GET", "/api/v1/items/"+id, map[string]string{"X-API-Key": a.Key})
 	r.Status(200)
+}
+
+// Keys are cached in memory; a change made outside this server (here:
+// straight in the database, as another server or an operator would) reaches
+// the cache through the loupe_auth notification, so a revoked key, a
+// deactivated user or a key deleted elsewhere stops working within the
+// notification's delivery time.
+func TestCachedKeyFollowsChangesMadeElsewhere(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	keyID := func(c *loupetest.Client) string { return strings.Split(c.Key, ".")[1] }
+	changes := []struct {
+		name string
+		sql  string
+		arg  func(c *loupetest.Client) string
+	}{
+		{"key revoked", `UPDATE api_keys SET is_active = false WHERE id = $1`, keyID},
+		{"key expired", `UPDATE api_keys SET expires_on = now() - interval '1 second' WHERE id = $1`, keyID},
+		{"key deleted", `DELETE FROM api_keys WHERE id = $1`, keyID},
+		{"user deactivated", `UPDATE users SET deactivated = true WHERE id = $1`, func(c *loupetest.Client) string { return c.UserID }},
+	}
+	for i, ch := range changes {
+		t.Run(ch.name, func(t *testing.T) {
+			u := a.User(t, fmt.Sprintf("u%d@a.test", i), nil, true)
+			// Cached (once the listener is up, a moment after start): a
+			// read costs the item statement only, no key lookup.
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				before := api.Statements.Count()
+				u.Get(t, "/api/v1/items/"+id).Status(200)
+				if api.Statements.Count()-before == 1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the key is still looked up on every request")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			api.DB.MustExec(ch.sql, ch.arg(u))
+			deadline = time.Now().Add(5 * time.Second)
+			for u.Get(t, "/api/v1/items/"+id).Code != 401 {
+				if time.Now().After(deadline) {
+					t.Fatal("the key still works 5 s after the change")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			a.Get(t, "/api/v1/items/"+id).Status(200) // other keys unaffected
+		})
+	}
 }

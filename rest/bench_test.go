@@ -11,7 +11,8 @@ import (
 )
 
 // BenchmarkGetItem measures GET /api/v1/items/{id} end to end over loopback:
-// authentication, the stored document through the executor, one item query.
+// authentication (a cached key), the stored document through the executor,
+// one item query.
 // It reports SQL statements per request beside the time.
 func BenchmarkGetItem(b *testing.B) {
 	api := loupetest.New(b)

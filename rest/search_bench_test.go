@@ -52,7 +52,7 @@ SELECT $1, c.id, p.id, 0 FROM f c JOIN f p ON p.rn = c.rn - 1`, c.TenantID); err
 }
 
 // BenchmarkSearch measures GET /api/v1/search end to end over loopback on
-// 5000 items (and as many of another tenant): authentication, the count and
+// 5000 items (and as many of another tenant): authentication (cached), the count and
 // the page query, 25 hits as JSON. It reports SQL statements per request.
 func BenchmarkSearch(b *testing.B) {
 	api := loupetest.New(b)

@@ -17,10 +17,29 @@ import (
 type Store struct {
 	db   *sqlx.DB
 	prep preparedCache
+	// authHooks run after a committed change that can alter what a stored
+	// key authenticates (see OnAuthChange).
+	authHooks []func(tenantID, userID string)
 }
 
 // New wraps an open database handle.
 func New(db *sqlx.DB) *Store { return &Store{db: db} }
+
+// OnAuthChange registers fn to run after every committed change this store
+// makes to a user's keys, the user or their groups (userID "" for a change
+// that concerns every user), before the change is answered: the
+// authentication cache forgets what it holds of them, so that a key deleted
+// through this server fails on the very next request. Register before
+// serving.
+func (s *Store) OnAuthChange(fn func(tenantID, userID string)) {
+	s.authHooks = append(s.authHooks, fn)
+}
+
+func (s *Store) authChanged(tenantID, userID string) {
+	for _, fn := range s.authHooks {
+		fn(tenantID, userID)
+	}
+}
 
 // DB is the underlying handle, for health checks and tests.
 func (s *Store) DB() *sqlx.DB { return s.db }

@@ -26,7 +26,7 @@ func cmdTenantCreate(ctx context.Context, c config, args []string) error {
 	if *name == "" || *email == "" {
 		return errors.New("tenant create needs --name and --admin-email")
 	}
-	db, closeDB, err := openDatabase(ctx, c)
+	db, _, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func cmdUserCreate(ctx context.Context, c config, args []string) error {
 			names = append(names, g)
 		}
 	}
-	db, closeDB, err := openDatabase(ctx, c)
+	db, _, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -17,17 +17,19 @@ import (
 // embedded cluster under LOUPE_DATA_DIR/pg (created on first use, reused
 // after). It migrates before it returns. closeDB also stops the embedded
 // cluster.
-func openDatabase(ctx context.Context, c config) (db *sqlx.DB, closeDB func(), err error) {
-	dbURL := c.DatabaseURL
+// openDatabase opens (and migrates) the configured database, or the embedded
+// cluster's; dbURL is the one it connected to.
+func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, closeDB func(), err error) {
+	dbURL = c.DatabaseURL
 	stop := func() {}
 	if dbURL == "" {
 		if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		slog.Info("no DATABASE_URL: starting the embedded Postgres cluster", "dir", c.pgDir(), "port", c.PGPort)
 		cl, err := pgcluster.Start(ctx, pgcluster.Options{Dir: c.pgDir(), Port: c.PGPort, Log: os.Stderr})
 		if err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		stop = func() {
 			if err := cl.Stop(); err != nil {
@@ -36,25 +38,25 @@ func openDatabase(ctx context.Context, c config) (db *sqlx.DB, closeDB func(), e
 		}
 		if err := cl.EnsureDatabase(ctx, "loupe"); err != nil {
 			stop()
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		dbURL = cl.URL("loupe")
 	}
 	db, err = store.Open(dbURL, c.DBPool)
 	if err != nil {
 		stop()
-		return nil, nil, fmt.Errorf("opening database: %w", err)
+		return nil, "", nil, fmt.Errorf("opening database: %w", err)
 	}
 	if err := migrations.Up(ctx, db.DB); err != nil {
 		db.Close()
 		stop()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return db, func() { db.Close(); stop() }, nil
+	return db, dbURL, func() { db.Close(); stop() }, nil
 }
 
 func cmdMigrate(ctx context.Context, c config) error {
-	_, closeDB, err := openDatabase(ctx, c)
+	_, _, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err
 	}

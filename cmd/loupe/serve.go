@@ -23,7 +23,7 @@ import (
 const shutdownGrace = 15 * time.Second
 
 func cmdServe(ctx context.Context, c config) error {
-	db, closeDB, err := openDatabase(ctx, c)
+	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -42,10 +42,11 @@ func cmdServe(ctx context.Context, c config) error {
 		return err
 	}
 	c.App.Files = files
+	c.App.DatabaseURL = dbURL
 
 	srv := &http.Server{
 		Addr:              c.Addr,
-		Handler:           app.New(c.App, st),
+		Handler:           app.New(ctx, c.App, st),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}

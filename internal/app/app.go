@@ -37,6 +37,12 @@ type Config struct {
 	MaxUploadBytes int64
 	// Logger receives the request log (slog.Default() when nil).
 	Logger *slog.Logger
+	// DatabaseURL, when set, lets authentication cache keys: a connection
+	// listens for the changes that invalidate them (auth.KeyCache). Without
+	// it every request looks its key up.
+	DatabaseURL string
+	// KeyCacheSize bounds the cached keys.
+	KeyCacheSize int
 }
 
 // DefaultConfig is the configuration without any LOUPE_* settings.
@@ -46,23 +52,42 @@ func DefaultConfig() Config {
 		RequestTimeout: 30 * time.Second,
 		GraphQL:        graph.DefaultOptions(),
 		MaxUploadBytes: blob.DefaultMaxUpload,
+		KeyCacheSize:   10000,
 	}
 }
 
-// New returns the server's handler.
-func New(cfg Config, st *store.Store) http.Handler {
+// Server is the assembled handler.
+type Server struct {
+	http.Handler
+	keys *auth.KeyCache
+}
+
+// KeysCached reports whether authentication is answering from its cache
+// (false without Config.DatabaseURL, or while its listener is down).
+func (s *Server) KeysCached() bool { return s.keys != nil && s.keys.Live() }
+
+// New assembles the server. What it starts in the background (the key
+// cache's listener) stops when ctx ends.
+func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	es := graph.NewExecutableSchema(graph.Config{
 		Resolvers:  resolvers.New(st, cfg.Blobs, cfg.Files),
 		Complexity: graph.Complexity(),
 	})
 	engine := graph.NewEngine(es, cfg.GraphQL)
-	authn := &auth.Authenticator{Keys: st}
-
-	r := chi.NewRouter()
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
+	srv := &Server{}
+	authn := &auth.Authenticator{Keys: st}
+	if cfg.DatabaseURL != "" {
+		srv.keys = auth.NewKeyCache(st, cfg.KeyCacheSize)
+		st.OnAuthChange(srv.keys.InvalidateUser)
+		go srv.keys.Listen(ctx, store.DSN(cfg.DatabaseURL), logger)
+		authn.Keys = srv.keys
+	}
+
+	r := chi.NewRouter()
 	r.Use(requestLog(logger), recoverPanics)
 	r.NotFound(rest.NotFound)
 	r.MethodNotAllowed(rest.NotFound)
@@ -97,5 +122,6 @@ func New(cfg Config, st *store.Store) http.Handler {
 	loaders := resolvers.Middleware(st)
 	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), loaders).Handle("/graphql", engine.HTTP)
 	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError), loaders)
-	return r
+	srv.Handler = r
+	return srv
 }

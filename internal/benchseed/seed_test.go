@@ -53,7 +53,7 @@ func server(t *testing.T, dsn string) string {
 	cfg := app.DefaultConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg.Blobs = blob.NewSigner([]byte("benchseed-test-key-0123456789abcdef"), "http://"+srv.Listener.Addr().String())
-	srv.Config.Handler = app.New(cfg, store.New(sdb))
+	srv.Config.Handler = app.New(t.Context(), cfg, store.New(sdb))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.URL

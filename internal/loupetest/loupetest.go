@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -43,13 +44,13 @@ type Option func(*app.Config)
 // New starts a server on a fresh database.
 func New(t testing.TB, opts ...Option) *API {
 	t.Helper()
-	url := pgtest.DB(t)
+	dbURL := pgtest.DB(t)
 	counter := &sqlcount.Counter{}
-	db := store.NewDB(sqlcount.Open(store.DSN(url), counter), 8)
+	db := store.NewDB(sqlcount.Open(store.DSN(dbURL), counter), 8)
 	t.Cleanup(func() { db.Close() })
 	st := store.New(db)
 	srv := httptest.NewUnstartedServer(nil)
-	url = "http://" + srv.Listener.Addr().String()
+	url := "http://" + srv.Listener.Addr().String()
 	cfg := app.DefaultConfig()
 	// Warnings and errors only: a test's output shows what went wrong, not
 	// every request.
@@ -63,9 +64,21 @@ func New(t testing.TB, opts ...Option) *API {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	srv.Config.Handler = app.New(cfg, st)
+	// The key cache listens on its own connection, closed with the test.
+	cfg.DatabaseURL = dbURL
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	server := app.New(ctx, cfg, st)
+	srv.Config.Handler = server
 	srv.Start()
 	t.Cleanup(srv.Close)
+	// Statement counts in tests are those of the request's own work: wait
+	// for the key cache, and Tenant and User warm each new key.
+	for deadline := time.Now().Add(10 * time.Second); !server.KeysCached(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("loupetest: the key cache did not start listening")
+		}
+	}
 	return &API{URL: url, Store: st, DB: db, Statements: counter, Blobs: cfg.Blobs, Files: cfg.Files}
 }
 
@@ -92,7 +105,16 @@ func (a *API) Tenant(t testing.TB, name string) *Client {
 	if err != nil {
 		t.Fatalf("create tenant %s: %v", name, err)
 	}
-	return &Client{api: a, Key: k.Header, TenantID: out.TenantID, UserID: out.UserID, ArchiveFolderID: out.ArchiveFolder}
+	c := &Client{api: a, Key: k.Header, TenantID: out.TenantID, UserID: out.UserID, ArchiveFolderID: out.ArchiveFolder}
+	c.warm(t)
+	return c
+}
+
+// warm makes one request with the client's key, so that the key is cached
+// and the test's own requests cost no key lookup.
+func (c *Client) warm(t testing.TB) {
+	t.Helper()
+	c.GraphQL(t, `{ __typename }`, nil)
 }
 
 // User adds a user to c's tenant, as `loupe user create` does.
@@ -107,7 +129,9 @@ func (c *Client) User(t testing.TB, email string, groups []string, admin bool) *
 	if err != nil {
 		t.Fatalf("create user %s: %v", email, err)
 	}
-	return &Client{api: c.api, Key: k.Header, TenantID: c.TenantID, UserID: id, ArchiveFolderID: c.ArchiveFolderID}
+	u := &Client{api: c.api, Key: k.Header, TenantID: c.TenantID, UserID: id, ArchiveFolderID: c.ArchiveFolderID}
+	u.warm(t)
+	return u
 }
 
 // Anonymous is a client with no credential.
