@@ -25,7 +25,7 @@ func Complexity() ComplexityRoot {
 		}
 		return 1 + n*child/10 // audit hits are flat records read in one query
 	}
-	c.Item.Comments = func(child int, first *int, _ *string) int { return page(child, first, 20) }
+	c.Item.Comments = func(child int, first *int, _ *string, _ *model.CommentOrder) int { return page(child, first, 20) }
 	c.Item.Thumbnails = func(child int, _ *int, size *int) int { return page(child, size, 50) }
 	return c
 }

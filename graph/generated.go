@@ -256,7 +256,7 @@ type ComplexityRoot struct {
 		ArchivedOn                   func(childComplexity int) int
 		Attachments                  func(childComplexity int, fileName *string) int
 		CelebrityDetectionEnabled    func(childComplexity int) int
-		Comments                     func(childComplexity int, first *int, after *string) int
+		Comments                     func(childComplexity int, first *int, after *string, orderBy *model.CommentOrder) int
 		CreateUnknownPersons         func(childComplexity int) int
 		CreatedBy                    func(childComplexity int) int
 		CreatedOn                    func(childComplexity int) int
@@ -621,7 +621,7 @@ type ItemResolver interface {
 
 	Attachments(ctx context.Context, obj *store.Item, fileName *string) ([]*store.Attachment, error)
 
-	Comments(ctx context.Context, obj *store.Item, first *int, after *string) (*model.CommentConnection, error)
+	Comments(ctx context.Context, obj *store.Item, first *int, after *string, orderBy *model.CommentOrder) (*model.CommentConnection, error)
 	Relations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error)
 	TimedMetadata(ctx context.Context, obj *store.Item) ([]*store.TimedMetadata, error)
 	Versions(ctx context.Context, obj *store.Item) ([]*store.ItemVersion, error)
@@ -1506,7 +1506,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Item.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Item.Comments(childComplexity, args["first"].(*int), args["after"].(*string), args["orderBy"].(*model.CommentOrder)), true
 	case "Item.createUnknownPersons":
 		if e.ComplexityRoot.Item.CreateUnknownPersons == nil {
 			break
@@ -3590,8 +3590,8 @@ type Item implements Node {
   "EXISTS for a live item, IN_RECYCLE_BIN for a deleted one."
   versionState: VersionState!
 
-  "Comments, oldest first (batched for first pages)."
-  comments(first: Int = 20, after: String): CommentConnection!
+  "Comments, oldest first, or newest first with orderBy: CREATED_DESC (a grid's latest comments); first pages are batched. A cursor continues in the order it was given in."
+  comments(first: Int = 20, after: String, orderBy: CommentOrder = CREATED_ASC): CommentConnection!
   "Relations from and to this item, optionally of one type."
   relations(relationType: String): [Relation!]!
   "Timed metadata entries, by start time."
@@ -3878,6 +3878,12 @@ input ItemFilter {
 }
 
 enum ItemOrder {
+  CREATED_ASC
+  CREATED_DESC
+}
+
+"Order of an item's comments."
+enum CommentOrder {
   CREATED_ASC
   CREATED_DESC
 }
@@ -5666,6 +5672,14 @@ func (ec *executionContext) field_Item_comments_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.CommentOrder, error) {
+			return ec.unmarshalOCommentOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg2
 	return args, nil
 }
 
@@ -10244,7 +10258,7 @@ func (ec *executionContext) _Item_comments(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Item().Comments(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Item().Comments(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["orderBy"].(*model.CommentOrder))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CommentConnection) graphql.Marshaler {
@@ -26757,6 +26771,22 @@ func (ec *executionContext) unmarshalOCommentContextInput2ᚖgithubᚗcomᚋloup
 	}
 	res, err := ec.unmarshalInputCommentContextInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCommentOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentOrder(ctx context.Context, v any) (*model.CommentOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CommentOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCommentOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentOrder(ctx context.Context, sel ast.SelectionSet, v *model.CommentOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, v any) (*store.CommentType, error) {

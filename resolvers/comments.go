@@ -8,15 +8,16 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-// itemComments pages through an item's comments, oldest first. First pages
+// itemComments pages through an item's comments, oldest or newest first. First pages
 // of a list of items go through CommentsOfItem (one query for the list);
 // a page after a cursor is one query of its own.
-func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int, after *string) (*model.CommentConnection, error) {
+func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int, after *string, orderBy *model.CommentOrder) (*model.CommentConnection, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	q := store.CommentQuery{ItemID: obj.ID, First: store.DefaultCommentPage}
+	q := store.CommentQuery{ItemID: obj.ID, First: store.DefaultCommentPage,
+		NewestFirst: orderBy != nil && *orderBy == model.CommentOrderCreatedDesc}
 	if first != nil {
 		q.First = *first
 	}
@@ -34,8 +35,8 @@ func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int
 	)
 	if q.After == "" {
 		l := r.loaders(ctx)
-		l.HintComments(q.First)
-		if page, err = l.CommentsOfItem.Load(ctx, commentsKey(obj.ID, q.First)); err != nil {
+		l.HintComments(q.First, q.NewestFirst)
+		if page, err = l.CommentsOfItem.Load(ctx, commentsKey(obj.ID, q.First, q.NewestFirst)); err != nil {
 			return nil, err
 		}
 		if more = len(page) > q.First; more {

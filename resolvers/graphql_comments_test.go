@@ -423,3 +423,88 @@ func TestItemCommentsIsAConnectionWithMScrollId(t *testing.T) {
 		wantError(t, r, "BAD_USER_INPUT", 400)
 	}
 }
+
+// orderBy: CREATED_DESC pages newest first (a grid's "latest comments"),
+// its cursor continues newest first, and a page of items with both orders
+// costs one comments statement per order, whatever the number of items.
+func TestItemCommentsNewestFirst(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	items := make([]string, 4)
+	want := map[string][]string{} // item -> comment ids, oldest first
+	for i := range items {
+		items[i] = createItem(t, a, map[string]any{"title": fmt.Sprint("Clip ", i), "itemType": "video"}).ID
+		for j := range 2 + i {
+			want[items[i]] = append(want[items[i]],
+				comment(t, a, "createComment", map[string]any{"itemId": items[i], "text": fmt.Sprint("c", j)}).ID)
+		}
+	}
+	newest := func(id string, n int) []string {
+		all := slices.Clone(want[id])
+		slices.Reverse(all)
+		return all[:min(n, len(all))]
+	}
+
+	// One item, paged newest first to the end.
+	item := items[3] // 5 comments
+	var got []string
+	var after *string
+	for {
+		var out struct {
+			Item struct{ Comments commentsConn }
+		}
+		a.GraphQL(t, `query($id: ID!, $after: String) { item(id: $id) { comments(first: 2, after: $after, orderBy: CREATED_DESC) {
+			edges { cursor node { id } } nodes { id } pageInfo { hasNextPage endCursor } mScrollId } } }`,
+			map[string]any{"id": item, "after": after}).OK(&out)
+		for _, n := range out.Item.Comments.Nodes {
+			got = append(got, n.ID)
+		}
+		if after = out.Item.Comments.MScrollID; after == nil {
+			break
+		}
+	}
+	if w := newest(item, 5); !slices.Equal(got, w) {
+		t.Fatalf("newest first %v, want %v", got, w)
+	}
+
+	// A page of items, each with its 3 latest and its first comment.
+	api.Statements.Reset()
+	var page struct {
+		Items struct {
+			Nodes []struct {
+				ID     string
+				Latest struct{ Nodes []struct{ ID string } }
+				First  struct{ Nodes []struct{ ID string } }
+			}
+		}
+	}
+	a.GraphQL(t, `{ items(first: 10, orderBy: CREATED_ASC) { nodes { id
+		latest: comments(first: 3, orderBy: CREATED_DESC) { nodes { id } }
+		first: comments(first: 1) { nodes { id } } } } }`, nil).OK(&page)
+	if n := api.Statements.Count(); n != 3 {
+		t.Errorf("a page with latest and first comments cost %d statements, want 3 (items, one per order)", n)
+	}
+	seen := 0
+	for _, n := range page.Items.Nodes {
+		if want[n.ID] == nil {
+			continue // not one of ours (the tenant's own items)
+		}
+		seen++
+		var latest, first []string
+		for _, c := range n.Latest.Nodes {
+			latest = append(latest, c.ID)
+		}
+		for _, c := range n.First.Nodes {
+			first = append(first, c.ID)
+		}
+		if w := newest(n.ID, 3); !slices.Equal(latest, w) {
+			t.Errorf("item %s latest %v, want %v", n.ID, latest, w)
+		}
+		if !slices.Equal(first, want[n.ID][:1]) {
+			t.Errorf("item %s first %v, want %v", n.ID, first, want[n.ID][:1])
+		}
+	}
+	if seen != len(items) {
+		t.Fatalf("the page had %d of the %d items", seen, len(items))
+	}
+}

@@ -33,7 +33,7 @@ type Loaders struct {
 	// items to Item, so that Relation.item of a whole page is one query.
 	RelationsOfItem *Loader[[]*store.Relation]
 	// CommentsOfItem answers the first page of an item's comments, keyed
-	// by commentsKey (item id and page size). It returns one comment more
+	// by commentsKey (item id, page size and order). It returns one comment more
 	// than the page when more follow.
 	CommentsOfItem *Loader[[]*store.Comment]
 	// ThumbnailsOfItem answers a page of an item's thumbnails, keyed by
@@ -47,19 +47,19 @@ type Loaders struct {
 	Access *Loader[store.ItemAccess]
 
 	// hintedMu guards hintedItems and commentHints: the items hinted so
-	// far, and per comment page size how many of them CommentsOfItem has
-	// been hinted (its keys carry the page size, which only the comments
-	// resolver knows).
+	// far, and per comment page size and order how many of them
+	// CommentsOfItem has been hinted (its keys carry them, which only the
+	// comments resolver knows).
 	hintedMu     sync.Mutex
 	hintedItems  []string
-	commentHints map[int]int
+	commentHints map[string]int
 }
 
 // NewLoaders builds a request's loaders. Each level hints the next: the
 // folders of a page of items name the parents that Folder.parent will ask
 // for, and those parents name theirs.
 func NewLoaders(st *store.Store) *Loaders {
-	l := &Loaders{commentHints: map[int]int{}}
+	l := &Loaders{commentHints: map[string]int{}}
 	// Items loaded by id (related items, ...) hint their own nested fields.
 	l.Item = newLoader(byKey(st.ItemsByIDs), func(it *store.Item) { l.hintItemIDs(it.ID) })
 	l.Folder = newLoader(byKey(st.FoldersByIDs), func(f *store.Folder) {
@@ -114,58 +114,87 @@ func (l *Loaders) hintItemIDs(ids ...string) {
 	l.hintedMu.Unlock()
 }
 
-// HintComments hints CommentsOfItem with the first pages of size first of
-// every item hinted so far and not yet hinted at that size. The comments
+// HintComments hints CommentsOfItem with the first pages of size first, in
+// an order, of every item hinted so far and not yet hinted so. The comments
 // resolver calls it before it loads, so the first element of a list fetches
 // the page of every element.
-func (l *Loaders) HintComments(first int) {
+func (l *Loaders) HintComments(first int, newestFirst bool) {
 	// The hint is given under the lock: a sibling resolver that finds
 	// nothing left to hint must not load before these keys are hinted, or
 	// its key would be fetched on its own.
 	l.hintedMu.Lock()
 	defer l.hintedMu.Unlock()
-	done := l.commentHints[first]
+	hint := commentsKey("", first, newestFirst)
+	done := l.commentHints[hint]
 	todo := l.hintedItems[done:]
-	l.commentHints[first] = len(l.hintedItems)
+	l.commentHints[hint] = len(l.hintedItems)
 	keys := make([]string, len(todo))
 	for i, id := range todo {
-		keys[i] = commentsKey(id, first)
+		keys[i] = commentsKey(id, first, newestFirst)
 	}
 	l.CommentsOfItem.Hint(keys...)
 }
 
-// commentsKey is the CommentsOfItem key of an item's first page of size first.
-func commentsKey(itemID string, first int) string { return strconv.Itoa(first) + "/" + itemID }
+// commentsKey is the CommentsOfItem key of an item's first page of size
+// first: "<first>/<item>" oldest first, "<first>d/<item>" newest first.
+func commentsKey(itemID string, first int, newestFirst bool) string {
+	order := ""
+	if newestFirst {
+		order = "d"
+	}
+	return strconv.Itoa(first) + order + "/" + itemID
+}
 
-// firstComments answers CommentsOfItem keys in key order with one query,
-// however many items and page sizes they name: it fetches the largest page
-// (plus one, to tell whether more follow) and cuts each key's page from it.
+type commentsKeyParts struct {
+	itemID string
+	first  int
+	newest bool
+}
+
+func parseCommentsKey(k string) commentsKeyParts {
+	size, id, _ := strings.Cut(k, "/")
+	size, newest := strings.CutSuffix(size, "d")
+	first, _ := strconv.Atoi(size)
+	return commentsKeyParts{itemID: id, first: first, newest: newest}
+}
+
+// firstComments answers CommentsOfItem keys in key order with one query
+// per order (oldest or newest first) however many items and page sizes they
+// name: it fetches the largest page (plus one, to tell whether more follow)
+// and cuts each key's page from it.
 func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Comment] {
 	return func(ctx context.Context, keys []string) []*dataloader.Result[[]*store.Comment] {
-		out := make([]*dataloader.Result[[]*store.Comment], len(keys))
-		sizes := make([]int, len(keys))
-		ids := make([]string, 0, len(keys))
-		seen := make(map[string]bool, len(keys))
-		largest := 0
+		type batch struct {
+			ids     []string
+			seen    map[string]bool
+			largest int
+			found   map[string][]*store.Comment
+		}
+		var byOrder [2]batch // oldest first, newest first
+		parsed := make([]commentsKeyParts, len(keys))
 		for i, k := range keys {
-			size, id, _ := strings.Cut(k, "/")
-			sizes[i], _ = strconv.Atoi(size)
-			largest = max(largest, sizes[i])
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
+			parsed[i] = parseCommentsKey(k)
+			b := &byOrder[b2i(parsed[i].newest)]
+			b.largest = max(b.largest, parsed[i].first)
+			if b.seen == nil {
+				b.seen = map[string]bool{}
+			}
+			if !b.seen[parsed[i].itemID] {
+				b.seen[parsed[i].itemID] = true
+				b.ids = append(b.ids, parsed[i].itemID)
 			}
 		}
 		p, err := auth.Require(ctx)
-		var found map[string][]*store.Comment
-		if err == nil {
-			found, err = st.FirstCommentsOfItems(ctx, p.TenantID, ids, largest+1)
+		for o := range byOrder {
+			if b := &byOrder[o]; err == nil && len(b.ids) > 0 {
+				b.found, err = st.FirstCommentsOfItems(ctx, p.TenantID, b.ids, b.largest+1, o == 1)
+			}
 		}
-		for i, k := range keys {
-			_, id, _ := strings.Cut(k, "/")
-			page := found[id]
-			if len(page) > sizes[i]+1 {
-				page = page[:sizes[i]+1]
+		out := make([]*dataloader.Result[[]*store.Comment], len(keys))
+		for i, k := range parsed {
+			page := byOrder[b2i(k.newest)].found[k.itemID]
+			if len(page) > k.first+1 {
+				page = page[:k.first+1]
 			}
 			if page == nil {
 				page = []*store.Comment{}
@@ -174,6 +203,13 @@ func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Commen
 		}
 		return out
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // argsKey joins a loader key from field arguments and an item id.

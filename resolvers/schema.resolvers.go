@@ -75,8 +75,8 @@ func (r *itemResolver) Attachments(ctx context.Context, obj *store.Item, fileNam
 	return r.itemAttachments(ctx, obj, fileName)
 }
 
-func (r *itemResolver) Comments(ctx context.Context, obj *store.Item, first *int, after *string) (*model.CommentConnection, error) {
-	return r.itemComments(ctx, obj, first, after)
+func (r *itemResolver) Comments(ctx context.Context, obj *store.Item, first *int, after *string, orderBy *model.CommentOrder) (*model.CommentConnection, error) {
+	return r.itemComments(ctx, obj, first, after, orderBy)
 }
 
 func (r *itemResolver) Relations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error) {

@@ -29,8 +29,12 @@ const (
 	DefaultCommentPage = 20
 )
 
-// firstCommentAfter is below every UUID: the keyset position of a first page.
-const firstCommentAfter = "00000000-0000-0000-0000-000000000000"
+// firstCommentAfter is below every UUID and lastCommentBefore above: the
+// keyset positions of a first page, oldest or newest first.
+const (
+	firstCommentAfter = "00000000-0000-0000-0000-000000000000"
+	lastCommentBefore = "ffffffff-ffff-ffff-ffff-ffffffffffff"
+)
 
 // commentColumns selects a Comment from comments aliased c; the reactions
 // come along as one JSON array (oldest first), so a page of comments costs
@@ -52,11 +56,16 @@ FROM comments c JOIN items i ON i.tenant_id = c.tenant_id AND i.id = c.item_id
 WHERE c.tenant_id = $1 AND c.id = ANY($2::uuid[])
   AND loupe_item_visible(i.tenant_id, i.id, i.item_type, i.owner_id, i.visible_to, $3::uuid, $4::text[])`
 
-	// commentsPageSQL walks comments_item_idx from a keyset position.
+	// commentsPageSQL walks comments_item_idx from a keyset position;
+	// newestCommentsPageSQL walks it backwards.
 	commentsPageSQL = `SELECT ` + commentColumns + `
 FROM comments c
 WHERE c.tenant_id = $1 AND c.item_id = $2 AND c.id > $3
 ORDER BY c.id LIMIT $4`
+	newestCommentsPageSQL = `SELECT ` + commentColumns + `
+FROM comments c
+WHERE c.tenant_id = $1 AND c.item_id = $2 AND c.id < $3
+ORDER BY c.id DESC LIMIT $4`
 
 	// firstCommentsOfItemsSQL is the first page of each of several items in
 	// one query. A lateral LIMIT per item reads only the rows it returns
@@ -70,6 +79,14 @@ CROSS JOIN LATERAL (
     ORDER BY c.id LIMIT $3
 ) c
 ORDER BY c.item_id, c.id`
+	newestCommentsOfItemsSQL = `SELECT ` + commentColumns + `
+FROM unnest($2::uuid[]) AS k(item_id)
+CROSS JOIN LATERAL (
+    SELECT * FROM comments c
+    WHERE c.tenant_id = $1 AND c.item_id = k.item_id
+    ORDER BY c.id DESC LIMIT $3
+) c
+ORDER BY c.item_id, c.id DESC`
 
 	// commentChecksSQL checks what a new comment refers to in one round
 	// trip: the item ($2) is live, the parent ($3) is a live comment of
@@ -148,13 +165,15 @@ func CommentItemNotFound(itemID string) *Error {
 	}
 }
 
-// CommentQuery selects a page of one item's comments, oldest first. Paging
-// is keyset on the comment id, a UUIDv7, so it follows creation order.
+// CommentQuery selects a page of one item's comments, oldest first (or
+// newest first). Paging is keyset on the comment id, a UUIDv7, so it follows
+// creation order.
 type CommentQuery struct {
 	ItemID string
 	// After is the id the page starts after ("" for the first page).
-	After string
-	First int
+	After       string
+	First       int
+	NewestFirst bool
 }
 
 // Validate checks the page size and the cursor.
@@ -168,8 +187,8 @@ func (q *CommentQuery) Validate() error {
 	return nil
 }
 
-// Comments returns a page of an item's comments, oldest first, and whether
-// more follow. The caller has found the item. Returns EINVALID for a bad
+// Comments returns a page of an item's comments, in the query's order, and
+// whether more follow. The caller has found the item. Returns EINVALID for a bad
 // query.
 func (s *Store) Comments(ctx context.Context, tenantID string, q CommentQuery) ([]*Comment, bool, error) {
 	if err := q.Validate(); err != nil {
@@ -178,12 +197,17 @@ func (s *Store) Comments(ctx context.Context, tenantID string, q CommentQuery) (
 	if !validID(q.ItemID) {
 		return []*Comment{}, false, nil
 	}
-	after := q.After
-	if after == "" {
+	after, query := q.After, commentsPageSQL
+	if q.NewestFirst {
+		query = newestCommentsPageSQL
+		if after == "" {
+			after = lastCommentBefore
+		}
+	} else if after == "" {
 		after = firstCommentAfter
 	}
 	out := []*Comment{}
-	if err := s.selectPrepared(ctx, &out, commentsPageSQL, tenantID, q.ItemID, after, q.First+1); err != nil {
+	if err := s.selectPrepared(ctx, &out, query, tenantID, q.ItemID, after, q.First+1); err != nil {
 		return nil, false, fmt.Errorf("store: unable to list comments: %w", err)
 	}
 	more := len(out) > q.First
@@ -194,15 +218,19 @@ func (s *Store) Comments(ctx context.Context, tenantID string, q CommentQuery) (
 }
 
 // FirstCommentsOfItems returns, per item id, the item's first n comments
-// (oldest first), in one query.
-func (s *Store) FirstCommentsOfItems(ctx context.Context, tenantID string, itemIDs []string, n int) (map[string][]*Comment, error) {
+// (oldest first, or newest first), in one query.
+func (s *Store) FirstCommentsOfItems(ctx context.Context, tenantID string, itemIDs []string, n int, newestFirst bool) (map[string][]*Comment, error) {
 	out := make(map[string][]*Comment, len(itemIDs))
 	itemIDs = validIDs(itemIDs)
 	if len(itemIDs) == 0 || n < 1 {
 		return out, nil
 	}
 	var rows []*Comment
-	if err := s.selectPrepared(ctx, &rows, firstCommentsOfItemsSQL, tenantID, stringArray(itemIDs), n); err != nil {
+	query := firstCommentsOfItemsSQL
+	if newestFirst {
+		query = newestCommentsOfItemsSQL
+	}
+	if err := s.selectPrepared(ctx, &rows, query, tenantID, stringArray(itemIDs), n); err != nil {
 		return nil, fmt.Errorf("store: unable to list comments of items: %w", err)
 	}
 	for _, c := range rows {

@@ -187,7 +187,7 @@ func loupeScenarios(base string, s *benchseed.Seeded) []scenario {
 	pick := func(ids []string) string { return ids[rand.IntN(len(ids))] }
 	gridCursors := gridPositions(s)
 	grid := `query($f: ID!, $after: String) { items(first: 50, after: $after, filter: {folderId: $f}, orderBy: CREATED_ASC) {
-  nodes { id title folders { name } comments(first: 3) { nodes { id text } } relations { item { title } } }
+  nodes { id title folders { name } comments(first: 3, orderBy: CREATED_DESC) { nodes { id text } } relations { item { title } } }
   pageInfo { hasNextPage endCursor } } }`
 	return []scenario{
 		{"REST GET /api/v1/items/{id}", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {

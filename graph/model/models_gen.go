@@ -392,6 +392,62 @@ type Viewer struct {
 	Bookmarks []*store.Bookmark `json:"bookmarks"`
 }
 
+// Order of an item's comments.
+type CommentOrder string
+
+const (
+	CommentOrderCreatedAsc  CommentOrder = "CREATED_ASC"
+	CommentOrderCreatedDesc CommentOrder = "CREATED_DESC"
+)
+
+var AllCommentOrder = []CommentOrder{
+	CommentOrderCreatedAsc,
+	CommentOrderCreatedDesc,
+}
+
+func (e CommentOrder) IsValid() bool {
+	switch e {
+	case CommentOrderCreatedAsc, CommentOrderCreatedDesc:
+		return true
+	}
+	return false
+}
+
+func (e CommentOrder) String() string {
+	return string(e)
+}
+
+func (e *CommentOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CommentOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CommentOrder", str)
+	}
+	return nil
+}
+
+func (e CommentOrder) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CommentOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CommentOrder) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type FolderContentSort string
 
 const (
