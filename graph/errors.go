@@ -78,7 +78,13 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 		}
 		ext["statusCode"] = http.StatusBadRequest
 	default:
-		reqlog.From(ctx).ErrorContext(ctx, "request failed", "err", err, "path", gqlErr.Path.String())
+		log := reqlog.From(ctx).ErrorContext
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			// The client went away: every field still running says so,
+			// and nobody reads the answer. Not a server failure.
+			log = reqlog.From(ctx).DebugContext
+		}
+		log(ctx, "request failed", "err", err, "path", gqlErr.Path.String())
 		gqlErr.Message = MsgInternal
 		gqlErr.Err = nil
 		ext["code"] = "INTERNAL"

@@ -11,6 +11,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -22,7 +23,18 @@ import (
 // shutdownGrace bounds how long in-flight requests may finish after SIGTERM.
 const shutdownGrace = 15 * time.Second
 
+// gcPercent is the server's GOGC unless the environment sets one. Go's
+// default (100) collects whenever the heap doubles; a server's live heap is
+// a few MiB, so under load it collected hundreds of times a second (a
+// quarter of the CPU in the grid profile, docs/performance.md). 400 costs
+// about four live heaps of memory — still far under the 150 MB budget — for
+// a quarter of the collections.
+const gcPercent = 400
+
 func cmdServe(ctx context.Context, c config) error {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err
