@@ -228,9 +228,10 @@ type ComplexityRoot struct {
 	}
 
 	FolderContent struct {
-		From  func(childComplexity int) int
-		Hits  func(childComplexity int) int
-		Total func(childComplexity int) int
+		From      func(childComplexity int) int
+		Hits      func(childComplexity int) int
+		NextToken func(childComplexity int) int
+		Total     func(childComplexity int) int
 	}
 
 	FolderEdge struct {
@@ -452,7 +453,7 @@ type ComplexityRoot struct {
 		Bookmarks           func(childComplexity int) int
 		Folder              func(childComplexity int, id string) int
 		FolderAncestry      func(childComplexity int, ids []string) int
-		FolderContent       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder) int
+		FolderContent       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) int
 		Item                func(childComplexity int, id string) int
 		ItemAnalytics       func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
 		ItemChanges         func(childComplexity int, since time.Time, first *int, after *string) int
@@ -693,7 +694,7 @@ type QueryResolver interface {
 	UserStatus(ctx context.Context) (*model.UserStatus, error)
 	ItemsByExternalID(ctx context.Context, externalIds []string) ([]*store.ExternalIDMatch, error)
 	ItemChanges(ctx context.Context, since time.Time, first *int, after *string) (*model.ItemConnection, error)
-	FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder) (*model.FolderContent, error)
+	FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) (*model.FolderContent, error)
 	FolderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error)
 	Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error)
 	AttachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error)
@@ -1386,6 +1387,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FolderContent.Hits(childComplexity), true
+	case "FolderContent.nextToken":
+		if e.ComplexityRoot.FolderContent.NextToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderContent.NextToken(childComplexity), true
 	case "FolderContent.total":
 		if e.ComplexityRoot.FolderContent.Total == nil {
 			break
@@ -2691,7 +2698,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.FolderContent(childComplexity, args["folderId"].(string), args["from"].(*int), args["size"].(*int), args["sort"].(*model.FolderContentSort), args["order"].(*model.SortOrder)), true
+		return e.ComplexityRoot.Query.FolderContent(childComplexity, args["folderId"].(string), args["from"].(*int), args["size"].(*int), args["sort"].(*model.FolderContentSort), args["order"].(*model.SortOrder), args["after"].(*string)), true
 
 	case "Query.item":
 		if e.ComplexityRoot.Query.Item == nil {
@@ -3415,7 +3422,7 @@ type Query {
     first: Int = 50
     after: String
   ): ItemConnection!
-  "A page of a folder's content, offset-paged and sorted (spec 2.10)."
+  "A page of a folder's content, sorted, at an offset or after an earlier page (spec 2.10)."
   folderContent(
     folderId: ID!
     "Offset of the first hit (default 0)."
@@ -3424,6 +3431,8 @@ type Query {
     size: Int = 50
     sort: FolderContentSort = name
     order: SortOrder = asc
+    "The nextToken of the page before: continues after it, by the index, however deep (instead of from; same sort and order)."
+    after: String
   ): FolderContent!
   "Folder paths of a set of items or folders, in the order asked."
   folderAncestry(ids: [ID!]!): [Ancestry!]!
@@ -3748,11 +3757,13 @@ type FolderEdge {
   node: Folder!
 }
 
-"A page of a folder's content (spec 2.10: {total, hits, from})."
+"A page of a folder's content (spec 2.10: {total, hits, from}, plus nextToken)."
 type FolderContent {
   total: Int!
   hits: [FolderEntry!]!
   from: Int!
+  "Continues after this page (after / nextToken); null at the end."
+  nextToken: String
 }
 
 "One entry of a folder's content: an item or a subfolder (spec 2.10 content hit)."
@@ -4859,6 +4870,8 @@ func (ec *executionContext) childFields_FolderContent(ctx context.Context, field
 		return ec.fieldContext_FolderContent_hits(ctx, field)
 	case "from":
 		return ec.fieldContext_FolderContent_from(ctx, field)
+	case "nextToken":
+		return ec.fieldContext_FolderContent_nextToken(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FolderContent", field.Name)
 }
@@ -6366,6 +6379,14 @@ func (ec *executionContext) field_Query_folderContent_args(ctx context.Context, 
 		return nil, err
 	}
 	args["order"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg5
 	return args, nil
 }
 
@@ -9357,6 +9378,29 @@ func (ec *executionContext) _FolderContent_from(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_FolderContent_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FolderContent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FolderContent_nextToken(ctx context.Context, field graphql.CollectedField, obj *model.FolderContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderContent_nextToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FolderContent_nextToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderContent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.FolderEdge) (ret graphql.Marshaler) {
@@ -14799,7 +14843,7 @@ func (ec *executionContext) _Query_folderContent(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().FolderContent(ctx, fc.Args["folderId"].(string), fc.Args["from"].(*int), fc.Args["size"].(*int), fc.Args["sort"].(*model.FolderContentSort), fc.Args["order"].(*model.SortOrder))
+			return ec.Resolvers.Query().FolderContent(ctx, fc.Args["folderId"].(string), fc.Args["from"].(*int), fc.Args["size"].(*int), fc.Args["sort"].(*model.FolderContentSort), fc.Args["order"].(*model.SortOrder), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.FolderContent) graphql.Marshaler {
@@ -21211,6 +21255,8 @@ func (ec *executionContext) _FolderContent(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "nextToken":
+			out.Values[i] = ec._FolderContent_nextToken(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -129,7 +129,7 @@ func (r *Resolver) changeItemFolders(ctx context.Context, itemID, from, to strin
 	return r.Store.MoveItem(ctx, p, itemID, from, to)
 }
 
-func (r *Resolver) folderContent(ctx context.Context, folderID string, from, size *int, sort *model.FolderContentSort, order *model.SortOrder) (*model.FolderContent, error) {
+func (r *Resolver) folderContent(ctx context.Context, folderID string, from, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) (*model.FolderContent, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -142,7 +142,12 @@ func (r *Resolver) folderContent(ctx context.Context, folderID string, from, siz
 	if size != nil {
 		q.Size = *size
 	}
-	hits, total, err := r.Store.FolderContent(ctx, p, folderID, q)
+	if after != nil && *after != "" {
+		if q.After, err = store.ParseContentCursor(*after); err != nil {
+			return nil, err
+		}
+	}
+	hits, total, next, err := r.Store.FolderContent(ctx, p, folderID, q)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +158,15 @@ func (r *Resolver) folderContent(ctx context.Context, folderID string, from, siz
 	l := r.loaders(ctx)
 	l.Item.Hint(ids...)
 	l.hintItemIDs(ids...)
-	return &model.FolderContent{Total: total, Hits: hits, From: q.From}, nil
+	c := &model.FolderContent{Total: total, Hits: hits, From: q.From}
+	if q.After != nil {
+		c.From = q.After.From
+	}
+	if next != nil {
+		token := next.Token()
+		c.NextToken = &token
+	}
+	return c, nil
 }
 
 func (r *Resolver) folderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error) {

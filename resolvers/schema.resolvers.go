@@ -442,8 +442,8 @@ func (r *queryResolver) ItemChanges(ctx context.Context, since time.Time, first 
 	return r.itemChanges(ctx, since, first, after)
 }
 
-func (r *queryResolver) FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder) (*model.FolderContent, error) {
-	return r.folderContent(ctx, folderID, from, size, sort, order)
+func (r *queryResolver) FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) (*model.FolderContent, error) {
+	return r.folderContent(ctx, folderID, from, size, sort, order, after)
 }
 
 func (r *queryResolver) FolderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error) {

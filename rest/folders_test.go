@@ -172,9 +172,10 @@ func TestDeleteFolderIsRecursiveAndUndeleteRestoresIt(t *testing.T) {
 }
 
 type contentPage struct {
-	Total int `json:"total"`
-	From  int `json:"from"`
-	Hits  []struct {
+	Total     int     `json:"total"`
+	From      int     `json:"from"`
+	NextToken *string `json:"nextToken"`
+	Hits      []struct {
 		ID            string   `json:"id"`
 		Owner         string   `json:"owner"`
 		FolderParents []string `json:"folderParents"`
@@ -199,7 +200,7 @@ func TestFolderContent(t *testing.T) {
 
 	hitKeys := strings.Fields(`id owner folderParents itemType name createdOn visibleTo updatableBy`)
 	raw := a.Get(t, "/api/v1/folders/"+f+"/content").Status(200).Object()
-	sameKeys(t, "content", raw, []string{"total", "hits", "from"})
+	sameKeys(t, "content", raw, []string{"total", "hits", "from", "nextToken"})
 	sameKeys(t, "content hit", raw["hits"].([]any)[0].(map[string]any), hitKeys)
 
 	order := func(q string) []string {
@@ -240,6 +241,103 @@ func TestFolderContent(t *testing.T) {
 	}
 	a.Get(t, "/api/v1/folders/"+ids["alpha"]+"/content").Envelope(404, notFound)
 	api.Tenant(t, "b").Get(t, "/api/v1/folders/"+f+"/content").Envelope(404, notFound)
+}
+
+// nextToken continues after a page by the index, in every sort and order,
+// for admins and for users who see only part of the folder: walking by
+// tokens yields exactly the offset listing, duplicate names included, and
+// each page costs the same statements however deep it is.
+func TestFolderContentNextToken(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	f := folder(t, a, "Reels")
+	for i, n := range []string{"delta", "alpha", "echo", "alpha", "charlie", "bravo", "alpha", "foxtrot", "echo"} {
+		a.CreateItem(t, map[string]any{"title": n, "itemType": []string{"video", "image"}[i%2], "folderParents": []string{f}})
+	}
+	folder(t, a, "open", f)
+	hidden := folder(t, a, "hidden", f)
+	api.DB.MustExec(`UPDATE items SET visible_to = '{"level": "selected_groups", "groups": []}' WHERE id = $1`, hidden)
+	user := a.User(t, "u@a.test", nil, false)
+	api.DB.MustExec(`UPDATE items SET visible_to = '{"level": "tenant", "groups": []}' WHERE id = $1`, f)
+
+	get := func(c *loupetest.Client, q string) contentPage {
+		t.Helper()
+		var p contentPage
+		c.Get(t, "/api/v1/folders/"+f+"/content"+q).Status(200).JSON(&p)
+		return p
+	}
+	ids := func(p contentPage) []string {
+		out := []string{}
+		for _, h := range p.Hits {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	// A user's hits also cost the check of which of their folder parents
+	// the user may see (one statement for the page).
+	for _, c := range []struct {
+		name       string
+		client     *loupetest.Client
+		total      int
+		statements int64
+	}{{"admin", a, 11, 2}, {"user", user, 10, 3}} {
+		for _, sort := range []string{"sort=name&order=asc", "sort=name&order=desc", "sort=createdOn&order=asc", "sort=createdOn&order=desc"} {
+			t.Run(c.name+" "+sort, func(t *testing.T) {
+				all := get(c.client, "?size=100&"+sort)
+				if all.Total != c.total || len(all.Hits) != c.total || all.NextToken != nil {
+					t.Fatalf("whole listing: total %d, %d hits, nextToken %v; want %d", all.Total, len(all.Hits), all.NextToken, c.total)
+				}
+				var walked []string
+				q := "?size=3&" + sort
+				for from := 0; ; from += 3 {
+					api.Statements.Reset()
+					p := get(c.client, q)
+					if n := api.Statements.Count(); n != c.statements {
+						t.Errorf("page at %d cost %d statements, want %d", from, n, c.statements)
+					}
+					if p.From != from || p.Total != c.total {
+						t.Fatalf("page at %d answered from %d, total %d", from, p.From, p.Total)
+					}
+					walked = append(walked, ids(p)...)
+					if p.NextToken == nil {
+						break
+					}
+					q = "?size=3&" + sort + "&nextToken=" + *p.NextToken
+				}
+				if !slices.Equal(walked, ids(all)) {
+					t.Fatalf("walked %v, want %v", walked, ids(all))
+				}
+			})
+		}
+	}
+
+	first := get(a, "?size=2&sort=name")
+	for _, q := range []string{
+		"?size=2&sort=name&order=desc&nextToken=" + *first.NextToken, // another order
+		"?size=2&sort=createdOn&nextToken=" + *first.NextToken,       // another sort
+		"?size=2&sort=name&from=2&nextToken=" + *first.NextToken,     // both
+		"?nextToken=bm90LWEtdG9rZW4",                                 // not one
+		"?nextToken=!!",
+	} {
+		a.Get(t, "/api/v1/folders/"+f+"/content"+q).Envelope(400, "")
+	}
+	// Another tenant's folder answers as missing, token or not.
+	api.Tenant(t, "b").Get(t, "/api/v1/folders/"+f+"/content?sort=name&nextToken="+*first.NextToken).Envelope(404, notFound)
+
+	// GraphQL: the same field and argument.
+	var out struct {
+		FolderContent struct {
+			From      int
+			NextToken *string
+			Hits      []struct{ ID string }
+		}
+	}
+	a.GraphQL(t, `query($f: ID!, $after: String) { folderContent(folderId: $f, size: 2, after: $after) { from nextToken hits { id } } }`,
+		map[string]any{"f": f, "after": *first.NextToken}).OK(&out)
+	if all := get(a, "?size=4&sort=name"); out.FolderContent.From != 2 || len(out.FolderContent.Hits) != 2 ||
+		out.FolderContent.Hits[0].ID != all.Hits[2].ID || out.FolderContent.Hits[1].ID != all.Hits[3].ID {
+		t.Fatalf("GraphQL page after the first: %+v", out.FolderContent)
+	}
 }
 
 func TestFolderMetadata(t *testing.T) {

@@ -2,19 +2,66 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 )
 
-// ContentQuery selects a page of a folder's content (spec 2.10).
+// ContentQuery selects a page of a folder's content (spec 2.10), at an
+// offset or after a hit of an earlier page.
 type ContentQuery struct {
 	From int
 	Size int
 	// ByName sorts by name, else by creation; Desc reverses.
 	ByName bool
 	Desc   bool
+	// After, when set, continues after the last hit of an earlier page
+	// (its nextToken) by the index, however deep: it replaces From.
+	After *ContentCursor
+}
+
+// ContentCursor is the position after a page of folder content: the offset
+// of the next hit and the sort key of the last one, with the sort it was
+// made for.
+type ContentCursor struct {
+	From   int
+	ByName bool
+	Desc   bool
+	Name   string
+	ID     string
+}
+
+// Token is the cursor as clients see it (nextToken): opaque base64url.
+func (c *ContentCursor) Token() string {
+	b, _ := json.Marshal([]any{c.From, c.ByName, c.Desc, c.Name, c.ID})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ParseContentCursor reads a nextToken. Returns EINVALID for anything that
+// is not one.
+func ParseContentCursor(token string) (*ContentCursor, error) {
+	bad := Invalid("nextToken is not a valid folder content token")
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return nil, bad
+	}
+	var parts []json.RawMessage
+	if json.Unmarshal(b, &parts) != nil || len(parts) != 5 {
+		return nil, bad
+	}
+	var c ContentCursor
+	for i, dst := range []any{&c.From, &c.ByName, &c.Desc, &c.Name, &c.ID} {
+		if json.Unmarshal(parts[i], dst) != nil {
+			return nil, bad
+		}
+	}
+	if c.From < 1 || !validID(c.ID) {
+		return nil, bad
+	}
+	return &c, nil
 }
 
 // MaxContentPage bounds one page of folder content.
@@ -28,10 +75,12 @@ ARRAY(SELECT f.folder_id FROM item_folders f
 
 // The page is cut from item_folders alone (item_folders_by_name_idx or
 // item_folders_live_idx), then only its rows are joined with items. Keyed by
-// (by name, descending, for a non-admin): a non-admin's listing leaves out
-// the subfolders it may not see (the folder's other children are visible
-// through the folder itself).
-var folderContentSQL = map[[3]bool]string{}
+// (by name, descending, for a non-admin, after a cursor): a non-admin's
+// listing leaves out the subfolders it may not see (the folder's other
+// children are visible through the folder itself). At an offset, $3 is the
+// offset; after a cursor, $3 is the last hit's name and the id follows the
+// other parameters (by name), or $3 is the last id (by creation).
+var folderContentSQL = map[[4]bool]string{}
 
 // subfolderVisible is the non-admin filter of a content link l, with the
 // user at $u and the tokens at $t.
@@ -44,89 +93,142 @@ func init() {
 	for _, byName := range []bool{false, true} {
 		for _, desc := range []bool{false, true} {
 			for _, filtered := range []bool{false, true} {
-				order := "l.item_id"
-				if byName {
-					order = "l.child_name, l.item_id"
+				for _, keyset := range []bool{false, true} {
+					folderContentSQL[[4]bool{byName, desc, filtered, keyset}] = folderContentQuery(byName, desc, filtered, keyset)
 				}
-				if desc {
-					order = "l.child_name DESC, l.item_id DESC"
-					if !byName {
-						order = "l.item_id DESC"
-					}
-				}
-				filter := ""
-				if filtered {
-					filter = subfolderVisible(5, 6)
-				}
-				folderContentSQL[[3]bool{byName, desc, filtered}] = `
-WITH page AS (
-    SELECT l.item_id, row_number() OVER () AS n FROM (
-        SELECT l.item_id FROM item_folders l
-        WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted` + filter + `
-        ORDER BY ` + order + ` OFFSET $3 LIMIT $4) l)
-SELECT ` + entryColumns + `
-FROM page JOIN items i ON i.tenant_id = $1 AND i.id = page.item_id
-ORDER BY page.n`
 			}
 		}
 	}
 }
 
-// The total comes from folder_stats (kept by triggers); a non-admin's total
-// leaves out the live subfolders it may not see (few, by an index).
-const countFolderContentSQL = `
-SELECT COALESCE((SELECT live_children FROM folder_stats WHERE tenant_id = $1 AND folder_id = $2), 0)`
+func folderContentQuery(byName, desc, filtered, keyset bool) string {
+	dir, cmp := "", ">"
+	if desc {
+		dir, cmp = " DESC", "<"
+	}
+	order := "l.item_id" + dir
+	if byName {
+		order = "l.child_name" + dir + ", l.item_id" + dir
+	}
+	filter, idParam := "", "$5"
+	if filtered {
+		filter, idParam = subfolderVisible(5, 6), "$7"
+	}
+	window := " OFFSET $3 LIMIT $4"
+	if keyset {
+		window = " LIMIT $4"
+		if byName {
+			filter += " AND (l.child_name, l.item_id) " + cmp + " ($3::text, " + idParam + "::uuid)"
+		} else {
+			filter += " AND l.item_id " + cmp + " $3::uuid"
+		}
+	}
+	return `
+WITH page AS (
+    SELECT l.item_id, row_number() OVER () AS n FROM (
+        SELECT l.item_id FROM item_folders l
+        WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted` + filter + `
+        ORDER BY ` + order + window + `) l)
+SELECT ` + entryColumns + `
+FROM page JOIN items i ON i.tenant_id = $1 AND i.id = page.item_id
+ORDER BY page.n`
+}
 
-var countVisibleFolderContentSQL = countFolderContentSQL + ` - (SELECT count(*) FROM item_folders l
+// The total comes from folder_stats (kept by triggers), in the statement
+// that finds the folder (no row: missing or invisible); a non-admin's total
+// leaves out the live subfolders it may not see (few, by an index).
+var (
+	countFolderContentSQL = `
+SELECT COALESCE((SELECT live_children FROM folder_stats WHERE tenant_id = $1 AND folder_id = $2), 0)`
+	folderTotalTail = `
+FROM items fo WHERE fo.tenant_id = $1 AND fo.id = $2 AND fo.item_type = 'folder' AND fo.deleted_on IS NULL
+  AND ` + admitsSQL("fo", 3, 4)
+	folderTotalSQL        = countFolderContentSQL + folderTotalTail
+	visibleFolderTotalSQL = countFolderContentSQL + ` - (SELECT count(*) FROM item_folders l
     JOIN items f ON f.tenant_id = l.tenant_id AND f.id = l.item_id
     WHERE l.tenant_id = $1 AND l.folder_id = $2 AND l.child_type = 'folder' AND NOT l.child_deleted
-      AND NOT ` + admitsSQL("f", 3, 4) + `)`
+      AND NOT ` + admitsSQL("f", 3, 4) + `)` + folderTotalTail
+)
 
 // FolderContent returns a page of a live folder's content that the
-// principal may see, and its size. Returns ENOTFOUND for an unknown or
-// invisible folder, EINVALID for bad paging.
-func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string, q ContentQuery) ([]*FolderEntry, int, error) {
+// principal may see, its size, and the position after it (nil at the end).
+// Returns ENOTFOUND for an unknown or invisible folder, EINVALID for bad
+// paging or a cursor of another sort.
+func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string, q ContentQuery) ([]*FolderEntry, int, *ContentCursor, error) {
 	if q.From < 0 {
-		return nil, 0, Invalid("from must not be negative")
+		return nil, 0, nil, Invalid("from must not be negative")
 	}
 	if q.Size < 1 || q.Size > MaxContentPage {
-		return nil, 0, Invalid("size must be between 1 and %d", MaxContentPage)
+		return nil, 0, nil, Invalid("size must be between 1 and %d", MaxContentPage)
 	}
-	if _, err := s.Folder(ctx, p, folderID); err != nil {
-		return nil, 0, err
+	if c := q.After; c != nil {
+		if q.From != 0 {
+			return nil, 0, nil, Invalid("give from or nextToken, not both")
+		}
+		if c.ByName != q.ByName || c.Desc != q.Desc {
+			return nil, 0, nil, Invalid("nextToken was made for another sort or order")
+		}
+		q.From = c.From
+	}
+	if !validID(folderID) {
+		return nil, 0, nil, NotFound()
 	}
 	var total int
-	var err error
-	if p.IsAdmin {
-		err = s.getPrepared(ctx, &total, countFolderContentSQL, p.TenantID, folderID)
-	} else {
-		err = s.getPrepared(ctx, &total, countVisibleFolderContentSQL, p.TenantID, folderID, p.UserID, p.aclTokens())
+	query := folderTotalSQL
+	if !p.IsAdmin {
+		query = visibleFolderTotalSQL
 	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("store: unable to count folder content: %w", err)
+	if err := s.getPrepared(ctx, &total, query, p.TenantID, folderID, p.UserID, p.aclTokens()); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, 0, nil, NotFound()
+		}
+		return nil, 0, nil, fmt.Errorf("store: unable to count folder content: %w", err)
 	}
 	hits := []*FolderEntry{}
 	if total > q.From {
-		// A page in the back half is cut walking the index from the other
-		// end, so no page walks more than half the folder.
-		desc, offset, size, reverse := q.Desc, q.From, q.Size, false
-		if q.From > total/2 {
-			end := min(q.From+q.Size, total)
-			desc, offset, size, reverse = !q.Desc, total-end, end-q.From, true
-		}
-		query := folderContentSQL[[3]bool{q.ByName, desc, !p.IsAdmin}]
-		args := []any{p.TenantID, folderID, offset, size}
-		if !p.IsAdmin {
-			args = append(args, p.UserID, p.aclTokens())
-		}
-		if err := s.selectPrepared(ctx, &hits, query, args...); err != nil {
-			return nil, 0, fmt.Errorf("store: unable to list folder content: %w", err)
-		}
-		if reverse {
-			slices.Reverse(hits)
+		var err error
+		if hits, err = s.contentPage(ctx, p, folderID, q, total); err != nil {
+			return nil, 0, nil, err
 		}
 	}
-	return hits, total, nil
+	var next *ContentCursor
+	if n := len(hits); n > 0 && q.From+n < total {
+		last := hits[n-1]
+		next = &ContentCursor{From: q.From + n, ByName: q.ByName, Desc: q.Desc, Name: last.Name, ID: last.ID}
+	}
+	return hits, total, next, nil
+}
+
+// contentPage cuts a page by the index: after a cursor, from it; at an
+// offset in the back half, walking from the other end, so that no offset
+// walks more than half the folder.
+func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, q ContentQuery, total int) ([]*FolderEntry, error) {
+	desc, keyset, reverse := q.Desc, q.After != nil, false
+	args := []any{p.TenantID, folderID, q.From, q.Size}
+	switch {
+	case keyset && q.ByName:
+		args[2] = q.After.Name
+	case keyset:
+		args[2] = q.After.ID
+	case q.From > total/2:
+		end := min(q.From+q.Size, total)
+		desc, reverse = !q.Desc, true
+		args[2], args[3] = total-end, end-q.From
+	}
+	if !p.IsAdmin {
+		args = append(args, p.UserID, p.aclTokens())
+	}
+	if keyset && q.ByName {
+		args = append(args, q.After.ID)
+	}
+	hits := []*FolderEntry{}
+	if err := s.selectPrepared(ctx, &hits, folderContentSQL[[4]bool{q.ByName, desc, !p.IsAdmin, keyset}], args...); err != nil {
+		return nil, fmt.Errorf("store: unable to list folder content: %w", err)
+	}
+	if reverse {
+		slices.Reverse(hits)
+	}
+	return hits, nil
 }
 
 // Subfolders: a keyset connection by (name, id).

@@ -26,6 +26,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/pgcluster"
 	"github.com/loupe-mam/loupe/internal/postgraphile"
 	"github.com/loupe-mam/loupe/migrations"
+	"github.com/loupe-mam/loupe/store"
 )
 
 // benchConfig is `loupe bench`'s flags.
@@ -137,7 +138,11 @@ func runBench(ctx context.Context, c benchConfig) error {
 		return row
 	}
 
-	for _, sc := range loupeScenarios(srv.url, seeded) {
+	tokens, err := contentTokens(ctx, db, seeded)
+	if err != nil {
+		return err
+	}
+	for _, sc := range loupeScenarios(srv.url, seeded, tokens) {
 		if c.only != "" && !strings.Contains(sc.name, c.only) {
 			continue
 		}
@@ -182,7 +187,7 @@ func expect(codes ...int) func(int, []byte) error {
 }
 
 // loupeScenarios are the requests of issue 5, each a closed loop.
-func loupeScenarios(base string, s *benchseed.Seeded) []scenario {
+func loupeScenarios(base string, s *benchseed.Seeded, contentTokens []string) []scenario {
 	h := authHeader(s.APIKey)
 	pick := func(ids []string) string { return ids[rand.IntN(len(ids))] }
 	gridCursors := gridPositions(s)
@@ -197,9 +202,13 @@ func loupeScenarios(base string, s *benchseed.Seeded) []scenario {
 			body := fmt.Sprintf(`{"title":"Bench %d-%d","itemType":"video","metadata":{"formData":{"default_description":"load"}}}`, w, i)
 			return loadgen.Request{Method: "POST", URL: base + "/api/v1/items", Header: h, Body: []byte(body)}
 		}}},
-		{"REST folder content, page 50, deep in 100k", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
+		{"REST folder content, page 50, deep in 100k (from)", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
 			from := 50_000 + rand.IntN(49_000)
 			return loadgen.Request{Method: "GET", URL: fmt.Sprintf("%s/api/v1/folders/%s/content?from=%d&size=50", base, s.BigFolder, from), Header: h}
+		}}},
+		{"REST folder content, page 50, deep in 100k (nextToken)", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
+			token := contentTokens[rand.IntN(len(contentTokens))]
+			return loadgen.Request{Method: "GET", URL: fmt.Sprintf("%s/api/v1/folders/%s/content?size=50&nextToken=%s", base, s.BigFolder, token), Header: h}
 		}}},
 		{"REST GET /api/v1/search", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
 			words := []string{"interview", "sunset", "harbour", "concert", "press"}
@@ -222,6 +231,38 @@ func loupeScenarios(base string, s *benchseed.Seeded) []scenario {
 				Header: h, Body: []byte(body)}
 		}}},
 	}
+}
+
+// contentTokens are 200 nextTokens of the big folder's content by name,
+// spread over its back half (50,000 to 99,000 deep): what a client holds
+// after paging there.
+func contentTokens(ctx context.Context, db *sql.DB, s *benchseed.Seeded) ([]string, error) {
+	var out []string
+	for k := range 200 {
+		from := 50_000 + k*49_000/200
+		var name, id string
+		err := db.QueryRowContext(ctx, `SELECT child_name, item_id FROM item_folders
+WHERE tenant_id = $1 AND folder_id = $2 AND NOT child_deleted ORDER BY child_name, item_id OFFSET $3 LIMIT 1`,
+			s.TenantID, s.BigFolder, from-1).Scan(&name, &id)
+		if errors.Is(err, sql.ErrNoRows) {
+			break // a small (--quick) folder
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bench: content tokens: %w", err)
+		}
+		out = append(out, (&store.ContentCursor{From: from, ByName: true, Name: name, ID: id}).Token())
+	}
+	if len(out) == 0 {
+		// The folder is smaller than the depth: continue after its first hit.
+		var name, id string
+		if err := db.QueryRowContext(ctx, `SELECT child_name, item_id FROM item_folders
+WHERE tenant_id = $1 AND folder_id = $2 AND NOT child_deleted ORDER BY child_name, item_id LIMIT 1`,
+			s.TenantID, s.BigFolder).Scan(&name, &id); err != nil {
+			return nil, fmt.Errorf("bench: content tokens: %w", err)
+		}
+		out = append(out, (&store.ContentCursor{From: 1, ByName: true, Name: name, ID: id}).Token())
+	}
+	return out, nil
 }
 
 // gridPositions are 200 cursors spread from the start to the end of the

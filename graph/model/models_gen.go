@@ -154,11 +154,13 @@ type FolderConnection struct {
 	PageInfo *PageInfo       `json:"pageInfo"`
 }
 
-// A page of a folder's content (spec 2.10: {total, hits, from}).
+// A page of a folder's content (spec 2.10: {total, hits, from}, plus nextToken).
 type FolderContent struct {
 	Total int                  `json:"total"`
 	Hits  []*store.FolderEntry `json:"hits"`
 	From  int                  `json:"from"`
+	// Continues after this page (after / nextToken); null at the end.
+	NextToken *string `json:"nextToken,omitempty"`
 }
 
 type FolderEdge struct {
