@@ -77,6 +77,26 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 	}
 }
 
+// soleField is the value of an object whose one key is f, cut without
+// decoding: a stored operation selects one top-level field, and gqlgen
+// writes it compact, so the data is {"f":<value>}. Decoding a large answer
+// into a map only to re-encode one value cost a tenth of a folder content
+// request. ok is false for any other shape (pick then decodes).
+func soleField(data []byte, f string) (json.RawMessage, bool) {
+	n := len(f) + 4 // {"f":
+	if len(data) < n+2 || data[0] != '{' || data[1] != '"' || string(data[2:2+len(f)]) != f ||
+		data[2+len(f)] != '"' || data[3+len(f)] != ':' || data[len(data)-1] != '}' {
+		return nil, false
+	}
+	v := data[n : len(data)-1]
+	// Valid only if v is one JSON value: with another key after it, v
+	// would read `1,"other":2`.
+	if !json.Valid(v) {
+		return nil, false
+	}
+	return v, true
+}
+
 func fieldPath(f string) []string {
 	if f == "" {
 		return nil
@@ -87,6 +107,10 @@ func fieldPath(f string) []string {
 // pick returns the value at a field path of a data object, as raw JSON.
 func pick(data json.RawMessage, path []string) (json.RawMessage, error) {
 	for _, f := range path {
+		if v, ok := soleField(data, f); ok {
+			data = v
+			continue
+		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(data, &obj); err != nil {
 			return nil, err
