@@ -31,6 +31,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	ApiKey() ApiKeyResolver
 	Attachment() AttachmentResolver
 	Bookmark() BookmarkResolver
 	Folder() FolderResolver
@@ -58,6 +59,17 @@ type ComplexityRoot struct {
 	Ancestry struct {
 		ID    func(childComplexity int) int
 		Paths func(childComplexity int) int
+	}
+
+	ApiKey struct {
+		APIKeyHeaderValue       func(childComplexity int) int
+		ExpiryDate              func(childComplexity int) int
+		IsActive                func(childComplexity int) int
+		KeyID                   func(childComplexity int) int
+		Label                   func(childComplexity int) int
+		LastUsedOnIsoDate       func(childComplexity int) int
+		MaxUnusedDays           func(childComplexity int) int
+		ModifiedOnIsoDateString func(childComplexity int) int
 	}
 
 	ApproximateSecond struct {
@@ -388,43 +400,46 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddItemToFolder      func(childComplexity int, input model.ItemFolderInput) int
-		CreateAttachment     func(childComplexity int, input store.CreateAttachmentInput) int
-		CreateBookmark       func(childComplexity int, input model.BookmarkInput) int
-		CreateComment        func(childComplexity int, input store.CreateCommentInput) int
-		CreateFolderPath     func(childComplexity int, input model.FolderPathInput) int
-		CreateItem           func(childComplexity int, input store.CreateItemInput) int
-		CreatePerson         func(childComplexity int, input model.CreatePersonInput) int
-		CreateThumbnail      func(childComplexity int, input model.CreateThumbnailInput) int
-		DeleteAttachment     func(childComplexity int, input model.DeleteAttachmentInput) int
-		DeleteBookmark       func(childComplexity int, id string) int
-		DeleteComment        func(childComplexity int, input model.CommentIDInput) int
-		DeleteFolder         func(childComplexity int, input model.ItemIDInput) int
-		DeleteItem           func(childComplexity int, input model.ItemIDInput) int
-		DeleteRelation       func(childComplexity int, input model.DeleteRelationInput) int
-		LockUpload           func(childComplexity int, input model.LockUploadInput) int
-		MigrateMediaLocation func(childComplexity int, input model.MigrateMediaLocationInput) int
-		MoveItem             func(childComplexity int, input model.MoveItemInput) int
-		ReactToComment       func(childComplexity int, input model.ReactToCommentInput) int
-		RemoveItemFromFolder func(childComplexity int, input model.ItemFolderInput) int
-		RenameVersion        func(childComplexity int, input model.RenameVersionInput) int
-		ReplaceBookmarks     func(childComplexity int, input []*model.BookmarkInput) int
-		SetBookmarkFolders   func(childComplexity int, folders []*model.BookmarkFolderInput) int
-		SetCustomIcons       func(childComplexity int, input model.SetCustomIconsInput) int
-		SetFolderMetadata    func(childComplexity int, input model.FolderMetadataInput) int
-		SetRelations         func(childComplexity int, input model.SetRelationsInput) int
-		ToggleArchive        func(childComplexity int, input model.ItemIDInput) int
-		UndeleteItem         func(childComplexity int, input model.ItemIDInput) int
-		UnlockUpload         func(childComplexity int, input model.ItemIDInput) int
-		UpdateAttachment     func(childComplexity int, input store.UpdateAttachmentInput) int
-		UpdateBookmark       func(childComplexity int, id string, input model.BookmarkInput) int
-		UpdateComment        func(childComplexity int, input store.UpdateCommentInput) int
-		UpdateFolder         func(childComplexity int, input model.UpdateFolderInput) int
-		UpdateItemMetadata   func(childComplexity int, input model.UpdateItemMetadataInput) int
-		UpdateMediaUsage     func(childComplexity int, input model.UpdateMediaUsageInput) int
-		UpdateTimedMetadata  func(childComplexity int, input model.UpdateTimedMetadataInput) int
-		UpdateTranscript     func(childComplexity int, input model.UpdateTranscriptInput) int
-		UpdateUserSettings   func(childComplexity int, input store.JSON) int
+		AddItemToFolder        func(childComplexity int, input model.ItemFolderInput) int
+		CreateAPIKey           func(childComplexity int, input model.CreateAPIKeyInput) int
+		CreateAttachment       func(childComplexity int, input store.CreateAttachmentInput) int
+		CreateBookmark         func(childComplexity int, input model.BookmarkInput) int
+		CreateComment          func(childComplexity int, input store.CreateCommentInput) int
+		CreateFolderPath       func(childComplexity int, input model.FolderPathInput) int
+		CreateItem             func(childComplexity int, input store.CreateItemInput) int
+		CreatePerson           func(childComplexity int, input model.CreatePersonInput) int
+		CreateThumbnail        func(childComplexity int, input model.CreateThumbnailInput) int
+		DeleteAPIKey           func(childComplexity int, keyID string) int
+		DeleteAttachment       func(childComplexity int, input model.DeleteAttachmentInput) int
+		DeleteBookmark         func(childComplexity int, id string) int
+		DeleteComment          func(childComplexity int, input model.CommentIDInput) int
+		DeleteFolder           func(childComplexity int, input model.ItemIDInput) int
+		DeleteItem             func(childComplexity int, input model.ItemIDInput) int
+		DeleteRelation         func(childComplexity int, input model.DeleteRelationInput) int
+		LockUpload             func(childComplexity int, input model.LockUploadInput) int
+		MigrateMediaLocation   func(childComplexity int, input model.MigrateMediaLocationInput) int
+		MoveItem               func(childComplexity int, input model.MoveItemInput) int
+		ReactToComment         func(childComplexity int, input model.ReactToCommentInput) int
+		RemoveItemFromFolder   func(childComplexity int, input model.ItemFolderInput) int
+		RenameVersion          func(childComplexity int, input model.RenameVersionInput) int
+		ReplaceBookmarks       func(childComplexity int, input []*model.BookmarkInput) int
+		SetBookmarkFolders     func(childComplexity int, folders []*model.BookmarkFolderInput) int
+		SetCustomIcons         func(childComplexity int, input model.SetCustomIconsInput) int
+		SetFolderMetadata      func(childComplexity int, input model.FolderMetadataInput) int
+		SetRelations           func(childComplexity int, input model.SetRelationsInput) int
+		ToggleArchive          func(childComplexity int, input model.ItemIDInput) int
+		UndeleteItem           func(childComplexity int, input model.ItemIDInput) int
+		UnlockUpload           func(childComplexity int, input model.ItemIDInput) int
+		UpdateAttachment       func(childComplexity int, input store.UpdateAttachmentInput) int
+		UpdateBookmark         func(childComplexity int, id string, input model.BookmarkInput) int
+		UpdateComment          func(childComplexity int, input store.UpdateCommentInput) int
+		UpdateFolder           func(childComplexity int, input model.UpdateFolderInput) int
+		UpdateItemMetadata     func(childComplexity int, input model.UpdateItemMetadataInput) int
+		UpdateMediaUsage       func(childComplexity int, input model.UpdateMediaUsageInput) int
+		UpdateSecuritySettings func(childComplexity int, input model.SecuritySettingsInput) int
+		UpdateTimedMetadata    func(childComplexity int, input model.UpdateTimedMetadataInput) int
+		UpdateTranscript       func(childComplexity int, input model.UpdateTranscriptInput) int
+		UpdateUserSettings     func(childComplexity int, input store.JSON) int
 	}
 
 	PageInfo struct {
@@ -447,6 +462,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		APIKeys             func(childComplexity int) int
 		AttachmentsPrecheck func(childComplexity int, itemID string, fileNames []string) int
 		Bookmark            func(childComplexity int, id string) int
 		BookmarkFolders     func(childComplexity int) int
@@ -462,6 +478,9 @@ type ComplexityRoot struct {
 		Node                func(childComplexity int, id string) int
 		Nodes               func(childComplexity int, ids []string) int
 		Search              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
+		SecuritySettings    func(childComplexity int) int
+		StorageManagers     func(childComplexity int) int
+		TenantIds           func(childComplexity int) int
 		ThumbnailAt         func(childComplexity int, itemID string, position string) int
 		UserStatus          func(childComplexity int) int
 		Viewer              func(childComplexity int) int
@@ -494,9 +513,25 @@ type ComplexityRoot struct {
 		Total    func(childComplexity int) int
 	}
 
+	SecuritySettings struct {
+		AutoAddUsersToOrganizationGroup func(childComplexity int) int
+		JwksURL                         func(childComplexity int) int
+	}
+
 	SetCustomIconsPayload struct {
 		CustomIcons func(childComplexity int) int
 		Item        func(childComplexity int) int
+	}
+
+	StorageManager struct {
+		ID      func(childComplexity int) int
+		Message func(childComplexity int) int
+		Status  func(childComplexity int) int
+		Type    func(childComplexity int) int
+	}
+
+	TenantIds struct {
+		Ids func(childComplexity int) int
 	}
 
 	Thumbnail struct {
@@ -597,6 +632,9 @@ type ComplexityRoot struct {
 	}
 }
 
+type ApiKeyResolver interface {
+	ExpiryDate(ctx context.Context, obj *store.APIKey) (string, error)
+}
 type AttachmentResolver interface {
 	DownloadURL(ctx context.Context, obj *store.Attachment) (string, error)
 }
@@ -679,6 +717,9 @@ type MutationResolver interface {
 	CreatePerson(ctx context.Context, input model.CreatePersonInput) (*store.Person, error)
 	SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error)
 	DeleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error)
+	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error)
+	DeleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error)
+	UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (store.Node, error)
@@ -699,6 +740,10 @@ type QueryResolver interface {
 	Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error)
 	AttachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error)
 	ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error)
+	APIKeys(ctx context.Context) ([]*store.APIKey, error)
+	SecuritySettings(ctx context.Context) (*store.SecuritySettings, error)
+	TenantIds(ctx context.Context) (*model.TenantIds, error)
+	StorageManagers(ctx context.Context) ([]*model.StorageManager, error)
 }
 type RelationResolver interface {
 	Item(ctx context.Context, obj *store.Relation) (*store.Item, error)
@@ -753,6 +798,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Ancestry.Paths(childComplexity), true
+
+	case "ApiKey.apiKeyHeaderValue":
+		if e.ComplexityRoot.ApiKey.APIKeyHeaderValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.APIKeyHeaderValue(childComplexity), true
+	case "ApiKey.expiryDate":
+		if e.ComplexityRoot.ApiKey.ExpiryDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.ExpiryDate(childComplexity), true
+	case "ApiKey.isActive":
+		if e.ComplexityRoot.ApiKey.IsActive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.IsActive(childComplexity), true
+	case "ApiKey.keyId":
+		if e.ComplexityRoot.ApiKey.KeyID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.KeyID(childComplexity), true
+	case "ApiKey.label":
+		if e.ComplexityRoot.ApiKey.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.Label(childComplexity), true
+	case "ApiKey.lastUsedOnIsoDate":
+		if e.ComplexityRoot.ApiKey.LastUsedOnIsoDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.LastUsedOnIsoDate(childComplexity), true
+	case "ApiKey.maxUnusedDays":
+		if e.ComplexityRoot.ApiKey.MaxUnusedDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.MaxUnusedDays(childComplexity), true
+	case "ApiKey.modifiedOnIsoDateString":
+		if e.ComplexityRoot.ApiKey.ModifiedOnIsoDateString == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiKey.ModifiedOnIsoDateString(childComplexity), true
 
 	case "ApproximateSecond.approximate":
 		if e.ComplexityRoot.ApproximateSecond.Approximate == nil {
@@ -2172,6 +2266,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddItemToFolder(childComplexity, args["input"].(model.ItemFolderInput)), true
+	case "Mutation.createApiKey":
+		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createApiKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAPIKey(childComplexity, args["input"].(model.CreateAPIKeyInput)), true
 	case "Mutation.createAttachment":
 		if e.ComplexityRoot.Mutation.CreateAttachment == nil {
 			break
@@ -2249,6 +2354,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateThumbnail(childComplexity, args["input"].(model.CreateThumbnailInput)), true
+	case "Mutation.deleteApiKey":
+		if e.ComplexityRoot.Mutation.DeleteAPIKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteApiKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAPIKey(childComplexity, args["keyId"].(string)), true
 	case "Mutation.deleteAttachment":
 		if e.ComplexityRoot.Mutation.DeleteAttachment == nil {
 			break
@@ -2535,6 +2651,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateMediaUsage(childComplexity, args["input"].(model.UpdateMediaUsageInput)), true
+	case "Mutation.updateSecuritySettings":
+		if e.ComplexityRoot.Mutation.UpdateSecuritySettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateSecuritySettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateSecuritySettings(childComplexity, args["input"].(model.SecuritySettingsInput)), true
 	case "Mutation.updateTimedMetadata":
 		if e.ComplexityRoot.Mutation.UpdateTimedMetadata == nil {
 			break
@@ -2632,6 +2759,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Person.Name(childComplexity), true
 
+	case "Query.apiKeys":
+		if e.ComplexityRoot.Query.APIKeys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.APIKeys(childComplexity), true
 	case "Query.attachmentsPrecheck":
 		if e.ComplexityRoot.Query.AttachmentsPrecheck == nil {
 			break
@@ -2788,6 +2921,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Search(childComplexity, args["searchString"].(*string), args["folderId"].(*string), args["includeSubfolders"].(*bool), args["includeFolders"].(*bool), args["from"].(*int), args["itemsPerPage"].(*int)), true
+	case "Query.securitySettings":
+		if e.ComplexityRoot.Query.SecuritySettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SecuritySettings(childComplexity), true
+	case "Query.storageManagers":
+		if e.ComplexityRoot.Query.StorageManagers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.StorageManagers(childComplexity), true
+	case "Query.tenantIds":
+		if e.ComplexityRoot.Query.TenantIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.TenantIds(childComplexity), true
 	case "Query.thumbnailAt":
 		if e.ComplexityRoot.Query.ThumbnailAt == nil {
 			break
@@ -2889,6 +3040,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchResult.Total(childComplexity), true
 
+	case "SecuritySettings.autoAddUsersToOrganizationGroup":
+		if e.ComplexityRoot.SecuritySettings.AutoAddUsersToOrganizationGroup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SecuritySettings.AutoAddUsersToOrganizationGroup(childComplexity), true
+	case "SecuritySettings.jwksUrl":
+		if e.ComplexityRoot.SecuritySettings.JwksURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SecuritySettings.JwksURL(childComplexity), true
+
 	case "SetCustomIconsPayload.customIcons":
 		if e.ComplexityRoot.SetCustomIconsPayload.CustomIcons == nil {
 			break
@@ -2901,6 +3065,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SetCustomIconsPayload.Item(childComplexity), true
+
+	case "StorageManager.id":
+		if e.ComplexityRoot.StorageManager.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageManager.ID(childComplexity), true
+	case "StorageManager.message":
+		if e.ComplexityRoot.StorageManager.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageManager.Message(childComplexity), true
+	case "StorageManager.status":
+		if e.ComplexityRoot.StorageManager.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageManager.Status(childComplexity), true
+	case "StorageManager.type":
+		if e.ComplexityRoot.StorageManager.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageManager.Type(childComplexity), true
+
+	case "TenantIds.ids":
+		if e.ComplexityRoot.TenantIds.Ids == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantIds.Ids(childComplexity), true
 
 	case "Thumbnail.height":
 		if e.ComplexityRoot.Thumbnail.Height == nil {
@@ -3244,6 +3440,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputBookmarkInput,
 		ec.unmarshalInputCommentContextInput,
 		ec.unmarshalInputCommentIdInput,
+		ec.unmarshalInputCreateApiKeyInput,
 		ec.unmarshalInputCreateAttachmentInput,
 		ec.unmarshalInputCreateCommentInput,
 		ec.unmarshalInputCreateItemInput,
@@ -3262,6 +3459,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputMoveItemInput,
 		ec.unmarshalInputReactToCommentInput,
 		ec.unmarshalInputRenameVersionInput,
+		ec.unmarshalInputSecuritySettingsInput,
 		ec.unmarshalInputSetCustomIconsInput,
 		ec.unmarshalInputSetRelationsInput,
 		ec.unmarshalInputTimedMetadataInput,
@@ -4500,6 +4698,84 @@ input CreatePersonInput {
   description: String
   imageIds: [ID!]
 }
+
+# API keys, security settings and the system scope (spec 2.19, 2.27, 4.7,
+# section 5; docs/security.md).
+
+"An API key (spec 2.19)."
+type ApiKey {
+  keyId: ID!
+  label: String!
+  "False once revoked (unused longer than maxUnusedDays)."
+  isActive: Boolean!
+  "When the key stops working (RFC 3339), or \"indefinite\"."
+  expiryDate: String!
+  modifiedOnIsoDateString: DateTime!
+  "Last use, recorded at most once a minute; null when never used."
+  lastUsedOnIsoDate: DateTime
+  "The key is revoked after this many days unused; null: never."
+  maxUnusedDays: Int
+  "The credential, <prefix>.<keyId>.<secret>: only in createApiKey's answer (only its hash is kept)."
+  apiKeyHeaderValue: String
+}
+
+input CreateApiKeyInput {
+  label: String!
+  "A future timestamp (RFC 3339), or \"indefinite\" (the default)."
+  expiryDate: String
+  "Revoke the key after this many days unused (1 to 3650); null: never."
+  maxUnusedDays: Int
+}
+
+"Security settings of the tenant (spec 2.27)."
+type SecuritySettings {
+  "Key set (JWKS) of the identity provider whose tokens (RS256/ES256 JWTs) authenticate users; null: API keys only."
+  jwksUrl: String
+  "Users that first appear through a token join the tenant's organisation group."
+  autoAddUsersToOrganizationGroup: Boolean!
+}
+
+"A change of the security settings: the keys given replace theirs (jwksUrl null removes the key set)."
+input SecuritySettingsInput {
+  jwksUrl: String
+  autoAddUsersToOrganizationGroup: Boolean
+}
+
+"Ids of every tenant (system scope)."
+type TenantIds {
+  ids: [ID!]!
+}
+
+"A storage manager: where the server keeps files, and whether it answers (system scope)."
+type StorageManager {
+  id: String!
+  "disk (local files); s3 later."
+  type: String!
+  "ok or unavailable."
+  status: String!
+  "Why it is unavailable; null when ok."
+  message: String
+}
+
+extend type Query {
+  "The caller's API keys, oldest first; an admin's are the tenant's."
+  apiKeys: [ApiKey!]!
+  "The tenant's security settings (admins)."
+  securitySettings: SecuritySettings!
+  "Ids of every tenant: system scope only (others FORBIDDEN)."
+  tenantIds: TenantIds!
+  "Status of the storage managers: system scope only (a tenant's key is the wrong scope: UNAUTHENTICATED)."
+  storageManagers: [StorageManager!]!
+}
+
+extend type Mutation {
+  "Creates a key for the caller; its credential is in this answer only."
+  createApiKey(input: CreateApiKeyInput!): ApiKey!
+  "Deletes a key (the caller's own; an admin's, any of the tenant): it fails on the very next request."
+  deleteApiKey(keyId: ID!): ApiKey!
+  "Changes the tenant's security settings (admins)."
+  updateSecuritySettings(input: SecuritySettingsInput!): SecuritySettings!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4526,6 +4802,28 @@ func (ec *executionContext) childFields_Ancestry(ctx context.Context, field grap
 		return ec.fieldContext_Ancestry_paths(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Ancestry", field.Name)
+}
+
+func (ec *executionContext) childFields_ApiKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "keyId":
+		return ec.fieldContext_ApiKey_keyId(ctx, field)
+	case "label":
+		return ec.fieldContext_ApiKey_label(ctx, field)
+	case "isActive":
+		return ec.fieldContext_ApiKey_isActive(ctx, field)
+	case "expiryDate":
+		return ec.fieldContext_ApiKey_expiryDate(ctx, field)
+	case "modifiedOnIsoDateString":
+		return ec.fieldContext_ApiKey_modifiedOnIsoDateString(ctx, field)
+	case "lastUsedOnIsoDate":
+		return ec.fieldContext_ApiKey_lastUsedOnIsoDate(ctx, field)
+	case "maxUnusedDays":
+		return ec.fieldContext_ApiKey_maxUnusedDays(ctx, field)
+	case "apiKeyHeaderValue":
+		return ec.fieldContext_ApiKey_apiKeyHeaderValue(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApiKey", field.Name)
 }
 
 func (ec *executionContext) childFields_ApproximateSecond(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5274,6 +5572,16 @@ func (ec *executionContext) childFields_SearchResult(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type SearchResult", field.Name)
 }
 
+func (ec *executionContext) childFields_SecuritySettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "jwksUrl":
+		return ec.fieldContext_SecuritySettings_jwksUrl(ctx, field)
+	case "autoAddUsersToOrganizationGroup":
+		return ec.fieldContext_SecuritySettings_autoAddUsersToOrganizationGroup(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SecuritySettings", field.Name)
+}
+
 func (ec *executionContext) childFields_SetCustomIconsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "customIcons":
@@ -5282,6 +5590,28 @@ func (ec *executionContext) childFields_SetCustomIconsPayload(ctx context.Contex
 		return ec.fieldContext_SetCustomIconsPayload_item(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SetCustomIconsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StorageManager(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_StorageManager_id(ctx, field)
+	case "type":
+		return ec.fieldContext_StorageManager_type(ctx, field)
+	case "status":
+		return ec.fieldContext_StorageManager_status(ctx, field)
+	case "message":
+		return ec.fieldContext_StorageManager_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StorageManager", field.Name)
+}
+
+func (ec *executionContext) childFields_TenantIds(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "ids":
+		return ec.fieldContext_TenantIds_ids(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TenantIds", field.Name)
 }
 
 func (ec *executionContext) childFields_Thumbnail(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5760,6 +6090,20 @@ func (ec *executionContext) field_Mutation_addItemToFolder_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateAPIKeyInput, error) {
+			return ec.unmarshalNCreateApiKeyInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateAPIKeyInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createAttachment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5855,6 +6199,20 @@ func (ec *executionContext) field_Mutation_createThumbnail_args(ctx context.Cont
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "keyId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["keyId"] = arg0
 	return args, nil
 }
 
@@ -6222,6 +6580,20 @@ func (ec *executionContext) field_Mutation_updateMediaUsage_args(ctx context.Con
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateMediaUsageInput, error) {
 			return ec.unmarshalNUpdateMediaUsageInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateMediaUsageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateSecuritySettings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SecuritySettingsInput, error) {
+			return ec.unmarshalNSecuritySettingsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSecuritySettingsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6797,6 +7169,190 @@ func (ec *executionContext) fieldContext_Ancestry_paths(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ApiKey_keyId(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_keyId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeyID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_keyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_label(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_isActive(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_isActive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsActive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_expiryDate(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_expiryDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApiKey().ExpiryDate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_expiryDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_modifiedOnIsoDateString(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_modifiedOnIsoDateString(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedOnIsoDateString(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_modifiedOnIsoDateString(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_lastUsedOnIsoDate(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_lastUsedOnIsoDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedOnIsoDate(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_lastUsedOnIsoDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, true, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_maxUnusedDays(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_maxUnusedDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxUnusedDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_maxUnusedDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ApiKey_apiKeyHeaderValue(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiKey_apiKeyHeaderValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.APIKeyHeaderValue(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApiKey_apiKeyHeaderValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiKey", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ApproximateSecond_approximate(ctx context.Context, field graphql.CollectedField, obj *store.ApproximateSecond) (ret graphql.Marshaler) {
@@ -14079,6 +14635,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteRelation(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createApiKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createApiKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAPIKey(ctx, fc.Args["input"].(model.CreateAPIKeyInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.APIKey) graphql.Marshaler {
+			return ec.marshalNApiKey2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKey(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createApiKey(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiKey(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteApiKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteApiKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAPIKey(ctx, fc.Args["keyId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.APIKey) graphql.Marshaler {
+			return ec.marshalNApiKey2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKey(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteApiKey(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiKey(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateSecuritySettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateSecuritySettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateSecuritySettings(ctx, fc.Args["input"].(model.SecuritySettingsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.SecuritySettings) graphql.Marshaler {
+			return ec.marshalNSecuritySettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐSecuritySettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateSecuritySettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SecuritySettings(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateSecuritySettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15053,6 +15741,134 @@ func (ec *executionContext) fieldContext_Query_thumbnailAt(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_apiKeys(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_apiKeys(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().APIKeys(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.APIKey) graphql.Marshaler {
+			return ec.marshalNApiKey2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKeyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_apiKeys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_securitySettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_securitySettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SecuritySettings(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.SecuritySettings) graphql.Marshaler {
+			return ec.marshalNSecuritySettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐSecuritySettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_securitySettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SecuritySettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_tenantIds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tenantIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().TenantIds(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TenantIds) graphql.Marshaler {
+			return ec.marshalNTenantIds2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTenantIds(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tenantIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenantIds(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_storageManagers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_storageManagers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().StorageManagers(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.StorageManager) graphql.Marshaler {
+			return ec.marshalNStorageManager2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStorageManagerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_storageManagers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StorageManager(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15441,6 +16257,52 @@ func (ec *executionContext) fieldContext_SearchResult__embedded(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _SecuritySettings_jwksUrl(ctx context.Context, field graphql.CollectedField, obj *store.SecuritySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SecuritySettings_jwksUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.JwksURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SecuritySettings_jwksUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SecuritySettings", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SecuritySettings_autoAddUsersToOrganizationGroup(ctx context.Context, field graphql.CollectedField, obj *store.SecuritySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SecuritySettings_autoAddUsersToOrganizationGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutoAddUsersToOrganizationGroup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SecuritySettings_autoAddUsersToOrganizationGroup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SecuritySettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _SetCustomIconsPayload_customIcons(ctx context.Context, field graphql.CollectedField, obj *model.SetCustomIconsPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15503,6 +16365,121 @@ func (ec *executionContext) fieldContext_SetCustomIconsPayload_item(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _StorageManager_id(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageManager_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageManager_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StorageManager_type(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageManager_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageManager_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StorageManager_status(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageManager_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageManager_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StorageManager_message(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageManager_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StorageManager_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantIds_ids(ctx context.Context, field graphql.CollectedField, obj *model.TenantIds) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantIds_ids(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ids, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantIds_ids(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantIds", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Thumbnail_position(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
@@ -18194,6 +19171,50 @@ func (ec *executionContext) unmarshalInputCommentIdInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context, obj any) (model.CreateAPIKeyInput, error) {
+	var it model.CreateAPIKeyInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"label", "expiryDate", "maxUnusedDays"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		case "expiryDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiryDate"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiryDate = data
+		case "maxUnusedDays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxUnusedDays"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxUnusedDays = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateAttachmentInput(ctx context.Context, obj any) (store.CreateAttachmentInput, error) {
 	var it store.CreateAttachmentInput
 	if obj == nil {
@@ -19071,6 +20092,43 @@ func (ec *executionContext) unmarshalInputRenameVersionInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSecuritySettingsInput(ctx context.Context, obj any) (model.SecuritySettingsInput, error) {
+	var it model.SecuritySettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"jwksUrl", "autoAddUsersToOrganizationGroup"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "jwksUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jwksUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JwksURL = data
+		case "autoAddUsersToOrganizationGroup":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("autoAddUsersToOrganizationGroup"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AutoAddUsersToOrganizationGroup = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSetCustomIconsInput(ctx context.Context, obj any) (model.SetCustomIconsInput, error) {
 	var it model.SetCustomIconsInput
 	if obj == nil {
@@ -19795,6 +20853,102 @@ func (ec *executionContext) _Ancestry(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var apiKeyImplementors = []string{"ApiKey"}
+
+func (ec *executionContext) _ApiKey(ctx context.Context, sel ast.SelectionSet, obj *store.APIKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, apiKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApiKey")
+		case "keyId":
+			out.Values[i] = ec._ApiKey_keyId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			out.Values[i] = ec._ApiKey_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isActive":
+			out.Values[i] = ec._ApiKey_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiryDate":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ApiKey_expiryDate(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "modifiedOnIsoDateString":
+			out.Values[i] = ec._ApiKey_modifiedOnIsoDateString(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastUsedOnIsoDate":
+			out.Values[i] = ec._ApiKey_lastUsedOnIsoDate(ctx, field, obj)
+		case "maxUnusedDays":
+			out.Values[i] = ec._ApiKey_maxUnusedDays(ctx, field, obj)
+		case "apiKeyHeaderValue":
+			out.Values[i] = ec._ApiKey_apiKeyHeaderValue(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22909,6 +24063,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createApiKey":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteApiKey":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateSecuritySettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateSecuritySettings(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23484,6 +24659,94 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "apiKeys":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_apiKeys(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "securitySettings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_securitySettings(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "tenantIds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_tenantIds(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "storageManagers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_storageManagers(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -23773,6 +25036,47 @@ func (ec *executionContext) _SearchResult(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var securitySettingsImplementors = []string{"SecuritySettings"}
+
+func (ec *executionContext) _SecuritySettings(ctx context.Context, sel ast.SelectionSet, obj *store.SecuritySettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, securitySettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SecuritySettings")
+		case "jwksUrl":
+			out.Values[i] = ec._SecuritySettings_jwksUrl(ctx, field, obj)
+		case "autoAddUsersToOrganizationGroup":
+			out.Values[i] = ec._SecuritySettings_autoAddUsersToOrganizationGroup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var setCustomIconsPayloadImplementors = []string{"SetCustomIconsPayload"}
 
 func (ec *executionContext) _SetCustomIconsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetCustomIconsPayload) graphql.Marshaler {
@@ -23791,6 +25095,96 @@ func (ec *executionContext) _SetCustomIconsPayload(ctx context.Context, sel ast.
 			}
 		case "item":
 			out.Values[i] = ec._SetCustomIconsPayload_item(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var storageManagerImplementors = []string{"StorageManager"}
+
+func (ec *executionContext) _StorageManager(ctx context.Context, sel ast.SelectionSet, obj *model.StorageManager) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, storageManagerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StorageManager")
+		case "id":
+			out.Values[i] = ec._StorageManager_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._StorageManager_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._StorageManager_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._StorageManager_message(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tenantIdsImplementors = []string{"TenantIds"}
+
+func (ec *executionContext) _TenantIds(ctx context.Context, sel ast.SelectionSet, obj *model.TenantIds) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tenantIdsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TenantIds")
+		case "ids":
+			out.Values[i] = ec._TenantIds_ids(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -25077,6 +26471,36 @@ func (ec *executionContext) marshalNAncestry2ᚖgithubᚗcomᚋloupeᚑmamᚋlou
 	return ec._Ancestry(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNApiKey2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKey(ctx context.Context, sel ast.SelectionSet, v store.APIKey) graphql.Marshaler {
+	return ec._ApiKey(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNApiKey2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.APIKey) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApiKey2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKey(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApiKey2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKey(ctx context.Context, sel ast.SelectionSet, v *store.APIKey) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApiKey(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNApproximateSecond2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecond(ctx context.Context, sel ast.SelectionSet, v store.ApproximateSecond) graphql.Marshaler {
 	return ec._ApproximateSecond(ctx, sel, &v)
 }
@@ -25424,6 +26848,11 @@ func (ec *executionContext) unmarshalNCommentType2githubᚗcomᚋloupeᚑmamᚋl
 
 func (ec *executionContext) marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, sel ast.SelectionSet, v store.CommentType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNCreateApiKeyInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCreateAPIKeyInput(ctx context.Context, v any) (model.CreateAPIKeyInput, error) {
+	res, err := ec.unmarshalInputCreateApiKeyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCreateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateAttachmentInput(ctx context.Context, v any) (store.CreateAttachmentInput, error) {
@@ -26202,6 +27631,25 @@ func (ec *executionContext) marshalNSearchResult2ᚖgithubᚗcomᚋloupeᚑmam�
 	return ec._SearchResult(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSecuritySettings2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐSecuritySettings(ctx context.Context, sel ast.SelectionSet, v store.SecuritySettings) graphql.Marshaler {
+	return ec._SecuritySettings(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSecuritySettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐSecuritySettings(ctx context.Context, sel ast.SelectionSet, v *store.SecuritySettings) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SecuritySettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSecuritySettingsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSecuritySettingsInput(ctx context.Context, v any) (model.SecuritySettingsInput, error) {
+	res, err := ec.unmarshalInputSecuritySettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNSetCustomIconsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetCustomIconsInput(ctx context.Context, v any) (model.SetCustomIconsInput, error) {
 	res, err := ec.unmarshalInputSetCustomIconsInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26224,6 +27672,32 @@ func (ec *executionContext) marshalNSetCustomIconsPayload2ᚖgithubᚗcomᚋloup
 func (ec *executionContext) unmarshalNSetRelationsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetRelationsInput(ctx context.Context, v any) (model.SetRelationsInput, error) {
 	res, err := ec.unmarshalInputSetRelationsInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStorageManager2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStorageManagerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.StorageManager) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStorageManager2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStorageManager(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStorageManager2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStorageManager(ctx context.Context, sel ast.SelectionSet, v *model.StorageManager) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StorageManager(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -26270,6 +27744,20 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNTenantIds2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTenantIds(ctx context.Context, sel ast.SelectionSet, v model.TenantIds) graphql.Marshaler {
+	return ec._TenantIds(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTenantIds2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTenantIds(ctx context.Context, sel ast.SelectionSet, v *model.TenantIds) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TenantIds(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNThumbnail2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnail(ctx context.Context, sel ast.SelectionSet, v store.Thumbnail) graphql.Marshaler {

@@ -4,6 +4,8 @@
 package resolvers
 
 import (
+	"context"
+
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -14,6 +16,14 @@ type Resolver struct {
 	// Blobs signs links to files; Files holds them.
 	Blobs *blob.Signer
 	Files blob.Store
+	// JWKS checks a key set URL a tenant saves (internal/jwtauth); with
+	// none, setting a jwksUrl is refused.
+	JWKS URLChecker
+}
+
+// URLChecker refuses key set URLs the server must not fetch.
+type URLChecker interface {
+	CheckURL(ctx context.Context, url string) error
 }
 
 // New returns the root resolver.

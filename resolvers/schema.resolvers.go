@@ -16,6 +16,10 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
+func (r *apiKeyResolver) ExpiryDate(ctx context.Context, obj *store.APIKey) (string, error) {
+	return apiKeyExpiry(obj), nil
+}
+
 // DownloadURL is the resolver for the downloadUrl field.
 func (r *attachmentResolver) DownloadURL(ctx context.Context, obj *store.Attachment) (string, error) {
 	return r.Blobs.URL("GET", obj.BlobKey, time.Now(), blob.LinkValidity), nil
@@ -335,6 +339,18 @@ func (r *mutationResolver) DeleteRelation(ctx context.Context, input model.Delet
 	return r.deleteRelation(ctx, input)
 }
 
+func (r *mutationResolver) CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error) {
+	return r.createAPIKey(ctx, input)
+}
+
+func (r *mutationResolver) DeleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error) {
+	return r.deleteAPIKey(ctx, keyID)
+}
+
+func (r *mutationResolver) UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error) {
+	return r.updateSecuritySettings(ctx, input, rawInput(ctx))
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (store.Node, error) {
 	nodes, err := r.Nodes(ctx, []string{id})
@@ -462,6 +478,22 @@ func (r *queryResolver) ThumbnailAt(ctx context.Context, itemID string, position
 	return r.thumbnailAt(ctx, itemID, position)
 }
 
+func (r *queryResolver) APIKeys(ctx context.Context) ([]*store.APIKey, error) {
+	return r.apiKeys(ctx)
+}
+
+func (r *queryResolver) SecuritySettings(ctx context.Context) (*store.SecuritySettings, error) {
+	return r.securitySettings(ctx)
+}
+
+func (r *queryResolver) TenantIds(ctx context.Context) (*model.TenantIds, error) {
+	return r.tenantIDs(ctx)
+}
+
+func (r *queryResolver) StorageManagers(ctx context.Context) ([]*model.StorageManager, error) {
+	return r.storageManagers(ctx)
+}
+
 func (r *relationResolver) Item(ctx context.Context, obj *store.Relation) (*store.Item, error) {
 	return r.relatedItem(ctx, obj)
 }
@@ -481,6 +513,8 @@ func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*stor
 func (r *viewerResolver) Bookmarks(ctx context.Context, obj *model.Viewer) ([]*store.Bookmark, error) {
 	return r.visibleBookmarks(ctx)
 }
+
+func (r *Resolver) ApiKey() graph.ApiKeyResolver { return &apiKeyResolver{r} }
 
 func (r *Resolver) Attachment() graph.AttachmentResolver { return &attachmentResolver{r} }
 
@@ -508,6 +542,7 @@ func (r *Resolver) Transcript() graph.TranscriptResolver { return &transcriptRes
 
 func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
 
+type apiKeyResolver struct{ *Resolver }
 type attachmentResolver struct{ *Resolver }
 type bookmarkResolver struct{ *Resolver }
 type folderResolver struct{ *Resolver }

@@ -12,8 +12,12 @@ type Principal struct {
 	// Tokens are what an access rule may name to admit the user: its group
 	// ids and "<tenant_id>:<group_name>" for each group (spec 2.10).
 	Tokens []string
-	// KeyID is the API key the request was made with.
+	// KeyID is the API key the request was made with ("" for a token of
+	// the tenant's identity provider).
 	KeyID string
+	// System is the server-level scope (`loupe system-key create`): no
+	// tenant, only the system endpoints.
+	System bool
 }
 
 // aclTokens is the tokens parameter of the access predicates: NULL for an

@@ -46,7 +46,31 @@ ON CONFLICT (tenant_id, name) DO UPDATE SET name = EXCLUDED.name
 RETURNING id`
 	insertUserGroupSQL = `INSERT INTO user_groups (tenant_id, user_id, group_id) VALUES ($1, $2, $3)`
 	tenantExistsSQL    = `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)`
+	// tenantIDsSQL lists tenants by id (the primary key), bounded.
+	tenantIDsSQL       = `SELECT id::text FROM tenants ORDER BY id LIMIT $1`
+	insertSystemKeySQL = `INSERT INTO system_keys (id, label, secret_hash) VALUES ($1, $2, $3)`
 )
+
+// MaxTenantIDs bounds the tenant id list.
+const MaxTenantIDs = 100000
+
+// TenantIDs lists every tenant's id (the system scope's tenant id list).
+func (s *Store) TenantIDs(ctx context.Context) ([]string, error) {
+	ids := []string{}
+	if err := s.selectPrepared(ctx, &ids, tenantIDsSQL, MaxTenantIDs); err != nil {
+		return nil, fmt.Errorf("store: unable to list tenants: %w", err)
+	}
+	return ids, nil
+}
+
+// CreateSystemKey stores a key of the system scope (`loupe system-key
+// create`).
+func (s *Store) CreateSystemKey(ctx context.Context, key NewKey) error {
+	if _, err := s.db.ExecContext(ctx, insertSystemKeySQL, key.ID, key.Label, key.SecretHash); err != nil {
+		return fmt.Errorf("store: unable to create system key: %w", err)
+	}
+	return nil
+}
 
 // CreateTenant makes a tenant with an admin user, that user's first API key
 // and the tenant's archive folder, in one transaction.

@@ -94,6 +94,14 @@ type CommentIDInput struct {
 	ID string `json:"id"`
 }
 
+type CreateAPIKeyInput struct {
+	Label string `json:"label"`
+	// A future timestamp (RFC 3339), or "indefinite" (the default).
+	ExpiryDate *string `json:"expiryDate,omitempty"`
+	// Revoke the key after this many days unused (1 to 3650); null: never.
+	MaxUnusedDays *int `json:"maxUnusedDays,omitempty"`
+}
+
 type CreateAttachmentPayload struct {
 	// Signed PUT link for the file, valid 432000 seconds.
 	UploadURL  string            `json:"uploadUrl"`
@@ -276,6 +284,12 @@ type SearchResult struct {
 	Embedded *SearchEmbedded `json:"_embedded"`
 }
 
+// A change of the security settings: the keys given replace theirs (jwksUrl null removes the key set).
+type SecuritySettingsInput struct {
+	JwksURL                         *string `json:"jwksUrl,omitempty"`
+	AutoAddUsersToOrganizationGroup *bool   `json:"autoAddUsersToOrganizationGroup,omitempty"`
+}
+
 type SetCustomIconsInput struct {
 	ItemID string `json:"itemId"`
 	// An object with keys pos1 to pos8; a null value empties a position.
@@ -294,6 +308,22 @@ type SetRelationsInput struct {
 	RelationType string `json:"relationType"`
 	// The complete set of related items of this type (may be empty).
 	RelatedItemIds []string `json:"relatedItemIds"`
+}
+
+// A storage manager: where the server keeps files, and whether it answers (system scope).
+type StorageManager struct {
+	ID string `json:"id"`
+	// disk (local files); s3 later.
+	Type string `json:"type"`
+	// ok or unavailable.
+	Status string `json:"status"`
+	// Why it is unavailable; null when ok.
+	Message *string `json:"message,omitempty"`
+}
+
+// Ids of every tenant (system scope).
+type TenantIds struct {
+	Ids []string `json:"ids"`
 }
 
 // A page of thumbnails; nextIndex continues it (null at the end).

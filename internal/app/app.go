@@ -79,7 +79,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		logger = slog.Default()
 	}
 	srv := &Server{}
-	authn := &auth.Authenticator{Keys: st}
+	authn := &auth.Authenticator{Keys: st, Uses: st}
 	if cfg.DatabaseURL != "" {
 		srv.keys = auth.NewKeyCache(st, cfg.KeyCacheSize)
 		st.OnAuthChange(srv.keys.InvalidateUser)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loupe-mam/loupe/store"
@@ -14,11 +15,27 @@ type KeyLookup interface {
 	KeyByID(ctx context.Context, keyID string) (*store.KeyRecord, error)
 }
 
+// KeyUses records what a key's use changes: its last use (at most once a
+// minute) and its revocation when it went unused too long (store.Store
+// satisfies it).
+type KeyUses interface {
+	TouchAPIKey(ctx context.Context, tenantID, keyID string, now time.Time) error
+	RevokeUnusedAPIKey(ctx context.Context, k *store.KeyRecord, now time.Time) (bool, error)
+}
+
 // Authenticator turns a request's credential into a Principal.
 type Authenticator struct {
 	Keys KeyLookup
+	Uses KeyUses
 	Now  func() time.Time
+
+	// touched holds, per key id, when this process last recorded a use:
+	// the cached record's last use is only as fresh as the cache.
+	touched sync.Map
 }
+
+// touchEvery is how often a key's last use is written at most.
+const touchEvery = time.Minute
 
 // unauthenticated is the one answer for every bad credential: which check
 // failed is not told to the caller.
@@ -39,8 +56,9 @@ func Credential(r *http.Request) string {
 }
 
 // Authenticate verifies a presented key: well formed, known, secret matching,
-// active, unexpired, and its user not deactivated. Every failure is
-// EUNAUTHORIZED with the spec's message; other errors are the database's.
+// active, unexpired, used recently enough (maxUnusedDays) and its user not
+// deactivated, and records its use. Every failure is EUNAUTHORIZED with the
+// spec's message; other errors are the database's.
 func (a *Authenticator) Authenticate(ctx context.Context, presented string) (*store.Principal, error) {
 	id, secret, err := ParseKey(presented)
 	if err != nil {
@@ -54,9 +72,48 @@ func (a *Authenticator) Authenticate(ctx context.Context, presented string) (*st
 	if a.Now != nil {
 		now = a.Now
 	}
+	t := now()
 	if !SecretMatches(secret, k.SecretHash) || !k.IsActive || k.Deactivated ||
-		(k.ExpiresOn != nil && !now().Before(*k.ExpiresOn)) {
+		(k.ExpiresOn != nil && !t.Before(*k.ExpiresOn)) {
 		return nil, unauthenticated()
 	}
+	if !k.System && a.Uses != nil {
+		if err := a.recordUse(ctx, k, t); err != nil {
+			return nil, err
+		}
+	}
 	return k.Principal(), nil
+}
+
+// recordUse refuses a key unused longer than its maxUnusedDays (revoking
+// it) and writes its last use, at most once a minute per key.
+func (a *Authenticator) recordUse(ctx context.Context, k *store.KeyRecord, now time.Time) error {
+	last := k.CreatedOn
+	if k.LastUsedOn != nil && k.LastUsedOn.After(last) {
+		last = *k.LastUsedOn
+	}
+	mine, touchedHere := a.touched.Load(k.KeyID)
+	if touchedHere && mine.(time.Time).After(last) {
+		last = mine.(time.Time)
+	}
+	if until := k.UnusedUntil(last); until != nil && !now.Before(*until) {
+		// The database decides: another server may have seen a use this
+		// one has not.
+		revoked, err := a.Uses.RevokeUnusedAPIKey(ctx, k, now)
+		if err != nil {
+			return err
+		}
+		if revoked {
+			a.touched.Delete(k.KeyID)
+			return unauthenticated()
+		}
+	}
+	if touchedHere && now.Sub(mine.(time.Time)) < touchEvery {
+		return nil
+	}
+	if err := a.Uses.TouchAPIKey(ctx, k.TenantID, k.KeyID, now); err != nil {
+		return err
+	}
+	a.touched.Store(k.KeyID, now)
+	return nil
 }

@@ -22,10 +22,25 @@ func From(ctx context.Context) *store.Principal {
 	return p
 }
 
-// Require returns the request's principal, or EUNAUTHORIZED.
+// Require returns the request's principal, a user of a tenant, or
+// EUNAUTHORIZED: a system key is the wrong scope for tenant operations.
 func Require(ctx context.Context) (*store.Principal, error) {
-	if p := From(ctx); p != nil {
+	if p := From(ctx); p != nil && !p.System {
 		return p, nil
 	}
-	return nil, &store.Error{Kind: store.EUNAUTHORIZED, Message: store.MsgUnauthenticated}
+	return nil, unauthenticated()
+}
+
+// RequireSystem returns the request's principal when it has the system
+// scope; a tenant's user gets wrongScope (the spec answers 403 for the
+// tenant id list, 401 for storage managers).
+func RequireSystem(ctx context.Context, wrongScope error) (*store.Principal, error) {
+	p := From(ctx)
+	if p == nil {
+		return nil, unauthenticated()
+	}
+	if !p.System {
+		return nil, wrongScope
+	}
+	return p, nil
 }
