@@ -17,6 +17,8 @@ import (
 type Store struct {
 	db   *sqlx.DB
 	prep preparedCache
+	// usage counts events (usage.go); nil counts nothing.
+	usage UsageRecorder
 }
 
 // New wraps an open database handle.

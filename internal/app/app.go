@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/rest"
 	"github.com/loupe-mam/loupe/store"
@@ -37,6 +38,9 @@ type Config struct {
 	MaxUploadBytes int64
 	// Logger receives the request log (slog.Default() when nil).
 	Logger *slog.Logger
+	// Usage counts usage figures; its owner closes it after the server
+	// stops, so that the last counts are written (a new recorder when nil).
+	Usage *usage.Recorder
 }
 
 // DefaultConfig is the configuration without any LOUPE_* settings.
@@ -51,18 +55,19 @@ func DefaultConfig() Config {
 
 // New returns the server's handler.
 func New(cfg Config, st *store.Store) http.Handler {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	rec, files := usageOf(cfg, st, logger)
 	es := graph.NewExecutableSchema(graph.Config{
-		Resolvers:  resolvers.New(st, cfg.Blobs, cfg.Files),
+		Resolvers:  resolvers.New(st, cfg.Blobs, files),
 		Complexity: graph.Complexity(),
 	})
 	engine := graph.NewEngine(es, cfg.GraphQL)
 	authn := &auth.Authenticator{Keys: st}
 
 	r := chi.NewRouter()
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
 	r.Use(requestLog(logger), recoverPanics)
 	r.NotFound(rest.NotFound)
 	r.MethodNotAllowed(rest.NotFound)
@@ -72,7 +77,7 @@ func New(cfg Config, st *store.Store) http.Handler {
 	// or the request timeout (a large file takes longer than an API call).
 	if cfg.Files != nil {
 		r.Handle(blob.PathPrefix+"*", &blob.Handler{
-			Store: cfg.Files, Signer: cfg.Blobs, MaxUpload: cfg.MaxUploadBytes, Log: logger,
+			Store: files, Signer: cfg.Blobs, MaxUpload: cfg.MaxUploadBytes, Log: logger,
 		})
 	}
 
@@ -95,7 +100,8 @@ func New(cfg Config, st *store.Store) http.Handler {
 	api.Get("/playground", playground.Handler("Loupe", "/graphql"))
 
 	loaders := resolvers.Middleware(st)
-	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), loaders).Handle("/graphql", engine.HTTP)
-	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError), loaders)
+	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), loaders).Handle("/graphql", engine.HTTP)
+	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError),
+		countUsers(rec), loaders)
 	return r
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/pgtest"
 	"github.com/loupe-mam/loupe/internal/sqlcount"
+	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -60,6 +61,10 @@ func New(t testing.TB, opts ...Option) *API {
 		t.Fatal(err)
 	}
 	cfg.Files = files
+	// The test's own recorder, closed after the server and before the
+	// database (cleanups run last first).
+	cfg.Usage = usage.New(st, cfg.Logger)
+	t.Cleanup(func() { cfg.Usage.Close(context.Background()) })
 	for _, o := range opts {
 		o(&cfg)
 	}
