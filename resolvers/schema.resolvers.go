@@ -335,6 +335,14 @@ func (r *mutationResolver) DeleteRelation(ctx context.Context, input model.Delet
 	return r.deleteRelation(ctx, input)
 }
 
+func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input store.JSON) (*store.TenantConfig, error) {
+	return r.updateTenantConfig(ctx, input)
+}
+
+func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error) {
+	return r.setTranscriptionLanguageSettings(ctx, input)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (store.Node, error) {
 	nodes, err := r.Nodes(ctx, []string{id})
@@ -460,6 +468,30 @@ func (r *queryResolver) AttachmentsPrecheck(ctx context.Context, itemID string, 
 
 func (r *queryResolver) ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error) {
 	return r.thumbnailAt(ctx, itemID, position)
+}
+
+func (r *queryResolver) TenantConfig(ctx context.Context) (*store.TenantConfig, error) {
+	return r.tenantConfig(ctx)
+}
+
+func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
+	return r.transcriptionLanguageSettings(ctx)
+}
+
+func (r *queryResolver) SystemTranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
+	return r.systemTranscriptionLanguageSettings(ctx)
+}
+
+func (r *queryResolver) Metering(ctx context.Context, startDay *int, endDay *int, tenantIds []string) (*store.Metering, error) {
+	return r.metering(ctx, startDay, endDay, tenantIds)
+}
+
+func (r *queryResolver) Stats(ctx context.Context, dateRange *model.StatsDateRange) (*model.Stats, error) {
+	return r.stats(ctx, dateRange)
+}
+
+func (r *queryResolver) SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error) {
+	return r.systemActivity(ctx, first, after, filter)
 }
 
 func (r *relationResolver) Item(ctx context.Context, obj *store.Relation) (*store.Item, error) {

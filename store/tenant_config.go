@@ -481,6 +481,9 @@ func validateConfigValue(name string, raw json.RawMessage) error {
 			return Invalid("%s must be an integer", name)
 		}
 		if f < key.min || f > key.max {
+			if key.max == math.MaxFloat64 {
+				return Invalid("%s must be %v or more", name, key.min)
+			}
 			return Invalid("%s must be between %v and %v", name, key.min, key.max)
 		}
 	case configObject:

@@ -232,13 +232,13 @@ func (s *Store) Stats(ctx context.Context, tenantIDs []string, since time.Time) 
 
 // ActivityEvent is what happened in one hour: how many events of a type.
 type ActivityEvent struct {
-	Type  string    `db:"metric"`
-	Start time.Time `db:"hour"`
-	Count int64     `db:"count"`
+	Type      string    `db:"metric"`
+	StartTime time.Time `db:"hour"`
+	Count     int64     `db:"count"`
 }
 
 // Hour names the event's hour as statistics do (YYYY-MM-DD-HH).
-func (e *ActivityEvent) Hour() string { return e.Start.UTC().Format(HourFormat) }
+func (e *ActivityEvent) Hour() string { return e.StartTime.UTC().Format(HourFormat) }
 
 // Limits of a page of system activity.
 const (
