@@ -108,7 +108,7 @@ func TestStatsCountWhatHappened(t *testing.T) {
 	comment(t, ed, item, map[string]any{"text": "Check the levels", "assignee": map[string]any{"id": a.UserID}})
 	comment(t, ed, item, map[string]any{"text": "Agreed", "parentId": c1})
 	updateComment(t, a, map[string]any{"id": c1, "resolved": true})
-	updateComment(t, a, map[string]any{"id": c1, "resolved": true})  // already resolved: no new resolution
+	updateComment(t, a, map[string]any{"id": c1, "resolved": true}) // already resolved: no new resolution
 	updateComment(t, ed, map[string]any{"id": c1, "assignee": map[string]any{"id": ed.UserID}})
 	updateComment(t, ed, map[string]any{"id": c1, "assignee": map[string]any{"id": ed.UserID}}) // same assignee
 	ed.Get(t, "/api/v1/search?searchString=interview").Status(http.StatusOK)
