@@ -62,8 +62,10 @@ func New(t testing.TB, opts ...Option) *API {
 	}
 	cfg.Files = files
 	// The test's own recorder, closed after the server and before the
-	// database (cleanups run last first).
+	// database (cleanups run last first). It writes only when usage is
+	// read, so that no write in the background adds to Statements.
 	cfg.Usage = usage.New(st, cfg.Logger)
+	cfg.Usage.SetFlushInterval(0)
 	t.Cleanup(func() { cfg.Usage.Close(context.Background()) })
 	for _, o := range opts {
 		o(&cfg)

@@ -67,6 +67,15 @@ func New(st *store.Store, log *slog.Logger) *Recorder {
 	}
 }
 
+// SetFlushInterval sets how long counts wait in memory at most; 0 writes
+// them only on Flush and Close (for tests that count SQL statements). Call
+// it before the first count.
+func (r *Recorder) SetFlushInterval(d time.Duration) {
+	r.mu.Lock()
+	r.interval = d
+	r.mu.Unlock()
+}
+
 // hourOf is the start of t's hour, in unix seconds.
 func hourOf(t time.Time) int64 { return t.Unix() - t.Unix()%3600 }
 
@@ -100,7 +109,7 @@ func (r *Recorder) SeenUser(tenantID, userID string) {
 
 // armLocked schedules a background flush unless one is pending.
 func (r *Recorder) armLocked() {
-	if r.timer == nil && !r.closed {
+	if r.timer == nil && !r.closed && r.interval > 0 {
 		r.timer = time.AfterFunc(r.interval, r.background)
 	}
 }
