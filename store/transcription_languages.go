@@ -16,16 +16,17 @@ import (
 
 // Limits on transcription language settings.
 const (
-	MaxTranscriptionLanguages    = 500
-	MaxTranscriptionLabelLength  = 100
-	SystemTranscriptionService   = "externalSpeechToText"
-	transcriptionServicePattern  = `^[A-Za-z][A-Za-z0-9_.-]{0,63}$`
-	transcriptionLanguagePattern = `^[a-z]{2}-[A-Z]{2}$`
+	MaxTranscriptionLanguages   = 500
+	MaxTranscriptionLabelLength = 100
 )
 
+// SystemTranscriptionService transcribes the system's languages.
+const SystemTranscriptionService = "externalSpeechToText"
+
 var (
-	transcriptionServiceRE  = regexp.MustCompile(transcriptionServicePattern)
-	transcriptionLanguageRE = regexp.MustCompile(transcriptionLanguagePattern)
+	// The spec's form of a language code: xx-XX.
+	transcriptionLanguageRE = regexp.MustCompile(`^[a-z]{2}-[A-Z]{2}$`)
+	transcriptionServiceRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
 )
 
 // TranscriptionLanguageSetting is one language offered for transcription.
