@@ -56,6 +56,13 @@ type ComplexityRoot struct {
 		Level  func(childComplexity int) int
 	}
 
+	ActivityEvent struct {
+		Count     func(childComplexity int) int
+		Hour      func(childComplexity int) int
+		StartTime func(childComplexity int) int
+		Type      func(childComplexity int) int
+	}
+
 	Ancestry struct {
 		ID    func(childComplexity int) int
 		Paths func(childComplexity int) int
@@ -263,6 +270,11 @@ type ComplexityRoot struct {
 		VisibleTo     func(childComplexity int) int
 	}
 
+	HourlyMax struct {
+		Hour  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
 	Item struct {
 		Ancestry                     func(childComplexity int) int
 		AncestryLink                 func(childComplexity int) int
@@ -394,52 +406,85 @@ type ComplexityRoot struct {
 		MediaUsage func(childComplexity int) int
 	}
 
+	Metering struct {
+		Cost         func(childComplexity int) int
+		EndDay       func(childComplexity int) int
+		MeteringInfo func(childComplexity int) int
+		StartDay     func(childComplexity int) int
+	}
+
+	MeteringEntry struct {
+		ByProvider func(childComplexity int) int
+		Cost       func(childComplexity int) int
+		Count      func(childComplexity int) int
+		HeldBytes  func(childComplexity int) int
+		Unit       func(childComplexity int) int
+	}
+
+	MeteringInfo struct {
+		Cost          func(childComplexity int) int
+		OperationData func(childComplexity int) int
+		StorageData   func(childComplexity int) int
+	}
+
+	MeteringOperations struct {
+		Transcoding   func(childComplexity int) int
+		Transcription func(childComplexity int) int
+		Translation   func(childComplexity int) int
+	}
+
+	MeteringStorage struct {
+		Storage func(childComplexity int) int
+	}
+
 	MigrateMediaLocationPayload struct {
 		Message    func(childComplexity int) int
 		StatusCode func(childComplexity int) int
 	}
 
 	Mutation struct {
-		AddItemToFolder        func(childComplexity int, input model.ItemFolderInput) int
-		CreateAPIKey           func(childComplexity int, input model.CreateAPIKeyInput) int
-		CreateAttachment       func(childComplexity int, input store.CreateAttachmentInput) int
-		CreateBookmark         func(childComplexity int, input model.BookmarkInput) int
-		CreateComment          func(childComplexity int, input store.CreateCommentInput) int
-		CreateFolderPath       func(childComplexity int, input model.FolderPathInput) int
-		CreateItem             func(childComplexity int, input store.CreateItemInput) int
-		CreatePerson           func(childComplexity int, input model.CreatePersonInput) int
-		CreateThumbnail        func(childComplexity int, input model.CreateThumbnailInput) int
-		DeleteAPIKey           func(childComplexity int, keyID string) int
-		DeleteAttachment       func(childComplexity int, input model.DeleteAttachmentInput) int
-		DeleteBookmark         func(childComplexity int, id string) int
-		DeleteComment          func(childComplexity int, input model.CommentIDInput) int
-		DeleteFolder           func(childComplexity int, input model.ItemIDInput) int
-		DeleteItem             func(childComplexity int, input model.ItemIDInput) int
-		DeleteRelation         func(childComplexity int, input model.DeleteRelationInput) int
-		LockUpload             func(childComplexity int, input model.LockUploadInput) int
-		MigrateMediaLocation   func(childComplexity int, input model.MigrateMediaLocationInput) int
-		MoveItem               func(childComplexity int, input model.MoveItemInput) int
-		ReactToComment         func(childComplexity int, input model.ReactToCommentInput) int
-		RemoveItemFromFolder   func(childComplexity int, input model.ItemFolderInput) int
-		RenameVersion          func(childComplexity int, input model.RenameVersionInput) int
-		ReplaceBookmarks       func(childComplexity int, input []*model.BookmarkInput) int
-		SetBookmarkFolders     func(childComplexity int, folders []*model.BookmarkFolderInput) int
-		SetCustomIcons         func(childComplexity int, input model.SetCustomIconsInput) int
-		SetFolderMetadata      func(childComplexity int, input model.FolderMetadataInput) int
-		SetRelations           func(childComplexity int, input model.SetRelationsInput) int
-		ToggleArchive          func(childComplexity int, input model.ItemIDInput) int
-		UndeleteItem           func(childComplexity int, input model.ItemIDInput) int
-		UnlockUpload           func(childComplexity int, input model.ItemIDInput) int
-		UpdateAttachment       func(childComplexity int, input store.UpdateAttachmentInput) int
-		UpdateBookmark         func(childComplexity int, id string, input model.BookmarkInput) int
-		UpdateComment          func(childComplexity int, input store.UpdateCommentInput) int
-		UpdateFolder           func(childComplexity int, input model.UpdateFolderInput) int
-		UpdateItemMetadata     func(childComplexity int, input model.UpdateItemMetadataInput) int
-		UpdateMediaUsage       func(childComplexity int, input model.UpdateMediaUsageInput) int
-		UpdateSecuritySettings func(childComplexity int, input model.SecuritySettingsInput) int
-		UpdateTimedMetadata    func(childComplexity int, input model.UpdateTimedMetadataInput) int
-		UpdateTranscript       func(childComplexity int, input model.UpdateTranscriptInput) int
-		UpdateUserSettings     func(childComplexity int, input store.JSON) int
+		AddItemToFolder                  func(childComplexity int, input model.ItemFolderInput) int
+		CreateAPIKey                     func(childComplexity int, input model.CreateAPIKeyInput) int
+		CreateAttachment                 func(childComplexity int, input store.CreateAttachmentInput) int
+		CreateBookmark                   func(childComplexity int, input model.BookmarkInput) int
+		CreateComment                    func(childComplexity int, input store.CreateCommentInput) int
+		CreateFolderPath                 func(childComplexity int, input model.FolderPathInput) int
+		CreateItem                       func(childComplexity int, input store.CreateItemInput) int
+		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
+		CreateThumbnail                  func(childComplexity int, input model.CreateThumbnailInput) int
+		DeleteAPIKey                     func(childComplexity int, keyID string) int
+		DeleteAttachment                 func(childComplexity int, input model.DeleteAttachmentInput) int
+		DeleteBookmark                   func(childComplexity int, id string) int
+		DeleteComment                    func(childComplexity int, input model.CommentIDInput) int
+		DeleteFolder                     func(childComplexity int, input model.ItemIDInput) int
+		DeleteItem                       func(childComplexity int, input model.ItemIDInput) int
+		DeleteRelation                   func(childComplexity int, input model.DeleteRelationInput) int
+		LockUpload                       func(childComplexity int, input model.LockUploadInput) int
+		MigrateMediaLocation             func(childComplexity int, input model.MigrateMediaLocationInput) int
+		MoveItem                         func(childComplexity int, input model.MoveItemInput) int
+		ReactToComment                   func(childComplexity int, input model.ReactToCommentInput) int
+		RemoveItemFromFolder             func(childComplexity int, input model.ItemFolderInput) int
+		RenameVersion                    func(childComplexity int, input model.RenameVersionInput) int
+		ReplaceBookmarks                 func(childComplexity int, input []*model.BookmarkInput) int
+		SetBookmarkFolders               func(childComplexity int, folders []*model.BookmarkFolderInput) int
+		SetCustomIcons                   func(childComplexity int, input model.SetCustomIconsInput) int
+		SetFolderMetadata                func(childComplexity int, input model.FolderMetadataInput) int
+		SetRelations                     func(childComplexity int, input model.SetRelationsInput) int
+		SetTranscriptionLanguageSettings func(childComplexity int, input []*model.TranscriptionLanguageSettingInput) int
+		ToggleArchive                    func(childComplexity int, input model.ItemIDInput) int
+		UndeleteItem                     func(childComplexity int, input model.ItemIDInput) int
+		UnlockUpload                     func(childComplexity int, input model.ItemIDInput) int
+		UpdateAttachment                 func(childComplexity int, input store.UpdateAttachmentInput) int
+		UpdateBookmark                   func(childComplexity int, id string, input model.BookmarkInput) int
+		UpdateComment                    func(childComplexity int, input store.UpdateCommentInput) int
+		UpdateFolder                     func(childComplexity int, input model.UpdateFolderInput) int
+		UpdateItemMetadata               func(childComplexity int, input model.UpdateItemMetadataInput) int
+		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
+		UpdateSecuritySettings           func(childComplexity int, input model.SecuritySettingsInput) int
+		UpdateTenantConfig               func(childComplexity int, input store.JSON) int
+		UpdateTimedMetadata              func(childComplexity int, input model.UpdateTimedMetadataInput) int
+		UpdateTranscript                 func(childComplexity int, input model.UpdateTranscriptInput) int
+		UpdateUserSettings               func(childComplexity int, input store.JSON) int
 	}
 
 	PageInfo struct {
@@ -462,28 +507,34 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APIKeys             func(childComplexity int) int
-		AttachmentsPrecheck func(childComplexity int, itemID string, fileNames []string) int
-		Bookmark            func(childComplexity int, id string) int
-		BookmarkFolders     func(childComplexity int) int
-		Bookmarks           func(childComplexity int) int
-		Folder              func(childComplexity int, id string) int
-		FolderAncestry      func(childComplexity int, ids []string) int
-		FolderContent       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) int
-		Item                func(childComplexity int, id string) int
-		ItemAnalytics       func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
-		ItemChanges         func(childComplexity int, since time.Time, first *int, after *string) int
-		Items               func(childComplexity int, first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) int
-		ItemsByExternalID   func(childComplexity int, externalIds []string) int
-		Node                func(childComplexity int, id string) int
-		Nodes               func(childComplexity int, ids []string) int
-		Search              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
-		SecuritySettings    func(childComplexity int) int
-		StorageManagers     func(childComplexity int) int
-		TenantIds           func(childComplexity int) int
-		ThumbnailAt         func(childComplexity int, itemID string, position string) int
-		UserStatus          func(childComplexity int) int
-		Viewer              func(childComplexity int) int
+		APIKeys                             func(childComplexity int) int
+		AttachmentsPrecheck                 func(childComplexity int, itemID string, fileNames []string) int
+		Bookmark                            func(childComplexity int, id string) int
+		BookmarkFolders                     func(childComplexity int) int
+		Bookmarks                           func(childComplexity int) int
+		Folder                              func(childComplexity int, id string) int
+		FolderAncestry                      func(childComplexity int, ids []string) int
+		FolderContent                       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) int
+		Item                                func(childComplexity int, id string) int
+		ItemAnalytics                       func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
+		ItemChanges                         func(childComplexity int, since time.Time, first *int, after *string) int
+		Items                               func(childComplexity int, first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) int
+		ItemsByExternalID                   func(childComplexity int, externalIds []string) int
+		Metering                            func(childComplexity int, startDay *int, endDay *int, tenantIds []string) int
+		Node                                func(childComplexity int, id string) int
+		Nodes                               func(childComplexity int, ids []string) int
+		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
+		SecuritySettings                    func(childComplexity int) int
+		Stats                               func(childComplexity int, dateRange *model.StatsDateRange) int
+		StorageManagers                     func(childComplexity int) int
+		SystemActivity                      func(childComplexity int, first *int, after *string, filter *model.SystemActivityFilter) int
+		SystemTranscriptionLanguageSettings func(childComplexity int) int
+		TenantConfig                        func(childComplexity int) int
+		TenantIds                           func(childComplexity int) int
+		ThumbnailAt                         func(childComplexity int, itemID string, position string) int
+		TranscriptionLanguageSettings       func(childComplexity int) int
+		UserStatus                          func(childComplexity int) int
+		Viewer                              func(childComplexity int) int
 	}
 
 	Reaction struct {
@@ -523,11 +574,85 @@ type ComplexityRoot struct {
 		Item        func(childComplexity int) int
 	}
 
+	Stats struct {
+		Counters  func(childComplexity int) int
+		Counts    func(childComplexity int) int
+		DateRange func(childComplexity int) int
+	}
+
+	StatsCounter struct {
+		MaxHourly func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Sum       func(childComplexity int) int
+	}
+
 	StorageManager struct {
 		ID      func(childComplexity int) int
 		Message func(childComplexity int) int
 		Status  func(childComplexity int) int
 		Type    func(childComplexity int) int
+	}
+
+	SystemActivity struct {
+		Events    func(childComplexity int) int
+		NextToken func(childComplexity int) int
+	}
+
+	TenantConfig struct {
+		AnalyticConfig                      func(childComplexity int) int
+		AutoAddImagesToDetectedPersons      func(childComplexity int) int
+		AutoTranslationEnabled              func(childComplexity int) int
+		BlacklistedFileExtensions           func(childComplexity int) int
+		ConfidenceLevel                     func(childComplexity int) int
+		ConformAnalyticConfig               func(childComplexity int) int
+		CrashRecordingDuration              func(childComplexity int) int
+		CrashRecordingName                  func(childComplexity int) int
+		CustomActions                       func(childComplexity int) int
+		CustomActionsHeaders                func(childComplexity int) int
+		CustomIconRules                     func(childComplexity int) int
+		CustomIcons                         func(childComplexity int) int
+		CutterConfig                        func(childComplexity int) int
+		DefaultCompactViewFields            func(childComplexity int) int
+		DefaultSubclipPresetID              func(childComplexity int) int
+		EditProxyConfig                     func(childComplexity int) int
+		FaceDetectionMinimumWidthRatio      func(childComplexity int) int
+		FeatureFlags                        func(childComplexity int) int
+		ForceCreateP2RootItem               func(childComplexity int) int
+		IsMoveDefault                       func(childComplexity int) int
+		MdfTypeDefaults                     func(childComplexity int) int
+		MdfTypePermissions                  func(childComplexity int) int
+		MetadataDefaults                    func(childComplexity int) int
+		OrganizationLabel                   func(childComplexity int) int
+		ParagraphParametricRules            func(childComplexity int) int
+		PluginConfig                        func(childComplexity int) int
+		Plugins                             func(childComplexity int) int
+		ProjectTemplates                    func(childComplexity int) int
+		RealtimeTranscriptionConfig         func(childComplexity int) int
+		RecordingsAnalyticConfig            func(childComplexity int) int
+		SecondaryTranslationLanguage        func(childComplexity int) int
+		ServiceRate                         func(childComplexity int) int
+		ShareLimits                         func(childComplexity int) int
+		ShouldCreateItemForProjectTemplates func(childComplexity int) int
+		ShouldDefaultExportMdfOverride      func(childComplexity int) int
+		ShowAllItemTypesInDefaultSearch     func(childComplexity int) int
+		ShowAudioFunctionality              func(childComplexity int) int
+		ShowFileFunctionality               func(childComplexity int) int
+		ShowFolderFunctionality             func(childComplexity int) int
+		ShowLabelFunctionality              func(childComplexity int) int
+		ShowPersonFunctionality             func(childComplexity int) int
+		SkippedFileExtensionsForEditor      func(childComplexity int) int
+		SpeakerDiarizationEnabled           func(childComplexity int) int
+		SubclipFormatConfig                 func(childComplexity int) int
+		SubtitleParametricRules             func(childComplexity int) int
+		TenantWideTimeFormat                func(childComplexity int) int
+		TenantWideTimezone                  func(childComplexity int) int
+		TranscodingService                  func(childComplexity int) int
+		TranscriptionAPIKey                 func(childComplexity int) int
+		TranslationLanguage                 func(childComplexity int) int
+		UnknownPersonDetectionConfig        func(childComplexity int) int
+		UploadAllEditorClips                func(childComplexity int) int
+		UseCutterRendererForSubclips        func(childComplexity int) int
+		UseEditorPreferenceForScaleToFrame  func(childComplexity int) int
 	}
 
 	TenantIds struct {
@@ -575,6 +700,22 @@ type ComplexityRoot struct {
 		Content   func(childComplexity int) int
 		EndTime   func(childComplexity int) int
 		StartTime func(childComplexity int) int
+	}
+
+	TranscriptionLanguageCollection struct {
+		Collection func(childComplexity int) int
+	}
+
+	TranscriptionLanguageSetting struct {
+		Label                func(childComplexity int) int
+		LanguageCode         func(childComplexity int) int
+		TranscriptionService func(childComplexity int) int
+	}
+
+	TranscriptionLanguageSettings struct {
+		Embedded func(childComplexity int) int
+		IsSystem func(childComplexity int) int
+		Total    func(childComplexity int) int
 	}
 
 	UpdateItemMetadataPayload struct {
@@ -717,6 +858,8 @@ type MutationResolver interface {
 	CreatePerson(ctx context.Context, input model.CreatePersonInput) (*store.Person, error)
 	SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error)
 	DeleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error)
+	UpdateTenantConfig(ctx context.Context, input store.JSON) (*store.TenantConfig, error)
+	SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error)
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error)
 	DeleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error)
 	UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error)
@@ -740,6 +883,12 @@ type QueryResolver interface {
 	Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error)
 	AttachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error)
 	ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error)
+	TenantConfig(ctx context.Context) (*store.TenantConfig, error)
+	TranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error)
+	SystemTranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error)
+	Metering(ctx context.Context, startDay *int, endDay *int, tenantIds []string) (*store.Metering, error)
+	Stats(ctx context.Context, dateRange *model.StatsDateRange) (*model.Stats, error)
+	SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error)
 	APIKeys(ctx context.Context) ([]*store.APIKey, error)
 	SecuritySettings(ctx context.Context) (*store.SecuritySettings, error)
 	TenantIds(ctx context.Context) (*model.TenantIds, error)
@@ -785,6 +934,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Access.Level(childComplexity), true
+
+	case "ActivityEvent.count":
+		if e.ComplexityRoot.ActivityEvent.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityEvent.Count(childComplexity), true
+	case "ActivityEvent.hour":
+		if e.ComplexityRoot.ActivityEvent.Hour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityEvent.Hour(childComplexity), true
+	case "ActivityEvent.startTime":
+		if e.ComplexityRoot.ActivityEvent.StartTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityEvent.StartTime(childComplexity), true
+	case "ActivityEvent.type":
+		if e.ComplexityRoot.ActivityEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityEvent.Type(childComplexity), true
 
 	case "Ancestry.id":
 		if e.ComplexityRoot.Ancestry.ID == nil {
@@ -1562,6 +1736,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FolderEntry.VisibleTo(childComplexity), true
 
+	case "HourlyMax.hour":
+		if e.ComplexityRoot.HourlyMax.Hour == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HourlyMax.Hour(childComplexity), true
+	case "HourlyMax.value":
+		if e.ComplexityRoot.HourlyMax.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HourlyMax.Value(childComplexity), true
+
 	case "Item.ancestry":
 		if e.ComplexityRoot.Item.Ancestry == nil {
 			break
@@ -2242,6 +2429,107 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MediaUsagePayload.MediaUsage(childComplexity), true
 
+	case "Metering.cost":
+		if e.ComplexityRoot.Metering.Cost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Metering.Cost(childComplexity), true
+	case "Metering.endDay":
+		if e.ComplexityRoot.Metering.EndDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Metering.EndDay(childComplexity), true
+	case "Metering.meteringInfo":
+		if e.ComplexityRoot.Metering.MeteringInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Metering.MeteringInfo(childComplexity), true
+	case "Metering.startDay":
+		if e.ComplexityRoot.Metering.StartDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Metering.StartDay(childComplexity), true
+
+	case "MeteringEntry.byProvider":
+		if e.ComplexityRoot.MeteringEntry.ByProvider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringEntry.ByProvider(childComplexity), true
+	case "MeteringEntry.cost":
+		if e.ComplexityRoot.MeteringEntry.Cost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringEntry.Cost(childComplexity), true
+	case "MeteringEntry.count":
+		if e.ComplexityRoot.MeteringEntry.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringEntry.Count(childComplexity), true
+	case "MeteringEntry.heldBytes":
+		if e.ComplexityRoot.MeteringEntry.HeldBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringEntry.HeldBytes(childComplexity), true
+	case "MeteringEntry.unit":
+		if e.ComplexityRoot.MeteringEntry.Unit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringEntry.Unit(childComplexity), true
+
+	case "MeteringInfo.cost":
+		if e.ComplexityRoot.MeteringInfo.Cost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringInfo.Cost(childComplexity), true
+	case "MeteringInfo.operationData":
+		if e.ComplexityRoot.MeteringInfo.OperationData == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringInfo.OperationData(childComplexity), true
+	case "MeteringInfo.storageData":
+		if e.ComplexityRoot.MeteringInfo.StorageData == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringInfo.StorageData(childComplexity), true
+
+	case "MeteringOperations.transcoding":
+		if e.ComplexityRoot.MeteringOperations.Transcoding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringOperations.Transcoding(childComplexity), true
+	case "MeteringOperations.transcription":
+		if e.ComplexityRoot.MeteringOperations.Transcription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringOperations.Transcription(childComplexity), true
+	case "MeteringOperations.translation":
+		if e.ComplexityRoot.MeteringOperations.Translation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringOperations.Translation(childComplexity), true
+
+	case "MeteringStorage.storage":
+		if e.ComplexityRoot.MeteringStorage.Storage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MeteringStorage.Storage(childComplexity), true
+
 	case "MigrateMediaLocationPayload.message":
 		if e.ComplexityRoot.MigrateMediaLocationPayload.Message == nil {
 			break
@@ -2552,6 +2840,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetRelations(childComplexity, args["input"].(model.SetRelationsInput)), true
+	case "Mutation.setTranscriptionLanguageSettings":
+		if e.ComplexityRoot.Mutation.SetTranscriptionLanguageSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setTranscriptionLanguageSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetTranscriptionLanguageSettings(childComplexity, args["input"].([]*model.TranscriptionLanguageSettingInput)), true
 	case "Mutation.toggleArchive":
 		if e.ComplexityRoot.Mutation.ToggleArchive == nil {
 			break
@@ -2662,6 +2961,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateSecuritySettings(childComplexity, args["input"].(model.SecuritySettingsInput)), true
+	case "Mutation.updateTenantConfig":
+		if e.ComplexityRoot.Mutation.UpdateTenantConfig == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTenantConfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTenantConfig(childComplexity, args["input"].(store.JSON)), true
 	case "Mutation.updateTimedMetadata":
 		if e.ComplexityRoot.Mutation.UpdateTimedMetadata == nil {
 			break
@@ -2888,6 +3198,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ItemsByExternalID(childComplexity, args["externalIds"].([]string)), true
+	case "Query.metering":
+		if e.ComplexityRoot.Query.Metering == nil {
+			break
+		}
+
+		args, err := ec.field_Query_metering_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Metering(childComplexity, args["startDay"].(*int), args["endDay"].(*int), args["tenantIds"].([]string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -2927,12 +3248,46 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SecuritySettings(childComplexity), true
+	case "Query.stats":
+		if e.ComplexityRoot.Query.Stats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_stats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Stats(childComplexity, args["dateRange"].(*model.StatsDateRange)), true
 	case "Query.storageManagers":
 		if e.ComplexityRoot.Query.StorageManagers == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.StorageManagers(childComplexity), true
+	case "Query.systemActivity":
+		if e.ComplexityRoot.Query.SystemActivity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_systemActivity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SystemActivity(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(*model.SystemActivityFilter)), true
+	case "Query.systemTranscriptionLanguageSettings":
+		if e.ComplexityRoot.Query.SystemTranscriptionLanguageSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SystemTranscriptionLanguageSettings(childComplexity), true
+	case "Query.tenantConfig":
+		if e.ComplexityRoot.Query.TenantConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.TenantConfig(childComplexity), true
 	case "Query.tenantIds":
 		if e.ComplexityRoot.Query.TenantIds == nil {
 			break
@@ -2950,6 +3305,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ThumbnailAt(childComplexity, args["itemId"].(string), args["position"].(string)), true
+	case "Query.transcriptionLanguageSettings":
+		if e.ComplexityRoot.Query.TranscriptionLanguageSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.TranscriptionLanguageSettings(childComplexity), true
 	case "Query.userStatus":
 		if e.ComplexityRoot.Query.UserStatus == nil {
 			break
@@ -3066,6 +3427,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SetCustomIconsPayload.Item(childComplexity), true
 
+	case "Stats.counters":
+		if e.ComplexityRoot.Stats.Counters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stats.Counters(childComplexity), true
+	case "Stats.counts":
+		if e.ComplexityRoot.Stats.Counts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stats.Counts(childComplexity), true
+	case "Stats.dateRange":
+		if e.ComplexityRoot.Stats.DateRange == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stats.DateRange(childComplexity), true
+
+	case "StatsCounter.maxHourly":
+		if e.ComplexityRoot.StatsCounter.MaxHourly == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsCounter.MaxHourly(childComplexity), true
+	case "StatsCounter.name":
+		if e.ComplexityRoot.StatsCounter.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsCounter.Name(childComplexity), true
+	case "StatsCounter.sum":
+		if e.ComplexityRoot.StatsCounter.Sum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsCounter.Sum(childComplexity), true
+
 	case "StorageManager.id":
 		if e.ComplexityRoot.StorageManager.ID == nil {
 			break
@@ -3090,6 +3489,344 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StorageManager.Type(childComplexity), true
+
+	case "SystemActivity.events":
+		if e.ComplexityRoot.SystemActivity.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemActivity.Events(childComplexity), true
+	case "SystemActivity.nextToken":
+		if e.ComplexityRoot.SystemActivity.NextToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemActivity.NextToken(childComplexity), true
+
+	case "TenantConfig.analyticConfig":
+		if e.ComplexityRoot.TenantConfig.AnalyticConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.AnalyticConfig(childComplexity), true
+	case "TenantConfig.autoAddImagesToDetectedPersons":
+		if e.ComplexityRoot.TenantConfig.AutoAddImagesToDetectedPersons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.AutoAddImagesToDetectedPersons(childComplexity), true
+	case "TenantConfig.autoTranslationEnabled":
+		if e.ComplexityRoot.TenantConfig.AutoTranslationEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.AutoTranslationEnabled(childComplexity), true
+	case "TenantConfig.blacklistedFileExtensions":
+		if e.ComplexityRoot.TenantConfig.BlacklistedFileExtensions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.BlacklistedFileExtensions(childComplexity), true
+	case "TenantConfig.confidenceLevel":
+		if e.ComplexityRoot.TenantConfig.ConfidenceLevel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ConfidenceLevel(childComplexity), true
+	case "TenantConfig.conformAnalyticConfig":
+		if e.ComplexityRoot.TenantConfig.ConformAnalyticConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ConformAnalyticConfig(childComplexity), true
+	case "TenantConfig.crashRecordingDuration":
+		if e.ComplexityRoot.TenantConfig.CrashRecordingDuration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.CrashRecordingDuration(childComplexity), true
+	case "TenantConfig.crashRecordingName":
+		if e.ComplexityRoot.TenantConfig.CrashRecordingName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.CrashRecordingName(childComplexity), true
+	case "TenantConfig.customActions":
+		if e.ComplexityRoot.TenantConfig.CustomActions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.CustomActions(childComplexity), true
+	case "TenantConfig.customActionsHeaders":
+		if e.ComplexityRoot.TenantConfig.CustomActionsHeaders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.CustomActionsHeaders(childComplexity), true
+	case "TenantConfig.customIconRules":
+		if e.ComplexityRoot.TenantConfig.CustomIconRules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.CustomIconRules(childComplexity), true
+	case "TenantConfig.customIcons":
+		if e.ComplexityRoot.TenantConfig.CustomIcons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.CustomIcons(childComplexity), true
+	case "TenantConfig.cutterConfig":
+		if e.ComplexityRoot.TenantConfig.CutterConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.CutterConfig(childComplexity), true
+	case "TenantConfig.defaultCompactViewFields":
+		if e.ComplexityRoot.TenantConfig.DefaultCompactViewFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.DefaultCompactViewFields(childComplexity), true
+	case "TenantConfig.defaultSubclipPresetId":
+		if e.ComplexityRoot.TenantConfig.DefaultSubclipPresetID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.DefaultSubclipPresetID(childComplexity), true
+	case "TenantConfig.editProxyConfig":
+		if e.ComplexityRoot.TenantConfig.EditProxyConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.EditProxyConfig(childComplexity), true
+	case "TenantConfig.faceDetectionMinimumWidthRatio":
+		if e.ComplexityRoot.TenantConfig.FaceDetectionMinimumWidthRatio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.FaceDetectionMinimumWidthRatio(childComplexity), true
+	case "TenantConfig.featureFlags":
+		if e.ComplexityRoot.TenantConfig.FeatureFlags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.FeatureFlags(childComplexity), true
+	case "TenantConfig.forceCreateP2RootItem":
+		if e.ComplexityRoot.TenantConfig.ForceCreateP2RootItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ForceCreateP2RootItem(childComplexity), true
+	case "TenantConfig.isMoveDefault":
+		if e.ComplexityRoot.TenantConfig.IsMoveDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.IsMoveDefault(childComplexity), true
+	case "TenantConfig.mdfTypeDefaults":
+		if e.ComplexityRoot.TenantConfig.MdfTypeDefaults == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.MdfTypeDefaults(childComplexity), true
+	case "TenantConfig.mdfTypePermissions":
+		if e.ComplexityRoot.TenantConfig.MdfTypePermissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.MdfTypePermissions(childComplexity), true
+	case "TenantConfig.metadataDefaults":
+		if e.ComplexityRoot.TenantConfig.MetadataDefaults == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.MetadataDefaults(childComplexity), true
+	case "TenantConfig.organizationLabel":
+		if e.ComplexityRoot.TenantConfig.OrganizationLabel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.OrganizationLabel(childComplexity), true
+	case "TenantConfig.paragraphParametricRules":
+		if e.ComplexityRoot.TenantConfig.ParagraphParametricRules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ParagraphParametricRules(childComplexity), true
+	case "TenantConfig.pluginConfig":
+		if e.ComplexityRoot.TenantConfig.PluginConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.PluginConfig(childComplexity), true
+	case "TenantConfig.plugins":
+		if e.ComplexityRoot.TenantConfig.Plugins == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.Plugins(childComplexity), true
+	case "TenantConfig.projectTemplates":
+		if e.ComplexityRoot.TenantConfig.ProjectTemplates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ProjectTemplates(childComplexity), true
+	case "TenantConfig.realtimeTranscriptionConfig":
+		if e.ComplexityRoot.TenantConfig.RealtimeTranscriptionConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.RealtimeTranscriptionConfig(childComplexity), true
+	case "TenantConfig.recordingsAnalyticConfig":
+		if e.ComplexityRoot.TenantConfig.RecordingsAnalyticConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.RecordingsAnalyticConfig(childComplexity), true
+	case "TenantConfig.secondaryTranslationLanguage":
+		if e.ComplexityRoot.TenantConfig.SecondaryTranslationLanguage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.SecondaryTranslationLanguage(childComplexity), true
+	case "TenantConfig.serviceRate":
+		if e.ComplexityRoot.TenantConfig.ServiceRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ServiceRate(childComplexity), true
+	case "TenantConfig.shareLimits":
+		if e.ComplexityRoot.TenantConfig.ShareLimits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShareLimits(childComplexity), true
+	case "TenantConfig.shouldCreateItemForProjectTemplates":
+		if e.ComplexityRoot.TenantConfig.ShouldCreateItemForProjectTemplates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShouldCreateItemForProjectTemplates(childComplexity), true
+	case "TenantConfig.shouldDefaultExportMdfOverride":
+		if e.ComplexityRoot.TenantConfig.ShouldDefaultExportMdfOverride == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShouldDefaultExportMdfOverride(childComplexity), true
+	case "TenantConfig.showAllItemTypesInDefaultSearch":
+		if e.ComplexityRoot.TenantConfig.ShowAllItemTypesInDefaultSearch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShowAllItemTypesInDefaultSearch(childComplexity), true
+	case "TenantConfig.showAudioFunctionality":
+		if e.ComplexityRoot.TenantConfig.ShowAudioFunctionality == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShowAudioFunctionality(childComplexity), true
+	case "TenantConfig.showFileFunctionality":
+		if e.ComplexityRoot.TenantConfig.ShowFileFunctionality == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShowFileFunctionality(childComplexity), true
+	case "TenantConfig.showFolderFunctionality":
+		if e.ComplexityRoot.TenantConfig.ShowFolderFunctionality == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShowFolderFunctionality(childComplexity), true
+	case "TenantConfig.showLabelFunctionality":
+		if e.ComplexityRoot.TenantConfig.ShowLabelFunctionality == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShowLabelFunctionality(childComplexity), true
+	case "TenantConfig.showPersonFunctionality":
+		if e.ComplexityRoot.TenantConfig.ShowPersonFunctionality == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.ShowPersonFunctionality(childComplexity), true
+	case "TenantConfig.skippedFileExtensionsForEditor":
+		if e.ComplexityRoot.TenantConfig.SkippedFileExtensionsForEditor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.SkippedFileExtensionsForEditor(childComplexity), true
+	case "TenantConfig.speakerDiarizationEnabled":
+		if e.ComplexityRoot.TenantConfig.SpeakerDiarizationEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.SpeakerDiarizationEnabled(childComplexity), true
+	case "TenantConfig.subclipFormatConfig":
+		if e.ComplexityRoot.TenantConfig.SubclipFormatConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.SubclipFormatConfig(childComplexity), true
+	case "TenantConfig.subtitleParametricRules":
+		if e.ComplexityRoot.TenantConfig.SubtitleParametricRules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.SubtitleParametricRules(childComplexity), true
+	case "TenantConfig.tenantWideTimeFormat":
+		if e.ComplexityRoot.TenantConfig.TenantWideTimeFormat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.TenantWideTimeFormat(childComplexity), true
+	case "TenantConfig.tenantWideTimezone":
+		if e.ComplexityRoot.TenantConfig.TenantWideTimezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.TenantWideTimezone(childComplexity), true
+	case "TenantConfig.transcodingService":
+		if e.ComplexityRoot.TenantConfig.TranscodingService == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.TranscodingService(childComplexity), true
+	case "TenantConfig.transcriptionApiKey":
+		if e.ComplexityRoot.TenantConfig.TranscriptionAPIKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.TranscriptionAPIKey(childComplexity), true
+	case "TenantConfig.translationLanguage":
+		if e.ComplexityRoot.TenantConfig.TranslationLanguage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.TranslationLanguage(childComplexity), true
+	case "TenantConfig.unknownPersonDetectionConfig":
+		if e.ComplexityRoot.TenantConfig.UnknownPersonDetectionConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.UnknownPersonDetectionConfig(childComplexity), true
+	case "TenantConfig.uploadAllEditorClips":
+		if e.ComplexityRoot.TenantConfig.UploadAllEditorClips == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.UploadAllEditorClips(childComplexity), true
+	case "TenantConfig.useCutterRendererForSubclips":
+		if e.ComplexityRoot.TenantConfig.UseCutterRendererForSubclips == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.UseCutterRendererForSubclips(childComplexity), true
+	case "TenantConfig.useEditorPreferenceForScaleToFrame":
+		if e.ComplexityRoot.TenantConfig.UseEditorPreferenceForScaleToFrame == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenantConfig.UseEditorPreferenceForScaleToFrame(childComplexity), true
 
 	case "TenantIds.ids":
 		if e.ComplexityRoot.TenantIds.Ids == nil {
@@ -3236,6 +3973,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TranscriptSegment.StartTime(childComplexity), true
+
+	case "TranscriptionLanguageCollection.collection":
+		if e.ComplexityRoot.TranscriptionLanguageCollection.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptionLanguageCollection.Collection(childComplexity), true
+
+	case "TranscriptionLanguageSetting.label":
+		if e.ComplexityRoot.TranscriptionLanguageSetting.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptionLanguageSetting.Label(childComplexity), true
+	case "TranscriptionLanguageSetting.languageCode":
+		if e.ComplexityRoot.TranscriptionLanguageSetting.LanguageCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptionLanguageSetting.LanguageCode(childComplexity), true
+	case "TranscriptionLanguageSetting.transcriptionService":
+		if e.ComplexityRoot.TranscriptionLanguageSetting.TranscriptionService == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptionLanguageSetting.TranscriptionService(childComplexity), true
+
+	case "TranscriptionLanguageSettings._embedded":
+		if e.ComplexityRoot.TranscriptionLanguageSettings.Embedded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptionLanguageSettings.Embedded(childComplexity), true
+	case "TranscriptionLanguageSettings.isSystem":
+		if e.ComplexityRoot.TranscriptionLanguageSettings.IsSystem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptionLanguageSettings.IsSystem(childComplexity), true
+	case "TranscriptionLanguageSettings.total":
+		if e.ComplexityRoot.TranscriptionLanguageSettings.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptionLanguageSettings.Total(childComplexity), true
 
 	case "UpdateItemMetadataPayload.item":
 		if e.ComplexityRoot.UpdateItemMetadataPayload.Item == nil {
@@ -3462,8 +4244,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSecuritySettingsInput,
 		ec.unmarshalInputSetCustomIconsInput,
 		ec.unmarshalInputSetRelationsInput,
+		ec.unmarshalInputSystemActivityFilter,
 		ec.unmarshalInputTimedMetadataInput,
 		ec.unmarshalInputTranscriptSegmentInput,
+		ec.unmarshalInputTranscriptionLanguageSettingInput,
 		ec.unmarshalInputUpdateAttachmentInput,
 		ec.unmarshalInputUpdateCommentInput,
 		ec.unmarshalInputUpdateFolderInput,
@@ -4699,6 +5483,260 @@ input CreatePersonInput {
   imageIds: [ID!]
 }
 
+# ---------------------------------------------------------------------------
+# Tenant administration: configuration, transcription languages and usage
+# figures (spec 2.12, 2.24–2.26, 4.3, 4.4, 4.7; docs/tenant-config.md,
+# docs/usage.md).
+
+extend type Query {
+  "The tenant's configuration (spec 2.12): every key, defaults for keys never written. Every user of the tenant may read it; for non-admins secrets are masked."
+  tenantConfig: TenantConfig!
+  "The tenant's transcription languages; the system's until the tenant writes its own."
+  transcriptionLanguageSettings: TranscriptionLanguageSettings!
+  "The transcription languages of the whole system."
+  systemTranscriptionLanguageSettings: TranscriptionLanguageSettings!
+  "Metering of the tenant between two days, both included (admins)."
+  metering(
+    "First day, epoch milliseconds (cut to its UTC day); default: the first of endDay's month."
+    startDay: Int
+    "Last day, epoch milliseconds (cut to its UTC day); default: today."
+    endDay: Int
+    "Tenants to meter; a tenant's caller may name only its own (the default)."
+    tenantIds: [ID!]
+  ): Metering!
+  "Usage statistics of the tenant (admins)."
+  stats(dateRange: StatsDateRange = ALL): Stats!
+  "The tenant's activity hour by hour, newest first (admins)."
+  systemActivity(
+    "Page size, 1 to 1000 (default 100)."
+    first: Int = 100
+    "Cursor after which the page starts (nextToken)."
+    after: String
+    filter: SystemActivityFilter
+  ): SystemActivity!
+}
+
+extend type Mutation {
+  "Merge keys into the tenant's configuration (admins); unknown keys and wrong types are refused and nothing is written."
+  updateTenantConfig(input: JSON!): TenantConfig!
+  "Replace the tenant's transcription languages (admins); an empty list offers none."
+  setTranscriptionLanguageSettings(input: [TranscriptionLanguageSettingInput!]!): TranscriptionLanguageSettings!
+}
+
+"The tenant configuration (spec 2.12). Defaults and meaning of each key: docs/tenant-config.md."
+type TenantConfig {
+  "Minimum confidence, 0 to 100, for detections to be kept."
+  confidenceLevel: Float!
+  "Smallest face to detect, as a share (0 to 1) of the frame's width."
+  faceDetectionMinimumWidthRatio: Float!
+  unknownPersonDetectionConfig: JSON!
+  "Which analyses run on new media."
+  analyticConfig: JSON!
+  "Which analyses run on conformed (rendered) media."
+  conformAnalyticConfig: JSON!
+  "Which analyses run on recordings."
+  recordingsAnalyticConfig: JSON!
+  autoAddImagesToDetectedPersons: Boolean!
+  speakerDiarizationEnabled: Boolean!
+
+  "Key of the external transcription service; null when unset. Masked for non-admins."
+  transcriptionApiKey: String
+  realtimeTranscriptionConfig: JSON!
+  transcodingService: String!
+  "Rules that cut transcripts into subtitles (line length, lines, durations, reading speed)."
+  subtitleParametricRules: JSON!
+  "Rules that cut transcripts into paragraphs."
+  paragraphParametricRules: JSON!
+  secondaryTranslationLanguage: String
+  translationLanguage: String
+  autoTranslationEnabled: Boolean!
+
+  "IANA time zone the tenant's times are shown in."
+  tenantWideTimezone: String!
+  "24h or 12h."
+  tenantWideTimeFormat: String!
+  "The organisation's name as shown; the tenant's name by default."
+  organizationLabel: String!
+  "Hourly service rate, for cost estimates; null when unset."
+  serviceRate: Float
+
+  "Metadata form per itemType."
+  mdfTypeDefaults: JSON!
+  "Default values of metadata fields."
+  metadataDefaults: JSON!
+  "Who may use which metadata forms."
+  mdfTypePermissions: JSON!
+  shouldDefaultExportMdfOverride: Boolean!
+
+  "Feature switches of the frontends, by name."
+  featureFlags: JSON!
+  showPersonFunctionality: Boolean!
+  showLabelFunctionality: Boolean!
+  showFolderFunctionality: Boolean!
+  showFileFunctionality: Boolean!
+  showAudioFunctionality: Boolean!
+  showAllItemTypesInDefaultSearch: Boolean!
+  "Item fields shown in the compact list view."
+  defaultCompactViewFields: [String!]!
+  "Whether dragging an item to a folder moves it (else it is added)."
+  isMoveDefault: Boolean!
+
+  projectTemplates: JSON!
+  shouldCreateItemForProjectTemplates: Boolean!
+  forceCreateP2RootItem: Boolean!
+  "Length of a crash recording, in seconds (1 to 86400)."
+  crashRecordingDuration: Int!
+  crashRecordingName: String!
+
+  "Format of the proxies made for editing."
+  editProxyConfig: JSON!
+  "Format of rendered subclips."
+  subclipFormatConfig: JSON!
+  cutterConfig: JSON!
+  useCutterRendererForSubclips: Boolean!
+  defaultSubclipPresetId: String
+  uploadAllEditorClips: Boolean!
+  "File extensions (without dot) the editor integration does not upload."
+  skippedFileExtensionsForEditor: [String!]!
+  useEditorPreferenceForScaleToFrame: Boolean!
+
+  plugins: JSON!
+  pluginConfig: JSON!
+  customActions: JSON!
+  "Headers sent with custom actions; every value is masked for non-admins."
+  customActionsHeaders: JSON!
+  customIcons: JSON!
+  customIconRules: JSON!
+  "Limits on shares (validity, kinds allowed)."
+  shareLimits: JSON!
+  "File extensions (without dot) uploads refuse."
+  blacklistedFileExtensions: [String!]!
+}
+
+"Transcription languages (spec 2.24)."
+type TranscriptionLanguageSettings {
+  total: Int!
+  _embedded: TranscriptionLanguageCollection!
+  "True for the system's list (also read by a tenant that has none of its own)."
+  isSystem: Boolean!
+}
+
+type TranscriptionLanguageCollection {
+  collection: [TranscriptionLanguageSetting!]!
+}
+
+"A language offered for transcription."
+type TranscriptionLanguageSetting {
+  "xx-XX, e.g. en-US."
+  languageCode: String!
+  "The service that transcribes it, e.g. externalSpeechToText."
+  transcriptionService: String!
+  label: String!
+}
+
+input TranscriptionLanguageSettingInput {
+  languageCode: String!
+  transcriptionService: String!
+  label: String!
+}
+
+"Metering of a period (spec 2.25). Costs are 0: Loupe keeps no price list (docs/usage.md)."
+type Metering {
+  cost: Float!
+  "First day of the period: epoch milliseconds of its midnight (UTC)."
+  startDay: Int!
+  "Last day of the period (included): epoch milliseconds of its midnight (UTC)."
+  endDay: Int!
+  meteringInfo: MeteringInfo!
+}
+
+type MeteringInfo {
+  operationData: MeteringOperations!
+  storageData: MeteringStorage!
+  cost: Float!
+}
+
+"Media operations; Loupe runs none of them itself yet, so they are 0."
+type MeteringOperations {
+  transcoding: MeteringEntry!
+  transcription: MeteringEntry!
+  translation: MeteringEntry!
+}
+
+type MeteringStorage {
+  "Files Loupe's blob store holds: unit is the gigabytes held on average over the period up to now, count the files held at its end."
+  storage: MeteringEntry!
+}
+
+type MeteringEntry {
+  cost: Float!
+  unit: Float!
+  count: Int!
+  "The same per provider ({<provider>: {cost, unit, count}})."
+  byProvider: JSON!
+  "For storage: the bytes held at the end of the period; null for operations."
+  heldBytes: Int
+}
+
+"Ranges of the statistics, in whole hours up to the current one."
+enum StatsDateRange {
+  ALL
+  LAST_24_HOURS
+  LAST_7_DAYS
+  LAST_30_DAYS
+  LAST_365_DAYS
+}
+
+"Usage statistics (spec 2.26)."
+type Stats {
+  "Counters keyed by name: {sum, maxHourly?: {value, hour}} (the spec's shape)."
+  counts: JSON!
+  "The same counters as a list, spec's counters first."
+  counters: [StatsCounter!]!
+  dateRange: StatsDateRange!
+}
+
+type StatsCounter {
+  "comments_created, searches_performed, unique_users, ... (docs/usage.md)."
+  name: String!
+  "Events in the range; for unique_users the distinct users."
+  sum: Int!
+  "The busiest hour; null when the sum is 0."
+  maxHourly: HourlyMax
+}
+
+type HourlyMax {
+  value: Int!
+  "YYYY-MM-DD-HH, UTC."
+  hour: String!
+}
+
+input SystemActivityFilter {
+  "Only these counters (comments_created, searches_performed, ...)."
+  types: [String!]
+  "Hours from this time on."
+  since: DateTime
+  "Hours before this time."
+  until: DateTime
+}
+
+"A page of system activity ({events}); nextToken continues it (null at the end)."
+type SystemActivity {
+  events: [ActivityEvent!]!
+  nextToken: String
+}
+
+"How many events of a type happened in one hour."
+type ActivityEvent {
+  "The counter: comments_created, searches_performed, unique_users, items_created, ..."
+  type: String!
+  "YYYY-MM-DD-HH, UTC."
+  hour: String!
+  "When the hour starts."
+  startTime: DateTime!
+  count: Int!
+}
+
 # API keys, security settings and the system scope (spec 2.19, 2.27, 4.7,
 # section 5; docs/security.md).
 
@@ -4792,6 +5830,20 @@ func (ec *executionContext) childFields_Access(ctx context.Context, field graphq
 		return ec.fieldContext_Access_groups(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Access", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivityEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_ActivityEvent_type(ctx, field)
+	case "hour":
+		return ec.fieldContext_ActivityEvent_hour(ctx, field)
+	case "startTime":
+		return ec.fieldContext_ActivityEvent_startTime(ctx, field)
+	case "count":
+		return ec.fieldContext_ActivityEvent_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_Ancestry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5208,6 +6260,16 @@ func (ec *executionContext) childFields_FolderEntry(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type FolderEntry", field.Name)
 }
 
+func (ec *executionContext) childFields_HourlyMax(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "value":
+		return ec.fieldContext_HourlyMax_value(ctx, field)
+	case "hour":
+		return ec.fieldContext_HourlyMax_hour(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HourlyMax", field.Name)
+}
+
 func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5470,6 +6532,68 @@ func (ec *executionContext) childFields_MediaUsagePayload(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type MediaUsagePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Metering(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cost":
+		return ec.fieldContext_Metering_cost(ctx, field)
+	case "startDay":
+		return ec.fieldContext_Metering_startDay(ctx, field)
+	case "endDay":
+		return ec.fieldContext_Metering_endDay(ctx, field)
+	case "meteringInfo":
+		return ec.fieldContext_Metering_meteringInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Metering", field.Name)
+}
+
+func (ec *executionContext) childFields_MeteringEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cost":
+		return ec.fieldContext_MeteringEntry_cost(ctx, field)
+	case "unit":
+		return ec.fieldContext_MeteringEntry_unit(ctx, field)
+	case "count":
+		return ec.fieldContext_MeteringEntry_count(ctx, field)
+	case "byProvider":
+		return ec.fieldContext_MeteringEntry_byProvider(ctx, field)
+	case "heldBytes":
+		return ec.fieldContext_MeteringEntry_heldBytes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MeteringEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_MeteringInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "operationData":
+		return ec.fieldContext_MeteringInfo_operationData(ctx, field)
+	case "storageData":
+		return ec.fieldContext_MeteringInfo_storageData(ctx, field)
+	case "cost":
+		return ec.fieldContext_MeteringInfo_cost(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MeteringInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_MeteringOperations(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "transcoding":
+		return ec.fieldContext_MeteringOperations_transcoding(ctx, field)
+	case "transcription":
+		return ec.fieldContext_MeteringOperations_transcription(ctx, field)
+	case "translation":
+		return ec.fieldContext_MeteringOperations_translation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MeteringOperations", field.Name)
+}
+
+func (ec *executionContext) childFields_MeteringStorage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "storage":
+		return ec.fieldContext_MeteringStorage_storage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MeteringStorage", field.Name)
+}
+
 func (ec *executionContext) childFields_MigrateMediaLocationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "message":
@@ -5592,6 +6716,30 @@ func (ec *executionContext) childFields_SetCustomIconsPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type SetCustomIconsPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Stats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "counts":
+		return ec.fieldContext_Stats_counts(ctx, field)
+	case "counters":
+		return ec.fieldContext_Stats_counters(ctx, field)
+	case "dateRange":
+		return ec.fieldContext_Stats_dateRange(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Stats", field.Name)
+}
+
+func (ec *executionContext) childFields_StatsCounter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_StatsCounter_name(ctx, field)
+	case "sum":
+		return ec.fieldContext_StatsCounter_sum(ctx, field)
+	case "maxHourly":
+		return ec.fieldContext_StatsCounter_maxHourly(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatsCounter", field.Name)
+}
+
 func (ec *executionContext) childFields_StorageManager(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5604,6 +6752,130 @@ func (ec *executionContext) childFields_StorageManager(ctx context.Context, fiel
 		return ec.fieldContext_StorageManager_message(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StorageManager", field.Name)
+}
+
+func (ec *executionContext) childFields_SystemActivity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "events":
+		return ec.fieldContext_SystemActivity_events(ctx, field)
+	case "nextToken":
+		return ec.fieldContext_SystemActivity_nextToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SystemActivity", field.Name)
+}
+
+func (ec *executionContext) childFields_TenantConfig(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "confidenceLevel":
+		return ec.fieldContext_TenantConfig_confidenceLevel(ctx, field)
+	case "faceDetectionMinimumWidthRatio":
+		return ec.fieldContext_TenantConfig_faceDetectionMinimumWidthRatio(ctx, field)
+	case "unknownPersonDetectionConfig":
+		return ec.fieldContext_TenantConfig_unknownPersonDetectionConfig(ctx, field)
+	case "analyticConfig":
+		return ec.fieldContext_TenantConfig_analyticConfig(ctx, field)
+	case "conformAnalyticConfig":
+		return ec.fieldContext_TenantConfig_conformAnalyticConfig(ctx, field)
+	case "recordingsAnalyticConfig":
+		return ec.fieldContext_TenantConfig_recordingsAnalyticConfig(ctx, field)
+	case "autoAddImagesToDetectedPersons":
+		return ec.fieldContext_TenantConfig_autoAddImagesToDetectedPersons(ctx, field)
+	case "speakerDiarizationEnabled":
+		return ec.fieldContext_TenantConfig_speakerDiarizationEnabled(ctx, field)
+	case "transcriptionApiKey":
+		return ec.fieldContext_TenantConfig_transcriptionApiKey(ctx, field)
+	case "realtimeTranscriptionConfig":
+		return ec.fieldContext_TenantConfig_realtimeTranscriptionConfig(ctx, field)
+	case "transcodingService":
+		return ec.fieldContext_TenantConfig_transcodingService(ctx, field)
+	case "subtitleParametricRules":
+		return ec.fieldContext_TenantConfig_subtitleParametricRules(ctx, field)
+	case "paragraphParametricRules":
+		return ec.fieldContext_TenantConfig_paragraphParametricRules(ctx, field)
+	case "secondaryTranslationLanguage":
+		return ec.fieldContext_TenantConfig_secondaryTranslationLanguage(ctx, field)
+	case "translationLanguage":
+		return ec.fieldContext_TenantConfig_translationLanguage(ctx, field)
+	case "autoTranslationEnabled":
+		return ec.fieldContext_TenantConfig_autoTranslationEnabled(ctx, field)
+	case "tenantWideTimezone":
+		return ec.fieldContext_TenantConfig_tenantWideTimezone(ctx, field)
+	case "tenantWideTimeFormat":
+		return ec.fieldContext_TenantConfig_tenantWideTimeFormat(ctx, field)
+	case "organizationLabel":
+		return ec.fieldContext_TenantConfig_organizationLabel(ctx, field)
+	case "serviceRate":
+		return ec.fieldContext_TenantConfig_serviceRate(ctx, field)
+	case "mdfTypeDefaults":
+		return ec.fieldContext_TenantConfig_mdfTypeDefaults(ctx, field)
+	case "metadataDefaults":
+		return ec.fieldContext_TenantConfig_metadataDefaults(ctx, field)
+	case "mdfTypePermissions":
+		return ec.fieldContext_TenantConfig_mdfTypePermissions(ctx, field)
+	case "shouldDefaultExportMdfOverride":
+		return ec.fieldContext_TenantConfig_shouldDefaultExportMdfOverride(ctx, field)
+	case "featureFlags":
+		return ec.fieldContext_TenantConfig_featureFlags(ctx, field)
+	case "showPersonFunctionality":
+		return ec.fieldContext_TenantConfig_showPersonFunctionality(ctx, field)
+	case "showLabelFunctionality":
+		return ec.fieldContext_TenantConfig_showLabelFunctionality(ctx, field)
+	case "showFolderFunctionality":
+		return ec.fieldContext_TenantConfig_showFolderFunctionality(ctx, field)
+	case "showFileFunctionality":
+		return ec.fieldContext_TenantConfig_showFileFunctionality(ctx, field)
+	case "showAudioFunctionality":
+		return ec.fieldContext_TenantConfig_showAudioFunctionality(ctx, field)
+	case "showAllItemTypesInDefaultSearch":
+		return ec.fieldContext_TenantConfig_showAllItemTypesInDefaultSearch(ctx, field)
+	case "defaultCompactViewFields":
+		return ec.fieldContext_TenantConfig_defaultCompactViewFields(ctx, field)
+	case "isMoveDefault":
+		return ec.fieldContext_TenantConfig_isMoveDefault(ctx, field)
+	case "projectTemplates":
+		return ec.fieldContext_TenantConfig_projectTemplates(ctx, field)
+	case "shouldCreateItemForProjectTemplates":
+		return ec.fieldContext_TenantConfig_shouldCreateItemForProjectTemplates(ctx, field)
+	case "forceCreateP2RootItem":
+		return ec.fieldContext_TenantConfig_forceCreateP2RootItem(ctx, field)
+	case "crashRecordingDuration":
+		return ec.fieldContext_TenantConfig_crashRecordingDuration(ctx, field)
+	case "crashRecordingName":
+		return ec.fieldContext_TenantConfig_crashRecordingName(ctx, field)
+	case "editProxyConfig":
+		return ec.fieldContext_TenantConfig_editProxyConfig(ctx, field)
+	case "subclipFormatConfig":
+		return ec.fieldContext_TenantConfig_subclipFormatConfig(ctx, field)
+	case "cutterConfig":
+		return ec.fieldContext_TenantConfig_cutterConfig(ctx, field)
+	case "useCutterRendererForSubclips":
+		return ec.fieldContext_TenantConfig_useCutterRendererForSubclips(ctx, field)
+	case "defaultSubclipPresetId":
+		return ec.fieldContext_TenantConfig_defaultSubclipPresetId(ctx, field)
+	case "uploadAllEditorClips":
+		return ec.fieldContext_TenantConfig_uploadAllEditorClips(ctx, field)
+	case "skippedFileExtensionsForEditor":
+		return ec.fieldContext_TenantConfig_skippedFileExtensionsForEditor(ctx, field)
+	case "useEditorPreferenceForScaleToFrame":
+		return ec.fieldContext_TenantConfig_useEditorPreferenceForScaleToFrame(ctx, field)
+	case "plugins":
+		return ec.fieldContext_TenantConfig_plugins(ctx, field)
+	case "pluginConfig":
+		return ec.fieldContext_TenantConfig_pluginConfig(ctx, field)
+	case "customActions":
+		return ec.fieldContext_TenantConfig_customActions(ctx, field)
+	case "customActionsHeaders":
+		return ec.fieldContext_TenantConfig_customActionsHeaders(ctx, field)
+	case "customIcons":
+		return ec.fieldContext_TenantConfig_customIcons(ctx, field)
+	case "customIconRules":
+		return ec.fieldContext_TenantConfig_customIconRules(ctx, field)
+	case "shareLimits":
+		return ec.fieldContext_TenantConfig_shareLimits(ctx, field)
+	case "blacklistedFileExtensions":
+		return ec.fieldContext_TenantConfig_blacklistedFileExtensions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TenantConfig", field.Name)
 }
 
 func (ec *executionContext) childFields_TenantIds(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5698,6 +6970,38 @@ func (ec *executionContext) childFields_TranscriptSegment(ctx context.Context, f
 		return ec.fieldContext_TranscriptSegment_endTime(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TranscriptSegment", field.Name)
+}
+
+func (ec *executionContext) childFields_TranscriptionLanguageCollection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "collection":
+		return ec.fieldContext_TranscriptionLanguageCollection_collection(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TranscriptionLanguageCollection", field.Name)
+}
+
+func (ec *executionContext) childFields_TranscriptionLanguageSetting(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "languageCode":
+		return ec.fieldContext_TranscriptionLanguageSetting_languageCode(ctx, field)
+	case "transcriptionService":
+		return ec.fieldContext_TranscriptionLanguageSetting_transcriptionService(ctx, field)
+	case "label":
+		return ec.fieldContext_TranscriptionLanguageSetting_label(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TranscriptionLanguageSetting", field.Name)
+}
+
+func (ec *executionContext) childFields_TranscriptionLanguageSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_TranscriptionLanguageSettings_total(ctx, field)
+	case "_embedded":
+		return ec.fieldContext_TranscriptionLanguageSettings__embedded(ctx, field)
+	case "isSystem":
+		return ec.fieldContext_TranscriptionLanguageSettings_isSystem(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TranscriptionLanguageSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateItemMetadataPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6454,6 +7758,20 @@ func (ec *executionContext) field_Mutation_setRelations_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setTranscriptionLanguageSettings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) ([]*model.TranscriptionLanguageSettingInput, error) {
+			return ec.unmarshalNTranscriptionLanguageSettingInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTranscriptionLanguageSettingInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_toggleArchive_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6594,6 +7912,20 @@ func (ec *executionContext) field_Mutation_updateSecuritySettings_args(ctx conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.SecuritySettingsInput, error) {
 			return ec.unmarshalNSecuritySettingsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSecuritySettingsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTenantConfig_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.JSON, error) {
+			return ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6902,6 +8234,36 @@ func (ec *executionContext) field_Query_items_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_metering_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "startDay",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["startDay"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "endDay",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endDay"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "tenantIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tenantIds"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6981,6 +8343,50 @@ func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["itemsPerPage"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_stats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "dateRange",
+		func(ctx context.Context, v any) (*model.StatsDateRange, error) {
+			return ec.unmarshalOStatsDateRange2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStatsDateRange(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dateRange"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_systemActivity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.SystemActivityFilter, error) {
+			return ec.unmarshalOSystemActivityFilter2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSystemActivityFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
 	return args, nil
 }
 
@@ -7114,6 +8520,98 @@ func (ec *executionContext) _Access_groups(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Access_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Access", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityEvent_type(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityEvent_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityEvent_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityEvent_hour(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityEvent_hour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hour(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityEvent_hour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityEvent", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityEvent_startTime(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityEvent_startTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityEvent_startTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ActivityEvent_count(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityEvent_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityEvent_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityEvent", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Ancestry_id(ctx context.Context, field graphql.CollectedField, obj *model.Ancestry) (ret graphql.Marshaler) {
@@ -10248,6 +11746,52 @@ func (ec *executionContext) fieldContext_FolderEntry_item(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _HourlyMax_value(ctx context.Context, field graphql.CollectedField, obj *store.HourlyMax) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HourlyMax_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HourlyMax_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HourlyMax", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _HourlyMax_hour(ctx context.Context, field graphql.CollectedField, obj *store.HourlyMax) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HourlyMax_hour(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hour, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HourlyMax_hour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HourlyMax", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Item_id(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12961,6 +14505,437 @@ func (ec *executionContext) fieldContext_MediaUsagePayload_mediaUsage(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Metering_cost(ctx context.Context, field graphql.CollectedField, obj *store.Metering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metering_cost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metering_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metering", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Metering_startDay(ctx context.Context, field graphql.CollectedField, obj *store.Metering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metering_startDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartDay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metering_startDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metering", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Metering_endDay(ctx context.Context, field graphql.CollectedField, obj *store.Metering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metering_endDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndDay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metering_endDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Metering", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Metering_meteringInfo(ctx context.Context, field graphql.CollectedField, obj *store.Metering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Metering_meteringInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeteringInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MeteringInfo) graphql.Marshaler {
+			return ec.marshalNMeteringInfo2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Metering_meteringInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Metering",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MeteringInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MeteringEntry_cost(ctx context.Context, field graphql.CollectedField, obj *store.MeteringEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringEntry_cost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringEntry_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MeteringEntry", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _MeteringEntry_unit(ctx context.Context, field graphql.CollectedField, obj *store.MeteringEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringEntry_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringEntry_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MeteringEntry", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _MeteringEntry_count(ctx context.Context, field graphql.CollectedField, obj *store.MeteringEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringEntry_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringEntry_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MeteringEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MeteringEntry_byProvider(ctx context.Context, field graphql.CollectedField, obj *store.MeteringEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringEntry_byProvider(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByProvider, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringEntry_byProvider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MeteringEntry", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _MeteringEntry_heldBytes(ctx context.Context, field graphql.CollectedField, obj *store.MeteringEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringEntry_heldBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeldBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringEntry_heldBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MeteringEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MeteringInfo_operationData(ctx context.Context, field graphql.CollectedField, obj *store.MeteringInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringInfo_operationData(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OperationData, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MeteringOperations) graphql.Marshaler {
+			return ec.marshalNMeteringOperations2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringOperations(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringInfo_operationData(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MeteringInfo",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MeteringOperations(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MeteringInfo_storageData(ctx context.Context, field graphql.CollectedField, obj *store.MeteringInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringInfo_storageData(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StorageData, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MeteringStorage) graphql.Marshaler {
+			return ec.marshalNMeteringStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringStorage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringInfo_storageData(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MeteringInfo",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MeteringStorage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MeteringInfo_cost(ctx context.Context, field graphql.CollectedField, obj *store.MeteringInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringInfo_cost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringInfo_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MeteringInfo", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _MeteringOperations_transcoding(ctx context.Context, field graphql.CollectedField, obj *store.MeteringOperations) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringOperations_transcoding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transcoding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MeteringEntry) graphql.Marshaler {
+			return ec.marshalNMeteringEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringOperations_transcoding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MeteringOperations",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MeteringEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MeteringOperations_transcription(ctx context.Context, field graphql.CollectedField, obj *store.MeteringOperations) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringOperations_transcription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transcription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MeteringEntry) graphql.Marshaler {
+			return ec.marshalNMeteringEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringOperations_transcription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MeteringOperations",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MeteringEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MeteringOperations_translation(ctx context.Context, field graphql.CollectedField, obj *store.MeteringOperations) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringOperations_translation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Translation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MeteringEntry) graphql.Marshaler {
+			return ec.marshalNMeteringEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringOperations_translation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MeteringOperations",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MeteringEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MeteringStorage_storage(ctx context.Context, field graphql.CollectedField, obj *store.MeteringStorage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MeteringStorage_storage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Storage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.MeteringEntry) graphql.Marshaler {
+			return ec.marshalNMeteringEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MeteringStorage_storage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MeteringStorage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MeteringEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MigrateMediaLocationPayload_message(ctx context.Context, field graphql.CollectedField, obj *model.MigrateMediaLocationPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14635,6 +16610,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteRelation(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_updateTenantConfig(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTenantConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTenantConfig(ctx, fc.Args["input"].(store.JSON))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
+			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTenantConfig(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenantConfig(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTenantConfig_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setTranscriptionLanguageSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setTranscriptionLanguageSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetTranscriptionLanguageSettings(ctx, fc.Args["input"].([]*model.TranscriptionLanguageSettingInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setTranscriptionLanguageSettings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TranscriptionLanguageSettings(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setTranscriptionLanguageSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createApiKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15741,6 +17804,234 @@ func (ec *executionContext) fieldContext_Query_thumbnailAt(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_tenantConfig(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tenantConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().TenantConfig(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
+			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tenantConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenantConfig(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_transcriptionLanguageSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_transcriptionLanguageSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().TranscriptionLanguageSettings(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_transcriptionLanguageSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TranscriptionLanguageSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_systemTranscriptionLanguageSettings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_systemTranscriptionLanguageSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SystemTranscriptionLanguageSettings(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_systemTranscriptionLanguageSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TranscriptionLanguageSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_metering(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_metering(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Metering(ctx, fc.Args["startDay"].(*int), fc.Args["endDay"].(*int), fc.Args["tenantIds"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Metering) graphql.Marshaler {
+			return ec.marshalNMetering2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMetering(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_metering(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Metering(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_metering_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_stats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_stats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Stats(ctx, fc.Args["dateRange"].(*model.StatsDateRange))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stats) graphql.Marshaler {
+			return ec.marshalNStats2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_stats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_stats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_systemActivity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_systemActivity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SystemActivity(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(*model.SystemActivityFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SystemActivity) graphql.Marshaler {
+			return ec.marshalNSystemActivity2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSystemActivity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_systemActivity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SystemActivity(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_systemActivity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_apiKeys(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16367,6 +18658,162 @@ func (ec *executionContext) fieldContext_SetCustomIconsPayload_item(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Stats_counts(ctx context.Context, field graphql.CollectedField, obj *model.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stats_counts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Counts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stats_counts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stats", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Stats_counters(ctx context.Context, field graphql.CollectedField, obj *model.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stats_counters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Counters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.StatsCounter) graphql.Marshaler {
+			return ec.marshalNStatsCounter2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStatsCounterᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stats_counters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Stats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatsCounter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Stats_dateRange(ctx context.Context, field graphql.CollectedField, obj *model.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stats_dateRange(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DateRange, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StatsDateRange) graphql.Marshaler {
+			return ec.marshalNStatsDateRange2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStatsDateRange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stats_dateRange(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stats", field, false, false, errors.New("field of type StatsDateRange does not have child fields"))
+}
+
+func (ec *executionContext) _StatsCounter_name(ctx context.Context, field graphql.CollectedField, obj *store.StatsCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsCounter_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatsCounter_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatsCounter", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StatsCounter_sum(ctx context.Context, field graphql.CollectedField, obj *store.StatsCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsCounter_sum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatsCounter_sum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatsCounter", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StatsCounter_maxHourly(ctx context.Context, field graphql.CollectedField, obj *store.StatsCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsCounter_maxHourly(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxHourly, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.HourlyMax) graphql.Marshaler {
+			return ec.marshalOHourlyMax2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐHourlyMax(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatsCounter_maxHourly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StatsCounter",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HourlyMax(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StorageManager_id(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16457,6 +18904,1303 @@ func (ec *executionContext) _StorageManager_message(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_StorageManager_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SystemActivity_events(ctx context.Context, field graphql.CollectedField, obj *model.SystemActivity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemActivity_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.ActivityEvent) graphql.Marshaler {
+			return ec.marshalNActivityEvent2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SystemActivity_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SystemActivity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SystemActivity_nextToken(ctx context.Context, field graphql.CollectedField, obj *model.SystemActivity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemActivity_nextToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SystemActivity_nextToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SystemActivity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_confidenceLevel(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_confidenceLevel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConfidenceLevel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_confidenceLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_faceDetectionMinimumWidthRatio(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_faceDetectionMinimumWidthRatio(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FaceDetectionMinimumWidthRatio, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_faceDetectionMinimumWidthRatio(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_unknownPersonDetectionConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_unknownPersonDetectionConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnknownPersonDetectionConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_unknownPersonDetectionConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_analyticConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_analyticConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnalyticConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_analyticConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_conformAnalyticConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_conformAnalyticConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConformAnalyticConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_conformAnalyticConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_recordingsAnalyticConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_recordingsAnalyticConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordingsAnalyticConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_recordingsAnalyticConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_autoAddImagesToDetectedPersons(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_autoAddImagesToDetectedPersons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutoAddImagesToDetectedPersons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_autoAddImagesToDetectedPersons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_speakerDiarizationEnabled(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_speakerDiarizationEnabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeakerDiarizationEnabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_speakerDiarizationEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_transcriptionApiKey(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_transcriptionApiKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TranscriptionAPIKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_transcriptionApiKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_realtimeTranscriptionConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_realtimeTranscriptionConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RealtimeTranscriptionConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_realtimeTranscriptionConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_transcodingService(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_transcodingService(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TranscodingService, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_transcodingService(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_subtitleParametricRules(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_subtitleParametricRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubtitleParametricRules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_subtitleParametricRules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_paragraphParametricRules(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_paragraphParametricRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParagraphParametricRules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_paragraphParametricRules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_secondaryTranslationLanguage(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_secondaryTranslationLanguage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SecondaryTranslationLanguage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_secondaryTranslationLanguage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_translationLanguage(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_translationLanguage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TranslationLanguage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_translationLanguage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_autoTranslationEnabled(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_autoTranslationEnabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutoTranslationEnabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_autoTranslationEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_tenantWideTimezone(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_tenantWideTimezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TenantWideTimezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_tenantWideTimezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_tenantWideTimeFormat(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_tenantWideTimeFormat(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TenantWideTimeFormat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_tenantWideTimeFormat(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_organizationLabel(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_organizationLabel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrganizationLabel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_organizationLabel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_serviceRate(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_serviceRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_serviceRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_mdfTypeDefaults(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_mdfTypeDefaults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MdfTypeDefaults, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_mdfTypeDefaults(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_metadataDefaults(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_metadataDefaults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MetadataDefaults, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_metadataDefaults(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_mdfTypePermissions(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_mdfTypePermissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MdfTypePermissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_mdfTypePermissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_shouldDefaultExportMdfOverride(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_shouldDefaultExportMdfOverride(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShouldDefaultExportMdfOverride, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_shouldDefaultExportMdfOverride(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_featureFlags(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_featureFlags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FeatureFlags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_featureFlags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_showPersonFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_showPersonFunctionality(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowPersonFunctionality, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_showPersonFunctionality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_showLabelFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_showLabelFunctionality(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowLabelFunctionality, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_showLabelFunctionality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_showFolderFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_showFolderFunctionality(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowFolderFunctionality, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_showFolderFunctionality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_showFileFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_showFileFunctionality(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowFileFunctionality, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_showFileFunctionality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_showAudioFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_showAudioFunctionality(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowAudioFunctionality, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_showAudioFunctionality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_showAllItemTypesInDefaultSearch(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_showAllItemTypesInDefaultSearch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowAllItemTypesInDefaultSearch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_showAllItemTypesInDefaultSearch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_defaultCompactViewFields(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_defaultCompactViewFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefaultCompactViewFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_defaultCompactViewFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_isMoveDefault(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_isMoveDefault(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsMoveDefault, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_isMoveDefault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_projectTemplates(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_projectTemplates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProjectTemplates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_projectTemplates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_shouldCreateItemForProjectTemplates(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_shouldCreateItemForProjectTemplates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShouldCreateItemForProjectTemplates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_shouldCreateItemForProjectTemplates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_forceCreateP2RootItem(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_forceCreateP2RootItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ForceCreateP2RootItem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_forceCreateP2RootItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_crashRecordingDuration(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_crashRecordingDuration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CrashRecordingDuration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_crashRecordingDuration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_crashRecordingName(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_crashRecordingName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CrashRecordingName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_crashRecordingName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_editProxyConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_editProxyConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EditProxyConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_editProxyConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_subclipFormatConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_subclipFormatConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubclipFormatConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_subclipFormatConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_cutterConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_cutterConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CutterConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_cutterConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_useCutterRendererForSubclips(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_useCutterRendererForSubclips(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UseCutterRendererForSubclips, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_useCutterRendererForSubclips(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_defaultSubclipPresetId(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_defaultSubclipPresetId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefaultSubclipPresetID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_defaultSubclipPresetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_uploadAllEditorClips(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_uploadAllEditorClips(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadAllEditorClips, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_uploadAllEditorClips(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_skippedFileExtensionsForEditor(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_skippedFileExtensionsForEditor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SkippedFileExtensionsForEditor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_skippedFileExtensionsForEditor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_useEditorPreferenceForScaleToFrame(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_useEditorPreferenceForScaleToFrame(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UseEditorPreferenceForScaleToFrame, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_useEditorPreferenceForScaleToFrame(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_plugins(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_plugins(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Plugins, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_plugins(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_pluginConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_pluginConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PluginConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_pluginConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_customActions(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_customActions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomActions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_customActions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_customActionsHeaders(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_customActionsHeaders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomActionsHeaders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_customActionsHeaders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_customIcons(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_customIcons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomIcons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_customIcons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_customIconRules(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_customIconRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomIconRules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_customIconRules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_shareLimits(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_shareLimits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShareLimits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_shareLimits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _TenantConfig_blacklistedFileExtensions(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenantConfig_blacklistedFileExtensions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlacklistedFileExtensions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenantConfig_blacklistedFileExtensions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TenantIds_ids(ctx context.Context, field graphql.CollectedField, obj *model.TenantIds) (ret graphql.Marshaler) {
@@ -17040,6 +20784,185 @@ func (ec *executionContext) _TranscriptSegment_endTime(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_TranscriptSegment_endTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TranscriptSegment", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TranscriptionLanguageCollection_collection(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageCollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptionLanguageCollection_collection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Collection, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.TranscriptionLanguageSetting) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSetting2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptionLanguageCollection_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TranscriptionLanguageCollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TranscriptionLanguageSetting(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TranscriptionLanguageSetting_languageCode(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptionLanguageSetting_languageCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LanguageCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_languageCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TranscriptionLanguageSetting", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TranscriptionLanguageSetting_transcriptionService(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptionLanguageSetting_transcriptionService(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TranscriptionService, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_transcriptionService(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TranscriptionLanguageSetting", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TranscriptionLanguageSetting_label(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptionLanguageSetting_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TranscriptionLanguageSetting", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TranscriptionLanguageSettings_total(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptionLanguageSettings_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptionLanguageSettings_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TranscriptionLanguageSettings", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TranscriptionLanguageSettings__embedded(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptionLanguageSettings__embedded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Embedded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageCollection) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageCollection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptionLanguageSettings__embedded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TranscriptionLanguageSettings",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TranscriptionLanguageCollection(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TranscriptionLanguageSettings_isSystem(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TranscriptionLanguageSettings_isSystem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsSystem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TranscriptionLanguageSettings_isSystem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TranscriptionLanguageSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _UpdateItemMetadataPayload_item(ctx context.Context, field graphql.CollectedField, obj *model.UpdateItemMetadataPayload) (ret graphql.Marshaler) {
@@ -20221,6 +24144,50 @@ func (ec *executionContext) unmarshalInputSetRelationsInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSystemActivityFilter(ctx context.Context, obj any) (model.SystemActivityFilter, error) {
+	var it model.SystemActivityFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"types", "since", "until"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = data
+		case "since":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("since"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Since = data
+		case "until":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("until"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Until = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTimedMetadataInput(ctx context.Context, obj any) (store.TimedMetadataInput, error) {
 	var it store.TimedMetadataInput
 	if obj == nil {
@@ -20311,6 +24278,50 @@ func (ec *executionContext) unmarshalInputTranscriptSegmentInput(ctx context.Con
 				return it, err
 			}
 			it.EndTime = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTranscriptionLanguageSettingInput(ctx context.Context, obj any) (model.TranscriptionLanguageSettingInput, error) {
+	var it model.TranscriptionLanguageSettingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"languageCode", "transcriptionService", "label"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "languageCode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("languageCode"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LanguageCode = data
+		case "transcriptionService":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transcriptionService"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TranscriptionService = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
 		}
 	}
 	return it, nil
@@ -20806,6 +24817,60 @@ func (ec *executionContext) _Access(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "groups":
 			out.Values[i] = ec._Access_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var activityEventImplementors = []string{"ActivityEvent"}
+
+func (ec *executionContext) _ActivityEvent(ctx context.Context, sel ast.SelectionSet, obj *store.ActivityEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityEvent")
+		case "type":
+			out.Values[i] = ec._ActivityEvent_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hour":
+			out.Values[i] = ec._ActivityEvent_hour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startTime":
+			out.Values[i] = ec._ActivityEvent_startTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ActivityEvent_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -22619,6 +26684,50 @@ func (ec *executionContext) _FolderEntry(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var hourlyMaxImplementors = []string{"HourlyMax"}
+
+func (ec *executionContext) _HourlyMax(ctx context.Context, sel ast.SelectionSet, obj *store.HourlyMax) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, hourlyMaxImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HourlyMax")
+		case "value":
+			out.Values[i] = ec._HourlyMax_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hour":
+			out.Values[i] = ec._HourlyMax_hour(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var itemImplementors = []string{"Item", "Node"}
 
 func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj *store.Item) graphql.Marshaler {
@@ -23741,6 +27850,253 @@ func (ec *executionContext) _MediaUsagePayload(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var meteringImplementors = []string{"Metering"}
+
+func (ec *executionContext) _Metering(ctx context.Context, sel ast.SelectionSet, obj *store.Metering) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, meteringImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Metering")
+		case "cost":
+			out.Values[i] = ec._Metering_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startDay":
+			out.Values[i] = ec._Metering_startDay(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endDay":
+			out.Values[i] = ec._Metering_endDay(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "meteringInfo":
+			out.Values[i] = ec._Metering_meteringInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var meteringEntryImplementors = []string{"MeteringEntry"}
+
+func (ec *executionContext) _MeteringEntry(ctx context.Context, sel ast.SelectionSet, obj *store.MeteringEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, meteringEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MeteringEntry")
+		case "cost":
+			out.Values[i] = ec._MeteringEntry_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unit":
+			out.Values[i] = ec._MeteringEntry_unit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._MeteringEntry_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byProvider":
+			out.Values[i] = ec._MeteringEntry_byProvider(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "heldBytes":
+			out.Values[i] = ec._MeteringEntry_heldBytes(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var meteringInfoImplementors = []string{"MeteringInfo"}
+
+func (ec *executionContext) _MeteringInfo(ctx context.Context, sel ast.SelectionSet, obj *store.MeteringInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, meteringInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MeteringInfo")
+		case "operationData":
+			out.Values[i] = ec._MeteringInfo_operationData(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "storageData":
+			out.Values[i] = ec._MeteringInfo_storageData(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cost":
+			out.Values[i] = ec._MeteringInfo_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var meteringOperationsImplementors = []string{"MeteringOperations"}
+
+func (ec *executionContext) _MeteringOperations(ctx context.Context, sel ast.SelectionSet, obj *store.MeteringOperations) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, meteringOperationsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MeteringOperations")
+		case "transcoding":
+			out.Values[i] = ec._MeteringOperations_transcoding(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transcription":
+			out.Values[i] = ec._MeteringOperations_transcription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "translation":
+			out.Values[i] = ec._MeteringOperations_translation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var meteringStorageImplementors = []string{"MeteringStorage"}
+
+func (ec *executionContext) _MeteringStorage(ctx context.Context, sel ast.SelectionSet, obj *store.MeteringStorage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, meteringStorageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MeteringStorage")
+		case "storage":
+			out.Values[i] = ec._MeteringStorage_storage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var migrateMediaLocationPayloadImplementors = []string{"MigrateMediaLocationPayload"}
 
 func (ec *executionContext) _MigrateMediaLocationPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MigrateMediaLocationPayload) graphql.Marshaler {
@@ -24059,6 +28415,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteRelation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteRelation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTenantConfig":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTenantConfig(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setTranscriptionLanguageSettings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setTranscriptionLanguageSettings(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -24659,6 +29029,138 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "tenantConfig":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_tenantConfig(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "transcriptionLanguageSettings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_transcriptionLanguageSettings(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "systemTranscriptionLanguageSettings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_systemTranscriptionLanguageSettings(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "metering":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_metering(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "stats":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_stats(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "systemActivity":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_systemActivity(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "apiKeys":
 			field := field
 
@@ -25121,6 +29623,101 @@ func (ec *executionContext) _SetCustomIconsPayload(ctx context.Context, sel ast.
 	return out
 }
 
+var statsImplementors = []string{"Stats"}
+
+func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, obj *model.Stats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Stats")
+		case "counts":
+			out.Values[i] = ec._Stats_counts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "counters":
+			out.Values[i] = ec._Stats_counters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dateRange":
+			out.Values[i] = ec._Stats_dateRange(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var statsCounterImplementors = []string{"StatsCounter"}
+
+func (ec *executionContext) _StatsCounter(ctx context.Context, sel ast.SelectionSet, obj *store.StatsCounter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statsCounterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StatsCounter")
+		case "name":
+			out.Values[i] = ec._StatsCounter_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sum":
+			out.Values[i] = ec._StatsCounter_sum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxHourly":
+			out.Values[i] = ec._StatsCounter_maxHourly(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var storageManagerImplementors = []string{"StorageManager"}
 
 func (ec *executionContext) _StorageManager(ctx context.Context, sel ast.SelectionSet, obj *model.StorageManager) graphql.Marshaler {
@@ -25149,6 +29746,336 @@ func (ec *executionContext) _StorageManager(ctx context.Context, sel ast.Selecti
 			}
 		case "message":
 			out.Values[i] = ec._StorageManager_message(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var systemActivityImplementors = []string{"SystemActivity"}
+
+func (ec *executionContext) _SystemActivity(ctx context.Context, sel ast.SelectionSet, obj *model.SystemActivity) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, systemActivityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SystemActivity")
+		case "events":
+			out.Values[i] = ec._SystemActivity_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextToken":
+			out.Values[i] = ec._SystemActivity_nextToken(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var tenantConfigImplementors = []string{"TenantConfig"}
+
+func (ec *executionContext) _TenantConfig(ctx context.Context, sel ast.SelectionSet, obj *store.TenantConfig) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tenantConfigImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TenantConfig")
+		case "confidenceLevel":
+			out.Values[i] = ec._TenantConfig_confidenceLevel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "faceDetectionMinimumWidthRatio":
+			out.Values[i] = ec._TenantConfig_faceDetectionMinimumWidthRatio(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unknownPersonDetectionConfig":
+			out.Values[i] = ec._TenantConfig_unknownPersonDetectionConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "analyticConfig":
+			out.Values[i] = ec._TenantConfig_analyticConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conformAnalyticConfig":
+			out.Values[i] = ec._TenantConfig_conformAnalyticConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordingsAnalyticConfig":
+			out.Values[i] = ec._TenantConfig_recordingsAnalyticConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "autoAddImagesToDetectedPersons":
+			out.Values[i] = ec._TenantConfig_autoAddImagesToDetectedPersons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "speakerDiarizationEnabled":
+			out.Values[i] = ec._TenantConfig_speakerDiarizationEnabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transcriptionApiKey":
+			out.Values[i] = ec._TenantConfig_transcriptionApiKey(ctx, field, obj)
+		case "realtimeTranscriptionConfig":
+			out.Values[i] = ec._TenantConfig_realtimeTranscriptionConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transcodingService":
+			out.Values[i] = ec._TenantConfig_transcodingService(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subtitleParametricRules":
+			out.Values[i] = ec._TenantConfig_subtitleParametricRules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paragraphParametricRules":
+			out.Values[i] = ec._TenantConfig_paragraphParametricRules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secondaryTranslationLanguage":
+			out.Values[i] = ec._TenantConfig_secondaryTranslationLanguage(ctx, field, obj)
+		case "translationLanguage":
+			out.Values[i] = ec._TenantConfig_translationLanguage(ctx, field, obj)
+		case "autoTranslationEnabled":
+			out.Values[i] = ec._TenantConfig_autoTranslationEnabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tenantWideTimezone":
+			out.Values[i] = ec._TenantConfig_tenantWideTimezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tenantWideTimeFormat":
+			out.Values[i] = ec._TenantConfig_tenantWideTimeFormat(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "organizationLabel":
+			out.Values[i] = ec._TenantConfig_organizationLabel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "serviceRate":
+			out.Values[i] = ec._TenantConfig_serviceRate(ctx, field, obj)
+		case "mdfTypeDefaults":
+			out.Values[i] = ec._TenantConfig_mdfTypeDefaults(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "metadataDefaults":
+			out.Values[i] = ec._TenantConfig_metadataDefaults(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mdfTypePermissions":
+			out.Values[i] = ec._TenantConfig_mdfTypePermissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shouldDefaultExportMdfOverride":
+			out.Values[i] = ec._TenantConfig_shouldDefaultExportMdfOverride(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "featureFlags":
+			out.Values[i] = ec._TenantConfig_featureFlags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showPersonFunctionality":
+			out.Values[i] = ec._TenantConfig_showPersonFunctionality(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showLabelFunctionality":
+			out.Values[i] = ec._TenantConfig_showLabelFunctionality(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showFolderFunctionality":
+			out.Values[i] = ec._TenantConfig_showFolderFunctionality(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showFileFunctionality":
+			out.Values[i] = ec._TenantConfig_showFileFunctionality(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showAudioFunctionality":
+			out.Values[i] = ec._TenantConfig_showAudioFunctionality(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showAllItemTypesInDefaultSearch":
+			out.Values[i] = ec._TenantConfig_showAllItemTypesInDefaultSearch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "defaultCompactViewFields":
+			out.Values[i] = ec._TenantConfig_defaultCompactViewFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isMoveDefault":
+			out.Values[i] = ec._TenantConfig_isMoveDefault(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "projectTemplates":
+			out.Values[i] = ec._TenantConfig_projectTemplates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shouldCreateItemForProjectTemplates":
+			out.Values[i] = ec._TenantConfig_shouldCreateItemForProjectTemplates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "forceCreateP2RootItem":
+			out.Values[i] = ec._TenantConfig_forceCreateP2RootItem(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "crashRecordingDuration":
+			out.Values[i] = ec._TenantConfig_crashRecordingDuration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "crashRecordingName":
+			out.Values[i] = ec._TenantConfig_crashRecordingName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "editProxyConfig":
+			out.Values[i] = ec._TenantConfig_editProxyConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subclipFormatConfig":
+			out.Values[i] = ec._TenantConfig_subclipFormatConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cutterConfig":
+			out.Values[i] = ec._TenantConfig_cutterConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "useCutterRendererForSubclips":
+			out.Values[i] = ec._TenantConfig_useCutterRendererForSubclips(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "defaultSubclipPresetId":
+			out.Values[i] = ec._TenantConfig_defaultSubclipPresetId(ctx, field, obj)
+		case "uploadAllEditorClips":
+			out.Values[i] = ec._TenantConfig_uploadAllEditorClips(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "skippedFileExtensionsForEditor":
+			out.Values[i] = ec._TenantConfig_skippedFileExtensionsForEditor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "useEditorPreferenceForScaleToFrame":
+			out.Values[i] = ec._TenantConfig_useEditorPreferenceForScaleToFrame(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "plugins":
+			out.Values[i] = ec._TenantConfig_plugins(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pluginConfig":
+			out.Values[i] = ec._TenantConfig_pluginConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "customActions":
+			out.Values[i] = ec._TenantConfig_customActions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "customActionsHeaders":
+			out.Values[i] = ec._TenantConfig_customActionsHeaders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "customIcons":
+			out.Values[i] = ec._TenantConfig_customIcons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "customIconRules":
+			out.Values[i] = ec._TenantConfig_customIconRules(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shareLimits":
+			out.Values[i] = ec._TenantConfig_shareLimits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blacklistedFileExtensions":
+			out.Values[i] = ec._TenantConfig_blacklistedFileExtensions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25586,6 +30513,143 @@ func (ec *executionContext) _TranscriptSegment(ctx context.Context, sel ast.Sele
 			}
 		case "endTime":
 			out.Values[i] = ec._TranscriptSegment_endTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var transcriptionLanguageCollectionImplementors = []string{"TranscriptionLanguageCollection"}
+
+func (ec *executionContext) _TranscriptionLanguageCollection(ctx context.Context, sel ast.SelectionSet, obj *store.TranscriptionLanguageCollection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptionLanguageCollectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TranscriptionLanguageCollection")
+		case "collection":
+			out.Values[i] = ec._TranscriptionLanguageCollection_collection(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var transcriptionLanguageSettingImplementors = []string{"TranscriptionLanguageSetting"}
+
+func (ec *executionContext) _TranscriptionLanguageSetting(ctx context.Context, sel ast.SelectionSet, obj *store.TranscriptionLanguageSetting) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptionLanguageSettingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TranscriptionLanguageSetting")
+		case "languageCode":
+			out.Values[i] = ec._TranscriptionLanguageSetting_languageCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transcriptionService":
+			out.Values[i] = ec._TranscriptionLanguageSetting_transcriptionService(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._TranscriptionLanguageSetting_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var transcriptionLanguageSettingsImplementors = []string{"TranscriptionLanguageSettings"}
+
+func (ec *executionContext) _TranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, obj *store.TranscriptionLanguageSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptionLanguageSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TranscriptionLanguageSettings")
+		case "total":
+			out.Values[i] = ec._TranscriptionLanguageSettings_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "_embedded":
+			out.Values[i] = ec._TranscriptionLanguageSettings__embedded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isSystem":
+			out.Values[i] = ec._TranscriptionLanguageSettings_isSystem(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -26443,6 +31507,32 @@ func (ec *executionContext) unmarshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋl
 
 func (ec *executionContext) marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccessLevel(ctx context.Context, sel ast.SelectionSet, v store.AccessLevel) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNActivityEvent2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.ActivityEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActivityEvent2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNActivityEvent2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEvent(ctx context.Context, sel ast.SelectionSet, v *store.ActivityEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ActivityEvent(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNAncestry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAncestryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Ancestry) graphql.Marshaler {
@@ -27427,6 +32517,60 @@ func (ec *executionContext) marshalNMediaUsagePayload2ᚖgithubᚗcomᚋloupeᚑ
 	return ec._MediaUsagePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNMetering2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMetering(ctx context.Context, sel ast.SelectionSet, v store.Metering) graphql.Marshaler {
+	return ec._Metering(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMetering2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMetering(ctx context.Context, sel ast.SelectionSet, v *store.Metering) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Metering(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMeteringEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringEntry(ctx context.Context, sel ast.SelectionSet, v *store.MeteringEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MeteringEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMeteringInfo2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringInfo(ctx context.Context, sel ast.SelectionSet, v *store.MeteringInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MeteringInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMeteringOperations2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringOperations(ctx context.Context, sel ast.SelectionSet, v *store.MeteringOperations) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MeteringOperations(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMeteringStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMeteringStorage(ctx context.Context, sel ast.SelectionSet, v *store.MeteringStorage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MeteringStorage(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNMigrateMediaLocationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMigrateMediaLocationInput(ctx context.Context, v any) (model.MigrateMediaLocationInput, error) {
 	res, err := ec.unmarshalInputMigrateMediaLocationInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -27674,6 +32818,56 @@ func (ec *executionContext) unmarshalNSetRelationsInput2githubᚗcomᚋloupeᚑm
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNStats2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStats(ctx context.Context, sel ast.SelectionSet, v model.Stats) graphql.Marshaler {
+	return ec._Stats(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStats2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStats(ctx context.Context, sel ast.SelectionSet, v *model.Stats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Stats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStatsCounter2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStatsCounterᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.StatsCounter) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStatsCounter2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStatsCounter(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStatsCounter2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStatsCounter(ctx context.Context, sel ast.SelectionSet, v *store.StatsCounter) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StatsCounter(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStatsDateRange2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStatsDateRange(ctx context.Context, v any) (model.StatsDateRange, error) {
+	var res model.StatsDateRange
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStatsDateRange2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStatsDateRange(ctx context.Context, sel ast.SelectionSet, v model.StatsDateRange) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNStorageManager2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStorageManagerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.StorageManager) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -27744,6 +32938,34 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSystemActivity2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSystemActivity(ctx context.Context, sel ast.SelectionSet, v model.SystemActivity) graphql.Marshaler {
+	return ec._SystemActivity(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSystemActivity2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSystemActivity(ctx context.Context, sel ast.SelectionSet, v *model.SystemActivity) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SystemActivity(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTenantConfig2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx context.Context, sel ast.SelectionSet, v store.TenantConfig) graphql.Marshaler {
+	return ec._TenantConfig(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx context.Context, sel ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TenantConfig(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTenantIds2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTenantIds(ctx context.Context, sel ast.SelectionSet, v model.TenantIds) graphql.Marshaler {
@@ -27901,6 +33123,76 @@ func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚕᚖgithubᚗcom�
 func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx context.Context, v any) (*store.TranscriptSegment, error) {
 	res, err := ec.unmarshalInputTranscriptSegmentInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTranscriptionLanguageCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageCollection(ctx context.Context, sel ast.SelectionSet, v *store.TranscriptionLanguageCollection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TranscriptionLanguageCollection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTranscriptionLanguageSetting2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettingᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.TranscriptionLanguageSetting) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTranscriptionLanguageSetting2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSetting(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTranscriptionLanguageSetting2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSetting(ctx context.Context, sel ast.SelectionSet, v *store.TranscriptionLanguageSetting) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TranscriptionLanguageSetting(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTranscriptionLanguageSettingInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTranscriptionLanguageSettingInputᚄ(ctx context.Context, v any) ([]*model.TranscriptionLanguageSettingInput, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TranscriptionLanguageSettingInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTranscriptionLanguageSettingInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTranscriptionLanguageSettingInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNTranscriptionLanguageSettingInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐTranscriptionLanguageSettingInput(ctx context.Context, v any) (*model.TranscriptionLanguageSettingInput, error) {
+	res, err := ec.unmarshalInputTranscriptionLanguageSettingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTranscriptionLanguageSettings2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, v store.TranscriptionLanguageSettings) graphql.Marshaler {
+	return ec._TranscriptionLanguageSettings(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TranscriptionLanguageSettings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateAttachmentInput(ctx context.Context, v any) (store.UpdateAttachmentInput, error) {
@@ -28397,6 +33689,13 @@ func (ec *executionContext) marshalOFolderContentSort2ᚖgithubᚗcomᚋloupeᚑ
 	return v
 }
 
+func (ec *executionContext) marshalOHourlyMax2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐHourlyMax(ctx context.Context, sel ast.SelectionSet, v *store.HourlyMax) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._HourlyMax(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -28572,6 +33871,22 @@ func (ec *executionContext) marshalOSortOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋlo
 	return v
 }
 
+func (ec *executionContext) unmarshalOStatsDateRange2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStatsDateRange(ctx context.Context, v any) (*model.StatsDateRange, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.StatsDateRange)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOStatsDateRange2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStatsDateRange(ctx context.Context, sel ast.SelectionSet, v *model.StatsDateRange) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -28624,6 +33939,14 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOSystemActivityFilter2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSystemActivityFilter(ctx context.Context, v any) (*model.SystemActivityFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSystemActivityFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOTimedMetadataInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInputᚄ(ctx context.Context, v any) ([]*store.TimedMetadataInput, error) {

@@ -339,6 +339,14 @@ func (r *mutationResolver) DeleteRelation(ctx context.Context, input model.Delet
 	return r.deleteRelation(ctx, input)
 }
 
+func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input store.JSON) (*store.TenantConfig, error) {
+	return r.updateTenantConfig(ctx, input)
+}
+
+func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error) {
+	return r.setTranscriptionLanguageSettings(ctx, input)
+}
+
 func (r *mutationResolver) CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error) {
 	return r.createAPIKey(ctx, input)
 }
@@ -476,6 +484,30 @@ func (r *queryResolver) AttachmentsPrecheck(ctx context.Context, itemID string, 
 
 func (r *queryResolver) ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error) {
 	return r.thumbnailAt(ctx, itemID, position)
+}
+
+func (r *queryResolver) TenantConfig(ctx context.Context) (*store.TenantConfig, error) {
+	return r.tenantConfig(ctx)
+}
+
+func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
+	return r.transcriptionLanguageSettings(ctx)
+}
+
+func (r *queryResolver) SystemTranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
+	return r.systemTranscriptionLanguageSettings(ctx)
+}
+
+func (r *queryResolver) Metering(ctx context.Context, startDay *int, endDay *int, tenantIds []string) (*store.Metering, error) {
+	return r.metering(ctx, startDay, endDay, tenantIds)
+}
+
+func (r *queryResolver) Stats(ctx context.Context, dateRange *model.StatsDateRange) (*model.Stats, error) {
+	return r.stats(ctx, dateRange)
+}
+
+func (r *queryResolver) SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error) {
+	return r.systemActivity(ctx, first, after, filter)
 }
 
 func (r *queryResolver) APIKeys(ctx context.Context) ([]*store.APIKey, error) {

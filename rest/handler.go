@@ -5,6 +5,7 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -33,6 +34,10 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 		variantField = fieldPath(rt.Variant.Field)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
+		invalid := func() string { return rt.Invalid }
+		if rt.InvalidEcho != "" {
+			invalid = echoBody(r, rt.InvalidEcho)
+		}
 		op, bind, field := rt.Op, rt.Bind, field
 		if rt.Variant != nil && rt.Variant.When(r) {
 			op, bind, field = rt.Variant.Op, rt.Variant.Bind, variantField
@@ -43,7 +48,7 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 				if err == errUnparsable && rt.BadBody != nil {
 					err = rt.BadBody
 				}
-				writeEnvelope(w, envelopeOf(err), rt.Invalid)
+				writeEnvelope(w, envelopeOf(err), invalid())
 				return
 			}
 		}
@@ -53,13 +58,13 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 		})
 		if errs != nil {
 			resp := exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs)
-			writeEnvelope(w, envelopeOfGraphQL(resp.Errors[0]), rt.Invalid)
+			writeEnvelope(w, envelopeOfGraphQL(resp.Errors[0]), invalid())
 			return
 		}
 		respond, ctx := exec.DispatchOperation(ctx, oc)
 		resp := respond(ctx)
 		if len(resp.Errors) > 0 {
-			writeEnvelope(w, envelopeOfGraphQL(resp.Errors[0]), rt.Invalid)
+			writeEnvelope(w, envelopeOfGraphQL(resp.Errors[0]), invalid())
 			return
 		}
 		body, err := pick(resp.Data, field)
@@ -143,4 +148,39 @@ func keyedByID(field string) func(json.RawMessage) (json.RawMessage, error) {
 		b.WriteByte('}')
 		return b.Bytes(), nil
 	}
+}
+
+// maxEcho bounds how much of a body an error message quotes.
+const maxEcho = 1024
+
+// echoBody keeps the first maxEcho bytes of the request body as the route
+// reads it, and answers the message prefix followed by them.
+func echoBody(r *http.Request, prefix string) func() string {
+	var seen bytes.Buffer
+	body := r.Body
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(body, &limitedWriter{&seen, maxEcho + 1}), body}
+	return func() string {
+		io.Copy(io.Discard, io.LimitReader(r.Body, maxEcho+1)) //nolint:errcheck // quote what can be read
+		b := seen.Bytes()
+		if len(b) > maxEcho {
+			return prefix + string(bytes.ToValidUTF8(b[:maxEcho], nil)) + "…"
+		}
+		return prefix + string(b)
+	}
+}
+
+// limitedWriter keeps at most n bytes and drops the rest.
+type limitedWriter struct {
+	w *bytes.Buffer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if room := l.n - l.w.Len(); room > 0 {
+		l.w.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }

@@ -29,6 +29,9 @@ type Route struct {
 	// the spec prescribes one message for any invalid request; the
 	// specific problem moves to developerMessage.
 	Invalid string
+	// InvalidEcho is Invalid followed by the request body as received (its
+	// first maxEcho bytes), where the spec's message quotes the body.
+	InvalidEcho string
 	// Variant serves the request instead when its When matches (a query
 	// parameter that selects another operation on the same path).
 	Variant *Variant
@@ -202,6 +205,28 @@ var Routes = []Route{
 			queryInt("from", "", "from"),
 			queryInt("size", "", "size"),
 		)},
+	// Tenant administration (2.12, 2.24–2.26). Every user of the tenant
+	// reads its configuration and transcription languages; writing them and
+	// the usage figures are admins' (docs/tenant-config.md, docs/usage.md).
+	{Method: "GET", Path: "/config/api/v1/config", Op: "getTenantConfig", Field: "tenantConfig"},
+	{Method: "POST", Path: "/config/api/v1/config", Op: "updateTenantConfig", Field: "updateTenantConfig",
+		Bind: bodyAs("input")},
+	{Method: "GET", Path: "/config/api/v1/config/transcriptionLanguageSettings", Op: "getTranscriptionLanguageSettings",
+		Field: "transcriptionLanguageSettings"},
+	{Method: "POST", Path: "/config/api/v1/config/transcriptionLanguageSettings", Op: "setTranscriptionLanguageSettings",
+		Field: "setTranscriptionLanguageSettings", Bind: transcriptionLanguagesBody, InvalidEcho: msgMalformedLanguages},
+	{Method: "GET", Path: "/config/api/v1/systemConfig/transcriptionLanguageSettings",
+		Op: "getSystemTranscriptionLanguageSettings", Field: "systemTranscriptionLanguageSettings"},
+	{Method: "GET", Path: "/api/v1/metering", Op: "getMetering", Field: "metering",
+		Bind: all(queryInt("startDay", "", "startDay"), queryInt("endDay", "", "endDay"),
+			queryOptionalList("", "tenantIds", "tenantIds", "tenantId"))},
+	{Method: "GET", Path: "/api/v1/stats", Op: "getStats", Field: "stats",
+		Bind: queryEnum("dateRange", "dateRange", "ALL", "LAST_24_HOURS", "LAST_7_DAYS", "LAST_30_DAYS", "LAST_365_DAYS")},
+	{Method: "GET", Path: "/auxiliary/api/v1/systemActivity", Op: "getSystemActivity", Field: "systemActivity",
+		Bind: all(queryInt("size", "", "first"), queryString("nextToken", "", "after"),
+			queryOptionalList("filter", "types", "type", "types"),
+			queryString("since", "filter", "since"), queryString("until", "filter", "until"))},
+
 	// Search is named by the spec's limits (section 8: "search hits") and
 	// required by the items issue, but is missing from endpoints.tsv.
 	{Method: "GET", Path: "/api/v1/search", Op: "search", Field: "search", NotInSpec: true,

@@ -84,15 +84,15 @@ RETURNING ` + apiKeyColumns
 	// touchKeySQL records a use at most once a minute: a later use within
 	// the minute matches no row.
 	touchKeySQL = `
-UPDATE api_keys SET last_used_on = $3
-WHERE tenant_id = $1 AND id = $2 AND (last_used_on IS NULL OR last_used_on < $3 - interval '1 minute')`
+UPDATE api_keys SET last_used_on = $3::timestamptz
+WHERE tenant_id = $1 AND id = $2 AND (last_used_on IS NULL OR last_used_on < $3::timestamptz - interval '1 minute')`
 
 	// revokeUnusedKeySQL turns off a key that went unused too long, by
 	// what the database knows of its last use.
 	revokeUnusedKeySQL = `
-UPDATE api_keys SET is_active = false, modified_on = $3
+UPDATE api_keys SET is_active = false, modified_on = $3::timestamptz
 WHERE tenant_id = $1 AND id = $2 AND is_active AND max_unused_days IS NOT NULL
-  AND COALESCE(last_used_on, created_on) + max_unused_days * interval '1 day' <= $3
+  AND COALESCE(last_used_on, created_on) + max_unused_days * interval '1 day' <= $3::timestamptz
 RETURNING id`
 )
 

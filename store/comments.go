@@ -105,7 +105,7 @@ INSERT INTO comments (tenant_id, id, item_id, type, parent_id, text, author_id, 
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false, $11, $11)`
 
 	lockCommentSQL = `
-SELECT author_id, text, deleted_on FROM comments WHERE tenant_id = $1 AND id = $2 FOR UPDATE`
+SELECT author_id, text, deleted_on, resolved, assignee_id FROM comments WHERE tenant_id = $1 AND id = $2 FOR UPDATE`
 
 	activeCommentUserSQL = `
 SELECT EXISTS (SELECT 1 FROM users WHERE tenant_id = $1 AND id = $2 AND NOT deactivated)`
@@ -379,14 +379,24 @@ func (s *Store) CreateComment(ctx context.Context, p *Principal, in *CreateComme
 		c, err = getComment(ctx, tx, p.TenantID, id)
 		return err
 	})
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	s.countUsage(p.TenantID, MetricCommentsCreated, 1)
+	if assignee != nil {
+		s.countUsage(p.TenantID, MetricCommentsAssigned, 1)
+	}
+	return c, nil
 }
 
-// lockedComment is what the permission checks of a change need.
+// lockedComment is what the permission checks of a change need, and what
+// it changes from (for the usage counters).
 type lockedComment struct {
-	AuthorID  string     `db:"author_id"`
-	Text      string     `db:"text"`
-	DeletedOn *time.Time `db:"deleted_on"`
+	AuthorID   string     `db:"author_id"`
+	Text       string     `db:"text"`
+	DeletedOn  *time.Time `db:"deleted_on"`
+	Resolved   bool       `db:"resolved"`
+	AssigneeID *string    `db:"assignee_id"`
 }
 
 // lockComment locks a comment for a change. Returns ENOTFOUND when the
@@ -435,7 +445,10 @@ func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateComme
 	if text == nil && in.Resolved == nil && assignee == nil && !unassign {
 		return nil, Invalid("nothing to change: give text, resolved, assignee or unassign")
 	}
-	var c *Comment
+	var (
+		c                 *Comment
+		resolves, assigns bool // changes the usage counters count
+	)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		lc, err := lockComment(ctx, tx, p.TenantID, in.ID)
 		if err != nil {
@@ -444,6 +457,8 @@ func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateComme
 		if lc.DeletedOn != nil {
 			return commentDeleted(in.ID)
 		}
+		resolves = in.Resolved != nil && *in.Resolved && !lc.Resolved
+		assigns = assignee != nil && (lc.AssigneeID == nil || !strings.EqualFold(*lc.AssigneeID, *assignee))
 		if text != nil && lc.AuthorID != p.UserID {
 			return Errorf(EFORBIDDEN, "only the author may edit a comment's text")
 		}
@@ -464,7 +479,16 @@ func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateComme
 		c = &out
 		return nil
 	})
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	if resolves {
+		s.countUsage(p.TenantID, MetricCommentsResolved, 1)
+	}
+	if assigns {
+		s.countUsage(p.TenantID, MetricCommentsAssigned, 1)
+	}
+	return c, nil
 }
 
 // DeleteComment deletes a comment softly: it stays listed, with deletedOn

@@ -322,7 +322,9 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string)
 		return nil, Invalid("path must name 1 to %d folders, such as /Projects/2026/Promo", maxFolderDepth)
 	}
 	ids := make([]string, len(names))
+	created := 0
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		created = 0
 		if _, err := tx.ExecContext(ctx, lockFolderPathsSQL, p.TenantID, folderPathLockClass); err != nil {
 			return fmt.Errorf("store: unable to lock folder paths: %w", err)
 		}
@@ -350,6 +352,7 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string)
 					return err
 				}
 				ids[i] = it.ID
+				created++
 			}
 			parent = ids[i]
 		}
@@ -358,6 +361,7 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string)
 	if err != nil {
 		return nil, err
 	}
+	s.countUsage(p.TenantID, MetricItemsCreated, created)
 	byID, err := s.FoldersByIDs(ctx, p, ids)
 	if err != nil {
 		return nil, err

@@ -184,6 +184,7 @@ func (s *Store) CreateItem(ctx context.Context, p *Principal, in *CreateItemInpu
 	if err != nil {
 		return nil, err
 	}
+	s.countUsage(p.TenantID, MetricItemsCreated, 1)
 	return it, nil
 }
 
@@ -404,6 +405,9 @@ func (s *Store) changeState(ctx context.Context, p *Principal, id, change string
 	})
 	if err != nil {
 		return nil, 0, err
+	}
+	if action == ActionDelete {
+		s.countUsage(p.TenantID, MetricItemsDeleted, len(rows))
 	}
 	return it, len(rows), nil
 }

@@ -151,6 +151,7 @@ func (s *Store) CreatePerson(ctx context.Context, p *Principal, in NewPerson) (*
 	if err != nil {
 		return nil, err
 	}
+	s.countUsage(p.TenantID, MetricItemsCreated, 1)
 	images := in.ImageIDs
 	if images == nil {
 		images = []string{}

@@ -155,6 +155,7 @@ func (s *Store) Search(ctx context.Context, p *Principal, q SearchQuery) (int, [
 	if q.FolderID != "" && !validID(q.FolderID) {
 		return 0, items, nil
 	}
+	s.countUsage(p.TenantID, MetricSearchesPerformed, 1)
 	query, args := q.sql(true, p)
 	var total int
 	if err := s.getPrepared(ctx, &total, query, args...); err != nil {

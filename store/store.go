@@ -20,6 +20,8 @@ type Store struct {
 	// authHooks run after a committed change that can alter what a stored
 	// key authenticates (see OnAuthChange).
 	authHooks []func(tenantID, userID string)
+	// usage counts events (usage.go); nil counts nothing.
+	usage UsageRecorder
 }
 
 // New wraps an open database handle.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/app"
 	"github.com/loupe-mam/loupe/internal/blob"
+	usagefig "github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -55,6 +56,17 @@ func cmdServe(ctx context.Context, c config) error {
 	}
 	c.App.Files = files
 	c.App.DatabaseURL = dbURL
+	// The usage recorder outlives the server: what it counted while
+	// requests finished is written after they have.
+	rec := usagefig.New(st, slog.Default())
+	c.App.Usage = rec
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := rec.Close(ctx); err != nil {
+			slog.Error("usage counters not written at shutdown", "err", err)
+		}
+	}()
 
 	srv := &http.Server{
 		Addr:              c.Addr,

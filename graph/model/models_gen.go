@@ -310,6 +310,15 @@ type SetRelationsInput struct {
 	RelatedItemIds []string `json:"relatedItemIds"`
 }
 
+// Usage statistics (spec 2.26).
+type Stats struct {
+	// Counters keyed by name: {sum, maxHourly?: {value, hour}} (the spec's shape).
+	Counts store.JSON `json:"counts"`
+	// The same counters as a list, spec's counters first.
+	Counters  []*store.StatsCounter `json:"counters"`
+	DateRange StatsDateRange        `json:"dateRange"`
+}
+
 // A storage manager: where the server keeps files, and whether it answers (system scope).
 type StorageManager struct {
 	ID string `json:"id"`
@@ -319,6 +328,21 @@ type StorageManager struct {
 	Status string `json:"status"`
 	// Why it is unavailable; null when ok.
 	Message *string `json:"message,omitempty"`
+}
+
+// A page of system activity ({events}); nextToken continues it (null at the end).
+type SystemActivity struct {
+	Events    []*store.ActivityEvent `json:"events"`
+	NextToken *string                `json:"nextToken,omitempty"`
+}
+
+type SystemActivityFilter struct {
+	// Only these counters (comments_created, searches_performed, ...).
+	Types []string `json:"types,omitempty"`
+	// Hours from this time on.
+	Since *time.Time `json:"since,omitempty"`
+	// Hours before this time.
+	Until *time.Time `json:"until,omitempty"`
 }
 
 // Ids of every tenant (system scope).
@@ -341,6 +365,12 @@ type ToggleArchivePayload struct {
 	Type    string         `json:"type"`
 	Payload *ArchiveTarget `json:"payload"`
 	Item    *store.Item    `json:"item"`
+}
+
+type TranscriptionLanguageSettingInput struct {
+	LanguageCode         string `json:"languageCode"`
+	TranscriptionService string `json:"transcriptionService"`
+	Label                string `json:"label"`
 }
 
 type UpdateFolderInput struct {
@@ -640,6 +670,68 @@ func (e *SortOrder) UnmarshalJSON(b []byte) error {
 }
 
 func (e SortOrder) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Ranges of the statistics, in whole hours up to the current one.
+type StatsDateRange string
+
+const (
+	StatsDateRangeAll         StatsDateRange = "ALL"
+	StatsDateRangeLast24Hours StatsDateRange = "LAST_24_HOURS"
+	StatsDateRangeLast7Days   StatsDateRange = "LAST_7_DAYS"
+	StatsDateRangeLast30Days  StatsDateRange = "LAST_30_DAYS"
+	StatsDateRangeLast365Days StatsDateRange = "LAST_365_DAYS"
+)
+
+var AllStatsDateRange = []StatsDateRange{
+	StatsDateRangeAll,
+	StatsDateRangeLast24Hours,
+	StatsDateRangeLast7Days,
+	StatsDateRangeLast30Days,
+	StatsDateRangeLast365Days,
+}
+
+func (e StatsDateRange) IsValid() bool {
+	switch e {
+	case StatsDateRangeAll, StatsDateRangeLast24Hours, StatsDateRangeLast7Days, StatsDateRangeLast30Days, StatsDateRangeLast365Days:
+		return true
+	}
+	return false
+}
+
+func (e StatsDateRange) String() string {
+	return string(e)
+}
+
+func (e *StatsDateRange) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StatsDateRange(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StatsDateRange", str)
+	}
+	return nil
+}
+
+func (e StatsDateRange) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StatsDateRange) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StatsDateRange) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/rest"
 	"github.com/loupe-mam/loupe/store"
@@ -43,6 +44,9 @@ type Config struct {
 	DatabaseURL string
 	// KeyCacheSize bounds the cached keys.
 	KeyCacheSize int
+	// Usage counts usage figures; its owner closes it after the server
+	// stops, so that the last counts are written (a new recorder when nil).
+	Usage *usage.Recorder
 }
 
 // DefaultConfig is the configuration without any LOUPE_* settings.
@@ -69,15 +73,16 @@ func (s *Server) KeysCached() bool { return s.keys != nil && s.keys.Live() }
 // New assembles the server. What it starts in the background (the key
 // cache's listener) stops when ctx ends.
 func New(ctx context.Context, cfg Config, st *store.Store) *Server {
-	es := graph.NewExecutableSchema(graph.Config{
-		Resolvers:  resolvers.New(st, cfg.Blobs, cfg.Files),
-		Complexity: graph.Complexity(),
-	})
-	engine := graph.NewEngine(es, cfg.GraphQL)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
+	rec, files := usageOf(cfg, st, logger)
+	es := graph.NewExecutableSchema(graph.Config{
+		Resolvers:  resolvers.New(st, cfg.Blobs, files),
+		Complexity: graph.Complexity(),
+	})
+	engine := graph.NewEngine(es, cfg.GraphQL)
 	srv := &Server{}
 	authn := &auth.Authenticator{Keys: st, Uses: st}
 	if cfg.DatabaseURL != "" {
@@ -97,7 +102,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	// or the request timeout (a large file takes longer than an API call).
 	if cfg.Files != nil {
 		r.Handle(blob.PathPrefix+"*", &blob.Handler{
-			Store: cfg.Files, Signer: cfg.Blobs, MaxUpload: cfg.MaxUploadBytes, Log: logger,
+			Store: files, Signer: cfg.Blobs, MaxUpload: cfg.MaxUploadBytes, Log: logger,
 		})
 	}
 
@@ -120,8 +125,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	api.Get("/playground", playground.Handler("Loupe", "/graphql"))
 
 	loaders := resolvers.Middleware(st)
-	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), loaders).Handle("/graphql", engine.HTTP)
-	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError), loaders)
+	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), loaders).Handle("/graphql", engine.HTTP)
+	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError),
+		countUsers(rec), loaders)
 	srv.Handler = r
 	return srv
 }

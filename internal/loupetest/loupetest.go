@@ -23,6 +23,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/pgtest"
 	"github.com/loupe-mam/loupe/internal/sqlcount"
+	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -61,6 +62,12 @@ func New(t testing.TB, opts ...Option) *API {
 		t.Fatal(err)
 	}
 	cfg.Files = files
+	// The test's own recorder, closed after the server and before the
+	// database (cleanups run last first). It writes only when usage is
+	// read, so that no write in the background adds to Statements.
+	cfg.Usage = usage.New(st, cfg.Logger)
+	cfg.Usage.SetFlushInterval(0)
+	t.Cleanup(func() { cfg.Usage.Close(context.Background()) })
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -1,0 +1,72 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Binders of the tenant administration routes.
+
+// msgMalformedLanguages is the spec's 400 for a bad transcription language
+// settings write; the route quotes the body after it.
+const msgMalformedLanguages = "Malformed transcription language settings: "
+
+// transcriptionLanguagesBody binds the 2.24 shape {total?, _embedded:
+// {collection: [...]}} (or a bare array of entries) to input. A total, when
+// given, must count the entries.
+func transcriptionLanguagesBody(r *http.Request, vars map[string]any) error {
+	v, err := decodeBody(r)
+	if err != nil {
+		return err
+	}
+	bad := store.Invalid(`the request body must be {"total": n, "_embedded": {"collection": [{"languageCode", "transcriptionService", "label"}]}}`)
+	if m, ok := v.(map[string]any); ok {
+		for k := range m {
+			if k != "_embedded" && k != "total" {
+				return store.Invalid("%s: unknown field", k)
+			}
+		}
+		emb, ok := m["_embedded"].(map[string]any)
+		if !ok || len(emb) != 1 || emb["collection"] == nil {
+			return bad
+		}
+		v = emb["collection"]
+		list, isList := v.([]any)
+		if total, ok := m["total"]; ok && isList {
+			if n, ok := total.(json.Number); !ok || n.String() != strconv.Itoa(len(list)) {
+				return store.Invalid("total must count the %d entries of the collection", len(list))
+			}
+		}
+	}
+	if _, ok := v.([]any); !ok {
+		return bad
+	}
+	vars["input"] = v
+	return nil
+}
+
+// queryOptionalList binds a list query parameter, when present: repeated
+// (?type=a&type=b) or comma separated (?types=a,b), under any of the given
+// spellings, to vars[name] (or a key of the object vars[obj]).
+func queryOptionalList(obj, name string, params ...string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		list := []any{}
+		for _, p := range params {
+			for _, v := range r.URL.Query()[p] {
+				for _, part := range strings.Split(v, ",") {
+					if part = strings.TrimSpace(part); part != "" {
+						list = append(list, part)
+					}
+				}
+			}
+		}
+		if len(list) > 0 {
+			set(vars, obj, name, list)
+		}
+		return nil
+	}
+}
