@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -260,5 +261,29 @@ func queryEnum(param, name string, values ...string) Binder {
 			}
 		}
 		return store.Invalid("query parameter %s must be one of %s, got %q", param, strings.Join(values, ", "), v)
+	}
+}
+
+// MsgMissingBody is the spec's answer to a security settings write
+// without a body (section 7).
+const MsgMissingBody = "Missing request body."
+
+// requiredBodyAs is bodyAs where an empty body is the spec's 400 "Missing
+// request body.".
+func requiredBodyAs(name string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return store.Errorf(store.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
+			}
+			return errUnparsable
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			return store.Invalid(MsgMissingBody)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		return bodyAs(name)(r, vars)
 	}
 }

@@ -226,6 +226,17 @@ var Routes = []Route{
 		Bind: all(queryInt("size", "", "first"), queryString("nextToken", "", "after"),
 			queryOptionalList("filter", "types", "type", "types"),
 			queryString("since", "filter", "since"), queryString("until", "filter", "until"))},
+	// API keys, security settings and the system scope (2.19, 2.27, 4.7,
+	// section 5; docs/security.md).
+	{Method: "GET", Path: "/auth/api/v1/keys", Op: "listApiKeys", Field: "apiKeys"},
+	{Method: "POST", Path: "/auth/api/v1/keys", Op: "createApiKey", Field: "createApiKey", Bind: bodyAs("input")},
+	{Method: "DELETE", Path: "/auth/api/v1/keys/{keyId}", Op: "deleteApiKey", Field: "deleteApiKey",
+		Bind: path("keyId", "keyId")},
+	{Method: "GET", Path: "/auth/api/v1/security", Op: "getSecuritySettings", Field: "securitySettings"},
+	{Method: "PUT", Path: "/auth/api/v1/security", Op: "updateSecuritySettings", Field: "updateSecuritySettings",
+		Bind: requiredBodyAs("input")},
+	{Method: "GET", Path: "/config/api/v1/tenantIds", Op: "tenantIds", Field: "tenantIds"},
+	{Method: "GET", Path: "/api/v1/storageManagers", Op: "storageManagers", Field: "storageManagers"},
 
 	// Search is named by the spec's limits (section 8: "search hits") and
 	// required by the items issue, but is missing from endpoints.tsv.

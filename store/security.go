@@ -36,6 +36,9 @@ RETURNING jwks_url, auto_add_users_to_org_group`
 
 // Security returns the tenant's security settings.
 func (s *Store) Security(ctx context.Context, tenantID string) (*SecuritySettings, error) {
+	if !validID(tenantID) {
+		return nil, NotFound()
+	}
 	var out SecuritySettings
 	if err := s.getPrepared(ctx, &out, securitySQL, tenantID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {

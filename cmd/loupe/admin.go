@@ -87,6 +87,30 @@ func cmdUserCreate(ctx context.Context, c config, args []string) error {
 	return printJSON(os.Stdout, map[string]string{"userId": userID, "apiKey": k.Header})
 }
 
+// cmdSystemKeyCreate makes a key of the system scope and prints
+// {"keyId","apiKey"} as the last line: it opens the system endpoints (tenant
+// ids, storage managers, metering of several tenants) and no tenant's data.
+func cmdSystemKeyCreate(ctx context.Context, c config, args []string) error {
+	fs := flag.NewFlagSet("system-key create", flag.ContinueOnError)
+	label := fs.String("label", "system", "what the key is for")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	db, _, closeDB, err := openDatabase(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	k, err := auth.NewKey()
+	if err != nil {
+		return err
+	}
+	if err := store.New(db).CreateSystemKey(ctx, store.NewKey{ID: k.ID, SecretHash: k.Hash, Label: *label}); err != nil {
+		return err
+	}
+	return printJSON(os.Stdout, map[string]string{"keyId": k.ID, "apiKey": k.Header})
+}
+
 func printJSON(w io.Writer, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {

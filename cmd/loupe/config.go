@@ -42,6 +42,7 @@ func loadConfig() config {
 	c.PublicURL = env("LOUPE_PUBLIC_URL", "http://localhost"+portOf(c.Addr))
 	c.App.BodyLimit = int64(envInt("LOUPE_MAX_BODY_BYTES", int(c.App.BodyLimit)))
 	c.App.RequestTimeout = envDuration("LOUPE_REQUEST_TIMEOUT", c.App.RequestTimeout)
+	c.App.AllowPrivateJWKS = envBool("LOUPE_JWKS_ALLOW_PRIVATE", false)
 	g := &c.App.GraphQL
 	g.Introspection = envBool("LOUPE_INTROSPECTION", g.Introspection)
 	g.ComplexityLimit = envInt("LOUPE_GRAPHQL_COMPLEXITY", g.ComplexityLimit)

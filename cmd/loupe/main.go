@@ -20,6 +20,7 @@ Usage:
                                        make a tenant; prints {"tenantId","userId","apiKey"}
   loupe user create --tenant-id T --email E [--groups a,b] [--admin]
                                        make a user; prints {"userId","apiKey"}
+  loupe system-key create [--label L]  make a system-scope key; prints {"keyId","apiKey"}
   loupe with-postgres -- CMD [ARGS]    run CMD against a throwaway Postgres (tests)
   loupe bench [--quick]                measure throughput and latency (see docs/benchmarks.md)
 
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string) int {
 		err = cmdTenantCreate(ctx, loadConfig(), rest[1:])
 	case cmd == "user" && len(rest) > 0 && rest[0] == "create":
 		err = cmdUserCreate(ctx, loadConfig(), rest[1:])
+	case cmd == "system-key" && len(rest) > 0 && rest[0] == "create":
+		err = cmdSystemKeyCreate(ctx, loadConfig(), rest[1:])
 	case cmd == "with-postgres":
 		return cmdWithPostgres(ctx, rest)
 	case cmd == "bench":

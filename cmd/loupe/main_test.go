@@ -62,6 +62,18 @@ func TestTenantAndUserCreate(t *testing.T) {
 		t.Fatalf("user create printed %q (%v)", out, err)
 	}
 
+	code, out = runCaptured(t, ctx, "system-key", "create", "--label", "ops")
+	if code != 0 {
+		t.Fatalf("system-key create exited %d: %s", code, out)
+	}
+	var sys struct{ KeyID, APIKey string }
+	if err := json.Unmarshal([]byte(lastLine(out)), &sys); err != nil || sys.KeyID == "" {
+		t.Fatalf("system-key create printed %q (%v)", out, err)
+	}
+	if id, _, err := auth.ParseKey(sys.APIKey); err != nil || id != sys.KeyID {
+		t.Fatalf("system-key create printed key %q for id %s", sys.APIKey, sys.KeyID)
+	}
+
 	for _, args := range [][]string{
 		{"tenant", "create", "--name", "acme", "--admin-email", "x@acme.test"}, // name in use
 		{"tenant", "create", "--name", "no-email"},

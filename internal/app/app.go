@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/rest"
@@ -44,6 +45,10 @@ type Config struct {
 	DatabaseURL string
 	// KeyCacheSize bounds the cached keys.
 	KeyCacheSize int
+	// AllowPrivateJWKS lets tenants' key set URLs (security settings) reach
+	// loopback, private and link-local addresses: for tests and identity
+	// providers inside the operator's network. Off, they are refused.
+	AllowPrivateJWKS bool
 	// Usage counts usage figures; its owner closes it after the server
 	// stops, so that the last counts are written (a new recorder when nil).
 	Usage *usage.Recorder
@@ -78,13 +83,16 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		logger = slog.Default()
 	}
 	rec, files := usageOf(cfg, st, logger)
+	jwtOpt := jwtauth.Options{AllowPrivateNetworks: cfg.AllowPrivateJWKS}
+	res := resolvers.New(st, cfg.Blobs, files)
+	res.JWKS = jwtauth.NewVerifier(jwtOpt)
 	es := graph.NewExecutableSchema(graph.Config{
-		Resolvers:  resolvers.New(st, cfg.Blobs, files),
+		Resolvers:  res,
 		Complexity: graph.Complexity(),
 	})
 	engine := graph.NewEngine(es, cfg.GraphQL)
 	srv := &Server{}
-	authn := &auth.Authenticator{Keys: st, Uses: st}
+	authn := &auth.Authenticator{Keys: st, Uses: st, Tokens: &auth.Tokens{Store: st, Options: jwtOpt}}
 	if cfg.DatabaseURL != "" {
 		srv.keys = auth.NewKeyCache(st, cfg.KeyCacheSize)
 		st.OnAuthChange(srv.keys.InvalidateUser)

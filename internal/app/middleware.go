@@ -136,12 +136,7 @@ func timeout(d time.Duration) func(http.Handler) http.Handler {
 func authenticate(a *auth.Authenticator, fail func(http.ResponseWriter, error)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			key := auth.Credential(r)
-			if key == "" {
-				fail(w, &store.Error{Kind: store.EUNAUTHORIZED, Message: store.MsgUnauthenticated})
-				return
-			}
-			p, err := a.Authenticate(r.Context(), key)
+			p, err := a.AuthenticateRequest(r)
 			if err != nil {
 				if store.ErrorKind(err) != store.EUNAUTHORIZED {
 					reqlog.From(r.Context()).Error("authentication failed", "err", err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -27,7 +28,10 @@ type KeyUses interface {
 type Authenticator struct {
 	Keys KeyLookup
 	Uses KeyUses
-	Now  func() time.Time
+	// Tokens, when set, authenticates bearer JWTs of tenants' identity
+	// providers; without it a JWT is just a malformed key.
+	Tokens *Tokens
+	Now    func() time.Time
 
 	// touched holds, per key id, when this process last recorded a use:
 	// the cached record's last use is only as fresh as the cache.
@@ -53,6 +57,19 @@ func Credential(r *http.Request) string {
 		return strings.TrimSpace(h[7:])
 	}
 	return ""
+}
+
+// AuthenticateRequest authenticates a request's credential: an API key, or
+// a bearer JWT for the tenant named by TenantHeader.
+func (a *Authenticator) AuthenticateRequest(r *http.Request) (*store.Principal, error) {
+	cred := Credential(r)
+	if cred == "" {
+		return nil, unauthenticated()
+	}
+	if a.Tokens != nil && jwtauth.LooksLikeJWT(cred) {
+		return a.Tokens.Authenticate(r.Context(), strings.TrimSpace(r.Header.Get(TenantHeader)), cred)
+	}
+	return a.Authenticate(r.Context(), cred)
 }
 
 // Authenticate verifies a presented key: well formed, known, secret matching,

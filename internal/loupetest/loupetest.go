@@ -62,6 +62,8 @@ func New(t testing.TB, opts ...Option) *API {
 		t.Fatal(err)
 	}
 	cfg.Files = files
+	// Tests serve identity providers' key sets on 127.0.0.1.
+	cfg.AllowPrivateJWKS = true
 	// The test's own recorder, closed after the server and before the
 	// database (cleanups run last first). It writes only when usage is
 	// read, so that no write in the background adds to Statements.
