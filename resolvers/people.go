@@ -38,7 +38,12 @@ func (r *Resolver) userStatus(ctx context.Context) (*model.UserStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model.UserStatus{IsDeactivated: deactivated}, nil
+	if deactivated {
+		// Deactivated since the key was cached (the cache hears of it a
+		// moment later): the row says the key no longer authenticates.
+		return nil, &store.Error{Kind: store.EUNAUTHORIZED, Message: store.MsgUnauthenticated}
+	}
+	return &model.UserStatus{IsDeactivated: false}, nil
 }
 
 // createPerson makes an item of itemType person.
