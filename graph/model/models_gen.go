@@ -123,6 +123,11 @@ type CreateThumbnailPayload struct {
 	Thumbnail *store.Thumbnail `json:"thumbnail"`
 }
 
+type DefinitionChanges struct {
+	Total int                       `json:"total"`
+	Hits  []*store.DefinitionChange `json:"hits"`
+}
+
 type DeleteAttachmentInput struct {
 	ItemID   string `json:"itemId"`
 	FileName string `json:"fileName"`
@@ -140,6 +145,22 @@ type DeleteFolderPayload struct {
 	ID string `json:"id"`
 	// Items and subfolders moved to the recycle bin with the folder (itself included).
 	DeletedCount int `json:"deletedCount"`
+}
+
+type DeleteMdfInput struct {
+	ID string `json:"id"`
+}
+
+type DeleteMdfPayload struct {
+	ID string `json:"id"`
+}
+
+type DeleteOptionListInput struct {
+	ID string `json:"id"`
+}
+
+type DeleteOptionListPayload struct {
+	ID string `json:"id"`
 }
 
 type DeleteRelationInput struct {
@@ -213,6 +234,19 @@ type LockUploadInput struct {
 	OwnerInstanceID string `json:"ownerInstanceId"`
 }
 
+type MdfCollection struct {
+	Total    int          `json:"total"`
+	Embedded *MdfEmbedded `json:"_embedded"`
+}
+
+type MdfEmbedded struct {
+	Collection []*store.Mdf `json:"collection"`
+}
+
+type MdfPayload struct {
+	Mdf *store.Mdf `json:"mdf"`
+}
+
 type MediaUsagePayload struct {
 	ItemID     string            `json:"itemId"`
 	MediaUsage *store.MediaUsage `json:"mediaUsage"`
@@ -236,6 +270,19 @@ type MoveItemInput struct {
 }
 
 type Mutation struct {
+}
+
+type OptionListCollection struct {
+	Total    int                 `json:"total"`
+	Embedded *OptionListEmbedded `json:"_embedded"`
+}
+
+type OptionListEmbedded struct {
+	Collection []*store.OptionList `json:"collection"`
+}
+
+type OptionListPayload struct {
+	OptionList *store.OptionList `json:"optionList"`
 }
 
 type PageInfo struct {
