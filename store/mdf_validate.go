@@ -173,8 +173,8 @@ func (m *Mdf) canonicalKeys(data map[string]json.RawMessage) (map[string]json.Ra
 			}
 		}
 		if _, twice := out[id]; twice {
-			return nil, &Error{Kind: EINVALID, Message: fmt.Sprintf(msgFieldTwice, id),
-				DeveloperMessage: fmt.Sprintf("%q and default_<fieldId> name the same field of form %q", id, m.ID)}
+			return nil, problemsError([]problem{{fmt.Sprintf(msgFieldTwice, id),
+				fmt.Sprintf("%q and default_<fieldId> name the same field of form %q", id, m.ID)}})
 		}
 		out[id] = data[k]
 	}
@@ -498,6 +498,9 @@ func prefixed(prefix string, err error) error {
 	}
 	c := *se
 	c.Message = prefix + c.Message
+	if msgs, ok := c.Payload["messages"].([]string); ok && len(msgs) == 1 {
+		c.Payload = map[string]any{"messages": []string{c.Message}}
+	}
 	return &c
 }
 

@@ -927,7 +927,10 @@ func buildMdfTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string, in *MdfIn
 	if err != nil {
 		return nil, err
 	}
-	for i, f := range m.fields {
+	// The input's fields are the last of the form's (system fields it
+	// lacked come first), so messages can name them as the client did.
+	given := m.fields[len(m.fields)-len(in.Fields):]
+	for i, f := range given {
 		if f.Type == FieldUser && !f.DefaultValue.IsNull() {
 			if exp := f.checkValue(json.RawMessage(f.DefaultValue), known); exp != "" {
 				return nil, Invalid("fields[%d].defaultValue: %s", i, exp)
