@@ -170,11 +170,12 @@ func (r *Resolver) metadataForm(ctx context.Context, md *store.ItemMetadata) (*s
 	return m, err
 }
 
-// strictInput reads the argument name again as the client wrote it, with
-// JSON's types, into into. GraphQL input coercion turns 5 into "5" for a
-// String and "yes" into false for a Boolean; a definition that every item
-// is checked against is taken as typed. The schema has already refused
-// unknown keys. Returns EINVALID naming the field.
+// strictInput checks the argument name as the client wrote it against the
+// JSON types of into. GraphQL input coercion turns 5 into "5" for a String
+// (and, in some versions, "true" into true for a Boolean); a definition that
+// every item is checked against is taken as typed. The schema has already
+// refused unknown keys; into keeps the value gqlgen made of what passes.
+// Returns EINVALID naming the field.
 func strictInput[T any](ctx context.Context, name string, into *T) error {
 	raw := rawArgument(ctx, name)
 	if raw == nil {
@@ -186,15 +187,14 @@ func strictInput[T any](ctx context.Context, name string, into *T) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var v T
-	if err := dec.Decode(&v); err != nil {
+	var typed T
+	if err := dec.Decode(&typed); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return store.Invalid("%s: must be %s", te.Field, jsonKind(te.Type))
 		}
 		return store.Invalid("%s: %v", name, err)
 	}
-	*into = v
 	return nil
 }
 
