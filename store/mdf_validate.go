@@ -280,14 +280,14 @@ func (w *formWrite) problems(users map[string]bool) []problem {
 			add(fmt.Sprintf(msgReadOnly, f.ID), fmt.Sprintf("field %q of form %q is read-only: it is set when the data starts using the form", f.ID, m.ID))
 			continue
 		}
+		if f.Required && isEmptyValue(v) && (w.fresh || !isEmptyValue(old)) {
+			add(fmt.Sprintf(msgMissingRequired, f.ID), fmt.Sprintf("form %q requires a value for %q (%s)", m.ID, f.ID, f.Label))
+			continue
+		}
 		if w.checked(f.ID) {
 			if exp := f.checkValue(v, users); exp != "" {
 				add(fmt.Sprintf(msgInvalidValue, shortJSON(v), f.ID), fmt.Sprintf("field %q of form %q is %s: %s", f.ID, m.ID, f.Type, exp))
-				continue
 			}
-		}
-		if f.Required && isEmptyValue(v) && (w.fresh || !isEmptyValue(old)) {
-			add(fmt.Sprintf(msgMissingRequired, f.ID), fmt.Sprintf("form %q requires a value for %q (%s)", m.ID, f.ID, f.Label))
 		}
 	}
 	for _, k := range sortedKeys(w.after) {
