@@ -88,10 +88,13 @@ func (in *OptionListInput) build() (*OptionList, error) {
 }
 
 const (
-	optionListColumns   = `tenant_id, id, name, option_list_type, alternatives, created_on, modified_on`
-	optionListsSQL      = `SELECT ` + optionListColumns + ` FROM option_lists WHERE tenant_id = $1 ORDER BY lower(name), id`
-	optionListByIDSQL   = `SELECT ` + optionListColumns + ` FROM option_lists WHERE tenant_id = $1 AND id = $2`
-	lockOptionListSQL   = optionListByIDSQL + ` FOR UPDATE`
+	optionListColumns = `tenant_id, id, name, option_list_type, alternatives, created_on, modified_on`
+	optionListsSQL    = `SELECT ` + optionListColumns + ` FROM option_lists WHERE tenant_id = $1 ORDER BY lower(name), id`
+	optionListByIDSQL = `SELECT ` + optionListColumns + ` FROM option_lists WHERE tenant_id = $1 AND id = $2`
+	// An update takes the weaker lock, which form writes reading the list
+	// (FOR KEY SHARE) do not wait for; a delete waits for them.
+	lockOptionListSQL   = optionListByIDSQL + ` FOR NO KEY UPDATE`
+	lockDeleteListSQL   = optionListByIDSQL + ` FOR UPDATE`
 	countOptionListsSQL = `SELECT count(*) FROM option_lists WHERE tenant_id = $1`
 
 	// optionListsForFormSQL reads the lists a form write names, locked so
@@ -250,7 +253,7 @@ func (s *Store) DeleteOptionList(ctx context.Context, p *Principal, id string) e
 		// The row lock waits for form writes that read the list (FOR KEY
 		// SHARE), so the check below sees their fields.
 		var old OptionList
-		if err := tx.GetContext(ctx, &old, lockOptionListSQL, p.TenantID, id); err != nil {
+		if err := tx.GetContext(ctx, &old, lockDeleteListSQL, p.TenantID, id); err != nil {
 			return notFoundOr(err, "store: unable to lock option list %s: %w", id)
 		}
 		var uses []struct {
