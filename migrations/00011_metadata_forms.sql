@@ -76,9 +76,10 @@ $$;
 -- +goose StatementEnd
 
 -- loupe_default_mdfs gives a tenant the default forms (store.CreateTenant
--- calls it for new tenants); forms it has already are left alone.
+-- calls it for new tenants); forms it has already are left alone. A
+-- procedure, not a function: it writes, and is no part of any read API.
 -- +goose StatementBegin
-CREATE FUNCTION loupe_default_mdfs(tenant uuid, made_on timestamptz) RETURNS void LANGUAGE sql AS $$
+CREATE PROCEDURE loupe_default_mdfs(tenant uuid, made_on timestamptz) LANGUAGE sql AS $$
     WITH f(title, description, keywords, location, rating, producer) AS (
         SELECT loupe_mdf_field('default_title', 'title', 'Title', 'text', true),
                loupe_mdf_field('default_description', 'description', 'Description', 'text', false),
@@ -113,10 +114,18 @@ CREATE FUNCTION loupe_default_mdfs(tenant uuid, made_on timestamptz) RETURNS voi
 $$;
 -- +goose StatementEnd
 
-SELECT loupe_default_mdfs(id, now()) FROM tenants;
+-- +goose StatementBegin
+DO $$
+DECLARE t uuid;
+BEGIN
+    FOR t IN SELECT id FROM tenants LOOP
+        CALL loupe_default_mdfs(t, now());
+    END LOOP;
+END $$;
+-- +goose StatementEnd
 
 -- +goose Down
-DROP FUNCTION loupe_default_mdfs(uuid, timestamptz);
+DROP PROCEDURE loupe_default_mdfs(uuid, timestamptz);
 DROP FUNCTION loupe_mdf_field(text, text, text, text, boolean);
 DROP INDEX timed_metadata_form_idx;
 DROP INDEX items_form_idx;

@@ -727,9 +727,9 @@ WHERE tenant_id = $1 AND id = $2`
 SELECT EXISTS (SELECT 1 FROM items WHERE tenant_id = $1 AND metadata_form_id = $2)
     OR EXISTS (SELECT 1 FROM timed_metadata WHERE tenant_id = $1 AND form_id = $2)`
 
-	// defaultMdfsSQL gives a new tenant the default forms (the function is
+	// defaultMdfsSQL gives a new tenant the default forms (the procedure is
 	// the migration's, so that existing and new tenants get the same).
-	defaultMdfsSQL = `SELECT loupe_default_mdfs($1, $2)`
+	defaultMdfsSQL = `CALL loupe_default_mdfs($1, $2)`
 )
 
 // Mdfs returns the tenant's forms, by id.
