@@ -202,6 +202,14 @@ func TestGraphQLFormsAndOptionLists(t *testing.T) {
 	wantError(t, r, "CONFLICT", 409)
 	r = a.GraphQL(t, `mutation { updateMdf(input: {id: "nope", label: "X", fields: []}) { mdf { id } } }`, nil)
 	wantError(t, r, "NOT_FOUND", 404)
+	r = a.GraphQL(t, `mutation { updateMdf(input: {label: "X", fields: []}) { mdf { id } } }`, nil)
+	if msg := wantError(t, r, "BAD_USER_INPUT", 400); msg != "id is required: the form to overwrite" {
+		t.Fatalf("update without id: %q", msg)
+	}
+	r = a.GraphQL(t, `mutation { updateOptionList(input: {name: "X", alternatives: []}) { optionList { id } } }`, nil)
+	if msg := wantError(t, r, "BAD_USER_INPUT", 400); msg != "id is required: the option list to replace" {
+		t.Fatalf("update without id: %q", msg)
+	}
 
 	// Update and delete the option list, then the form.
 	var upd struct {

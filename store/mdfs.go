@@ -862,12 +862,15 @@ func (s *Store) CreateMdf(ctx context.Context, p *Principal, in *MdfInput) (*Mdf
 // form data (the form keeps the fields as retired), values that no longer
 // fit a changed field are kept until written again.
 // Returns EFORBIDDEN for non-admins, ENOTFOUND for an unknown form,
-// EINVALID for a bad definition.
+// EINVALID for a bad definition or no id.
 func (s *Store) UpdateMdf(ctx context.Context, p *Principal, in *MdfInput) (*Mdf, error) {
 	if err := definitionsAdmin(p); err != nil {
 		return nil, err
 	}
-	if in.ID == nil || !formIDRE.MatchString(*in.ID) {
+	if in.ID == nil {
+		return nil, Invalid("id is required: the form to overwrite")
+	}
+	if !formIDRE.MatchString(*in.ID) {
 		return nil, NotFound()
 	}
 	if in.Fields == nil {

@@ -210,7 +210,10 @@ func (s *Store) UpdateOptionList(ctx context.Context, p *Principal, in *OptionLi
 	if err := definitionsAdmin(p); err != nil {
 		return nil, err
 	}
-	if in.ID == nil || !validID(*in.ID) {
+	if in.ID == nil {
+		return nil, Invalid("id is required: the option list to replace")
+	}
+	if !validID(*in.ID) {
 		return nil, NotFound()
 	}
 	o, err := in.build()
