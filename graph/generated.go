@@ -5189,6 +5189,7 @@ type Alternative {
   label: String!
 }
 
+"The tenant's forms (spec 2.22 list shape)."
 type MdfCollection {
   total: Int!
   _embedded: MdfEmbedded!
@@ -5209,6 +5210,7 @@ type OptionList {
   modifiedOn: DateTime!
 }
 
+"The tenant's option lists."
 type OptionListCollection {
   total: Int!
   _embedded: OptionListEmbedded!
@@ -5323,18 +5325,22 @@ type DefinitionChange {
   after: JSON
 }
 
+"What a definition change changed."
 enum DefinitionSubject {
   mdf
   optionList
 }
 
+"What happened to the form or option list."
 enum DefinitionAction {
   create
   update
   delete
 }
 
+"A page of recorded form and option list writes."
 type DefinitionChanges {
+  "Number of matching records."
   total: Int!
   hits: [DefinitionChange!]!
 }

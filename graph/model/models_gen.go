@@ -123,7 +123,9 @@ type CreateThumbnailPayload struct {
 	Thumbnail *store.Thumbnail `json:"thumbnail"`
 }
 
+// A page of recorded form and option list writes.
 type DefinitionChanges struct {
+	// Number of matching records.
 	Total int                       `json:"total"`
 	Hits  []*store.DefinitionChange `json:"hits"`
 }
@@ -234,6 +236,7 @@ type LockUploadInput struct {
 	OwnerInstanceID string `json:"ownerInstanceId"`
 }
 
+// The tenant's forms (spec 2.22 list shape).
 type MdfCollection struct {
 	Total    int          `json:"total"`
 	Embedded *MdfEmbedded `json:"_embedded"`
@@ -272,6 +275,7 @@ type MoveItemInput struct {
 type Mutation struct {
 }
 
+// The tenant's option lists.
 type OptionListCollection struct {
 	Total    int                 `json:"total"`
 	Embedded *OptionListEmbedded `json:"_embedded"`
