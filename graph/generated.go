@@ -63,6 +63,11 @@ type ComplexityRoot struct {
 		Type      func(childComplexity int) int
 	}
 
+	Alternative struct {
+		Label func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
 	Ancestry struct {
 		ID    func(childComplexity int) int
 		Paths func(childComplexity int) int
@@ -203,6 +208,23 @@ type ComplexityRoot struct {
 		Pos8 func(childComplexity int) int
 	}
 
+	DefinitionChange struct {
+		Action      func(childComplexity int) int
+		After       func(childComplexity int) int
+		Before      func(childComplexity int) int
+		Email       func(childComplexity int) int
+		ExecutedBy  func(childComplexity int) int
+		ExecutedOn  func(childComplexity int) int
+		ID          func(childComplexity int) int
+		SubjectID   func(childComplexity int) int
+		SubjectType func(childComplexity int) int
+	}
+
+	DefinitionChanges struct {
+		Hits  func(childComplexity int) int
+		Total func(childComplexity int) int
+	}
+
 	DeleteAttachmentPayload struct {
 		FileName func(childComplexity int) int
 	}
@@ -214,6 +236,14 @@ type ComplexityRoot struct {
 	DeleteFolderPayload struct {
 		DeletedCount func(childComplexity int) int
 		ID           func(childComplexity int) int
+	}
+
+	DeleteMdfPayload struct {
+		ID func(childComplexity int) int
+	}
+
+	DeleteOptionListPayload struct {
+		ID func(childComplexity int) int
 	}
 
 	ExternalIdMatch struct {
@@ -378,6 +408,7 @@ type ComplexityRoot struct {
 	}
 
 	ItemMetadata struct {
+		Form     func(childComplexity int) int
 		FormData func(childComplexity int, readableFields *bool) int
 		FormID   func(childComplexity int) int
 	}
@@ -394,6 +425,52 @@ type ComplexityRoot struct {
 		Name             func(childComplexity int) int
 		VersionCreatedOn func(childComplexity int) int
 		VersionState     func(childComplexity int) int
+	}
+
+	Mdf struct {
+		Active        func(childComplexity int) int
+		Color         func(childComplexity int) int
+		DisplayName   func(childComplexity int) int
+		Fields        func(childComplexity int) int
+		Flavor        func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Icon          func(childComplexity int) int
+		IsDefault     func(childComplexity int) int
+		Label         func(childComplexity int) int
+		ModifiedOn    func(childComplexity int) int
+		Permissions   func(childComplexity int) int
+		RetiredFields func(childComplexity int) int
+		Rule          func(childComplexity int) int
+		UsageRules    func(childComplexity int) int
+		ViewSections  func(childComplexity int) int
+		Views         func(childComplexity int) int
+	}
+
+	MdfCollection struct {
+		Embedded func(childComplexity int) int
+		Total    func(childComplexity int) int
+	}
+
+	MdfEmbedded struct {
+		Collection func(childComplexity int) int
+	}
+
+	MdfField struct {
+		Alternatives       func(childComplexity int) int
+		DefaultValue       func(childComplexity int) int
+		FieldID            func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		Label              func(childComplexity int) int
+		OptionListID       func(childComplexity int) int
+		ReadOnly           func(childComplexity int) int
+		Required           func(childComplexity int) int
+		Sortable           func(childComplexity int) int
+		SystemDefaultField func(childComplexity int) int
+		Type               func(childComplexity int) int
+	}
+
+	MdfPayload struct {
+		Mdf func(childComplexity int) int
 	}
 
 	MediaUsage struct {
@@ -450,6 +527,8 @@ type ComplexityRoot struct {
 		CreateComment                    func(childComplexity int, input store.CreateCommentInput) int
 		CreateFolderPath                 func(childComplexity int, input model.FolderPathInput) int
 		CreateItem                       func(childComplexity int, input store.CreateItemInput) int
+		CreateMdf                        func(childComplexity int, input store.MdfInput) int
+		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
 		CreateThumbnail                  func(childComplexity int, input model.CreateThumbnailInput) int
 		DeleteAPIKey                     func(childComplexity int, keyID string) int
@@ -458,6 +537,8 @@ type ComplexityRoot struct {
 		DeleteComment                    func(childComplexity int, input model.CommentIDInput) int
 		DeleteFolder                     func(childComplexity int, input model.ItemIDInput) int
 		DeleteItem                       func(childComplexity int, input model.ItemIDInput) int
+		DeleteMdf                        func(childComplexity int, input model.DeleteMdfInput) int
+		DeleteOptionList                 func(childComplexity int, input model.DeleteOptionListInput) int
 		DeleteRelation                   func(childComplexity int, input model.DeleteRelationInput) int
 		LockUpload                       func(childComplexity int, input model.LockUploadInput) int
 		MigrateMediaLocation             func(childComplexity int, input model.MigrateMediaLocationInput) int
@@ -479,12 +560,35 @@ type ComplexityRoot struct {
 		UpdateComment                    func(childComplexity int, input store.UpdateCommentInput) int
 		UpdateFolder                     func(childComplexity int, input model.UpdateFolderInput) int
 		UpdateItemMetadata               func(childComplexity int, input model.UpdateItemMetadataInput) int
+		UpdateMdf                        func(childComplexity int, input store.MdfInput) int
 		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
+		UpdateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		UpdateSecuritySettings           func(childComplexity int, input model.SecuritySettingsInput) int
 		UpdateTenantConfig               func(childComplexity int, input store.JSON) int
 		UpdateTimedMetadata              func(childComplexity int, input model.UpdateTimedMetadataInput) int
 		UpdateTranscript                 func(childComplexity int, input model.UpdateTranscriptInput) int
 		UpdateUserSettings               func(childComplexity int, input store.JSON) int
+	}
+
+	OptionList struct {
+		Alternatives   func(childComplexity int) int
+		ID             func(childComplexity int) int
+		ModifiedOn     func(childComplexity int) int
+		Name           func(childComplexity int) int
+		OptionListType func(childComplexity int) int
+	}
+
+	OptionListCollection struct {
+		Embedded func(childComplexity int) int
+		Total    func(childComplexity int) int
+	}
+
+	OptionListEmbedded struct {
+		Collection func(childComplexity int) int
+	}
+
+	OptionListPayload struct {
+		OptionList func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -512,6 +616,7 @@ type ComplexityRoot struct {
 		Bookmark                            func(childComplexity int, id string) int
 		BookmarkFolders                     func(childComplexity int) int
 		Bookmarks                           func(childComplexity int) int
+		DefinitionChanges                   func(childComplexity int, subjectID *string, from *int, size *int) int
 		Folder                              func(childComplexity int, id string) int
 		FolderAncestry                      func(childComplexity int, ids []string) int
 		FolderContent                       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) int
@@ -520,9 +625,13 @@ type ComplexityRoot struct {
 		ItemChanges                         func(childComplexity int, since time.Time, first *int, after *string) int
 		Items                               func(childComplexity int, first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) int
 		ItemsByExternalID                   func(childComplexity int, externalIds []string) int
+		Mdf                                 func(childComplexity int, id string) int
+		Mdfs                                func(childComplexity int) int
 		Metering                            func(childComplexity int, startDay *int, endDay *int, tenantIds []string) int
 		Node                                func(childComplexity int, id string) int
 		Nodes                               func(childComplexity int, ids []string) int
+		OptionList                          func(childComplexity int, id string) int
+		OptionLists                         func(childComplexity int) int
 		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
 		SecuritySettings                    func(childComplexity int) int
 		Stats                               func(childComplexity int, dateRange *model.StatsDateRange) int
@@ -819,6 +928,7 @@ type ItemConnectionResolver interface {
 }
 type ItemMetadataResolver interface {
 	FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (store.JSON, error)
+	Form(ctx context.Context, obj *store.ItemMetadata) (*store.Mdf, error)
 }
 type MutationResolver interface {
 	CreateItem(ctx context.Context, input store.CreateItemInput) (*model.CreateItemPayload, error)
@@ -863,6 +973,12 @@ type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error)
 	DeleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error)
 	UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error)
+	CreateMdf(ctx context.Context, input store.MdfInput) (*model.MdfPayload, error)
+	UpdateMdf(ctx context.Context, input store.MdfInput) (*model.MdfPayload, error)
+	DeleteMdf(ctx context.Context, input model.DeleteMdfInput) (*model.DeleteMdfPayload, error)
+	CreateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error)
+	UpdateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error)
+	DeleteOptionList(ctx context.Context, input model.DeleteOptionListInput) (*model.DeleteOptionListPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (store.Node, error)
@@ -893,6 +1009,11 @@ type QueryResolver interface {
 	SecuritySettings(ctx context.Context) (*store.SecuritySettings, error)
 	TenantIds(ctx context.Context) (*model.TenantIds, error)
 	StorageManagers(ctx context.Context) ([]*model.StorageManager, error)
+	Mdfs(ctx context.Context) (*model.MdfCollection, error)
+	Mdf(ctx context.Context, id string) (*store.Mdf, error)
+	OptionLists(ctx context.Context) (*model.OptionListCollection, error)
+	OptionList(ctx context.Context, id string) (*store.OptionList, error)
+	DefinitionChanges(ctx context.Context, subjectID *string, from *int, size *int) (*model.DefinitionChanges, error)
 }
 type RelationResolver interface {
 	Item(ctx context.Context, obj *store.Relation) (*store.Item, error)
@@ -959,6 +1080,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ActivityEvent.Type(childComplexity), true
+
+	case "Alternative.label":
+		if e.ComplexityRoot.Alternative.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alternative.Label(childComplexity), true
+	case "Alternative.value":
+		if e.ComplexityRoot.Alternative.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Alternative.Value(childComplexity), true
 
 	case "Ancestry.id":
 		if e.ComplexityRoot.Ancestry.ID == nil {
@@ -1477,6 +1611,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CustomIcons.Pos8(childComplexity), true
 
+	case "DefinitionChange.action":
+		if e.ComplexityRoot.DefinitionChange.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.Action(childComplexity), true
+	case "DefinitionChange.after":
+		if e.ComplexityRoot.DefinitionChange.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.After(childComplexity), true
+	case "DefinitionChange.before":
+		if e.ComplexityRoot.DefinitionChange.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.Before(childComplexity), true
+	case "DefinitionChange.email":
+		if e.ComplexityRoot.DefinitionChange.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.Email(childComplexity), true
+	case "DefinitionChange.executedBy":
+		if e.ComplexityRoot.DefinitionChange.ExecutedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.ExecutedBy(childComplexity), true
+	case "DefinitionChange.executedOn":
+		if e.ComplexityRoot.DefinitionChange.ExecutedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.ExecutedOn(childComplexity), true
+	case "DefinitionChange.id":
+		if e.ComplexityRoot.DefinitionChange.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.ID(childComplexity), true
+	case "DefinitionChange.subjectId":
+		if e.ComplexityRoot.DefinitionChange.SubjectID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.SubjectID(childComplexity), true
+	case "DefinitionChange.subjectType":
+		if e.ComplexityRoot.DefinitionChange.SubjectType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChange.SubjectType(childComplexity), true
+
+	case "DefinitionChanges.hits":
+		if e.ComplexityRoot.DefinitionChanges.Hits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChanges.Hits(childComplexity), true
+	case "DefinitionChanges.total":
+		if e.ComplexityRoot.DefinitionChanges.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionChanges.Total(childComplexity), true
+
 	case "DeleteAttachmentPayload.fileName":
 		if e.ComplexityRoot.DeleteAttachmentPayload.FileName == nil {
 			break
@@ -1503,6 +1705,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteFolderPayload.ID(childComplexity), true
+
+	case "DeleteMdfPayload.id":
+		if e.ComplexityRoot.DeleteMdfPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteMdfPayload.ID(childComplexity), true
+
+	case "DeleteOptionListPayload.id":
+		if e.ComplexityRoot.DeleteOptionListPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteOptionListPayload.ID(childComplexity), true
 
 	case "ExternalIdMatch.externalId":
 		if e.ComplexityRoot.ExternalIdMatch.ExternalID == nil {
@@ -2335,6 +2551,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ItemEdge.Node(childComplexity), true
 
+	case "ItemMetadata.form":
+		if e.ComplexityRoot.ItemMetadata.Form == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadata.Form(childComplexity), true
 	case "ItemMetadata.formData":
 		if e.ComplexityRoot.ItemMetadata.FormData == nil {
 			break
@@ -2402,6 +2624,197 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ItemVersion.VersionState(childComplexity), true
+
+	case "Mdf.active":
+		if e.ComplexityRoot.Mdf.Active == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Active(childComplexity), true
+	case "Mdf.color":
+		if e.ComplexityRoot.Mdf.Color == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Color(childComplexity), true
+	case "Mdf.displayName":
+		if e.ComplexityRoot.Mdf.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.DisplayName(childComplexity), true
+	case "Mdf.fields":
+		if e.ComplexityRoot.Mdf.Fields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Fields(childComplexity), true
+	case "Mdf.flavor":
+		if e.ComplexityRoot.Mdf.Flavor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Flavor(childComplexity), true
+	case "Mdf.id":
+		if e.ComplexityRoot.Mdf.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.ID(childComplexity), true
+	case "Mdf.icon":
+		if e.ComplexityRoot.Mdf.Icon == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Icon(childComplexity), true
+	case "Mdf.isDefault":
+		if e.ComplexityRoot.Mdf.IsDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.IsDefault(childComplexity), true
+	case "Mdf.label":
+		if e.ComplexityRoot.Mdf.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Label(childComplexity), true
+	case "Mdf.modifiedOn":
+		if e.ComplexityRoot.Mdf.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.ModifiedOn(childComplexity), true
+	case "Mdf.permissions":
+		if e.ComplexityRoot.Mdf.Permissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Permissions(childComplexity), true
+	case "Mdf.retiredFields":
+		if e.ComplexityRoot.Mdf.RetiredFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.RetiredFields(childComplexity), true
+	case "Mdf.rule":
+		if e.ComplexityRoot.Mdf.Rule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Rule(childComplexity), true
+	case "Mdf.usageRules":
+		if e.ComplexityRoot.Mdf.UsageRules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.UsageRules(childComplexity), true
+	case "Mdf.viewSections":
+		if e.ComplexityRoot.Mdf.ViewSections == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.ViewSections(childComplexity), true
+	case "Mdf.views":
+		if e.ComplexityRoot.Mdf.Views == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mdf.Views(childComplexity), true
+
+	case "MdfCollection._embedded":
+		if e.ComplexityRoot.MdfCollection.Embedded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfCollection.Embedded(childComplexity), true
+	case "MdfCollection.total":
+		if e.ComplexityRoot.MdfCollection.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfCollection.Total(childComplexity), true
+
+	case "MdfEmbedded.collection":
+		if e.ComplexityRoot.MdfEmbedded.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfEmbedded.Collection(childComplexity), true
+
+	case "MdfField.alternatives":
+		if e.ComplexityRoot.MdfField.Alternatives == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.Alternatives(childComplexity), true
+	case "MdfField.defaultValue":
+		if e.ComplexityRoot.MdfField.DefaultValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.DefaultValue(childComplexity), true
+	case "MdfField.fieldId":
+		if e.ComplexityRoot.MdfField.FieldID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.FieldID(childComplexity), true
+	case "MdfField.id":
+		if e.ComplexityRoot.MdfField.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.ID(childComplexity), true
+	case "MdfField.label":
+		if e.ComplexityRoot.MdfField.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.Label(childComplexity), true
+	case "MdfField.optionListId":
+		if e.ComplexityRoot.MdfField.OptionListID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.OptionListID(childComplexity), true
+	case "MdfField.readOnly":
+		if e.ComplexityRoot.MdfField.ReadOnly == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.ReadOnly(childComplexity), true
+	case "MdfField.required":
+		if e.ComplexityRoot.MdfField.Required == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.Required(childComplexity), true
+	case "MdfField.sortable":
+		if e.ComplexityRoot.MdfField.Sortable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.Sortable(childComplexity), true
+	case "MdfField.systemDefaultField":
+		if e.ComplexityRoot.MdfField.SystemDefaultField == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.SystemDefaultField(childComplexity), true
+	case "MdfField.type":
+		if e.ComplexityRoot.MdfField.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfField.Type(childComplexity), true
+
+	case "MdfPayload.mdf":
+		if e.ComplexityRoot.MdfPayload.Mdf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MdfPayload.Mdf(childComplexity), true
 
 	case "MediaUsage.lastUsedOn":
 		if e.ComplexityRoot.MediaUsage.LastUsedOn == nil {
@@ -2620,6 +3033,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateItem(childComplexity, args["input"].(store.CreateItemInput)), true
+	case "Mutation.createMdf":
+		if e.ComplexityRoot.Mutation.CreateMdf == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createMdf_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateMdf(childComplexity, args["input"].(store.MdfInput)), true
+	case "Mutation.createOptionList":
+		if e.ComplexityRoot.Mutation.CreateOptionList == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createOptionList_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateOptionList(childComplexity, args["input"].(store.OptionListInput)), true
 	case "Mutation.createPerson":
 		if e.ComplexityRoot.Mutation.CreatePerson == nil {
 			break
@@ -2708,6 +3143,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteItem(childComplexity, args["input"].(model.ItemIDInput)), true
+	case "Mutation.deleteMdf":
+		if e.ComplexityRoot.Mutation.DeleteMdf == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteMdf_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteMdf(childComplexity, args["input"].(model.DeleteMdfInput)), true
+	case "Mutation.deleteOptionList":
+		if e.ComplexityRoot.Mutation.DeleteOptionList == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteOptionList_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteOptionList(childComplexity, args["input"].(model.DeleteOptionListInput)), true
 	case "Mutation.deleteRelation":
 		if e.ComplexityRoot.Mutation.DeleteRelation == nil {
 			break
@@ -2939,6 +3396,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateItemMetadata(childComplexity, args["input"].(model.UpdateItemMetadataInput)), true
+	case "Mutation.updateMdf":
+		if e.ComplexityRoot.Mutation.UpdateMdf == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateMdf_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateMdf(childComplexity, args["input"].(store.MdfInput)), true
 	case "Mutation.updateMediaUsage":
 		if e.ComplexityRoot.Mutation.UpdateMediaUsage == nil {
 			break
@@ -2950,6 +3418,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateMediaUsage(childComplexity, args["input"].(model.UpdateMediaUsageInput)), true
+	case "Mutation.updateOptionList":
+		if e.ComplexityRoot.Mutation.UpdateOptionList == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateOptionList_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateOptionList(childComplexity, args["input"].(store.OptionListInput)), true
 	case "Mutation.updateSecuritySettings":
 		if e.ComplexityRoot.Mutation.UpdateSecuritySettings == nil {
 			break
@@ -3005,6 +3484,64 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateUserSettings(childComplexity, args["input"].(store.JSON)), true
+
+	case "OptionList.alternatives":
+		if e.ComplexityRoot.OptionList.Alternatives == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionList.Alternatives(childComplexity), true
+	case "OptionList.id":
+		if e.ComplexityRoot.OptionList.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionList.ID(childComplexity), true
+	case "OptionList.modifiedOn":
+		if e.ComplexityRoot.OptionList.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionList.ModifiedOn(childComplexity), true
+	case "OptionList.name":
+		if e.ComplexityRoot.OptionList.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionList.Name(childComplexity), true
+	case "OptionList.optionListType":
+		if e.ComplexityRoot.OptionList.OptionListType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionList.OptionListType(childComplexity), true
+
+	case "OptionListCollection._embedded":
+		if e.ComplexityRoot.OptionListCollection.Embedded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionListCollection.Embedded(childComplexity), true
+	case "OptionListCollection.total":
+		if e.ComplexityRoot.OptionListCollection.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionListCollection.Total(childComplexity), true
+
+	case "OptionListEmbedded.collection":
+		if e.ComplexityRoot.OptionListEmbedded.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionListEmbedded.Collection(childComplexity), true
+
+	case "OptionListPayload.optionList":
+		if e.ComplexityRoot.OptionListPayload.OptionList == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OptionListPayload.OptionList(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -3109,6 +3646,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Bookmarks(childComplexity), true
+	case "Query.definitionChanges":
+		if e.ComplexityRoot.Query.DefinitionChanges == nil {
+			break
+		}
+
+		args, err := ec.field_Query_definitionChanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.DefinitionChanges(childComplexity, args["subjectId"].(*string), args["from"].(*int), args["size"].(*int)), true
 	case "Query.folder":
 		if e.ComplexityRoot.Query.Folder == nil {
 			break
@@ -3198,6 +3746,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ItemsByExternalID(childComplexity, args["externalIds"].([]string)), true
+	case "Query.mdf":
+		if e.ComplexityRoot.Query.Mdf == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mdf_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Mdf(childComplexity, args["id"].(string)), true
+	case "Query.mdfs":
+		if e.ComplexityRoot.Query.Mdfs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Mdfs(childComplexity), true
 	case "Query.metering":
 		if e.ComplexityRoot.Query.Metering == nil {
 			break
@@ -3231,6 +3796,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
+	case "Query.optionList":
+		if e.ComplexityRoot.Query.OptionList == nil {
+			break
+		}
+
+		args, err := ec.field_Query_optionList_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.OptionList(childComplexity, args["id"].(string)), true
+	case "Query.optionLists":
+		if e.ComplexityRoot.Query.OptionLists == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.OptionLists(childComplexity), true
 	case "Query.search":
 		if e.ComplexityRoot.Query.Search == nil {
 			break
@@ -4216,6 +4798,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAccessInput,
+		ec.unmarshalInputAlternativeInput,
 		ec.unmarshalInputApproximateSecondInput,
 		ec.unmarshalInputAuditFilter,
 		ec.unmarshalInputBookmarkFolderInput,
@@ -4229,6 +4812,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreatePersonInput,
 		ec.unmarshalInputCreateThumbnailInput,
 		ec.unmarshalInputDeleteAttachmentInput,
+		ec.unmarshalInputDeleteMdfInput,
+		ec.unmarshalInputDeleteOptionListInput,
 		ec.unmarshalInputDeleteRelationInput,
 		ec.unmarshalInputFolderMetadataInput,
 		ec.unmarshalInputFolderPathInput,
@@ -4237,8 +4822,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputItemIdInput,
 		ec.unmarshalInputItemMetadataInput,
 		ec.unmarshalInputLockUploadInput,
+		ec.unmarshalInputMdfFieldInput,
+		ec.unmarshalInputMdfInput,
 		ec.unmarshalInputMigrateMediaLocationInput,
 		ec.unmarshalInputMoveItemInput,
+		ec.unmarshalInputOptionListInput,
 		ec.unmarshalInputReactToCommentInput,
 		ec.unmarshalInputRenameVersionInput,
 		ec.unmarshalInputSecuritySettingsInput,
@@ -5814,6 +6402,278 @@ extend type Mutation {
   "Changes the tenant's security settings (admins)."
   updateSecuritySettings(input: SecuritySettingsInput!): SecuritySettings!
 }
+
+# Metadata definition forms and option lists (spec 2.22, 2.23, 4.8). Every
+# metadata write is checked against its form; docs/metadata-forms.md has the
+# rules and the messages.
+
+extend type Query {
+  "The tenant's metadata definition forms, by id (spec 2.22 list: {_embedded: {collection}})."
+  mdfs: MdfCollection!
+  "One form. Answers NOT_FOUND when the tenant has no form of that id."
+  mdf(id: ID!): Mdf
+  "The tenant's option lists, by name ({_embedded: {collection}})."
+  optionLists: OptionListCollection!
+  "One option list. Answers NOT_FOUND when the tenant has none of that id."
+  optionList(id: ID!): OptionList
+  "Recorded writes of forms and option lists, newest first (admins)."
+  definitionChanges(
+    "Only the changes of this form or option list."
+    subjectId: ID
+    "Offset of the first hit (default 0)."
+    from: Int = 0
+    "Page size, 1 to 1000 (default 50)."
+    size: Int = 50
+  ): DefinitionChanges!
+}
+
+extend type Mutation {
+  "Create a form (admins); without an id it gets one. Audited."
+  createMdf(input: MdfInput!): MdfPayload!
+  "Overwrite the form input.id with a full definition (admins). Removed fields are retired; item values are kept. Audited."
+  updateMdf(input: MdfInput!): MdfPayload!
+  "Delete a form nothing uses (admins); default forms cannot be deleted. Audited."
+  deleteMdf(input: DeleteMdfInput!): DeleteMdfPayload!
+  "Create an option list (admins); names are unique. Audited."
+  createOptionList(input: OptionListInput!): OptionListPayload!
+  "Replace the option list input.id (admins). Fields that use it offer the new alternatives at once. Audited."
+  updateOptionList(input: OptionListInput!): OptionListPayload!
+  "Delete an option list no field uses (admins). Audited."
+  deleteOptionList(input: DeleteOptionListInput!): DeleteOptionListPayload!
+}
+
+extend type ItemMetadata {
+  "The form that defines the values (batched); null when the tenant has no form of formId."
+  form: Mdf
+}
+
+"A metadata definition form (spec 2.22): the fields form data may carry and the values they take."
+type Mdf {
+  "Chosen on create (letters, digits, _ and -) or a UUIDv7; formId of the items it describes."
+  id: ID!
+  label: String!
+  "Defaults to the label."
+  displayName: String!
+  "Only active forms can be given to items and timed metadata; those using an inactive one keep it."
+  active: Boolean!
+  "technical_data or timed-metadata; null for forms that describe items."
+  flavor: String
+  "#RRGGBBAA."
+  color: String
+  icon: String
+  "A template with {fieldId} placeholders, such as {title} ({episode})."
+  rule: String
+  "The fields, system fields (default_title, default_description) included."
+  fields: [MdfField!]!
+  "Fields an update removed, as last defined: item values of them are kept and read under these labels."
+  retiredFields: [MdfField!]!
+  views: JSON!
+  viewSections: JSON!
+  "{read: object, write: object}."
+  permissions: JSON!
+  "[{identifier: {key, label}, contexts: [{name, warningLevel, validity: {from: {offsetFrom}, to: {offsetFrom}}}]}]."
+  usageRules: JSON
+  "One of the forms every tenant starts with; it cannot be deleted."
+  isDefault: Boolean!
+  modifiedOn: DateTime!
+}
+
+"A field of a form. Form data carries its value under id (or default_<fieldId>)."
+type MdfField {
+  "The key of the field's value in form data."
+  id: ID!
+  "The field's name, used in rule placeholders."
+  fieldId: String!
+  label: String!
+  type: MdfFieldType!
+  "Data that starts using the form must give a value; no write can empty it."
+  required: Boolean!
+  "Set when data starts using the form (given or defaultValue); no later write can change it."
+  readOnly: Boolean!
+  sortable: Boolean!
+  "True for default_title and default_description, which every form has."
+  systemDefaultField: Boolean!
+  "The value data that starts using the form gets when it gives none."
+  defaultValue: JSON
+  "The values a choice or multiplechoice field takes (those of its option list when it names one); null for other types."
+  alternatives: [Alternative!]
+  "The option list the alternatives come from."
+  optionListId: ID
+}
+
+"What a field's value is: text (a string), date (YYYY-MM-DD or RFC 3339), choice (one alternative's value), checkbox (true or false), number, multiplechoice (an array of alternatives' values), link (an http or https URL), user (a user id of the tenant)."
+enum MdfFieldType {
+  text
+  date
+  choice
+  checkbox
+  number
+  multiplechoice
+  link
+  user
+}
+
+"A value a choice field offers, with the label people see."
+type Alternative {
+  value: String!
+  label: String!
+}
+
+"The tenant's forms (spec 2.22 list shape)."
+type MdfCollection {
+  total: Int!
+  _embedded: MdfEmbedded!
+}
+
+type MdfEmbedded {
+  collection: [Mdf!]!
+}
+
+"A named set of alternatives that choice fields of any form can use (spec 2.23)."
+type OptionList {
+  id: ID!
+  "Unique in the tenant, regardless of case."
+  name: String!
+  "Always choice."
+  optionListType: String!
+  alternatives: [Alternative!]!
+  modifiedOn: DateTime!
+}
+
+"The tenant's option lists."
+type OptionListCollection {
+  total: Int!
+  _embedded: OptionListEmbedded!
+}
+
+type OptionListEmbedded {
+  collection: [OptionList!]!
+}
+
+"A form as written: the full definition (an update replaces the whole form)."
+input MdfInput {
+  "On create: the new form's id (default: a UUIDv7). On update: the form to overwrite."
+  id: ID
+  "Required."
+  label: String
+  displayName: String
+  "Default true."
+  active: Boolean
+  "technical_data or timed-metadata."
+  flavor: String
+  "#RRGGBBAA."
+  color: String
+  icon: String
+  "{fieldId} placeholders must name fields of the form."
+  rule: String
+  "Required on update. default_title and default_description are added when missing."
+  fields: [MdfFieldInput!]
+  views: JSON
+  viewSections: JSON
+  permissions: JSON
+  usageRules: JSON
+}
+
+input MdfFieldInput {
+  "Default: the id of the field of the same fieldId the form had, else the fieldId."
+  id: ID
+  "Required (or id)."
+  fieldId: String
+  "Default: the fieldId."
+  label: String
+  "Required."
+  type: MdfFieldType
+  required: Boolean
+  readOnly: Boolean
+  sortable: Boolean
+  "Ignored: the server sets it for the system fields."
+  systemDefaultField: Boolean
+  defaultValue: JSON
+  "For choice and multiplechoice fields without optionListId."
+  alternatives: [AlternativeInput!]
+  "For choice and multiplechoice fields: take the alternatives of this option list."
+  optionListId: ID
+}
+
+input AlternativeInput {
+  value: String!
+  "Default: the value."
+  label: String
+}
+
+input DeleteMdfInput {
+  id: ID!
+}
+
+type MdfPayload {
+  mdf: Mdf!
+}
+
+type DeleteMdfPayload {
+  id: ID!
+}
+
+"An option list as written (an update replaces name and alternatives)."
+input OptionListInput {
+  "Ignored on create; on update, the list to replace."
+  id: ID
+  "Required."
+  name: String
+  "Only choice (the default)."
+  optionListType: String
+  "Required."
+  alternatives: [AlternativeInput!]
+}
+
+input DeleteOptionListInput {
+  id: ID!
+}
+
+type OptionListPayload {
+  optionList: OptionList!
+}
+
+type DeleteOptionListPayload {
+  id: ID!
+}
+
+"A recorded write of a form or an option list."
+type DefinitionChange {
+  id: ID!
+  subjectType: DefinitionSubject!
+  "Id of the form or option list."
+  subjectId: ID!
+  action: DefinitionAction!
+  "Id of the acting user."
+  executedBy: String!
+  "Email of the acting user."
+  email: String!
+  executedOn: DateTime!
+  "The definition before the change (null for create)."
+  before: JSON
+  "The definition after the change (null for delete)."
+  after: JSON
+}
+
+"What a definition change changed."
+enum DefinitionSubject {
+  mdf
+  optionList
+}
+
+"What happened to the form or option list."
+enum DefinitionAction {
+  create
+  update
+  delete
+}
+
+"A page of recorded form and option list writes."
+type DefinitionChanges {
+  "Number of matching records."
+  total: Int!
+  hits: [DefinitionChange!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5844,6 +6704,16 @@ func (ec *executionContext) childFields_ActivityEvent(ctx context.Context, field
 		return ec.fieldContext_ActivityEvent_count(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ActivityEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_Alternative(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "value":
+		return ec.fieldContext_Alternative_value(ctx, field)
+	case "label":
+		return ec.fieldContext_Alternative_label(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Alternative", field.Name)
 }
 
 func (ec *executionContext) childFields_Ancestry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6126,6 +6996,40 @@ func (ec *executionContext) childFields_CustomIcons(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type CustomIcons", field.Name)
 }
 
+func (ec *executionContext) childFields_DefinitionChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DefinitionChange_id(ctx, field)
+	case "subjectType":
+		return ec.fieldContext_DefinitionChange_subjectType(ctx, field)
+	case "subjectId":
+		return ec.fieldContext_DefinitionChange_subjectId(ctx, field)
+	case "action":
+		return ec.fieldContext_DefinitionChange_action(ctx, field)
+	case "executedBy":
+		return ec.fieldContext_DefinitionChange_executedBy(ctx, field)
+	case "email":
+		return ec.fieldContext_DefinitionChange_email(ctx, field)
+	case "executedOn":
+		return ec.fieldContext_DefinitionChange_executedOn(ctx, field)
+	case "before":
+		return ec.fieldContext_DefinitionChange_before(ctx, field)
+	case "after":
+		return ec.fieldContext_DefinitionChange_after(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DefinitionChange", field.Name)
+}
+
+func (ec *executionContext) childFields_DefinitionChanges(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_DefinitionChanges_total(ctx, field)
+	case "hits":
+		return ec.fieldContext_DefinitionChanges_hits(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DefinitionChanges", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteAttachmentPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "fileName":
@@ -6150,6 +7054,22 @@ func (ec *executionContext) childFields_DeleteFolderPayload(ctx context.Context,
 		return ec.fieldContext_DeleteFolderPayload_deletedCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteFolderPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteMdfPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteMdfPayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteMdfPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteOptionListPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteOptionListPayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteOptionListPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ExternalIdMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6480,6 +7400,8 @@ func (ec *executionContext) childFields_ItemMetadata(ctx context.Context, field 
 		return ec.fieldContext_ItemMetadata_formId(ctx, field)
 	case "formData":
 		return ec.fieldContext_ItemMetadata_formData(ctx, field)
+	case "form":
+		return ec.fieldContext_ItemMetadata_form(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ItemMetadata", field.Name)
 }
@@ -6510,6 +7432,98 @@ func (ec *executionContext) childFields_ItemVersion(ctx context.Context, field g
 		return ec.fieldContext_ItemVersion_createdBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ItemVersion", field.Name)
+}
+
+func (ec *executionContext) childFields_Mdf(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Mdf_id(ctx, field)
+	case "label":
+		return ec.fieldContext_Mdf_label(ctx, field)
+	case "displayName":
+		return ec.fieldContext_Mdf_displayName(ctx, field)
+	case "active":
+		return ec.fieldContext_Mdf_active(ctx, field)
+	case "flavor":
+		return ec.fieldContext_Mdf_flavor(ctx, field)
+	case "color":
+		return ec.fieldContext_Mdf_color(ctx, field)
+	case "icon":
+		return ec.fieldContext_Mdf_icon(ctx, field)
+	case "rule":
+		return ec.fieldContext_Mdf_rule(ctx, field)
+	case "fields":
+		return ec.fieldContext_Mdf_fields(ctx, field)
+	case "retiredFields":
+		return ec.fieldContext_Mdf_retiredFields(ctx, field)
+	case "views":
+		return ec.fieldContext_Mdf_views(ctx, field)
+	case "viewSections":
+		return ec.fieldContext_Mdf_viewSections(ctx, field)
+	case "permissions":
+		return ec.fieldContext_Mdf_permissions(ctx, field)
+	case "usageRules":
+		return ec.fieldContext_Mdf_usageRules(ctx, field)
+	case "isDefault":
+		return ec.fieldContext_Mdf_isDefault(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_Mdf_modifiedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Mdf", field.Name)
+}
+
+func (ec *executionContext) childFields_MdfCollection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_MdfCollection_total(ctx, field)
+	case "_embedded":
+		return ec.fieldContext_MdfCollection__embedded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MdfCollection", field.Name)
+}
+
+func (ec *executionContext) childFields_MdfEmbedded(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "collection":
+		return ec.fieldContext_MdfEmbedded_collection(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MdfEmbedded", field.Name)
+}
+
+func (ec *executionContext) childFields_MdfField(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_MdfField_id(ctx, field)
+	case "fieldId":
+		return ec.fieldContext_MdfField_fieldId(ctx, field)
+	case "label":
+		return ec.fieldContext_MdfField_label(ctx, field)
+	case "type":
+		return ec.fieldContext_MdfField_type(ctx, field)
+	case "required":
+		return ec.fieldContext_MdfField_required(ctx, field)
+	case "readOnly":
+		return ec.fieldContext_MdfField_readOnly(ctx, field)
+	case "sortable":
+		return ec.fieldContext_MdfField_sortable(ctx, field)
+	case "systemDefaultField":
+		return ec.fieldContext_MdfField_systemDefaultField(ctx, field)
+	case "defaultValue":
+		return ec.fieldContext_MdfField_defaultValue(ctx, field)
+	case "alternatives":
+		return ec.fieldContext_MdfField_alternatives(ctx, field)
+	case "optionListId":
+		return ec.fieldContext_MdfField_optionListId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MdfField", field.Name)
+}
+
+func (ec *executionContext) childFields_MdfPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "mdf":
+		return ec.fieldContext_MdfPayload_mdf(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MdfPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_MediaUsage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6602,6 +7616,48 @@ func (ec *executionContext) childFields_MigrateMediaLocationPayload(ctx context.
 		return ec.fieldContext_MigrateMediaLocationPayload_statusCode(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MigrateMediaLocationPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_OptionList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_OptionList_id(ctx, field)
+	case "name":
+		return ec.fieldContext_OptionList_name(ctx, field)
+	case "optionListType":
+		return ec.fieldContext_OptionList_optionListType(ctx, field)
+	case "alternatives":
+		return ec.fieldContext_OptionList_alternatives(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_OptionList_modifiedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OptionList", field.Name)
+}
+
+func (ec *executionContext) childFields_OptionListCollection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_OptionListCollection_total(ctx, field)
+	case "_embedded":
+		return ec.fieldContext_OptionListCollection__embedded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OptionListCollection", field.Name)
+}
+
+func (ec *executionContext) childFields_OptionListEmbedded(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "collection":
+		return ec.fieldContext_OptionListEmbedded_collection(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OptionListEmbedded", field.Name)
+}
+
+func (ec *executionContext) childFields_OptionListPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "optionList":
+		return ec.fieldContext_OptionListPayload_optionList(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OptionListPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7478,6 +8534,34 @@ func (ec *executionContext) field_Mutation_createItem_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createMdf_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.MdfInput, error) {
+			return ec.unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createOptionList_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.OptionListInput, error) {
+			return ec.unmarshalNOptionListInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionListInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createPerson_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7582,6 +8666,34 @@ func (ec *executionContext) field_Mutation_deleteItem_args(ctx context.Context, 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ItemIDInput, error) {
 			return ec.unmarshalNItemIdInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemIDInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteMdf_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeleteMdfInput, error) {
+			return ec.unmarshalNDeleteMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteMdfInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteOptionList_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeleteOptionListInput, error) {
+			return ec.unmarshalNDeleteOptionListInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteOptionListInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7892,12 +9004,40 @@ func (ec *executionContext) field_Mutation_updateItemMetadata_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateMdf_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.MdfInput, error) {
+			return ec.unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateMediaUsage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateMediaUsageInput, error) {
 			return ec.unmarshalNUpdateMediaUsageInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateMediaUsageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateOptionList_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (store.OptionListInput, error) {
+			return ec.unmarshalNOptionListInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionListInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8023,6 +9163,36 @@ func (ec *executionContext) field_Query_bookmark_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_definitionChanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "subjectId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["subjectId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "size",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["size"] = arg2
 	return args, nil
 }
 
@@ -8234,6 +9404,20 @@ func (ec *executionContext) field_Query_items_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_mdf_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_metering_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8289,6 +9473,20 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_optionList_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -8612,6 +9810,52 @@ func (ec *executionContext) _ActivityEvent_count(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_ActivityEvent_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ActivityEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Alternative_value(ctx context.Context, field graphql.CollectedField, obj *store.Alternative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Alternative_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Alternative_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Alternative", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Alternative_label(ctx context.Context, field graphql.CollectedField, obj *store.Alternative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Alternative_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Alternative_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Alternative", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Ancestry_id(ctx context.Context, field graphql.CollectedField, obj *model.Ancestry) (ret graphql.Marshaler) {
@@ -10667,6 +11911,268 @@ func (ec *executionContext) fieldContext_CustomIcons_pos8(_ context.Context, fie
 	return graphql.NewScalarFieldContext("CustomIcons", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
+func (ec *executionContext) _DefinitionChange_id(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChange_subjectType(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_subjectType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubjectType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.DefinitionSubject) graphql.Marshaler {
+			return ec.marshalNDefinitionSubject2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionSubject(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_subjectType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type DefinitionSubject does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChange_subjectId(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_subjectId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubjectID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_subjectId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChange_action(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.DefinitionAction) graphql.Marshaler {
+			return ec.marshalNDefinitionAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type DefinitionAction does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChange_executedBy(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_executedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExecutedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_executedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChange_email(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChange_executedOn(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_executedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExecutedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_executedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChange_before(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChange_after(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChange_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChange_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChange", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChanges_total(ctx context.Context, field graphql.CollectedField, obj *model.DefinitionChanges) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChanges_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChanges_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionChanges", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DefinitionChanges_hits(ctx context.Context, field graphql.CollectedField, obj *model.DefinitionChanges) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionChanges_hits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.DefinitionChange) graphql.Marshaler {
+			return ec.marshalNDefinitionChange2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionChanges_hits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DefinitionChanges",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DefinitionChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeleteAttachmentPayload_fileName(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAttachmentPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10757,6 +12263,52 @@ func (ec *executionContext) _DeleteFolderPayload_deletedCount(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_DeleteFolderPayload_deletedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DeleteFolderPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteMdfPayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeleteMdfPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteMdfPayload_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteMdfPayload_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteMdfPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteOptionListPayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeleteOptionListPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteOptionListPayload_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteOptionListPayload_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteOptionListPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _ExternalIdMatch_status(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
@@ -14211,6 +15763,38 @@ func (ec *executionContext) fieldContext_ItemMetadata_formData(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _ItemMetadata_form(ctx context.Context, field graphql.CollectedField, obj *store.ItemMetadata) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ItemMetadata_form(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ItemMetadata().Form(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
+			return ec.marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ItemMetadata_form(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ItemMetadata",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Mdf(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ItemStatePayload_id(ctx context.Context, field graphql.CollectedField, obj *model.ItemStatePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14402,6 +15986,773 @@ func (ec *executionContext) _ItemVersion_createdBy(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_ItemVersion_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ItemVersion", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_id(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_label(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_displayName(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisplayName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_active(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_active(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Active, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_flavor(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_flavor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Flavor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_flavor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_color(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_color(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Color, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_icon(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_icon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Icon, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_icon(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_rule(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_rule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_rule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_fields(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_fields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fields(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.MdfField) graphql.Marshaler {
+			return ec.marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mdf",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MdfField(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mdf_retiredFields(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_retiredFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetiredFields(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.MdfField) graphql.Marshaler {
+			return ec.marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_retiredFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mdf",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MdfField(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mdf_views(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_views(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Views, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_views(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_viewSections(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_viewSections(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ViewSections, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_viewSections(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_permissions(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_permissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Permissions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_permissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_usageRules(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_usageRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UsageRules, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_usageRules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_isDefault(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_isDefault(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsDefault, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_isDefault(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Mdf_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mdf_modifiedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mdf_modifiedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _MdfCollection_total(ctx context.Context, field graphql.CollectedField, obj *model.MdfCollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfCollection_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfCollection_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfCollection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MdfCollection__embedded(ctx context.Context, field graphql.CollectedField, obj *model.MdfCollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfCollection__embedded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Embedded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MdfEmbedded) graphql.Marshaler {
+			return ec.marshalNMdfEmbedded2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfEmbedded(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfCollection__embedded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MdfCollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MdfEmbedded(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MdfEmbedded_collection(ctx context.Context, field graphql.CollectedField, obj *model.MdfEmbedded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfEmbedded_collection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Collection, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Mdf) graphql.Marshaler {
+			return ec.marshalNMdf2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfEmbedded_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MdfEmbedded",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Mdf(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MdfField_id(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_fieldId(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_fieldId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FieldID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_fieldId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_label(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_type(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.MdfFieldType) graphql.Marshaler {
+			return ec.marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type MdfFieldType does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_required(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_required(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Required, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_required(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_readOnly(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_readOnly(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadOnly, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_readOnly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_sortable(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_sortable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sortable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_sortable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_systemDefaultField(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_systemDefaultField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SystemDefaultField, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_systemDefaultField(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_defaultValue(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_defaultValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefaultValue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _MdfField_alternatives(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_alternatives(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Alternatives, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
+			return ec.marshalOAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_alternatives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MdfField",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Alternative(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MdfField_optionListId(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfField_optionListId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OptionListID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MdfField_optionListId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _MdfPayload_mdf(ctx context.Context, field graphql.CollectedField, obj *model.MdfPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MdfPayload_mdf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mdf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
+			return ec.marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MdfPayload_mdf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MdfPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Mdf(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _MediaUsage_lastUsedOn(ctx context.Context, field graphql.CollectedField, obj *store.MediaUsage) (ret graphql.Marshaler) {
@@ -16830,6 +19181,513 @@ func (ec *executionContext) fieldContext_Mutation_updateSecuritySettings(ctx con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createMdf(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createMdf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateMdf(ctx, fc.Args["input"].(store.MdfInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MdfPayload) graphql.Marshaler {
+			return ec.marshalNMdfPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createMdf(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MdfPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createMdf_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateMdf(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateMdf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateMdf(ctx, fc.Args["input"].(store.MdfInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MdfPayload) graphql.Marshaler {
+			return ec.marshalNMdfPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateMdf(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MdfPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateMdf_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteMdf(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteMdf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteMdf(ctx, fc.Args["input"].(model.DeleteMdfInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteMdfPayload) graphql.Marshaler {
+			return ec.marshalNDeleteMdfPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteMdfPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteMdf(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteMdfPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteMdf_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createOptionList(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createOptionList(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateOptionList(ctx, fc.Args["input"].(store.OptionListInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OptionListPayload) graphql.Marshaler {
+			return ec.marshalNOptionListPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createOptionList(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OptionListPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createOptionList_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateOptionList(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateOptionList(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateOptionList(ctx, fc.Args["input"].(store.OptionListInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OptionListPayload) graphql.Marshaler {
+			return ec.marshalNOptionListPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateOptionList(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OptionListPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateOptionList_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteOptionList(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteOptionList(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteOptionList(ctx, fc.Args["input"].(model.DeleteOptionListInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeleteOptionListPayload) graphql.Marshaler {
+			return ec.marshalNDeleteOptionListPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteOptionListPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteOptionList(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteOptionListPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteOptionList_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OptionList_id(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionList_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionList_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OptionList", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OptionList_name(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionList_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionList_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OptionList", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OptionList_optionListType(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionList_optionListType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OptionListType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionList_optionListType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OptionList", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OptionList_alternatives(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionList_alternatives(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Alternatives(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
+			return ec.marshalNAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionList_alternatives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OptionList",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Alternative(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OptionList_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionList_modifiedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionList_modifiedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OptionList", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _OptionListCollection_total(ctx context.Context, field graphql.CollectedField, obj *model.OptionListCollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionListCollection_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionListCollection_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OptionListCollection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OptionListCollection__embedded(ctx context.Context, field graphql.CollectedField, obj *model.OptionListCollection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionListCollection__embedded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Embedded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OptionListEmbedded) graphql.Marshaler {
+			return ec.marshalNOptionListEmbedded2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListEmbedded(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionListCollection__embedded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OptionListCollection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OptionListEmbedded(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OptionListEmbedded_collection(ctx context.Context, field graphql.CollectedField, obj *model.OptionListEmbedded) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionListEmbedded_collection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Collection, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.OptionList) graphql.Marshaler {
+			return ec.marshalNOptionList2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionListᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionListEmbedded_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OptionListEmbedded",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OptionList(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OptionListPayload_optionList(ctx context.Context, field graphql.CollectedField, obj *model.OptionListPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OptionListPayload_optionList(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OptionList, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.OptionList) graphql.Marshaler {
+			return ec.marshalNOptionList2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OptionListPayload_optionList(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OptionListPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OptionList(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18156,6 +21014,202 @@ func (ec *executionContext) fieldContext_Query_storageManagers(_ context.Context
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_StorageManager(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mdfs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mdfs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Mdfs(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MdfCollection) graphql.Marshaler {
+			return ec.marshalNMdfCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfCollection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mdfs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MdfCollection(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mdf(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mdf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Mdf(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
+			return ec.marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mdf(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Mdf(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_mdf_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_optionLists(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_optionLists(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().OptionLists(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OptionListCollection) graphql.Marshaler {
+			return ec.marshalNOptionListCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListCollection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_optionLists(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OptionListCollection(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_optionList(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_optionList(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().OptionList(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.OptionList) graphql.Marshaler {
+			return ec.marshalOOptionList2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionList(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_optionList(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OptionList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_optionList_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_definitionChanges(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_definitionChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().DefinitionChanges(ctx, fc.Args["subjectId"].(*string), fc.Args["from"].(*int), fc.Args["size"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DefinitionChanges) graphql.Marshaler {
+			return ec.marshalNDefinitionChanges2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDefinitionChanges(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_definitionChanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DefinitionChanges(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_definitionChanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -22791,6 +25845,43 @@ func (ec *executionContext) unmarshalInputAccessInput(ctx context.Context, obj a
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAlternativeInput(ctx context.Context, obj any) (store.AlternativeInput, error) {
+	var it store.AlternativeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"value", "label"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputApproximateSecondInput(ctx context.Context, obj any) (store.ApproximateSecondInput, error) {
 	var it store.ApproximateSecondInput
 	if obj == nil {
@@ -23535,6 +26626,66 @@ func (ec *executionContext) unmarshalInputDeleteAttachmentInput(ctx context.Cont
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDeleteMdfInput(ctx context.Context, obj any) (model.DeleteMdfInput, error) {
+	var it model.DeleteMdfInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteOptionListInput(ctx context.Context, obj any) (model.DeleteOptionListInput, error) {
+	var it model.DeleteOptionListInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDeleteRelationInput(ctx context.Context, obj any) (model.DeleteRelationInput, error) {
 	var it model.DeleteRelationInput
 	if obj == nil {
@@ -23835,6 +26986,220 @@ func (ec *executionContext) unmarshalInputLockUploadInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMdfFieldInput(ctx context.Context, obj any) (store.MdfFieldInput, error) {
+	var it store.MdfFieldInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "fieldId", "label", "type", "required", "readOnly", "sortable", "systemDefaultField", "defaultValue", "alternatives", "optionListId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "fieldId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fieldId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FieldID = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "required":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("required"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Required = data
+		case "readOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadOnly = data
+		case "sortable":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortable"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sortable = data
+		case "systemDefaultField":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("systemDefaultField"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SystemDefaultField = data
+		case "defaultValue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultValue"))
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DefaultValue = data
+		case "alternatives":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alternatives"))
+			data, err := ec.unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Alternatives = data
+		case "optionListId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("optionListId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OptionListID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputMdfInput(ctx context.Context, obj any) (store.MdfInput, error) {
+	var it store.MdfInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "label", "displayName", "active", "flavor", "color", "icon", "rule", "fields", "views", "viewSections", "permissions", "usageRules"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		case "displayName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("displayName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DisplayName = data
+		case "active":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("active"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Active = data
+		case "flavor":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("flavor"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Flavor = data
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = data
+		case "icon":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("icon"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Icon = data
+		case "rule":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rule"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rule = data
+		case "fields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fields"))
+			data, err := ec.unmarshalOMdfFieldInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Fields = data
+		case "views":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("views"))
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Views = data
+		case "viewSections":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("viewSections"))
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ViewSections = data
+		case "permissions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("permissions"))
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Permissions = data
+		case "usageRules":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("usageRules"))
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UsageRules = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputMigrateMediaLocationInput(ctx context.Context, obj any) (model.MigrateMediaLocationInput, error) {
 	var it model.MigrateMediaLocationInput
 	if obj == nil {
@@ -23918,6 +27283,57 @@ func (ec *executionContext) unmarshalInputMoveItemInput(ctx context.Context, obj
 				return it, err
 			}
 			it.ToFolderID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputOptionListInput(ctx context.Context, obj any) (store.OptionListInput, error) {
+	var it store.OptionListInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "name", "optionListType", "alternatives"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "optionListType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("optionListType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OptionListType = data
+		case "alternatives":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alternatives"))
+			data, err := ec.unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Alternatives = data
 		}
 	}
 	return it, nil
@@ -24871,6 +28287,50 @@ func (ec *executionContext) _ActivityEvent(ctx context.Context, sel ast.Selectio
 			}
 		case "count":
 			out.Values[i] = ec._ActivityEvent_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var alternativeImplementors = []string{"Alternative"}
+
+func (ec *executionContext) _Alternative(ctx context.Context, sel ast.SelectionSet, obj *store.Alternative) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, alternativeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Alternative")
+		case "value":
+			out.Values[i] = ec._Alternative_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._Alternative_label(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -25976,6 +29436,123 @@ func (ec *executionContext) _CustomIcons(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var definitionChangeImplementors = []string{"DefinitionChange"}
+
+func (ec *executionContext) _DefinitionChange(ctx context.Context, sel ast.SelectionSet, obj *store.DefinitionChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, definitionChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DefinitionChange")
+		case "id":
+			out.Values[i] = ec._DefinitionChange_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subjectType":
+			out.Values[i] = ec._DefinitionChange_subjectType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subjectId":
+			out.Values[i] = ec._DefinitionChange_subjectId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._DefinitionChange_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "executedBy":
+			out.Values[i] = ec._DefinitionChange_executedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._DefinitionChange_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "executedOn":
+			out.Values[i] = ec._DefinitionChange_executedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._DefinitionChange_before(ctx, field, obj)
+		case "after":
+			out.Values[i] = ec._DefinitionChange_after(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var definitionChangesImplementors = []string{"DefinitionChanges"}
+
+func (ec *executionContext) _DefinitionChanges(ctx context.Context, sel ast.SelectionSet, obj *model.DefinitionChanges) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, definitionChangesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DefinitionChanges")
+		case "total":
+			out.Values[i] = ec._DefinitionChanges_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hits":
+			out.Values[i] = ec._DefinitionChanges_hits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var deleteAttachmentPayloadImplementors = []string{"DeleteAttachmentPayload"}
 
 func (ec *executionContext) _DeleteAttachmentPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteAttachmentPayload) graphql.Marshaler {
@@ -26072,6 +29649,84 @@ func (ec *executionContext) _DeleteFolderPayload(ctx context.Context, sel ast.Se
 			}
 		case "deletedCount":
 			out.Values[i] = ec._DeleteFolderPayload_deletedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var deleteMdfPayloadImplementors = []string{"DeleteMdfPayload"}
+
+func (ec *executionContext) _DeleteMdfPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteMdfPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteMdfPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteMdfPayload")
+		case "id":
+			out.Values[i] = ec._DeleteMdfPayload_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var deleteOptionListPayloadImplementors = []string{"DeleteOptionListPayload"}
+
+func (ec *executionContext) _DeleteOptionListPayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeleteOptionListPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteOptionListPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteOptionListPayload")
+		case "id":
+			out.Values[i] = ec._DeleteOptionListPayload_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -27631,6 +31286,39 @@ func (ec *executionContext) _ItemMetadata(ctx context.Context, sel ast.Selection
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "form":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ItemMetadata_form(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27736,6 +31424,307 @@ func (ec *executionContext) _ItemVersion(ctx context.Context, sel ast.SelectionS
 			}
 		case "createdBy":
 			out.Values[i] = ec._ItemVersion_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var mdfImplementors = []string{"Mdf"}
+
+func (ec *executionContext) _Mdf(ctx context.Context, sel ast.SelectionSet, obj *store.Mdf) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mdfImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Mdf")
+		case "id":
+			out.Values[i] = ec._Mdf_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._Mdf_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "displayName":
+			out.Values[i] = ec._Mdf_displayName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "active":
+			out.Values[i] = ec._Mdf_active(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "flavor":
+			out.Values[i] = ec._Mdf_flavor(ctx, field, obj)
+		case "color":
+			out.Values[i] = ec._Mdf_color(ctx, field, obj)
+		case "icon":
+			out.Values[i] = ec._Mdf_icon(ctx, field, obj)
+		case "rule":
+			out.Values[i] = ec._Mdf_rule(ctx, field, obj)
+		case "fields":
+			out.Values[i] = ec._Mdf_fields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retiredFields":
+			out.Values[i] = ec._Mdf_retiredFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "views":
+			out.Values[i] = ec._Mdf_views(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "viewSections":
+			out.Values[i] = ec._Mdf_viewSections(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "permissions":
+			out.Values[i] = ec._Mdf_permissions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "usageRules":
+			out.Values[i] = ec._Mdf_usageRules(ctx, field, obj)
+		case "isDefault":
+			out.Values[i] = ec._Mdf_isDefault(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modifiedOn":
+			out.Values[i] = ec._Mdf_modifiedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var mdfCollectionImplementors = []string{"MdfCollection"}
+
+func (ec *executionContext) _MdfCollection(ctx context.Context, sel ast.SelectionSet, obj *model.MdfCollection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mdfCollectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MdfCollection")
+		case "total":
+			out.Values[i] = ec._MdfCollection_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "_embedded":
+			out.Values[i] = ec._MdfCollection__embedded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var mdfEmbeddedImplementors = []string{"MdfEmbedded"}
+
+func (ec *executionContext) _MdfEmbedded(ctx context.Context, sel ast.SelectionSet, obj *model.MdfEmbedded) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mdfEmbeddedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MdfEmbedded")
+		case "collection":
+			out.Values[i] = ec._MdfEmbedded_collection(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var mdfFieldImplementors = []string{"MdfField"}
+
+func (ec *executionContext) _MdfField(ctx context.Context, sel ast.SelectionSet, obj *store.MdfField) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mdfFieldImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MdfField")
+		case "id":
+			out.Values[i] = ec._MdfField_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fieldId":
+			out.Values[i] = ec._MdfField_fieldId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._MdfField_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._MdfField_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "required":
+			out.Values[i] = ec._MdfField_required(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readOnly":
+			out.Values[i] = ec._MdfField_readOnly(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sortable":
+			out.Values[i] = ec._MdfField_sortable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "systemDefaultField":
+			out.Values[i] = ec._MdfField_systemDefaultField(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "defaultValue":
+			out.Values[i] = ec._MdfField_defaultValue(ctx, field, obj)
+		case "alternatives":
+			out.Values[i] = ec._MdfField_alternatives(ctx, field, obj)
+		case "optionListId":
+			out.Values[i] = ec._MdfField_optionListId(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var mdfPayloadImplementors = []string{"MdfPayload"}
+
+func (ec *executionContext) _MdfPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MdfPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mdfPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MdfPayload")
+		case "mdf":
+			out.Values[i] = ec._MdfPayload_mdf(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28451,6 +32440,229 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateSecuritySettings(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createMdf":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createMdf(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateMdf":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateMdf(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteMdf":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteMdf(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createOptionList":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createOptionList(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateOptionList":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateOptionList(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteOptionList":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteOptionList(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var optionListImplementors = []string{"OptionList"}
+
+func (ec *executionContext) _OptionList(ctx context.Context, sel ast.SelectionSet, obj *store.OptionList) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, optionListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OptionList")
+		case "id":
+			out.Values[i] = ec._OptionList_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._OptionList_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "optionListType":
+			out.Values[i] = ec._OptionList_optionListType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "alternatives":
+			out.Values[i] = ec._OptionList_alternatives(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modifiedOn":
+			out.Values[i] = ec._OptionList_modifiedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var optionListCollectionImplementors = []string{"OptionListCollection"}
+
+func (ec *executionContext) _OptionListCollection(ctx context.Context, sel ast.SelectionSet, obj *model.OptionListCollection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, optionListCollectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OptionListCollection")
+		case "total":
+			out.Values[i] = ec._OptionListCollection_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "_embedded":
+			out.Values[i] = ec._OptionListCollection__embedded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var optionListEmbeddedImplementors = []string{"OptionListEmbedded"}
+
+func (ec *executionContext) _OptionListEmbedded(ctx context.Context, sel ast.SelectionSet, obj *model.OptionListEmbedded) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, optionListEmbeddedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OptionListEmbedded")
+		case "collection":
+			out.Values[i] = ec._OptionListEmbedded_collection(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var optionListPayloadImplementors = []string{"OptionListPayload"}
+
+func (ec *executionContext) _OptionListPayload(ctx context.Context, sel ast.SelectionSet, obj *model.OptionListPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, optionListPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OptionListPayload")
+		case "optionList":
+			out.Values[i] = ec._OptionListPayload_optionList(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -29237,6 +33449,110 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_storageManagers(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mdfs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mdfs(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mdf":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mdf(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "optionLists":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_optionLists(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "optionList":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_optionList(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "definitionChanges":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_definitionChanges(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -31535,6 +35851,31 @@ func (ec *executionContext) marshalNActivityEvent2ᚖgithubᚗcomᚋloupeᚑmam�
 	return ec._ActivityEvent(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternative(ctx context.Context, sel ast.SelectionSet, v store.Alternative) graphql.Marshaler {
+	return ec._Alternative(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternative(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNAlternativeInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInput(ctx context.Context, v any) (*store.AlternativeInput, error) {
+	res, err := ec.unmarshalInputAlternativeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNAncestry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAncestryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Ancestry) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -32042,6 +36383,66 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 	return res
 }
 
+func (ec *executionContext) unmarshalNDefinitionAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionAction(ctx context.Context, v any) (store.DefinitionAction, error) {
+	var res store.DefinitionAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDefinitionAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionAction(ctx context.Context, sel ast.SelectionSet, v store.DefinitionAction) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNDefinitionChange2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.DefinitionChange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDefinitionChange2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDefinitionChange2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionChange(ctx context.Context, sel ast.SelectionSet, v *store.DefinitionChange) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DefinitionChange(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDefinitionChanges2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDefinitionChanges(ctx context.Context, sel ast.SelectionSet, v model.DefinitionChanges) graphql.Marshaler {
+	return ec._DefinitionChanges(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDefinitionChanges2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDefinitionChanges(ctx context.Context, sel ast.SelectionSet, v *model.DefinitionChanges) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DefinitionChanges(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDefinitionSubject2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionSubject(ctx context.Context, v any) (store.DefinitionSubject, error) {
+	var res store.DefinitionSubject
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDefinitionSubject2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionSubject(ctx context.Context, sel ast.SelectionSet, v store.DefinitionSubject) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNDeleteAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteAttachmentInput(ctx context.Context, v any) (model.DeleteAttachmentInput, error) {
 	res, err := ec.unmarshalInputDeleteAttachmentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -32087,6 +36488,44 @@ func (ec *executionContext) marshalNDeleteFolderPayload2ᚖgithubᚗcomᚋloupe�
 		return graphql.Null
 	}
 	return ec._DeleteFolderPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteMdfInput(ctx context.Context, v any) (model.DeleteMdfInput, error) {
+	res, err := ec.unmarshalInputDeleteMdfInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteMdfPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteMdfPayload(ctx context.Context, sel ast.SelectionSet, v model.DeleteMdfPayload) graphql.Marshaler {
+	return ec._DeleteMdfPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeleteMdfPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteMdfPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteMdfPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteMdfPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteOptionListInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteOptionListInput(ctx context.Context, v any) (model.DeleteOptionListInput, error) {
+	res, err := ec.unmarshalInputDeleteOptionListInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteOptionListPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteOptionListPayload(ctx context.Context, sel ast.SelectionSet, v model.DeleteOptionListPayload) graphql.Marshaler {
+	return ec._DeleteOptionListPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeleteOptionListPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteOptionListPayload(ctx context.Context, sel ast.SelectionSet, v *model.DeleteOptionListPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteOptionListPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteRelationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐDeleteRelationInput(ctx context.Context, v any) (model.DeleteRelationInput, error) {
@@ -32493,6 +36932,116 @@ func (ec *executionContext) unmarshalNLockUploadInput2githubᚗcomᚋloupeᚑmam
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNMdf2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Mdf) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx context.Context, sel ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Mdf(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMdfCollection2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfCollection(ctx context.Context, sel ast.SelectionSet, v model.MdfCollection) graphql.Marshaler {
+	return ec._MdfCollection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMdfCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfCollection(ctx context.Context, sel ast.SelectionSet, v *model.MdfCollection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MdfCollection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMdfEmbedded2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfEmbedded(ctx context.Context, sel ast.SelectionSet, v *model.MdfEmbedded) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MdfEmbedded(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.MdfField) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMdfField2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMdfField2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfField(ctx context.Context, sel ast.SelectionSet, v *store.MdfField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MdfField(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMdfFieldInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldInput(ctx context.Context, v any) (*store.MdfFieldInput, error) {
+	res, err := ec.unmarshalInputMdfFieldInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx context.Context, v any) (store.MdfFieldType, error) {
+	var res store.MdfFieldType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx context.Context, sel ast.SelectionSet, v store.MdfFieldType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfInput(ctx context.Context, v any) (store.MdfInput, error) {
+	res, err := ec.unmarshalInputMdfInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMdfPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfPayload(ctx context.Context, sel ast.SelectionSet, v model.MdfPayload) graphql.Marshaler {
+	return ec._MdfPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMdfPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMdfPayload(ctx context.Context, sel ast.SelectionSet, v *model.MdfPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MdfPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNMediaUsage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMediaUsage(ctx context.Context, sel ast.SelectionSet, v *store.MediaUsage) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -32603,6 +37152,75 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupe�
 	})
 
 	return ret
+}
+
+func (ec *executionContext) marshalNOptionList2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionListᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.OptionList) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOptionList2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionList(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOptionList2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionList(ctx context.Context, sel ast.SelectionSet, v *store.OptionList) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OptionList(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOptionListCollection2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListCollection(ctx context.Context, sel ast.SelectionSet, v model.OptionListCollection) graphql.Marshaler {
+	return ec._OptionListCollection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOptionListCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListCollection(ctx context.Context, sel ast.SelectionSet, v *model.OptionListCollection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OptionListCollection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOptionListEmbedded2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListEmbedded(ctx context.Context, sel ast.SelectionSet, v *model.OptionListEmbedded) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OptionListEmbedded(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNOptionListInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionListInput(ctx context.Context, v any) (store.OptionListInput, error) {
+	res, err := ec.unmarshalInputOptionListInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOptionListPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListPayload(ctx context.Context, sel ast.SelectionSet, v model.OptionListPayload) graphql.Marshaler {
+	return ec._OptionListPayload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOptionListPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOptionListPayload(ctx context.Context, sel ast.SelectionSet, v *model.OptionListPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OptionListPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -33491,6 +38109,43 @@ func (ec *executionContext) unmarshalOAccessInput2ᚖgithubᚗcomᚋloupeᚑmam�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternative(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInputᚄ(ctx context.Context, v any) ([]*store.AlternativeInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*store.AlternativeInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAlternativeInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, v any) (*store.AttachmentRole, error) {
 	if v == nil {
 		return nil, nil
@@ -33841,6 +38496,47 @@ func (ec *executionContext) marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋst
 	return v
 }
 
+func (ec *executionContext) marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx context.Context, sel ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Mdf(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOMdfFieldInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldInputᚄ(ctx context.Context, v any) ([]*store.MdfFieldInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*store.MdfFieldInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMdfFieldInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx context.Context, v any) (*store.MdfFieldType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(store.MdfFieldType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx context.Context, sel ast.SelectionSet, v *store.MdfFieldType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOMediaUsage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMediaUsage(ctx context.Context, sel ast.SelectionSet, v *store.MediaUsage) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -33853,6 +38549,13 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚋst
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOOptionList2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionList(ctx context.Context, sel ast.SelectionSet, v *store.OptionList) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._OptionList(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOSortOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSortOrder(ctx context.Context, v any) (*model.SortOrder, error) {

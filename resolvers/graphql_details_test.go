@@ -26,9 +26,9 @@ func TestUpdateItemMetadataMutation(t *testing.T) {
 		}
 	}
 	a.GraphQL(t, m, map[string]any{"in": map[string]any{"id": it.ID, "requiredMetadataVersion": 1,
-		"metadataDelta": map[string]any{"formId": "news", "formData": map[string]any{"default_title": "Breaking"}}}}).OK(&out)
+		"metadataDelta": map[string]any{"formId": "default_video", "formData": map[string]any{"default_title": "Breaking"}}}}).OK(&out)
 	got := out.UpdateItemMetadata.Item
-	if got.Title != "Breaking" || got.MetadataVersion != 2 || got.Metadata.FormID != "news" || got.Metadata.FormData["Title"] != "Breaking" {
+	if got.Title != "Breaking" || got.MetadataVersion != 2 || got.Metadata.FormID != "default_video" || got.Metadata.FormData["Title"] != "Breaking" {
 		t.Fatalf("after update: %+v", got)
 	}
 	r := a.GraphQL(t, m, map[string]any{"in": map[string]any{"id": it.ID, "requiredMetadataVersion": 1,

@@ -45,6 +45,9 @@ type Loaders struct {
 	// Access answers what the principal may do with items (non-admins'
 	// relation lists); the relations of a page hint it.
 	Access *Loader[store.ItemAccess]
+	// Mdf answers forms by id (ItemMetadata.form, readable form data);
+	// listed items hint their forms.
+	Mdf *Loader[*store.Mdf]
 
 	// hintedMu guards hintedItems and commentHints: the items hinted so
 	// far, and per comment page size and order how many of them
@@ -88,6 +91,7 @@ func NewLoaders(st *store.Store) *Loaders {
 	l.CommentsOfItem = newLoader(firstComments(st))
 	l.ThumbnailsOfItem = newLoader(thumbnailPages(st))
 	l.TranscriptOfItem = newLoader(transcripts(st))
+	l.Mdf = newLoader(byKey(st.MdfsByIDs))
 	return l
 }
 
@@ -96,10 +100,12 @@ func NewLoaders(st *store.Store) *Loaders {
 // the whole list.
 func (l *Loaders) HintItems(items []*store.Item) {
 	ids := make([]string, len(items))
+	forms := make([]string, len(items))
 	for i, it := range items {
-		ids[i] = it.ID
+		ids[i], forms[i] = it.ID, it.MetadataFormID
 	}
 	l.hintItemIDs(ids...)
+	l.Mdf.Hint(forms...)
 }
 
 func (l *Loaders) hintItemIDs(ids ...string) {

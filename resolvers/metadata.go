@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
@@ -62,29 +61,17 @@ func (r *Resolver) updateTimedMetadata(ctx context.Context, in model.UpdateTimed
 	return &model.TimedMetadataPayload{Items: items}, nil
 }
 
-// defaultFieldLabels are the labels of the default form's fields. Forms
-// with other fields label them through their definitions (MDFs).
-var defaultFieldLabels = map[string]string{
-	"default_title":       "Title",
-	"default_description": "Description",
-}
-
-// readableFormData answers form data keyed by field labels when asked
-// (readableMetadataFields): keys without a known label stay as they are.
-func readableFormData(formID string, data store.JSON, readable bool) (store.JSON, error) {
+// readableFormData answers form data keyed by field labels, with the labels
+// of choice values, when asked (readableMetadataFields). The form comes
+// through the request's form loader; keys without a known label stay as
+// they are.
+func (r *Resolver) readableFormData(ctx context.Context, formID string, data store.JSON, readable bool) (store.JSON, error) {
 	if !readable {
 		return data, nil
 	}
-	obj, err := data.Object()
-	if err != nil {
+	form, err := r.loaders(ctx).Mdf.Load(ctx, formID)
+	if err != nil && store.ErrorKind(err) != store.ENOTFOUND {
 		return nil, err
 	}
-	out := make(map[string]json.RawMessage, len(obj))
-	for k, v := range obj {
-		if label, ok := defaultFieldLabels[k]; ok {
-			k = label
-		}
-		out[k] = v
-	}
-	return store.JSONOf(out), nil
+	return store.ReadableFormData(form, data)
 }

@@ -135,7 +135,11 @@ func (r *itemConnectionResolver) NextToken(ctx context.Context, obj *model.ItemC
 }
 
 func (r *itemMetadataResolver) FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (store.JSON, error) {
-	return readableFormData(obj.FormID, obj.FormData, readableFields != nil && *readableFields)
+	return r.readableFormData(ctx, obj.FormID, obj.FormData, readableFields != nil && *readableFields)
+}
+
+func (r *itemMetadataResolver) Form(ctx context.Context, obj *store.ItemMetadata) (*store.Mdf, error) {
+	return r.metadataForm(ctx, obj)
 }
 
 // CreateItem is the resolver for the createItem field.
@@ -359,6 +363,30 @@ func (r *mutationResolver) UpdateSecuritySettings(ctx context.Context, input mod
 	return r.updateSecuritySettings(ctx, input, rawInput(ctx))
 }
 
+func (r *mutationResolver) CreateMdf(ctx context.Context, input store.MdfInput) (*model.MdfPayload, error) {
+	return r.createMdf(ctx, input)
+}
+
+func (r *mutationResolver) UpdateMdf(ctx context.Context, input store.MdfInput) (*model.MdfPayload, error) {
+	return r.updateMdf(ctx, input)
+}
+
+func (r *mutationResolver) DeleteMdf(ctx context.Context, input model.DeleteMdfInput) (*model.DeleteMdfPayload, error) {
+	return r.deleteMdf(ctx, input)
+}
+
+func (r *mutationResolver) CreateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error) {
+	return r.createOptionList(ctx, input)
+}
+
+func (r *mutationResolver) UpdateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error) {
+	return r.updateOptionList(ctx, input)
+}
+
+func (r *mutationResolver) DeleteOptionList(ctx context.Context, input model.DeleteOptionListInput) (*model.DeleteOptionListPayload, error) {
+	return r.deleteOptionList(ctx, input)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (store.Node, error) {
 	nodes, err := r.Nodes(ctx, []string{id})
@@ -524,6 +552,26 @@ func (r *queryResolver) TenantIds(ctx context.Context) (*model.TenantIds, error)
 
 func (r *queryResolver) StorageManagers(ctx context.Context) ([]*model.StorageManager, error) {
 	return r.storageManagers(ctx)
+}
+
+func (r *queryResolver) Mdfs(ctx context.Context) (*model.MdfCollection, error) {
+	return r.mdfs(ctx)
+}
+
+func (r *queryResolver) Mdf(ctx context.Context, id string) (*store.Mdf, error) {
+	return r.mdf(ctx, id)
+}
+
+func (r *queryResolver) OptionLists(ctx context.Context) (*model.OptionListCollection, error) {
+	return r.optionLists(ctx)
+}
+
+func (r *queryResolver) OptionList(ctx context.Context, id string) (*store.OptionList, error) {
+	return r.optionList(ctx, id)
+}
+
+func (r *queryResolver) DefinitionChanges(ctx context.Context, subjectID *string, from *int, size *int) (*model.DefinitionChanges, error) {
+	return r.definitionChanges(ctx, subjectID, from, size)
 }
 
 func (r *relationResolver) Item(ctx context.Context, obj *store.Relation) (*store.Item, error) {

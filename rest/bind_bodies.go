@@ -134,3 +134,16 @@ func idsBody(r *http.Request, vars map[string]any) error {
 	vars["ids"] = v
 	return nil
 }
+
+// definitionBody binds a form or option list body to input. modifiedOn,
+// which reads answer, is the server's: it is dropped so that what a read
+// answers can be written back as it is.
+func definitionBody(r *http.Request, vars map[string]any) error {
+	m, err := bodyObject(r)
+	if err != nil {
+		return err
+	}
+	delete(m, "modifiedOn")
+	vars["input"] = m
+	return nil
+}

@@ -225,11 +225,11 @@ func TestTimedMetadata(t *testing.T) {
 		t.Fatalf("new item has %d entries", len(list.Items))
 	}
 	a.Put(t, path, map[string]any{"items": map[string]any{
-		"b": map[string]any{"id": "b", "startMs": 5000, "endMs": 9000, "data": map[string]any{"formId": "scenes", "formData": map[string]any{"scene": "two"}}},
+		"b": map[string]any{"id": "b", "startMs": 5000, "endMs": 9000, "data": map[string]any{"formId": "default_detected_text", "formData": map[string]any{"scene": "two"}}},
 		"a": map[string]any{"startMs": 0, "endMs": 4000, "data": map[string]any{"formData": map[string]any{"scene": "one"}}},
 	}}).Status(200).JSON(&list)
 	if len(list.Items) != 2 || list.Items[0].ID != "a" || list.Items[1].ID != "b" ||
-		list.Items[1].Data.FormID != "scenes" || list.Items[0].Data.FormID != "default" || list.Items[1].Data.FormData["scene"] != "two" {
+		list.Items[1].Data.FormID != "default_detected_text" || list.Items[0].Data.FormID != "default" || list.Items[1].Data.FormData["scene"] != "two" {
 		t.Fatalf("after PUT: %+v", list.Items)
 	}
 	// Replace one, remove the other.

@@ -64,11 +64,12 @@ var Routes = []Route{
 	// Items (4.1).
 	{Method: "GET", Path: "/api/v1/items", Op: "pollItems", Field: "itemChanges",
 		Bind: all(queryDefault("since", "", "since", "1970-01-01T00:00:00Z"), queryString("since", "", "since"),
-			queryInt("size", "", "first"), queryString("nextToken", "", "after"))},
+			queryInt("size", "", "first"), queryString("nextToken", "", "after"),
+			queryBool("readableMetadataFields", "", "readable"))},
 	{Method: "POST", Path: "/api/v1/items", Op: "createItem", Field: "createItem.item",
 		Bind: bodyAs("input")},
 	{Method: "GET", Path: "/api/v1/items/{itemId}", AlsoPath: "/api/v1/items/{id}", Op: "getItem", Field: "item",
-		Bind: item},
+		Bind: all(item, queryBool("readableMetadataFields", "", "readable"))},
 	{Method: "DELETE", Path: "/api/v1/items/{itemId}", Op: "deleteItem", Field: "deleteItem", Bind: item},
 	{Method: "POST", Path: "/api/v1/items/{itemId}/undelete", Op: "undeleteItem", Field: "undeleteItem", Bind: item},
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/archive", Op: "toggleArchive", Field: "toggleArchive", Bind: item},
@@ -192,6 +193,22 @@ var Routes = []Route{
 		Bind: bodyAs("input")},
 	{Method: "GET", Path: "/auth/api/v1/user/status", Op: "getUserStatus", Field: "userStatus"},
 	{Method: "POST", Path: "/api/v1/persons", Op: "createPerson", Field: "createPerson", Bind: bodyAs("input")},
+
+	// Metadata definition forms and option lists (2.22, 2.23, 4.8). A
+	// definition read can be written back: its modifiedOn is dropped.
+	{Method: "GET", Path: "/api/v1/mdfs", Op: "listMdfs", Field: "mdfs"},
+	{Method: "POST", Path: "/api/v1/mdfs", Op: "createMdf", Field: "createMdf.mdf", Bind: definitionBody},
+	{Method: "GET", Path: "/api/v1/mdfs/{mdfId}", Op: "getMdf", Field: "mdf", Bind: path("mdfId", "id")},
+	{Method: "PUT", Path: "/api/v1/mdfs/{mdfId}", Op: "updateMdf", Field: "updateMdf.mdf",
+		Bind: all(definitionBody, pathInto("mdfId", "input", "id"))},
+	{Method: "DELETE", Path: "/api/v1/mdfs/{mdfId}", Op: "deleteMdf", Field: "deleteMdf", Bind: path("mdfId", "id")},
+	{Method: "GET", Path: "/api/v1/optionLists", Op: "listOptionLists", Field: "optionLists"},
+	{Method: "POST", Path: "/api/v1/optionLists", Op: "createOptionList", Field: "createOptionList.optionList",
+		Bind: definitionBody},
+	{Method: "PUT", Path: "/api/v1/optionLists/{optionListId}", Op: "updateOptionList",
+		Field: "updateOptionList.optionList", Bind: all(definitionBody, pathInto("optionListId", "input", "id"))},
+	{Method: "DELETE", Path: "/api/v1/optionLists/{optionListId}", Op: "deleteOptionList", Field: "deleteOptionList",
+		Bind: path("optionListId", "id")},
 
 	// Audit (2.9) and search.
 	{Method: "GET", Path: "/auxiliary/api/v1/itemAnalyticsSearch", Op: "itemAnalyticsSearch", Field: "itemAnalytics",

@@ -260,6 +260,13 @@ func (s *Store) SetFolderMetadata(ctx context.Context, p *Principal, id string, 
 			}
 		}
 		data["default_title"] = mustJSON(name)
+		before, err := cur.MetadataFormData.Object()
+		if err != nil {
+			return fmt.Errorf("store: unreadable metadata of folder %s: %w", id, err)
+		}
+		if data, err = replaceFormDataTx(ctx, tx, p.TenantID, cur.MetadataFormID, before, form, data, ""); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, setFolderMetadataSQL, p.TenantID, id, form, JSONOf(data), name, now()); err != nil {
 			return fmt.Errorf("store: unable to write folder metadata: %w", err)
 		}

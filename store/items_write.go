@@ -203,6 +203,9 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItem
 	if err := checkParentsTx(ctx, tx, p, in.FolderParents); err != nil {
 		return nil, err
 	}
+	if n.formData, err = newFormDataTx(ctx, tx, p.TenantID, n.formID, n.formData); err != nil {
+		return nil, err
+	}
 	var owner, visible, updatable any // folder attributes
 	if in.ItemType == "folder" {
 		owner, visible, updatable = p.UserID, TenantAccess(), TenantAccess()

@@ -72,7 +72,7 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *Principal, u Metadata
 		if u.RequiredVersion != nil && *u.RequiredVersion != cur.Version {
 			return staleVersion(*u.RequiredVersion, cur.Version)
 		}
-		data, err := cur.FormData.Object()
+		before, err := cur.FormData.Object()
 		if err != nil {
 			return fmt.Errorf("store: unreadable metadata of %s: %w", u.ItemID, err)
 		}
@@ -80,7 +80,11 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *Principal, u Metadata
 		if u.FormID != nil {
 			formID = *u.FormID
 		}
-		changes := mergeFormData(data, delta)
+		data, err := mergeFormDataTx(ctx, tx, p.TenantID, cur.FormID, before, formID, delta)
+		if err != nil {
+			return err
+		}
+		changes := formDataChanges(before, data)
 		title := cur.Title
 		if raw, ok := data["default_title"]; ok {
 			var t string
@@ -246,9 +250,8 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 		return nil, Invalid("at most %d timed metadata entries per write", MaxTimedMetadataWrite)
 	}
 	type row struct {
-		in       TimedMetadataInput
-		formID   string
-		formData JSON
+		in    TimedMetadataInput
+		entry *timedWrite
 	}
 	rows := make([]row, 0, len(upsert))
 	seen := map[string]bool{}
@@ -263,12 +266,12 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 		if e.StartMs < 0 || e.EndMs < e.StartMs {
 			return nil, Invalid("timed metadata %q: need 0 <= startMs <= endMs", e.ID)
 		}
-		r := row{in: e, formID: "default"}
+		r := row{in: e, entry: &timedWrite{id: e.ID, formID: "default"}}
 		if e.Data.FormID != nil {
 			if !formIDRE.MatchString(*e.Data.FormID) {
 				return nil, Invalid("timed metadata %q: invalid formId %q", e.ID, *e.Data.FormID)
 			}
-			r.formID = *e.Data.FormID
+			r.entry.formID = *e.Data.FormID
 		}
 		var obj map[string]json.RawMessage
 		if e.Data.FormData.IsNull() {
@@ -276,7 +279,7 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 		} else if err := json.Unmarshal(e.Data.FormData, &obj); err != nil || obj == nil {
 			return nil, Invalid("timed metadata %q: data.formData must be an object", e.ID)
 		}
-		r.formData = JSONOf(obj)
+		r.entry.data = obj
 		rows = append(rows, r)
 	}
 	for _, id := range remove {
@@ -291,10 +294,17 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 		if err := lockLiveItem(ctx, tx, tenantID, itemID, NotFound()); err != nil {
 			return err
 		}
+		entries := make([]*timedWrite, len(rows))
+		for i, r := range rows {
+			entries[i] = r.entry
+		}
+		if err := checkTimedFormDataTx(ctx, tx, tenantID, itemID, entries); err != nil {
+			return err
+		}
 		at := now()
 		for _, r := range rows {
 			if _, err := tx.ExecContext(ctx, upsertTimedMetadataSQL, tenantID, itemID, r.in.ID,
-				r.in.StartMs, r.in.EndMs, r.formID, r.formData, at); err != nil {
+				r.in.StartMs, r.in.EndMs, r.entry.formID, JSONOf(r.entry.data), at); err != nil {
 				return fmt.Errorf("store: unable to write timed metadata: %w", err)
 			}
 		}

@@ -72,8 +72,8 @@ func (s *Store) CreateSystemKey(ctx context.Context, key NewKey) error {
 	return nil
 }
 
-// CreateTenant makes a tenant with an admin user, that user's first API key
-// and the tenant's archive folder, in one transaction.
+// CreateTenant makes a tenant with an admin user, that user's first API key,
+// the tenant's archive folder and its default forms, in one transaction.
 // Returns EINVALID for a blank name or email, ECONFLICT for a name in use.
 func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key NewKey) (*TenantCreated, error) {
 	name, adminEmail = strings.TrimSpace(name), strings.TrimSpace(adminEmail)
@@ -105,7 +105,7 @@ func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key N
 		if _, err := tx.ExecContext(ctx, setArchiveFolderSQL, out.TenantID, out.ArchiveFolder); err != nil {
 			return fmt.Errorf("store: unable to set archive folder: %w", err)
 		}
-		return nil
+		return createDefaultMdfsTx(ctx, tx, out.TenantID, now())
 	})
 	if err != nil {
 		return nil, err

@@ -131,6 +131,13 @@ type CreateThumbnailPayload struct {
 	Thumbnail *store.Thumbnail `json:"thumbnail"`
 }
 
+// A page of recorded form and option list writes.
+type DefinitionChanges struct {
+	// Number of matching records.
+	Total int                       `json:"total"`
+	Hits  []*store.DefinitionChange `json:"hits"`
+}
+
 type DeleteAttachmentInput struct {
 	ItemID   string `json:"itemId"`
 	FileName string `json:"fileName"`
@@ -148,6 +155,22 @@ type DeleteFolderPayload struct {
 	ID string `json:"id"`
 	// Items and subfolders moved to the recycle bin with the folder (itself included).
 	DeletedCount int `json:"deletedCount"`
+}
+
+type DeleteMdfInput struct {
+	ID string `json:"id"`
+}
+
+type DeleteMdfPayload struct {
+	ID string `json:"id"`
+}
+
+type DeleteOptionListInput struct {
+	ID string `json:"id"`
+}
+
+type DeleteOptionListPayload struct {
+	ID string `json:"id"`
 }
 
 type DeleteRelationInput struct {
@@ -223,6 +246,20 @@ type LockUploadInput struct {
 	OwnerInstanceID string `json:"ownerInstanceId"`
 }
 
+// The tenant's forms (spec 2.22 list shape).
+type MdfCollection struct {
+	Total    int          `json:"total"`
+	Embedded *MdfEmbedded `json:"_embedded"`
+}
+
+type MdfEmbedded struct {
+	Collection []*store.Mdf `json:"collection"`
+}
+
+type MdfPayload struct {
+	Mdf *store.Mdf `json:"mdf"`
+}
+
 type MediaUsagePayload struct {
 	ItemID     string            `json:"itemId"`
 	MediaUsage *store.MediaUsage `json:"mediaUsage"`
@@ -246,6 +283,20 @@ type MoveItemInput struct {
 }
 
 type Mutation struct {
+}
+
+// The tenant's option lists.
+type OptionListCollection struct {
+	Total    int                 `json:"total"`
+	Embedded *OptionListEmbedded `json:"_embedded"`
+}
+
+type OptionListEmbedded struct {
+	Collection []*store.OptionList `json:"collection"`
+}
+
+type OptionListPayload struct {
+	OptionList *store.OptionList `json:"optionList"`
 }
 
 type PageInfo struct {

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// This file holds the audit of form and option list writes. Such a write
+// changes how every item of the tenant is described (spec 4.8), so each is
+// recorded with the definition before and after, in the transaction of the
+// change. Item operations keep their own records (audit.go).
+
+// DefinitionSubject is what a definition change changed.
+type DefinitionSubject string
+
+const (
+	SubjectMdf        DefinitionSubject = "mdf"
+	SubjectOptionList DefinitionSubject = "optionList"
+)
+
+func (e DefinitionSubject) MarshalGQL(w io.Writer) { marshalEnum(w, string(e)) }
+func (e *DefinitionSubject) UnmarshalGQL(v any) (err error) {
+	*e, err = unmarshalEnum(v, "definition subject", SubjectMdf, SubjectOptionList)
+	return err
+}
+
+// DefinitionAction is what happened to a form or option list.
+type DefinitionAction string
+
+const (
+	ActionDefinitionCreate DefinitionAction = "create"
+	ActionDefinitionUpdate DefinitionAction = "update"
+	ActionDefinitionDelete DefinitionAction = "delete"
+)
+
+func (e DefinitionAction) MarshalGQL(w io.Writer) { marshalEnum(w, string(e)) }
+func (e *DefinitionAction) UnmarshalGQL(v any) (err error) {
+	*e, err = unmarshalEnum(v, "definition action", ActionDefinitionCreate, ActionDefinitionUpdate, ActionDefinitionDelete)
+	return err
+}
+
+// DefinitionChange is one recorded write of a form or option list.
+type DefinitionChange struct {
+	TenantID    string            `db:"tenant_id"`
+	ID          string            `db:"id"`
+	SubjectType DefinitionSubject `db:"subject_type"`
+	SubjectID   string            `db:"subject_id"`
+	Action      DefinitionAction  `db:"action"`
+	ExecutedBy  string            `db:"executed_by"`
+	Email       string            `db:"email"`
+	ExecutedOn  time.Time         `db:"executed_on"`
+	// Before and After are the definition around the change (null before
+	// a create and after a delete).
+	Before JSON `db:"before"`
+	After  JSON `db:"after"`
+}
+
+const (
+	insertDefinitionChangeSQL = `
+INSERT INTO definition_changes (tenant_id, id, subject_type, subject_id, action, executed_by, email, executed_on, before, after)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
+	definitionChangeColumns = `tenant_id, id, subject_type, subject_id, action, executed_by, email, executed_on, before, after`
+	definitionChangesWhere  = ` FROM definition_changes WHERE tenant_id = $1 AND ($2::text IS NULL OR subject_id = $2)`
+	definitionChangesSQL    = `SELECT ` + definitionChangeColumns + definitionChangesWhere + `
+ORDER BY executed_on DESC, id DESC OFFSET $3 LIMIT $4`
+	countDefinitionChangesSQL = `SELECT count(*)` + definitionChangesWhere
+)
+
+// definitionChangeTx records a write inside its transaction.
+func definitionChangeTx(ctx context.Context, tx *sqlx.Tx, p *Principal, subject DefinitionSubject, id string,
+	action DefinitionAction, at time.Time, before, after map[string]any) error {
+	var b, a JSON
+	if before != nil {
+		b = JSONOf(before)
+	}
+	if after != nil {
+		a = JSONOf(after)
+	}
+	if _, err := tx.ExecContext(ctx, insertDefinitionChangeSQL, p.TenantID, NewID(), string(subject), id,
+		string(action), p.UserID, p.Email, at, b, a); err != nil {
+		return fmt.Errorf("store: unable to record definition change: %w", err)
+	}
+	return nil
+}
+
+// DefinitionChanges returns a page of the tenant's recorded form and option
+// list writes (of one subject when subjectID is not empty), newest first,
+// and how many there are. Returns EFORBIDDEN for non-admins, EINVALID for
+// bad paging.
+func (s *Store) DefinitionChanges(ctx context.Context, p *Principal, subjectID string, from, size int) ([]*DefinitionChange, int, error) {
+	if err := definitionsAdmin(p); err != nil {
+		return nil, 0, err
+	}
+	if from < 0 {
+		return nil, 0, Invalid("from must not be negative")
+	}
+	if size < 1 || size > MaxAuditPage {
+		return nil, 0, Invalid("size must be between 1 and %d", MaxAuditPage)
+	}
+	var total int
+	if err := s.getPrepared(ctx, &total, countDefinitionChangesSQL, p.TenantID, nullString(subjectID)); err != nil {
+		return nil, 0, fmt.Errorf("store: unable to count definition changes: %w", err)
+	}
+	hits := []*DefinitionChange{}
+	if total > from {
+		if err := s.selectPrepared(ctx, &hits, definitionChangesSQL, p.TenantID, nullString(subjectID), from, size); err != nil {
+			return nil, 0, fmt.Errorf("store: unable to list definition changes: %w", err)
+		}
+	}
+	return hits, total, nil
+}

@@ -1,0 +1,460 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file checks a form definition as a client writes it and builds the
+// form it describes (create and overwrite, mdfs.go).
+
+// MdfInput is a form as a client writes it (create, or overwrite by id).
+type MdfInput struct {
+	ID           *string          `json:"id"`
+	Label        *string          `json:"label"`
+	DisplayName  *string          `json:"displayName"`
+	Active       *bool            `json:"active"`
+	Flavor       *string          `json:"flavor"`
+	Color        *string          `json:"color"`
+	Icon         *string          `json:"icon"`
+	Rule         *string          `json:"rule"`
+	Fields       []*MdfFieldInput `json:"fields"`
+	Views        JSON             `json:"views"`
+	ViewSections JSON             `json:"viewSections"`
+	Permissions  JSON             `json:"permissions"`
+	UsageRules   JSON             `json:"usageRules"`
+}
+
+// MdfFieldInput is a field as a client writes it.
+type MdfFieldInput struct {
+	ID       *string       `json:"id"`
+	FieldID  *string       `json:"fieldId"`
+	Label    *string       `json:"label"`
+	Type     *MdfFieldType `json:"type"`
+	Required *bool         `json:"required"`
+	ReadOnly *bool         `json:"readOnly"`
+	Sortable *bool         `json:"sortable"`
+	// SystemDefaultField is the server's to say; accepted so that a form
+	// read can be written back.
+	SystemDefaultField *bool               `json:"systemDefaultField"`
+	DefaultValue       JSON                `json:"defaultValue"`
+	Alternatives       []*AlternativeInput `json:"alternatives"`
+	OptionListID       *string             `json:"optionListId"`
+}
+
+// AlternativeInput is an alternative as written; the label defaults to the value.
+type AlternativeInput struct {
+	Value string  `json:"value"`
+	Label *string `json:"label"`
+}
+
+// optionListIDs are the option lists the input's fields name.
+func (in *MdfInput) optionListIDs() []string {
+	var ids []string
+	for _, f := range in.Fields {
+		if f != nil && f.OptionListID != nil && *f.OptionListID != "" {
+			ids = append(ids, strings.ToLower(*f.OptionListID))
+		}
+	}
+	return ids
+}
+
+// build checks the input and makes the form it describes, with id. old is
+// the form it overwrites (nil on create): fields given without an id keep
+// the id of the old field with their fieldId, and fields no longer given are
+// retired. lists holds the alternatives of the option lists the fields name
+// (those missing from it do not exist). Returns EINVALID naming the field.
+func (in *MdfInput) build(id string, old *Mdf, lists map[string][]Alternative) (*Mdf, error) {
+	m := &Mdf{ID: id, Active: true}
+	if in.Label == nil {
+		return nil, Invalid("label is required")
+	}
+	m.Label = strings.TrimSpace(*in.Label)
+	if err := requiredText("label", m.Label, MaxMdfText); err != nil {
+		return nil, err
+	}
+	m.DisplayName = m.Label
+	if in.DisplayName != nil && strings.TrimSpace(*in.DisplayName) != "" {
+		m.DisplayName = strings.TrimSpace(*in.DisplayName)
+		if err := requiredText("displayName", m.DisplayName, MaxMdfText); err != nil {
+			return nil, err
+		}
+	}
+	if in.Active != nil {
+		m.Active = *in.Active
+	}
+	var err error
+	if m.Flavor, err = optionalText("flavor", in.Flavor, MaxMdfText); err != nil {
+		return nil, err
+	}
+	if m.Flavor != nil && *m.Flavor != FlavorTechnicalData && *m.Flavor != FlavorTimedMetadata {
+		return nil, Invalid("flavor: expected %s or %s, got %q", FlavorTechnicalData, FlavorTimedMetadata, *m.Flavor)
+	}
+	if m.Color, err = optionalText("color", in.Color, MaxMdfText); err != nil {
+		return nil, err
+	}
+	if m.Color != nil && !colorRE.MatchString(*m.Color) {
+		return nil, Invalid("color: expected #RRGGBBAA (8 hex digits), got %q", *m.Color)
+	}
+	if m.Icon, err = optionalText("icon", in.Icon, MaxMdfText); err != nil {
+		return nil, err
+	}
+	if m.fields, err = buildFields(in.Fields, old, lists); err != nil {
+		return nil, err
+	}
+	if m.Rule, err = optionalText("rule", in.Rule, MaxMdfRule); err != nil {
+		return nil, err
+	}
+	if m.Rule != nil {
+		if err := checkRule(*m.Rule, m.fields); err != nil {
+			return nil, err
+		}
+	}
+	if m.Views, err = objectOr("views", in.Views); err != nil {
+		return nil, err
+	}
+	if m.ViewSections, err = objectOr("viewSections", in.ViewSections); err != nil {
+		return nil, err
+	}
+	if m.Permissions, err = permissions(in.Permissions); err != nil {
+		return nil, err
+	}
+	if m.UsageRules, err = usageRules(in.UsageRules); err != nil {
+		return nil, err
+	}
+	m.retired = []*MdfField{}
+	if old != nil {
+		m.IsDefault, m.CreatedOn = old.IsDefault, old.CreatedOn
+		if m.IsDefault && !m.Active {
+			return nil, Invalid("active: default form %q cannot be made inactive", id)
+		}
+		m.retired = retire(old, m.fields)
+	}
+	return m, nil
+}
+
+// optionalText is a trimmed string value; empty or absent is no value.
+func optionalText(field string, v *string, max int) (*string, error) {
+	if v == nil || strings.TrimSpace(*v) == "" {
+		return nil, nil
+	}
+	s := strings.TrimSpace(*v)
+	if utf8.RuneCountInString(s) > max {
+		return nil, Invalid("%s: at most %d characters", field, max)
+	}
+	return &s, nil
+}
+
+// buildFields checks the fields of a form input and adds the system fields
+// it lacks (at the front, where default forms have them).
+func buildFields(in []*MdfFieldInput, old *Mdf, lists map[string][]Alternative) ([]*MdfField, error) {
+	if len(in) > MaxMdfFields {
+		return nil, Invalid("fields: at most %d fields", MaxMdfFields)
+	}
+	fields := make([]*MdfField, 0, len(in)+len(systemFields))
+	ids, fieldIDs := map[string]bool{}, map[string]bool{}
+	for i, fi := range in {
+		at := fmt.Sprintf("fields[%d]", i)
+		f, err := buildField(at, fi, old, lists)
+		if err != nil {
+			return nil, err
+		}
+		if ids[f.ID] {
+			return nil, Invalid("%s.id: %q is given twice", at, f.ID)
+		}
+		if fieldIDs[f.FieldID] {
+			return nil, Invalid("%s.fieldId: %q is given twice", at, f.FieldID)
+		}
+		ids[f.ID], fieldIDs[f.FieldID] = true, true
+		fields = append(fields, f)
+	}
+	var missing []*MdfField
+	for _, sf := range systemFields {
+		if ids[sf.ID] {
+			continue
+		}
+		if fieldIDs[sf.FieldID] {
+			return nil, Invalid("fields: fieldId %q belongs to the system field %q", sf.FieldID, sf.ID)
+		}
+		f := *sf
+		missing = append(missing, &f)
+	}
+	return append(missing, fields...), nil
+}
+
+// buildField checks one field of a form input.
+func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alternative) (*MdfField, error) {
+	if fi == nil {
+		return nil, Invalid("%s must be an object", at)
+	}
+	f := &MdfField{}
+	switch {
+	case fi.FieldID != nil && strings.TrimSpace(*fi.FieldID) != "":
+		f.FieldID = strings.TrimSpace(*fi.FieldID)
+	case fi.ID != nil && strings.TrimSpace(*fi.ID) != "":
+		f.FieldID = strings.TrimSpace(*fi.ID)
+	default:
+		return nil, Invalid("%s.fieldId is required", at)
+	}
+	if !fieldIDRE.MatchString(f.FieldID) {
+		return nil, Invalid("%s.fieldId: invalid %q: 1 to 128 letters, digits, _ and -", at, f.FieldID)
+	}
+	if fi.ID != nil && strings.TrimSpace(*fi.ID) != "" {
+		f.ID = strings.TrimSpace(*fi.ID)
+	} else {
+		f.ID = defaultFieldID(f.FieldID, old)
+	}
+	if !fieldIDRE.MatchString(f.ID) {
+		return nil, Invalid("%s.id: invalid %q: 1 to 128 letters, digits, _ and -", at, f.ID)
+	}
+	f.Label = f.FieldID
+	if fi.Label != nil && strings.TrimSpace(*fi.Label) != "" {
+		f.Label = strings.TrimSpace(*fi.Label)
+		if err := requiredText(at+".label", f.Label, MaxMdfText); err != nil {
+			return nil, err
+		}
+	}
+	if fi.Type == nil {
+		return nil, Invalid("%s.type is required", at)
+	}
+	if err := f.Type.UnmarshalGQL(string(*fi.Type)); err != nil {
+		return nil, Invalid("%s.type: %q is not one of %s", at, *fi.Type, joinTypes())
+	}
+	f.Required, f.ReadOnly, f.Sortable = isTrue(fi.Required), isTrue(fi.ReadOnly), isTrue(fi.Sortable)
+	f.SystemDefaultField = isSystemField(f.ID)
+	if f.SystemDefaultField && f.Type != FieldText {
+		return nil, Invalid("%s.type: %q is a system field and always text", at, f.ID)
+	}
+	hasList := fi.OptionListID != nil && *fi.OptionListID != ""
+	switch {
+	case !f.Type.hasAlternatives():
+		if hasList || len(fi.Alternatives) > 0 {
+			return nil, Invalid("%s: only choice and multiplechoice fields take alternatives", at)
+		}
+	case hasList:
+		id := strings.ToLower(*fi.OptionListID)
+		alts, ok := lists[id]
+		if !ok {
+			return nil, Invalid("%s.optionListId: option list %s does not exist", at, *fi.OptionListID)
+		}
+		f.OptionListID, f.Alternatives = &id, alts
+	default:
+		if len(fi.Alternatives) == 0 {
+			return nil, Invalid("%s: a %s field needs alternatives or an optionListId", at, f.Type)
+		}
+		alts, err := buildAlternatives(at+".alternatives", fi.Alternatives)
+		if err != nil {
+			return nil, err
+		}
+		f.Alternatives = alts
+	}
+	if !fi.DefaultValue.IsNull() {
+		// User ids are checked against the tenant's users by the caller.
+		if exp := f.checkValue(json.RawMessage(fi.DefaultValue), nil); exp != "" {
+			return nil, Invalid("%s.defaultValue: %s", at, exp)
+		}
+		f.DefaultValue = compactJSON(fi.DefaultValue)
+	}
+	return f, nil
+}
+
+// defaultFieldID is the id of a field given without one: the id of the
+// field of the form it overwrites with the same fieldId, the system field's
+// id for title and description, else the fieldId.
+func defaultFieldID(fieldID string, old *Mdf) string {
+	if old != nil {
+		for _, f := range old.fields {
+			if f.FieldID == fieldID {
+				return f.ID
+			}
+		}
+	}
+	for _, sf := range systemFields {
+		if sf.FieldID == fieldID {
+			return sf.ID
+		}
+	}
+	return fieldID
+}
+
+func joinTypes() string {
+	names := make([]string, len(MdfFieldTypes))
+	for i, t := range MdfFieldTypes {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// buildAlternatives checks a list of alternatives: values are unique,
+// labels default to the value.
+func buildAlternatives(at string, in []*AlternativeInput) ([]Alternative, error) {
+	if len(in) > MaxAlternatives {
+		return nil, Invalid("%s: at most %d alternatives", at, MaxAlternatives)
+	}
+	out := make([]Alternative, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for i, a := range in {
+		if a == nil {
+			return nil, Invalid("%s[%d] must be an object", at, i)
+		}
+		if a.Value == "" || utf8.RuneCountInString(a.Value) > MaxAlternativeText {
+			return nil, Invalid("%s[%d].value: 1 to %d characters", at, i, MaxAlternativeText)
+		}
+		if seen[a.Value] {
+			return nil, Invalid("%s[%d].value: %q is given twice", at, i, a.Value)
+		}
+		seen[a.Value] = true
+		alt := Alternative{Value: a.Value, Label: a.Value}
+		if a.Label != nil && strings.TrimSpace(*a.Label) != "" {
+			alt.Label = strings.TrimSpace(*a.Label)
+			if utf8.RuneCountInString(alt.Label) > MaxAlternativeText {
+				return nil, Invalid("%s[%d].label: at most %d characters", at, i, MaxAlternativeText)
+			}
+		}
+		out = append(out, alt)
+	}
+	return out, nil
+}
+
+// checkRule checks that every {placeholder} of a rule names a fieldId of
+// the form and that braces pair up.
+func checkRule(rule string, fields []*MdfField) error {
+	known := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		known[f.FieldID] = true
+	}
+	for _, m := range rulePlaceholderRE.FindAllStringSubmatch(rule, -1) {
+		if !known[m[1]] {
+			return Invalid("rule: {%s} names no fieldId of the form", m[1])
+		}
+	}
+	if strings.ContainsAny(rulePlaceholderRE.ReplaceAllString(rule, ""), "{}") {
+		return Invalid("rule: unbalanced braces: placeholders are {fieldId}")
+	}
+	return nil
+}
+
+// objectOr checks an optional JSON object; absent is {}.
+func objectOr(field string, v JSON) (JSON, error) {
+	if v.IsNull() {
+		return JSON("{}"), nil
+	}
+	obj, err := v.Object()
+	if err != nil {
+		return nil, Invalid("%s must be an object", field)
+	}
+	return JSONOf(obj), nil
+}
+
+// permissions checks {read: object, write: object}; absent parts are {}.
+func permissions(v JSON) (JSON, error) {
+	out := map[string]json.RawMessage{"read": json.RawMessage("{}"), "write": json.RawMessage("{}")}
+	if v.IsNull() {
+		return JSONOf(out), nil
+	}
+	obj, err := v.Object()
+	if err != nil {
+		return nil, Invalid("permissions must be an object {read: object, write: object}")
+	}
+	for k, part := range obj {
+		if k != "read" && k != "write" {
+			return nil, Invalid("permissions.%s: unknown field (expected read and write)", k)
+		}
+		if _, err := JSON(part).Object(); err != nil || JSON(part).IsNull() {
+			return nil, Invalid("permissions.%s must be an object", k)
+		}
+		out[k] = part
+	}
+	return JSONOf(out), nil
+}
+
+// usageRules checks the documented parts of usage rules (spec 2.22); more
+// keys are kept as written.
+func usageRules(v JSON) (JSON, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	type offset struct {
+		OffsetFrom *string `json:"offsetFrom"`
+	}
+	var rules []struct {
+		Identifier *struct {
+			Key   *string `json:"key"`
+			Label *string `json:"label"`
+		} `json:"identifier"`
+		Contexts *[]*struct {
+			Name         *string `json:"name"`
+			WarningLevel *string `json:"warningLevel"`
+			Validity     *struct {
+				From *offset `json:"from"`
+				To   *offset `json:"to"`
+			} `json:"validity"`
+		} `json:"contexts"`
+	}
+	if err := json.Unmarshal(v, &rules); err != nil || rules == nil {
+		return nil, Invalid("usageRules must be an array of {identifier: {key, label}, contexts: [{name, warningLevel, validity: {from: {offsetFrom}, to: {offsetFrom}}}]}")
+	}
+	if len(rules) > MaxUsageRules {
+		return nil, Invalid("usageRules: at most %d rules", MaxUsageRules)
+	}
+	for i, r := range rules {
+		at := fmt.Sprintf("usageRules[%d]", i)
+		if r.Identifier == nil || r.Identifier.Key == nil || *r.Identifier.Key == "" || r.Identifier.Label == nil {
+			return nil, Invalid("%s.identifier needs key and label", at)
+		}
+		if r.Contexts == nil {
+			return nil, Invalid("%s.contexts is required (an array)", at)
+		}
+		for j, c := range *r.Contexts {
+			cat := fmt.Sprintf("%s.contexts[%d]", at, j)
+			if c == nil || c.Name == nil || *c.Name == "" || c.WarningLevel == nil || *c.WarningLevel == "" {
+				return nil, Invalid("%s needs name and warningLevel", cat)
+			}
+			if c.Validity == nil || c.Validity.From == nil || c.Validity.From.OffsetFrom == nil ||
+				c.Validity.To == nil || c.Validity.To.OffsetFrom == nil {
+				return nil, Invalid("%s.validity needs from.offsetFrom and to.offsetFrom", cat)
+			}
+		}
+	}
+	return compactJSON(v), nil
+}
+
+// retire returns the retired fields of a form overwritten with fields: those
+// retired before and not given again, then the old fields no longer given,
+// as last defined (alternatives of option lists kept with them, since the
+// list may change or go).
+func retire(old *Mdf, fields []*MdfField) []*MdfField {
+	given := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		given[f.ID] = true
+	}
+	out := []*MdfField{}
+	for _, f := range old.retired {
+		if !given[f.ID] {
+			out = append(out, f)
+		}
+	}
+	for _, f := range old.fields {
+		if given[f.ID] {
+			continue
+		}
+		r := *f
+		r.OptionListID = nil
+		out = append(out, &r)
+	}
+	if len(out) > MaxRetiredFields {
+		out = out[len(out)-MaxRetiredFields:]
+	}
+	return out
+}
+
+// compactJSON re-encodes a value the client wrote, without its spacing.
+func compactJSON(v JSON) JSON {
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return v
+	}
+	return JSONOf(x)
+}
