@@ -128,22 +128,29 @@ func queryBool(param, obj, name string) Binder {
 // separated (?ids=a,b), under any of the given spellings.
 func queryList(name string, params ...string) Binder {
 	return func(r *http.Request, vars map[string]any) error {
-		list := []any{}
-		for _, p := range params {
-			for _, v := range r.URL.Query()[p] {
-				for _, part := range strings.Split(v, ",") {
-					if part = strings.TrimSpace(part); part != "" {
-						list = append(list, part)
-					}
-				}
-			}
-		}
+		list := queryValues(r, params)
 		if len(list) == 0 {
 			return store.Invalid("query parameter %s is required", params[0])
 		}
 		vars[name] = list
 		return nil
 	}
+}
+
+// queryValues collects a list query parameter's values under any of its
+// spellings, repeated or comma separated.
+func queryValues(r *http.Request, params []string) []any {
+	list := []any{}
+	for _, p := range params {
+		for _, v := range r.URL.Query()[p] {
+			for _, part := range strings.Split(v, ",") {
+				if part = strings.TrimSpace(part); part != "" {
+					list = append(list, part)
+				}
+			}
+		}
+	}
+	return list
 }
 
 // queryDefault binds a fixed value when the query parameter is absent.

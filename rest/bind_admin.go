@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/loupe-mam/loupe/store"
 )
@@ -54,17 +53,7 @@ func transcriptionLanguagesBody(r *http.Request, vars map[string]any) error {
 // spellings, to vars[name] (or a key of the object vars[obj]).
 func queryOptionalList(obj, name string, params ...string) Binder {
 	return func(r *http.Request, vars map[string]any) error {
-		list := []any{}
-		for _, p := range params {
-			for _, v := range r.URL.Query()[p] {
-				for _, part := range strings.Split(v, ",") {
-					if part = strings.TrimSpace(part); part != "" {
-						list = append(list, part)
-					}
-				}
-			}
-		}
-		if len(list) > 0 {
+		if list := queryValues(r, params); len(list) > 0 {
 			set(vars, obj, name, list)
 		}
 		return nil
