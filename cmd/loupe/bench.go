@@ -131,7 +131,9 @@ func runBench(ctx context.Context, c benchConfig) error {
 		if err != nil {
 			row.Unmeasured = err.Error()
 		}
-		row.SQLPerReq = statementsPerRequest(ctx, db, res.Requests)
+		// Statements are counted from the reset, warm-up included: divided
+		// by every request sent, not only the measured ones.
+		row.SQLPerReq = statementsPerRequest(ctx, db, res.Sent)
 		row.RSSMiB = rssMiB(pid)
 		fmt.Fprintf(log, "bench: %-40s %8.0f req/s  p50 %v  p99 %v  errors %d %s\n", name, res.RPS,
 			res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors, res.FirstError)

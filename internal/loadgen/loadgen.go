@@ -49,10 +49,13 @@ type Config struct {
 // errors only.
 type Result struct {
 	Requests, Errors int64
-	Duration         time.Duration
-	RPS              float64
-	P50, P90, P99    time.Duration
-	Max              time.Duration
+	// Sent counts every request sent, warm-up and cut-off ones included:
+	// what the server did work for (statements per request divide by it).
+	Sent          int64
+	Duration      time.Duration
+	RPS           float64
+	P50, P90, P99 time.Duration
+	Max           time.Duration
 	// FirstError describes the first error of the measured phase.
 	FirstError string
 }
@@ -66,6 +69,7 @@ func (r Result) String() string {
 // recording needs no lock.
 type worker struct {
 	hist       histogram
+	sent       int64
 	requests   int64
 	errors     int64
 	firstError string
@@ -133,6 +137,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for _, w := range workers {
 		total.merge(&w.hist)
 		res.Requests += w.requests
+		res.Sent += w.sent
 		res.Errors += w.errors
 		if w.firstError != "" && (first.IsZero() || w.firstAt.Before(first)) {
 			first, res.FirstError = w.firstAt, w.firstError
@@ -160,6 +165,7 @@ func (w *worker) loop(ctx context.Context, tr *http.Transport, cfg *Config, id i
 		if !began.Before(end) {
 			return
 		}
+		w.sent++
 		status, err := w.do(ctx, tr, cfg, req)
 		done := time.Now()
 		if began.Before(measureFrom) {

@@ -110,6 +110,11 @@ func TestRun(t *testing.T) {
 			if res.Requests < most/4 || res.Requests > most {
 				t.Errorf("Requests = %d, want between %d and %d", res.Requests, most/4, most)
 			}
+			// Sent is every request the server got: warm-up and cut-off
+			// ones too (what statements per request divide by).
+			if seen := s.seen.Load(); res.Sent != seen || res.Sent <= res.Requests {
+				t.Errorf("Sent = %d, server saw %d, measured %d", res.Sent, seen, res.Requests)
+			}
 			if res.P50 < delay || res.P50 > delay+15*time.Millisecond {
 				t.Errorf("P50 = %v, want about %v", res.P50, delay)
 			}
