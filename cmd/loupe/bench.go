@@ -134,6 +134,7 @@ func runBench(ctx context.Context, c benchConfig) error {
 		// Statements are counted from the reset, warm-up included: divided
 		// by every request sent, not only the measured ones.
 		row.SQLPerReq = statementsPerRequest(ctx, db, res.Sent)
+		logTopStatements(ctx, db, log)
 		row.RSSMiB = rssMiB(pid)
 		fmt.Fprintf(log, "bench: %-40s %8.0f req/s  p50 %v  p99 %v  errors %d %s\n", name, res.RPS,
 			res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors, res.FirstError)
@@ -304,6 +305,29 @@ WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 		return -1
 	}
 	return calls / float64(requests)
+}
+
+// logTopStatements writes the scenario's costliest statements (Postgres
+// time) to the bench log: where the database's share of a request goes.
+func logTopStatements(ctx context.Context, db *sql.DB, log io.Writer) {
+	rows, err := db.QueryContext(ctx, `
+SELECT calls, total_exec_time, mean_exec_time, left(regexp_replace(query, '\s+', ' ', 'g'), 100)
+FROM pg_stat_statements
+WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND query NOT ILIKE '%pg_stat_statements%'
+ORDER BY total_exec_time DESC LIMIT 5`)
+	if err != nil {
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var calls int64
+		var total, mean float64
+		var query string
+		if rows.Scan(&calls, &total, &mean, &query) == nil {
+			fmt.Fprintf(log, "bench:   %8d calls %9.0f ms total %7.3f ms mean  %s\n", calls, total, mean, query)
+		}
+	}
 }
 
 // rssMiB is a process's resident set size.
