@@ -48,8 +48,13 @@ CREATE TRIGGER users_auth_changed
 CREATE TRIGGER user_groups_auth_changed
     AFTER INSERT OR UPDATE OR DELETE ON user_groups
     FOR EACH ROW EXECUTE FUNCTION loupe_auth_user_changed('user_id');
+-- A group renamed (its "<tenant>:<name>" token changes) or removed; an
+-- upsert that leaves the name as it was (ensureGroupSQL) changes nothing.
+CREATE TRIGGER groups_auth_renamed
+    AFTER UPDATE ON groups FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.id <> NEW.id)
+    EXECUTE FUNCTION loupe_auth_all_changed();
 CREATE TRIGGER groups_auth_changed
-    AFTER UPDATE OR DELETE ON groups
+    AFTER DELETE ON groups
     FOR EACH STATEMENT EXECUTE FUNCTION loupe_auth_all_changed();
 CREATE TRIGGER api_keys_auth_truncated AFTER TRUNCATE ON api_keys
     FOR EACH STATEMENT EXECUTE FUNCTION loupe_auth_all_changed();
@@ -63,6 +68,7 @@ DROP TRIGGER user_groups_auth_truncated ON user_groups;
 DROP TRIGGER users_auth_truncated ON users;
 DROP TRIGGER api_keys_auth_truncated ON api_keys;
 DROP TRIGGER groups_auth_changed ON groups;
+DROP TRIGGER groups_auth_renamed ON groups;
 DROP TRIGGER user_groups_auth_changed ON user_groups;
 DROP TRIGGER users_auth_changed ON users;
 DROP TRIGGER api_keys_auth_changed ON api_keys;

@@ -20,6 +20,9 @@ import (
 // indefinite is the expiryDate of a key that does not expire.
 const indefinite = "indefinite"
 
+// maxJwksURL bounds a key set URL (browsers' practical limit).
+const maxJwksURL = 2048
+
 func (r *Resolver) apiKeys(ctx context.Context) ([]*store.APIKey, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
@@ -85,6 +88,9 @@ func (r *Resolver) updateSecuritySettings(ctx context.Context, in model.Security
 	u := store.SecurityUpdate{AutoAdd: in.AutoAddUsersToOrganizationGroup}
 	if _, u.SetJwksURL = given["jwksUrl"]; u.SetJwksURL && in.JwksURL != nil {
 		url := strings.TrimSpace(*in.JwksURL)
+		if len(url) > maxJwksURL {
+			return nil, store.Invalid("jwksUrl is longer than %d characters", maxJwksURL)
+		}
 		if url == "" {
 			u.JwksURL = nil
 		} else {

@@ -26,6 +26,15 @@ func (r *Resolver) metering(ctx context.Context, startDay, endDay *int, tenantID
 		if len(tenantIDs) == 0 || len(tenantIDs) > maxMeteredTenants {
 			return nil, store.Invalid("the system scope names 1 to %d tenantIds", maxMeteredTenants)
 		}
+		// A tenant named twice, or in two spellings, is metered once.
+		seen := map[string]bool{}
+		tenants = nil
+		for _, id := range tenantIDs {
+			if id = strings.ToLower(strings.TrimSpace(id)); !seen[id] {
+				seen[id] = true
+				tenants = append(tenants, id)
+			}
+		}
 	} else {
 		p, err := adminOnly(ctx, msgUsageAdminOnly)
 		if err != nil {

@@ -117,3 +117,21 @@ func TestCachedKeyFollowsChangesMadeElsewhere(t *testing.T) {
 		})
 	}
 }
+
+// Changes that concern no cached key leave the cache alone: a new user
+// joining existing groups (the group upsert keeps its name) does not make
+// every other key be looked up again.
+func TestCacheKeepsKeysThroughUnrelatedChanges(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	a.User(t, "first@a.test", []string{"editors"}, false) // makes the group
+	a.User(t, "second@a.test", []string{"editors"}, false) // joins it
+	// A notification would arrive within milliseconds; give it time.
+	time.Sleep(300 * time.Millisecond)
+	api.Statements.Reset()
+	a.Get(t, "/api/v1/items/"+id).Status(200)
+	if n := api.Statements.Count(); n != 1 {
+		t.Fatalf("a read after unrelated user changes cost %d statements, want 1 (the key still cached)", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -49,7 +50,7 @@ type APIKeyInput struct {
 
 // Limits of a key's settings.
 const (
-	maxKeyLabel      = 200
+	maxKeyLabel      = 200 // characters, not bytes
 	maxUnusedDaysCap = 3650
 	// MaxKeysPerUser bounds a user's keys (and so a key listing).
 	MaxKeysPerUser = 100
@@ -122,8 +123,11 @@ func (s *Store) CreateAPIKey(ctx context.Context, p *Principal, in APIKeyInput, 
 	switch {
 	case in.Label == "":
 		return nil, Invalid("label is required")
-	case len(in.Label) > maxKeyLabel:
+	case utf8.RuneCountInString(in.Label) > maxKeyLabel:
 		return nil, Invalid("label is longer than %d characters", maxKeyLabel)
+	case strings.ContainsRune(in.Label, 0):
+		// Postgres text cannot hold it.
+		return nil, Invalid("label must not contain NUL characters")
 	case in.ExpiresOn != nil && !in.ExpiresOn.After(now):
 		return nil, Invalid("expiryDate must be in the future")
 	case in.MaxUnusedDays != nil && (*in.MaxUnusedDays < 1 || *in.MaxUnusedDays > maxUnusedDaysCap):
@@ -157,6 +161,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, p *Principal, in APIKeyInput, 
 // authentication cache is told before this returns). Returns ENOTFOUND for
 // a key the principal cannot delete, as for a missing one.
 func (s *Store) DeleteAPIKey(ctx context.Context, p *Principal, keyID string) (*APIKey, error) {
+	if keyID == "" || strings.ContainsRune(keyID, 0) || !utf8.ValidString(keyID) {
+		// No key has such an id (and Postgres text cannot hold it).
+		return nil, NotFound()
+	}
 	var owner any = p.UserID
 	if p.IsAdmin {
 		owner = nil

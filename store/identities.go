@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -58,6 +59,20 @@ RETURNING id`
 	insertIdentityUserSQL = `
 INSERT INTO users (tenant_id, id, email, idp_subject) VALUES ($1, $2, $3, $4)
 ON CONFLICT DO NOTHING`
+
+	// orgGroupSQL finds the organisation group, or makes it. It never
+	// updates an existing group: an update of groups tells every server to
+	// forget every cached key (migration 00013), which a user signing in
+	// must not cause. No row: a concurrent transaction made the group
+	// meanwhile (the insert waited for it); orgGroupByNameSQL then sees it.
+	orgGroupSQL = `
+WITH found AS (SELECT id FROM groups WHERE tenant_id = $1 AND name = $3),
+made AS (
+    INSERT INTO groups (tenant_id, id, name) SELECT $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM found)
+    ON CONFLICT (tenant_id, name) DO NOTHING
+    RETURNING id)
+SELECT id::text FROM found UNION ALL SELECT id::text FROM made`
+	orgGroupByNameSQL = `SELECT id::text FROM groups WHERE tenant_id = $1 AND name = $2`
 )
 
 // PrincipalForIdentity returns the principal of a verified token's bearer
@@ -66,6 +81,14 @@ ON CONFLICT DO NOTHING`
 // organisation group when autoAdd is set. Returns EUNAUTHORIZED for a
 // deactivated user.
 func (s *Store) PrincipalForIdentity(ctx context.Context, tenantID string, id Identity, autoAdd bool) (*Principal, error) {
+	// Claims are the provider's strings, which Postgres text may not hold:
+	// such a subject names nobody, such an email or group is left out.
+	if !textOK(id.Subject) {
+		return nil, &Error{Kind: EUNAUTHORIZED, Message: MsgUnauthenticated}
+	}
+	if !textOK(id.Email) {
+		id.Email = ""
+	}
 	u, err := s.userBySubject(ctx, tenantID, id.Subject)
 	if errors.Is(err, sql.ErrNoRows) {
 		if err = s.provisionIdentity(ctx, tenantID, id, autoAdd); err == nil {
@@ -87,12 +110,17 @@ func (s *Store) PrincipalForIdentity(ctx context.Context, tenantID string, id Id
 	p.KeyID = ""
 	// The token's groups count as memberships for this request.
 	for _, g := range id.Groups {
-		if g = strings.TrimSpace(g); g != "" && !strings.Contains(g, ":") && !containsString(p.Groups, g) {
+		if g = strings.TrimSpace(g); g != "" && textOK(g) && !strings.Contains(g, ":") && !containsString(p.Groups, g) {
 			p.Groups = append(p.Groups, g)
 			p.Tokens = append(p.Tokens, tenantID+":"+g)
 		}
 	}
 	return p, nil
+}
+
+// textOK reports whether Postgres text can hold s (valid UTF-8, no NUL).
+func textOK(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 func containsString(list []string, s string) bool {
@@ -145,7 +173,11 @@ func (s *Store) provisionIdentity(ctx context.Context, tenantID string, id Ident
 			return nil
 		}
 		var groupID string
-		if err := tx.GetContext(ctx, &groupID, ensureGroupSQL, tenantID, NewID(), OrganizationGroup); err != nil {
+		err = tx.GetContext(ctx, &groupID, orgGroupSQL, tenantID, NewID(), OrganizationGroup)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = tx.GetContext(ctx, &groupID, orgGroupByNameSQL, tenantID, OrganizationGroup)
+		}
+		if err != nil {
 			return fmt.Errorf("store: unable to make the organisation group: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, insertUserGroupSQL, tenantID, userID, groupID); err != nil {

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/loupe-mam/loupe/internal/jwtauth"
@@ -54,6 +55,11 @@ func (t *Tokens) verifier(tenantID string) *jwtauth.Verifier {
 // principal. Every failure is EUNAUTHORIZED; other errors are the
 // database's.
 func (t *Tokens) Authenticate(ctx context.Context, tenantID, token string) (*store.Principal, error) {
+	// A tenant id is a UUID, which any mix of cases spells: the canonical
+	// (lower-case) spelling is the audience, the principal's tenant and the
+	// verifier's key, so that spellings share one key set cache (else each
+	// would fetch the key set anew) and ACL tokens match.
+	tenantID = strings.ToLower(tenantID)
 	if tenantID == "" {
 		return nil, unauthenticated()
 	}
