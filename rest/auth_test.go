@@ -125,7 +125,7 @@ func TestCacheKeepsKeysThroughUnrelatedChanges(t *testing.T) {
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
-	a.User(t, "first@a.test", []string{"editors"}, false) // makes the group
+	a.User(t, "first@a.test", []string{"editors"}, false)  // makes the group
 	a.User(t, "second@a.test", []string{"editors"}, false) // joins it
 	// A notification would arrive within milliseconds; give it time.
 	time.Sleep(300 * time.Millisecond)
