@@ -67,7 +67,7 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 			writeEnvelope(w, envelopeOfGraphQL(resp.Errors[0]), invalid())
 			return
 		}
-		body, err := pick(resp.Data, field)
+		body, err := pick(resp.Data, field, singleRoot[op])
 		if err != nil || bytes.Equal(body, []byte("null")) {
 			WriteError(w, store.NotFound())
 			return
@@ -86,8 +86,10 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 // decoding: a stored operation selects one top-level field, and gqlgen
 // writes it compact, so the data is {"f":<value>}. Decoding a large answer
 // into a map only to re-encode one value cost a tenth of a folder content
-// request. ok is false for any other shape (pick then decodes).
-func soleField(data []byte, f string) (json.RawMessage, bool) {
+// request. With known, the object is known to have one key (the
+// operation's); else the value is checked to be one JSON value. ok is false
+// for any other shape (pick then decodes).
+func soleField(data []byte, f string, known bool) (json.RawMessage, bool) {
 	n := len(f) + 4 // {"f":
 	if len(data) < n+2 || data[0] != '{' || data[1] != '"' || string(data[2:2+len(f)]) != f ||
 		data[2+len(f)] != '"' || data[3+len(f)] != ':' || data[len(data)-1] != '}' {
@@ -96,7 +98,7 @@ func soleField(data []byte, f string) (json.RawMessage, bool) {
 	v := data[n : len(data)-1]
 	// Valid only if v is one JSON value: with another key after it, v
 	// would read `1,"other":2`.
-	if !json.Valid(v) {
+	if !known && !json.Valid(v) {
 		return nil, false
 	}
 	return v, true
@@ -110,9 +112,10 @@ func fieldPath(f string) []string {
 }
 
 // pick returns the value at a field path of a data object, as raw JSON.
-func pick(data json.RawMessage, path []string) (json.RawMessage, error) {
-	for _, f := range path {
-		if v, ok := soleField(data, f); ok {
+// oneRoot says the data holds one top-level field, as gqlgen writes it.
+func pick(data json.RawMessage, path []string, oneRoot bool) (json.RawMessage, error) {
+	for i, f := range path {
+		if v, ok := soleField(data, f, oneRoot && i == 0); ok {
 			data = v
 			continue
 		}

@@ -5,6 +5,9 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
 //go:embed operations/*.graphql
@@ -31,4 +34,29 @@ func loadDocument() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// singleRoot names the operations that select exactly one top-level field:
+// their data is {"<field>":<value>}, which the handler cuts without
+// scanning it (soleField).
+var singleRoot = rootFieldCounts(Document)
+
+func rootFieldCounts(doc string) map[string]bool {
+	q, err := parser.ParseQuery(&ast.Source{Input: doc})
+	if err != nil {
+		panic(err) // the stored document is validated by the tests
+	}
+	out := map[string]bool{}
+	for _, op := range q.Operations {
+		n := 0
+		for _, sel := range op.SelectionSet {
+			if _, ok := sel.(*ast.Field); ok {
+				n++
+			} else {
+				n = 2 // a fragment at the root: not known to be one field
+			}
+		}
+		out[op.Name] = n == 1
+	}
+	return out
 }

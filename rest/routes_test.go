@@ -92,3 +92,22 @@ func specEndpoints(t *testing.T) map[string]bool {
 	}
 	return out
 }
+
+// Every route's operation selects one top-level field, the one its Field
+// names first: the handler relies on it to cut the answer without scanning.
+func TestRouteOperationsSelectOneRootField(t *testing.T) {
+	for _, rt := range Routes {
+		for _, op := range []string{rt.Op, variantOp(rt)} {
+			if op != "" && !singleRoot[op] {
+				t.Errorf("%s %s: operation %s does not select exactly one top-level field", rt.Method, rt.Path, op)
+			}
+		}
+	}
+}
+
+func variantOp(rt Route) string {
+	if rt.Variant == nil {
+		return ""
+	}
+	return rt.Variant.Op
+}
