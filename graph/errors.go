@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/loupe-mam/loupe/graph/scalar"
 	"github.com/loupe-mam/loupe/internal/reqlog"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -61,7 +64,18 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 	gqlErr.Extensions = ext
 
 	var se *store.Error
+	var ie *scalar.InputError
 	switch {
+	case errors.As(err, &ie):
+		// "alternatives[0].value: must be a string", named by the input
+		// path below the field.
+		gqlErr.Message = ie.Message
+		if at := inputPath(gqlErr.Path); at != "" {
+			gqlErr.Message = at + ": " + ie.Message
+		}
+		gqlErr.Err = nil
+		ext["code"] = "BAD_USER_INPUT"
+		ext["statusCode"] = http.StatusBadRequest
 	case errors.As(err, &se):
 		gqlErr.Message = se.Message
 		ext["code"] = CodeOf(se.Kind)
@@ -91,6 +105,32 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 		ext["statusCode"] = http.StatusInternalServerError
 	}
 	return &gqlErr
+}
+
+// inputPath names where in a field's arguments an input error is, as
+// clients write it: [createMdf input alternatives 0 value] is
+// "alternatives[0].value" (the usual "input" argument is left out).
+func inputPath(p ast.Path) string {
+	if len(p) < 2 {
+		return ""
+	}
+	p = p[1:] // the field
+	if name, ok := p[0].(ast.PathName); ok && name == "input" {
+		p = p[1:]
+	}
+	var b strings.Builder
+	for _, e := range p {
+		switch e := e.(type) {
+		case ast.PathName:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(string(e))
+		case ast.PathIndex:
+			fmt.Fprintf(&b, "[%d]", int(e))
+		}
+	}
+	return b.String()
 }
 
 // Recover turns a resolver panic into an internal error, logging the stack.

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/loupe-mam/loupe/graph/scalar"
 	"github.com/loupe-mam/loupe/internal/reqlog"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -44,5 +48,29 @@ func TestPresentErrorLogsServerFailuresOnly(t *testing.T) {
 				t.Errorf("logged %v, want %v: %q", logged, c.logged, buf.String())
 			}
 		})
+	}
+}
+
+// An input of the wrong type is the client's mistake, named by where it is
+// in the field's arguments.
+func TestPresentInputErrors(t *testing.T) {
+	cases := []struct {
+		path ast.Path
+		want string
+	}{
+		{ast.Path{ast.PathName("createMdf"), ast.PathName("input"), ast.PathName("label")}, "label: must be a string"},
+		{ast.Path{ast.PathName("createOptionList"), ast.PathName("input"), ast.PathName("alternatives"), ast.PathIndex(2),
+			ast.PathName("value")}, "alternatives[2].value: must be a string"},
+		{ast.Path{ast.PathName("replaceBookmarks"), ast.PathName("input"), ast.PathIndex(1), ast.PathName("sortKey")},
+			"[1].sortKey: must be a string"},
+		{ast.Path{ast.PathName("search"), ast.PathName("searchString")}, "searchString: must be a string"},
+		{nil, "must be a string"},
+	}
+	for _, c := range cases {
+		err := &gqlerror.Error{Path: c.path, Err: &scalar.InputError{Message: "must be a string"}}
+		got := PresentError(context.Background(), err)
+		if got.Message != c.want || got.Extensions["code"] != "BAD_USER_INPUT" || got.Extensions["statusCode"] != 400 {
+			t.Errorf("%v: %q %v, want %q BAD_USER_INPUT 400", c.path, got.Message, got.Extensions, c.want)
+		}
 	}
 }

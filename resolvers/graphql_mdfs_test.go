@@ -308,9 +308,9 @@ func TestGraphQLFormInputIsTakenAsTyped(t *testing.T) {
 		{map[string]any{"label": 5}, "label: must be a string"},
 		{map[string]any{"label": "X", "active": 1}, ""},
 		{map[string]any{"label": "X", "fields": []any{map[string]any{"fieldId": "a", "type": "text", "required": "true"}}}, ""},
-		{map[string]any{"label": "X", "fields": []any{map[string]any{"fieldId": 7, "type": "text"}}}, "fields.fieldId: must be a string"},
+		{map[string]any{"label": "X", "fields": []any{map[string]any{"fieldId": 7, "type": "text"}}}, "fields[0].fieldId: must be a string"},
 		{map[string]any{"label": "X", "fields": []any{map[string]any{"fieldId": "a", "type": "choice",
-			"alternatives": []any{map[string]any{"value": 5}}}}}, "fields.alternatives.value: must be a string"},
+			"alternatives": []any{map[string]any{"value": 5}}}}}, "fields[0].alternatives[0].value: must be a string"},
 	} {
 		r := a.GraphQL(t, `mutation($in: MdfInput!) { createMdf(input: $in) { mdf { id } } }`, map[string]any{"in": c.input})
 		if len(r.Errors) == 0 || r.Errors[0].Extensions["statusCode"] != 400.0 {

@@ -133,7 +133,9 @@ func TestCreateBookmarkRejectsBadInputAndChangesNothing(t *testing.T) {
 		{"folderTreePath", bmBody("x", map[string]any{"folderTreePath": "/a/b"}), bmMsgFolderTreePath},
 		{"folderTreePath null", bmBody("x", map[string]any{"folderTreePath": nil}), bmMsgFolderTreePath},
 		{"folderTreePath alone", map[string]any{"folderTreePath": "/a"}, bmMsgFolderTreePath},
-		{"folderTreePath number", bmBody("x", map[string]any{"folderTreePath": 3}), bmMsgFolderTreePath},
+		// Input is read by its types first (graph/scalar): a number where a
+		// string belongs is that mistake, whatever the field.
+		{"folderTreePath number", bmBody("x", map[string]any{"folderTreePath": 3}), "folderTreePath: must be a string"},
 		{"no title", map[string]any{"path": "/a", "icon": "i"}, "title is required"},
 		{"blank title", bmBody(" ", nil), "title is required"},
 		{"no path", map[string]any{"title": "t", "icon": "i"}, "path is required"},
@@ -388,7 +390,7 @@ func TestReplaceBookmarksWithABadElementChangesNothing(t *testing.T) {
 			"bookmarks[1]: id " + id + " is the id of bookmarks[0] too"},
 		{"too many", bmMany(1001), "at most 1000 system bookmarks"},
 		{"unknown key", []any{good, bmBody("x", map[string]any{"colour": "red"})}, ""},
-		{"number for a string", []any{good, bmBody("x", map[string]any{"sortKey": 1})}, "bookmarks[1]: sortKey: must be a string"},
+		{"number for a string", []any{good, bmBody("x", map[string]any{"sortKey": 1})}, "[1].sortKey: must be a string"},
 		{"object body", good, "the request body must be a JSON array"},
 		{"not JSON", "[{", msgInvalidSyntax},
 	}
@@ -478,7 +480,7 @@ func TestUpdateBookmarkAnswersMalformedRequest(t *testing.T) {
 		{"not JSON", "{", msgInvalidSyntax},
 		{"array", []any{}, "the request body must be a JSON object"},
 		{"wrong type", map[string]any{"title": 5}, "title: must be a string"},
-		{"wrong list type", map[string]any{"visibleToGroups": []any{1}}, "visibleToGroups: must be an array of strings"},
+		{"wrong list type", map[string]any{"visibleToGroups": []any{1}}, "visibleToGroups[0]: must be a string"},
 		{"unknown key", map[string]any{"colour": "red"}, ""},
 		{"blank title", map[string]any{"title": "  "}, "title is required"},
 		{"null title", map[string]any{"title": nil}, "title is required and cannot be null"},

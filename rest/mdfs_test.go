@@ -481,7 +481,7 @@ func TestOptionLists(t *testing.T) {
 		{"other type", map[string]any{"name": "X", "optionListType": "tree", "alternatives": []any{}}, `optionListType: expected choice, got "tree"`},
 		{"value twice", map[string]any{"name": "X", "alternatives": []any{map[string]any{"value": "a"}, map[string]any{"value": "a"}}},
 			`alternatives[1].value: "a" is given twice`},
-		{"value not a string", map[string]any{"name": "X", "alternatives": []any{map[string]any{"value": 5}}}, "alternatives.value: must be a string"},
+		{"value not a string", map[string]any{"name": "X", "alternatives": []any{map[string]any{"value": 5}}}, "alternatives[0].value: must be a string"},
 		{"unknown key", map[string]any{"name": "X", "alternatives": []any{}, "sorted": true}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

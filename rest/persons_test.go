@@ -101,6 +101,10 @@ func TestCreatePersonRejectsBadInputAndChangesNothing(t *testing.T) {
 		{"blank name", map[string]any{"name": "   "}, "name is required"},
 		{"name too long", map[string]any{"name": strings.Repeat("n", 257)}, "name must be 1 to 256 characters"},
 		{"name not a string", map[string]any{"name": []any{"x"}}, ""},
+		// Not turned into "5" (graph/scalar reads String strictly).
+		{"name a number", map[string]any{"name": 5}, "name: must be a string"},
+		{"name a boolean", map[string]any{"name": true}, "name: cannot use bool as String"},
+		{"description a number", map[string]any{"name": "P", "description": 1.5}, "description: must be a string"},
 		{"description too long", map[string]any{"name": "P", "description": strings.Repeat("d", 10001)},
 			"description is longer than 10000 characters"},
 		{"image of another tenant", map[string]any{"name": "P", "imageIds": []string{image, foreign}},

@@ -1,0 +1,32 @@
+package scalar
+
+import (
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// String is GraphQL's String, read strictly. gqlgen's own reading turns a
+// number or a boolean given for a String into its text ("label": 5 becomes
+// "5"), and the validator lets a JSON number through because it is a Go
+// string underneath; a client that sends the wrong type has made a mistake
+// and gets BAD_USER_INPUT, as the GraphQL spec's input coercion says.
+
+// MarshalString writes a string.
+func MarshalString(s string) graphql.Marshaler { return graphql.MarshalString(s) }
+
+// UnmarshalString accepts only a string (or null, for an optional one).
+func UnmarshalString(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case nil:
+		return "", nil
+	default:
+		return "", &InputError{Message: "must be a string"}
+	}
+}
+
+// InputError is input of the wrong type; the error presenter names the
+// field from the error's path and answers BAD_USER_INPUT.
+type InputError struct{ Message string }
+
+func (e *InputError) Error() string { return e.Message }
