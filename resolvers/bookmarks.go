@@ -45,55 +45,33 @@ func rawArgument(ctx context.Context, name string) any {
 	return v
 }
 
-// Kinds of JSON value an input field takes, for strictTypes.
-const (
-	bmString = iota
-	bmBool
-	bmStrings
-)
-
+// GraphQL input coercion takes a number for an ID and a lone value for a
+// one-element list; a bookmark body is taken as typed. (String and Boolean
+// are strict already: graph/scalar, the validator.)
 var (
-	bookmarkInputTypes = map[string]int{"id": bmString, "title": bmString, "path": bmString,
-		"icon": bmString, "isFilterBookmark": bmBool, "parentFolder": bmString,
-		"visibleToGroups": bmStrings, "sortKey": bmString}
-	bookmarkFolderInputTypes = map[string]int{"id": bmString, "title": bmString,
-		"parentFolder": bmString, "sortKey": bmString}
+	bookmarkLists = []string{"visibleToGroups"}
+	bookmarkIDs   = []string{"id"}
 )
 
-// strictTypes refuses values that GraphQL input coercion would accept but
-// that have the wrong JSON type: a number for a String (5 becomes "5"), a
-// string for a Boolean ("yes"), a lone string for a list. A REST body is
-// taken as typed. folderTreePath is left out: any value of it is refused
-// with the spec's message (newBookmark). raw is an input object as written;
-// anything else is not checked (the schema did).
-func strictTypes(raw any, types map[string]int) error {
+// strictBookmark refuses a non-string for the ids and a lone value for the
+// lists. raw is an input object as written; anything else is not checked
+// (the schema did).
+func strictBookmark(raw any, ids, lists []string) error {
 	m, ok := raw.(map[string]any)
 	if !ok {
 		return nil
 	}
-	for k, v := range m {
-		kind, known := types[k]
-		if !known || v == nil {
-			continue
-		}
-		switch kind {
-		case bmString:
+	for _, k := range ids {
+		if v, given := m[k]; given && v != nil {
 			if _, ok := v.(string); !ok {
 				return store.Invalid("%s: must be a string", k)
 			}
-		case bmBool:
-			if _, ok := v.(bool); !ok {
-				return store.Invalid("%s: must be true or false", k)
-			}
-		case bmStrings:
-			list, ok := v.([]any)
-			if !ok {
+		}
+	}
+	for _, k := range lists {
+		if v, given := m[k]; given && v != nil {
+			if _, ok := v.([]any); !ok {
 				return store.Invalid("%s: must be an array of strings", k)
-			}
-			for _, e := range list {
-				if _, ok := e.(string); !ok {
-					return store.Invalid("%s: must be an array of strings", k)
-				}
 			}
 		}
 	}
@@ -164,7 +142,7 @@ func (r *Resolver) createBookmark(ctx context.Context, in model.BookmarkInput) (
 		return nil, err
 	}
 	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, bookmarkInputTypes); err != nil {
+	if err := strictBookmark(raw, bookmarkIDs, bookmarkLists); err != nil {
 		return nil, err
 	}
 	b, err := newBookmark(&in, givenKeys(raw))
@@ -188,7 +166,7 @@ func (r *Resolver) replaceBookmarks(ctx context.Context, in []*model.BookmarkInp
 	for i, el := range in {
 		var given map[string]bool
 		if i < len(raw) {
-			if err := strictTypes(raw[i], bookmarkInputTypes); err != nil {
+			if err := strictBookmark(raw[i], bookmarkIDs, bookmarkLists); err != nil {
 				return nil, bookmarkInvalidAt("bookmarks", i, err)
 			}
 			given = givenKeys(raw[i])
@@ -209,7 +187,7 @@ func (r *Resolver) updateBookmark(ctx context.Context, id string, in model.Bookm
 		return nil, err
 	}
 	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, bookmarkInputTypes); err != nil {
+	if err := strictBookmark(raw, bookmarkIDs, bookmarkLists); err != nil {
 		return nil, err
 	}
 	given := givenKeys(raw)
@@ -272,7 +250,7 @@ func (r *Resolver) setBookmarkFolders(ctx context.Context, folders []*model.Book
 	}
 	raw, _ := rawArgument(ctx, "folders").([]any)
 	for i := range raw {
-		if err := strictTypes(raw[i], bookmarkFolderInputTypes); err != nil {
+		if err := strictBookmark(raw[i], bookmarkIDs, nil); err != nil {
 			return nil, bookmarkInvalidAt("folders", i, err)
 		}
 	}
