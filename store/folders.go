@@ -1,12 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/lib/pq"
+	"slices"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // Folder is an item of itemType folder seen as a folder (spec 2.10).
@@ -59,11 +62,17 @@ WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.item_type = 'folder' AND
   AND ` + admitsSQL("i", 3, 4)
 
 	// An item's folders leave out those the principal may not see.
-	foldersOfItemsSQL = `SELECT l.item_id AS child_id, ` + folderColumns + `
-FROM item_folders l
-JOIN items i ON i.tenant_id = l.tenant_id AND i.id = l.folder_id
-WHERE l.tenant_id = $1 AND l.item_id = ANY($2::uuid[]) AND i.deleted_on IS NULL AND ` + admitsSQL("i", 3, 4) + `
-ORDER BY l.item_id, l.position`
+	// foldersOfItemsSQL answers each folder once, with the items (and
+	// their positions) it holds among those asked: a page of a big folder's
+	// items would otherwise repeat that folder's whole record per item.
+	foldersOfItemsSQL = `
+WITH links AS (
+    SELECT l.folder_id, array_agg(l.item_id::text) AS child_ids, array_agg(l.position) AS positions
+    FROM item_folders l WHERE l.tenant_id = $1 AND l.item_id = ANY($2::uuid[])
+    GROUP BY l.folder_id)
+SELECT links.child_ids, links.positions, ` + folderColumns + `
+FROM links JOIN items i ON i.tenant_id = $1 AND i.id = links.folder_id
+WHERE i.deleted_on IS NULL AND ` + admitsSQL("i", 3, 4)
 )
 
 // Folder returns one live folder the principal may see. Returns ENOTFOUND
@@ -109,15 +118,32 @@ func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []stri
 		return out, nil
 	}
 	var rows []struct {
-		ChildID string `db:"child_id"`
+		ChildIDs  pq.StringArray `db:"child_ids"`
+		Positions pq.Int64Array  `db:"positions"`
 		Folder
 	}
 	if err := s.selectPrepared(ctx, &rows, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch folders of items: %w", err)
 	}
+	type placed struct {
+		folder *Folder
+		pos    int64
+	}
+	byItem := make(map[string][]placed, len(itemIDs))
 	for i := range rows {
-		f := rows[i].Folder
-		out[rows[i].ChildID] = append(out[rows[i].ChildID], &f)
+		f := &rows[i].Folder
+		for j, child := range rows[i].ChildIDs {
+			byItem[child] = append(byItem[child], placed{f, rows[i].Positions[j]})
+		}
+	}
+	// Each item's folders in folderParents order.
+	for child, ps := range byItem {
+		slices.SortFunc(ps, func(a, b placed) int { return cmp.Compare(a.pos, b.pos) })
+		fs := make([]*Folder, len(ps))
+		for i, p := range ps {
+			fs[i] = p.folder
+		}
+		out[child] = fs
 	}
 	return out, nil
 }
