@@ -35826,7 +35826,7 @@ func (ec *executionContext) marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋlou
 }
 
 func (ec *executionContext) marshalNActivityEvent2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.ActivityEvent) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNActivityEvent2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEvent(ctx, sel, v[i])
@@ -35856,7 +35856,7 @@ func (ec *executionContext) marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋlou
 }
 
 func (ec *executionContext) marshalNAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternative(ctx, sel, v[i])
@@ -35877,7 +35877,7 @@ func (ec *executionContext) unmarshalNAlternativeInput2ᚖgithubᚗcomᚋloupe�
 }
 
 func (ec *executionContext) marshalNAncestry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAncestryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Ancestry) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAncestry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐAncestry(ctx, sel, v[i])
@@ -35907,7 +35907,7 @@ func (ec *executionContext) marshalNApiKey2githubᚗcomᚋloupeᚑmamᚋloupeᚋ
 }
 
 func (ec *executionContext) marshalNApiKey2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.APIKey) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNApiKey2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAPIKey(ctx, sel, v[i])
@@ -35956,7 +35956,7 @@ func (ec *executionContext) marshalNAttachment2githubᚗcomᚋloupeᚑmamᚋloup
 }
 
 func (ec *executionContext) marshalNAttachment2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Attachment) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAttachment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachment(ctx, sel, v[i])
@@ -36026,7 +36026,7 @@ func (ec *executionContext) marshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋlou
 }
 
 func (ec *executionContext) marshalNAuditRecord2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.AuditRecord) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAuditRecord2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditRecord(ctx, sel, v[i])
@@ -36070,7 +36070,7 @@ func (ec *executionContext) marshalNBookmark2githubᚗcomᚋloupeᚑmamᚋloupe�
 }
 
 func (ec *executionContext) marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, sel, v[i])
@@ -36096,7 +36096,7 @@ func (ec *executionContext) marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋlou
 }
 
 func (ec *executionContext) marshalNBookmarkFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolderᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.BookmarkFolder) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBookmarkFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolder(ctx, sel, v[i])
@@ -36201,7 +36201,7 @@ func (ec *executionContext) marshalNComment2githubᚗcomᚋloupeᚑmamᚋloupe�
 }
 
 func (ec *executionContext) marshalNComment2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Comment) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNComment2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐComment(ctx, sel, v[i])
@@ -36241,7 +36241,7 @@ func (ec *executionContext) marshalNCommentConnection2ᚖgithubᚗcomᚋloupeᚑ
 }
 
 func (ec *executionContext) marshalNCommentEdge2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CommentEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCommentEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐCommentEdge(ctx, sel, v[i])
@@ -36394,7 +36394,7 @@ func (ec *executionContext) marshalNDefinitionAction2githubᚗcomᚋloupeᚑmam�
 }
 
 func (ec *executionContext) marshalNDefinitionChange2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.DefinitionChange) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDefinitionChange2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionChange(ctx, sel, v[i])
@@ -36534,7 +36534,7 @@ func (ec *executionContext) unmarshalNDeleteRelationInput2githubᚗcomᚋloupe�
 }
 
 func (ec *executionContext) marshalNExternalIdMatch2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐExternalIDMatchᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.ExternalIDMatch) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNExternalIdMatch2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐExternalIDMatch(ctx, sel, v[i])
@@ -36580,7 +36580,7 @@ func (ec *executionContext) marshalNFolder2githubᚗcomᚋloupeᚑmamᚋloupeᚋ
 }
 
 func (ec *executionContext) marshalNFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Folder) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolder(ctx, sel, v[i])
@@ -36634,7 +36634,7 @@ func (ec *executionContext) marshalNFolderContent2ᚖgithubᚗcomᚋloupeᚑmam�
 }
 
 func (ec *executionContext) marshalNFolderEdge2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FolderEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNFolderEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderEdge(ctx, sel, v[i])
@@ -36660,7 +36660,7 @@ func (ec *executionContext) marshalNFolderEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋl
 }
 
 func (ec *executionContext) marshalNFolderEntry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.FolderEntry) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNFolderEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐFolderEntry(ctx, sel, v[i])
@@ -36778,7 +36778,7 @@ func (ec *executionContext) marshalNItem2githubᚗcomᚋloupeᚑmamᚋloupeᚋst
 }
 
 func (ec *executionContext) marshalNItem2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Item) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNItem2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItem(ctx, sel, v[i])
@@ -36818,7 +36818,7 @@ func (ec *executionContext) marshalNItemConnection2ᚖgithubᚗcomᚋloupeᚑmam
 }
 
 func (ec *executionContext) marshalNItemEdge2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ItemEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNItemEdge2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐItemEdge(ctx, sel, v[i])
@@ -36886,7 +36886,7 @@ func (ec *executionContext) marshalNItemVersion2githubᚗcomᚋloupeᚑmamᚋlou
 }
 
 func (ec *executionContext) marshalNItemVersion2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.ItemVersion) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNItemVersion2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemVersion(ctx, sel, v[i])
@@ -36933,7 +36933,7 @@ func (ec *executionContext) unmarshalNLockUploadInput2githubᚗcomᚋloupeᚑmam
 }
 
 func (ec *executionContext) marshalNMdf2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Mdf) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, sel, v[i])
@@ -36983,7 +36983,7 @@ func (ec *executionContext) marshalNMdfEmbedded2ᚖgithubᚗcomᚋloupeᚑmamᚋ
 }
 
 func (ec *executionContext) marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.MdfField) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMdfField2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfField(ctx, sel, v[i])
@@ -37145,7 +37145,7 @@ func (ec *executionContext) unmarshalNMoveItemInput2githubᚗcomᚋloupeᚑmam�
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx context.Context, sel ast.SelectionSet, v []store.Node) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx, sel, v[i])
@@ -37155,7 +37155,7 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupe�
 }
 
 func (ec *executionContext) marshalNOptionList2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionListᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.OptionList) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNOptionList2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐOptionList(ctx, sel, v[i])
@@ -37234,7 +37234,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋloupeᚑmamᚋlou
 }
 
 func (ec *executionContext) marshalNPathEntry2ᚕᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx context.Context, sel ast.SelectionSet, v [][]*store.PathEntry) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPathEntry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx, sel, v[i])
@@ -37250,7 +37250,7 @@ func (ec *executionContext) marshalNPathEntry2ᚕᚕᚖgithubᚗcomᚋloupeᚑma
 }
 
 func (ec *executionContext) marshalNPathEntry2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.PathEntry) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPathEntry2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐPathEntry(ctx, sel, v[i])
@@ -37299,7 +37299,7 @@ func (ec *executionContext) marshalNReaction2githubᚗcomᚋloupeᚑmamᚋloupe�
 }
 
 func (ec *executionContext) marshalNReaction2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐReactionᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Reaction) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNReaction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐReaction(ctx, sel, v[i])
@@ -37315,7 +37315,7 @@ func (ec *executionContext) marshalNReaction2ᚕgithubᚗcomᚋloupeᚑmamᚋlou
 }
 
 func (ec *executionContext) marshalNRelation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Relation) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRelation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelation(ctx, sel, v[i])
@@ -37451,7 +37451,7 @@ func (ec *executionContext) marshalNStats2ᚖgithubᚗcomᚋloupeᚑmamᚋloupe�
 }
 
 func (ec *executionContext) marshalNStatsCounter2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStatsCounterᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.StatsCounter) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStatsCounter2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStatsCounter(ctx, sel, v[i])
@@ -37487,7 +37487,7 @@ func (ec *executionContext) marshalNStatsDateRange2githubᚗcomᚋloupeᚑmamᚋ
 }
 
 func (ec *executionContext) marshalNStorageManager2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStorageManagerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.StorageManager) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStorageManager2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStorageManager(ctx, sel, v[i])
@@ -37605,7 +37605,7 @@ func (ec *executionContext) marshalNThumbnail2githubᚗcomᚋloupeᚑmamᚋloupe
 }
 
 func (ec *executionContext) marshalNThumbnail2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnailᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Thumbnail) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNThumbnail2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐThumbnail(ctx, sel, v[i])
@@ -37645,7 +37645,7 @@ func (ec *executionContext) marshalNThumbnailPage2ᚖgithubᚗcomᚋloupeᚑmam�
 }
 
 func (ec *executionContext) marshalNTimedMetadata2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.TimedMetadata) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTimedMetadata2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadata(ctx, sel, v[i])
@@ -37708,7 +37708,7 @@ func (ec *executionContext) marshalNTranscriptSegment2githubᚗcomᚋloupeᚑmam
 }
 
 func (ec *executionContext) marshalNTranscriptSegment2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx context.Context, sel ast.SelectionSet, v []store.TranscriptSegment) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTranscriptSegment2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx, sel, v[i])
@@ -37754,7 +37754,7 @@ func (ec *executionContext) marshalNTranscriptionLanguageCollection2ᚖgithubᚗ
 }
 
 func (ec *executionContext) marshalNTranscriptionLanguageSetting2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettingᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.TranscriptionLanguageSetting) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTranscriptionLanguageSetting2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSetting(ctx, sel, v[i])
@@ -37965,7 +37965,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -38012,7 +38012,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -38040,7 +38040,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -38060,7 +38060,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -38113,7 +38113,7 @@ func (ec *executionContext) marshalOAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋ
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternative(ctx, sel, v[i])
@@ -38696,7 +38696,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -38715,7 +38715,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -38734,7 +38734,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -38760,7 +38760,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

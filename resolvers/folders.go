@@ -24,6 +24,7 @@ func (r *Resolver) folderChildren(ctx context.Context, f *store.Folder, first *i
 	if err != nil {
 		return nil, err
 	}
+	r.loaders(ctx).HintFolders(folders...)
 	c := &model.FolderConnection{Nodes: folders, Edges: make([]*model.FolderEdge, len(folders)),
 		PageInfo: &model.PageInfo{HasNextPage: more}}
 	for i, sub := range folders {

@@ -381,6 +381,42 @@ func TestItemPagesWithFilesCostTheSameStatements(t *testing.T) {
 		t.Fatalf("statements per page size: %v; want the same for 4 and 12 items", counts)
 	}
 
+	// Thumbnail pages and transcripts (default language, and one named)
+	// of a page of items: one statement each, whatever the page size —
+	// their resolvers hint every item's key before the first loads.
+	const nested = `query($first: Int) { items(first: $first, filter: {itemType: "video"}) { nodes {
+		id thumbnails(size: 2) { thumbnails { positionMs } } transcript { languageCode }
+		en: transcript(languageCode: "en-US") { languageCode } } } }`
+	nestedCounts := map[int]int64{}
+	for _, n := range []int{4, 12} {
+		var out struct {
+			Items struct {
+				Nodes []struct {
+					Thumbnails struct{ Thumbnails []any }
+					En         *struct{ LanguageCode string }
+				}
+			}
+		}
+		api.Statements.Reset()
+		r := a.GraphQL(t, nested, map[string]any{"first": n})
+		nestedCounts[n] = api.Statements.Count()
+		r.OK(&out)
+		withFiles := 0
+		for _, it := range out.Items.Nodes {
+			if len(it.Thumbnails.Thumbnails) == 1 && it.En != nil && it.En.LanguageCode == "en-US" {
+				withFiles++
+			}
+		}
+		if withFiles != n/2 {
+			t.Fatalf("first %d: %d items with a thumbnail and a transcript, want %d", n, withFiles, n/2)
+		}
+	}
+	t.Logf("statements of items(first: N) with thumbnails and transcripts: %v", nestedCounts)
+	if nestedCounts[4] != nestedCounts[12] || nestedCounts[12] > 4 {
+		t.Fatalf("statements per page size: %v; want the same for 4 and 12 items, at most 4 "+
+			"(page, thumbnails, transcripts in each language)", nestedCounts)
+	}
+
 	// The REST item record: an item with files costs one statement more
 	// (its attachments) than one without, and thumbnails and transcript
 	// links cost none.

@@ -111,3 +111,39 @@ func TestFolderContentIsBatched(t *testing.T) {
 		t.Fatalf("statements for 3 and 40 entries: %d and %d, want equal", cost[3], cost[40])
 	}
 }
+
+// A page of subfolders with each one's parent and ancestry costs the same
+// statements whatever its size (the children hint their folders).
+func TestSubfoldersAreBatched(t *testing.T) {
+	cost := map[int]int64{}
+	for _, n := range []int{2, 20} {
+		api := loupetest.New(t)
+		a := api.Tenant(t, "a")
+		top := createItem(t, a, map[string]any{"title": "Top", "itemType": "folder"})
+		f := createItem(t, a, map[string]any{"title": "F", "itemType": "folder", "folderParents": []string{top.ID}})
+		for i := range n {
+			createItem(t, a, map[string]any{"title": fmt.Sprint("sub ", i), "itemType": "folder", "folderParents": []string{f.ID}})
+		}
+		var out struct {
+			Folder struct {
+				Children struct {
+					Nodes []struct {
+						Parent    struct{ Name string }
+						Ancestors []struct{ Name string }
+					}
+				}
+			}
+		}
+		api.Statements.Reset()
+		a.GraphQL(t, `query($f: ID!) { folder(id: $f) { children(first: 50) { nodes { name parent { name } ancestors { name } } } } }`,
+			map[string]any{"f": f.ID}).OK(&out)
+		cost[n] = api.Statements.Count()
+		nodes := out.Folder.Children.Nodes
+		if len(nodes) != n || nodes[0].Parent.Name != "F" || len(nodes[n-1].Ancestors) != 2 || nodes[n-1].Ancestors[0].Name != "Top" {
+			t.Fatalf("%d subfolders: %+v", n, out.Folder.Children)
+		}
+	}
+	if cost[2] != cost[20] {
+		t.Fatalf("statements for 2 and 20 subfolders: %d and %d, want equal", cost[2], cost[20])
+	}
+}

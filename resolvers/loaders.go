@@ -38,8 +38,9 @@ type Loaders struct {
 	CommentsOfItem *Loader[[]*store.Comment]
 	// ThumbnailsOfItem answers a page of an item's thumbnails, keyed by
 	// argsKey(index, size, item id); TranscriptOfItem an item's transcript
-	// in a language, keyed by argsKey(language, item id). Both batch by the
-	// time window: their keys carry arguments only their resolvers know.
+	// in a language, keyed by argsKey(language, item id). Their keys carry
+	// arguments only their resolvers know: the resolvers hint them
+	// (HintThumbnails, HintTranscripts) before they load.
 	ThumbnailsOfItem *Loader[[]*store.Thumbnail]
 	TranscriptOfItem *Loader[*store.Transcript]
 	// Access answers what the principal may do with items (non-admins'
@@ -49,34 +50,24 @@ type Loaders struct {
 	// listed items hint their forms.
 	Mdf *Loader[*store.Mdf]
 
-	// hintedMu guards hintedItems and commentHints: the items hinted so
-	// far, and per comment page size and order how many of them
-	// CommentsOfItem has been hinted (its keys carry them, which only the
-	// comments resolver knows).
-	hintedMu     sync.Mutex
-	hintedItems  []string
-	commentHints map[string]int
+	// hintedMu guards hintedItems, itemsByID and argHints: the items hinted
+	// so far (with their records when the hint had them), and per argument
+	// key (see hintArgs) how many of them have been hinted with it.
+	hintedMu    sync.Mutex
+	hintedItems []string
+	itemsByID   map[string]*store.Item
+	argHints    map[string]int
 }
 
 // NewLoaders builds a request's loaders. Each level hints the next: the
 // folders of a page of items name the parents that Folder.parent will ask
 // for, and those parents name theirs.
 func NewLoaders(st *store.Store) *Loaders {
-	l := &Loaders{commentHints: map[string]int{}}
+	l := &Loaders{argHints: map[string]int{}, itemsByID: map[string]*store.Item{}}
 	// Items loaded by id (related items, ...) hint their own nested fields.
 	l.Item = newLoader(byKey(st.ItemsByIDs), func(it *store.Item) { l.hintItemIDs(it.ID) })
-	l.Folder = newLoader(byKey(st.FoldersByIDs), func(f *store.Folder) {
-		if f.ParentID != nil {
-			l.Folder.Hint(*f.ParentID)
-		}
-	})
-	l.FoldersOfItem = newLoader(listByKey(st.FoldersOfItems), func(fs []*store.Folder) {
-		for _, f := range fs {
-			if f.ParentID != nil {
-				l.Folder.Hint(*f.ParentID)
-			}
-		}
-	})
+	l.Folder = newLoader(byKey(st.FoldersByIDs), func(f *store.Folder) { l.HintFolders(f) })
+	l.FoldersOfItem = newLoader(listByKey(st.FoldersOfItems), func(fs []*store.Folder) { l.HintFolders(fs...) })
 	l.AttachmentsOfItem = newLoader(listByKey(ofTenant(st.AttachmentsOfItems)))
 	l.TimedMetadataOfItem = newLoader(listByKey(ofTenant(st.TimedMetadataOfItems)))
 	l.VersionsOfItem = newLoader(listByKey(ofTenant(st.VersionsOfItems)))
@@ -95,15 +86,31 @@ func NewLoaders(st *store.Store) *Loaders {
 	return l
 }
 
+// HintFolders tells the folder-keyed loaders which folders a list (or a
+// level) just returned: their parents and their ancestry paths.
+func (l *Loaders) HintFolders(fs ...*store.Folder) {
+	ids := make([]string, 0, len(fs))
+	for _, f := range fs {
+		ids = append(ids, f.ID)
+		if f.ParentID != nil {
+			l.Folder.Hint(*f.ParentID)
+		}
+	}
+	l.AncestryOfItem.Hint(ids...)
+}
+
 // HintItems tells the item-keyed loaders which items a list just returned,
 // so that whichever nested field its elements ask for, one query answers
 // the whole list.
 func (l *Loaders) HintItems(items []*store.Item) {
 	ids := make([]string, len(items))
 	forms := make([]string, len(items))
+	l.hintedMu.Lock()
 	for i, it := range items {
 		ids[i], forms[i] = it.ID, it.MetadataFormID
+		l.itemsByID[it.ID] = it
 	}
+	l.hintedMu.Unlock()
 	l.hintItemIDs(ids...)
 	l.Mdf.Hint(forms...)
 }
@@ -125,20 +132,54 @@ func (l *Loaders) hintItemIDs(ids ...string) {
 // resolver calls it before it loads, so the first element of a list fetches
 // the page of every element.
 func (l *Loaders) HintComments(first int, newestFirst bool) {
-	// The hint is given under the lock: a sibling resolver that finds
-	// nothing left to hint must not load before these keys are hinted, or
-	// its key would be fetched on its own.
+	l.hintArgs(l.CommentsOfItem, commentsKey("", first, newestFirst), func(id string, _ *store.Item) (string, bool) {
+		return commentsKey(id, first, newestFirst), true
+	})
+}
+
+// HintThumbnails hints ThumbnailsOfItem with the page (index, size) of every
+// hinted item, as HintComments does.
+func (l *Loaders) HintThumbnails(index, size int) {
+	args := argsKey(strconv.Itoa(index), strconv.Itoa(size))
+	l.hintArgs(l.ThumbnailsOfItem, "thumbnails/"+args, func(id string, _ *store.Item) (string, bool) {
+		return argsKey(args, id), true
+	})
+}
+
+// HintTranscripts hints TranscriptOfItem with the transcript in lang (""
+// for each item's own language) of every hinted item that has one.
+func (l *Loaders) HintTranscripts(lang string) {
+	l.hintArgs(l.TranscriptOfItem, "transcripts/"+lang, func(id string, it *store.Item) (string, bool) {
+		switch {
+		case it == nil:
+			return "", false // not known: its own load asks
+		case it.TranscriptLastUpdated == nil:
+			return "", false // never loaded (itemTranscript)
+		case lang != "":
+			return argsKey(lang, id), true
+		default:
+			return argsKey(it.LanguageCode, id), true
+		}
+	})
+}
+
+// hintArgs hints loader h with key(item) for every item hinted so far and
+// not yet hinted under hint (a loader and the arguments of its keys, which
+// only the field's resolver knows). The hint is given under the lock: a
+// sibling resolver that finds nothing left to hint must not load before
+// these keys are hinted, or its key would be fetched on its own.
+func (l *Loaders) hintArgs(h interface{ Hint(...string) }, hint string, key func(id string, it *store.Item) (string, bool)) {
 	l.hintedMu.Lock()
 	defer l.hintedMu.Unlock()
-	hint := commentsKey("", first, newestFirst)
-	done := l.commentHints[hint]
-	todo := l.hintedItems[done:]
-	l.commentHints[hint] = len(l.hintedItems)
-	keys := make([]string, len(todo))
-	for i, id := range todo {
-		keys[i] = commentsKey(id, first, newestFirst)
+	todo := l.hintedItems[l.argHints[hint]:]
+	l.argHints[hint] = len(l.hintedItems)
+	keys := make([]string, 0, len(todo))
+	for _, id := range todo {
+		if k, ok := key(id, l.itemsByID[id]); ok {
+			keys = append(keys, k)
+		}
 	}
-	l.CommentsOfItem.Hint(keys...)
+	h.Hint(keys...)
 }
 
 // commentsKey is the CommentsOfItem key of an item's first page of size
@@ -279,12 +320,12 @@ func transcripts(st *store.Store) dataloader.BatchFunc[string, *store.Transcript
 	}
 }
 
-// Loader is a dataloader with hints. gqlgen resolves the elements of a list
-// in separate goroutines; on a busy machine they reach a loader over more
-// than any time window, and a time-batched level splits into several queries.
-// A resolver that returns a list therefore hints the keys its elements will
-// ask for, and the first Load fetches all hinted keys in one query while the
-// other elements wait for it. Keys nobody hinted are batched by the
+// Loader is a dataloader with hints. A resolver that returns a list hints
+// the keys its elements will ask for, and the first Load fetches all hinted
+// keys in one query; the other elements find theirs loaded. Batching so
+// depends on no time window (a busy machine's goroutines reach a loader over
+// more than any window), and lets the elements of a list be marshalled one
+// after the other (graph/slice.go). Keys nobody hinted are batched by the
 // dataloader's time window as usual.
 type Loader[V any] struct {
 	dl      *dataloader.Loader[string, V]

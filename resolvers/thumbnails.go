@@ -52,7 +52,9 @@ func (r *Resolver) itemThumbnails(ctx context.Context, obj *store.Item, index, s
 	if n < 1 || n > store.MaxThumbnailPage {
 		return nil, store.Invalid("size must be between 1 and %d", store.MaxThumbnailPage)
 	}
-	page, err := r.loaders(ctx).ThumbnailsOfItem.Load(ctx, argsKey(strconv.Itoa(i), strconv.Itoa(n), obj.ID))
+	l := r.loaders(ctx)
+	l.HintThumbnails(i, n)
+	page, err := l.ThumbnailsOfItem.Load(ctx, argsKey(strconv.Itoa(i), strconv.Itoa(n), obj.ID))
 	if err != nil {
 		return nil, err
 	}

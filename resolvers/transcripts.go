@@ -62,9 +62,9 @@ func (r *Resolver) updateTranscript(ctx context.Context, input model.UpdateTrans
 // itemTranscript answers Item.transcript: the transcript in languageCode
 // (default: the item's), null when there is none.
 func (r *Resolver) itemTranscript(ctx context.Context, obj *store.Item, languageCode *string) (*store.Transcript, error) {
-	lang := obj.LanguageCode
+	lang, asked := obj.LanguageCode, ""
 	if languageCode != nil {
-		lang = *languageCode
+		lang, asked = *languageCode, *languageCode
 	}
 	if !store.ValidTranscriptLanguage(lang) {
 		return nil, store.Invalid("languageCode must be a BCP 47 language-region tag such as en-US, got %q", lang)
@@ -73,7 +73,9 @@ func (r *Resolver) itemTranscript(ctx context.Context, obj *store.Item, language
 	if obj.TranscriptLastUpdated == nil {
 		return nil, nil
 	}
-	return r.loaders(ctx).TranscriptOfItem.Load(ctx, argsKey(lang, obj.ID))
+	l := r.loaders(ctx)
+	l.HintTranscripts(asked)
+	return l.TranscriptOfItem.Load(ctx, argsKey(lang, obj.ID))
 }
 
 // timedTranscriptURL answers Item.timedTranscriptUrl: a signed link to the
