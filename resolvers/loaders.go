@@ -22,7 +22,10 @@ const batchWait = 500 * time.Microsecond
 // Loaders batch the nested fields of one request. They are built per request
 // because they cache what they load for the request's principal.
 type Loaders struct {
-	Item                *Loader[*store.Item]
+	Item *Loader[*store.Item]
+	// ItemLean answers lean items (store.ItemsByIDsLean) for a field that
+	// asks only lean fields of them (resolvers/lean.go).
+	ItemLean            *Loader[*store.Item]
 	Folder              *Loader[*store.Folder]
 	FoldersOfItem       *Loader[[]*store.Folder]
 	AttachmentsOfItem   *Loader[[]*store.Attachment]
@@ -66,6 +69,7 @@ func NewLoaders(st *store.Store) *Loaders {
 	l := &Loaders{argHints: map[string]int{}, itemsByID: map[string]*store.Item{}}
 	// Items loaded by id (related items, ...) hint their own nested fields.
 	l.Item = newLoader(byKey(st.ItemsByIDs), func(it *store.Item) { l.hintItemIDs(it.ID) })
+	l.ItemLean = newLoader(byKey(st.ItemsByIDsLean), func(it *store.Item) { l.hintItemIDs(it.ID) })
 	l.Folder = newLoader(byKey(st.FoldersByIDs), func(f *store.Folder) { l.HintFolders(f) })
 	l.FoldersOfItem = newLoader(listByKey(st.FoldersOfItems), func(fs []*store.Folder) { l.HintFolders(fs...) })
 	l.AttachmentsOfItem = newLoader(listByKey(ofTenant(st.AttachmentsOfItems)))
@@ -76,6 +80,7 @@ func NewLoaders(st *store.Store) *Loaders {
 	l.RelationsOfItem = newLoader(listByKey(ofTenant(st.RelationsOfItems)), func(rs []*store.Relation) {
 		for _, r := range rs {
 			l.Item.Hint(r.RelatedItemID)
+			l.ItemLean.Hint(r.RelatedItemID)
 			l.Access.Hint(r.RelatedItemID)
 		}
 	})
@@ -108,7 +113,9 @@ func (l *Loaders) HintItems(items []*store.Item) {
 	l.hintedMu.Lock()
 	for i, it := range items {
 		ids[i], forms[i] = it.ID, it.MetadataFormID
-		l.itemsByID[it.ID] = it
+		if !it.Lean {
+			l.itemsByID[it.ID] = it
+		}
 	}
 	l.hintedMu.Unlock()
 	l.hintItemIDs(ids...)

@@ -170,6 +170,7 @@ func auditQuery(f *model.AuditFilter, from, size *int) store.AuditQuery {
 // nested loaders and answers it as a connection: the one path of items,
 // itemChanges and Folder.items.
 func (r *Resolver) itemPage(ctx context.Context, p *store.Principal, q store.ItemQuery) (*model.ItemConnection, error) {
+	q.Lean = leanConnection(ctx)
 	items, more, err := r.Store.ListItems(ctx, p, q)
 	if err != nil {
 		return nil, err

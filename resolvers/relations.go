@@ -92,7 +92,11 @@ func (r *Resolver) relationsPayload(ctx context.Context, rels []*store.Relation)
 // relatedItem is the item at the other end, or null while it is in the
 // recycle bin (the relation stays and comes back with the item).
 func (r *Resolver) relatedItem(ctx context.Context, obj *store.Relation) (*store.Item, error) {
-	it, err := r.loaders(ctx).Item.Load(ctx, obj.RelatedItemID)
+	items := r.loaders(ctx).Item
+	if leanField(ctx) {
+		items = r.loaders(ctx).ItemLean // a lean row serves what is asked
+	}
+	it, err := items.Load(ctx, obj.RelatedItemID)
 	if store.ErrorKind(err) == store.ENOTFOUND {
 		return nil, nil
 	}

@@ -13,6 +13,8 @@ import (
 
 // Item is a media item, folder or person (spec 2.1).
 type Item struct {
+	// Lean is set on an item read with itemLeanColumns only.
+	Lean             bool       `db:"lean"`
 	TenantID         string     `db:"tenant_id"`
 	ID               string     `db:"id"`
 	ItemType         string     `db:"item_type"`
@@ -227,6 +229,19 @@ FROM items i WHERE i.tenant_id = $1 AND i.id = $2`
 var itemsByIDsSQL = `SELECT ` + itemColumns + `
 FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL AND ` + visibleItem
 
+// itemLeanColumns are the columns a lean item is read with: what the
+// fields resolvers.leanItemFields lists are served from. A list whose
+// selection asks for nothing else (a grid: title, folders, comments,
+// relations) reads them instead of the whole record — no JSON documents,
+// no folder subquery per row. A lean Item has Lean set; it never goes into
+// a cache other fields could be served from.
+const itemLeanColumns = `
+i.tenant_id, i.id, i.item_type, i.title, i.created_by, i.created_on, i.modified_on,
+i.has_relations, i.has_attachments, i.deleted_on, true AS lean`
+
+var itemsByIDsLeanSQL = `SELECT ` + itemLeanColumns + `
+FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL AND ` + visibleItem
+
 // visibleItem filters items aliased i to those the principal at $3 with
 // the tokens $4 may see.
 var visibleItem = visibleSQL("i", 3, 4)
@@ -265,13 +280,22 @@ func getItem(ctx context.Context, q queryer, query, tenantID, id string, more ..
 // ItemsByIDs returns the live items among ids that the principal may see,
 // keyed by id, in one query.
 func (s *Store) ItemsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Item, error) {
+	return s.itemsByIDs(ctx, p, ids, itemsByIDsSQL)
+}
+
+// ItemsByIDsLean is ItemsByIDs reading lean items (itemLeanColumns).
+func (s *Store) ItemsByIDsLean(ctx context.Context, p *Principal, ids []string) (map[string]*Item, error) {
+	return s.itemsByIDs(ctx, p, ids, itemsByIDsLeanSQL)
+}
+
+func (s *Store) itemsByIDs(ctx context.Context, p *Principal, ids []string, query string) (map[string]*Item, error) {
 	out := make(map[string]*Item, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var items []*Item
-	if err := s.selectPrepared(ctx, &items, itemsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &items, query, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch items: %w", err)
 	}
 	if err := decodeMedia(items...); err != nil {

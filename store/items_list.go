@@ -28,6 +28,9 @@ type ItemQuery struct {
 	ChangedSince *time.Time
 	// AfterModified is the modified_on of the item After names, when polling.
 	AfterModified time.Time
+	// Lean reads lean items (itemLeanColumns): the caller serves only the
+	// fields they carry.
+	Lean bool
 }
 
 // MaxItemPage bounds one page of items.
@@ -62,7 +65,11 @@ func (q *ItemQuery) sql(count bool, p *Principal) (string, []any) {
 	if count {
 		b.WriteString("SELECT count(*) FROM items i")
 	} else {
-		b.WriteString("SELECT " + itemColumns + " FROM items i")
+		columns := itemColumns
+		if q.Lean {
+			columns = itemLeanColumns
+		}
+		b.WriteString("SELECT " + columns + " FROM items i")
 	}
 	key, folder := "i.id", ""
 	if q.FolderID != "" {

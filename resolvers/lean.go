@@ -1,0 +1,75 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// A list of items whose selection asks only for fields of a lean row reads
+// lean rows (store.itemLeanColumns): a grid's page asks for a title, the
+// folders, comments and relations, and reading every item's JSON documents
+// and folder list besides cost it a tenth of its requests per second
+// (docs/performance.md).
+
+// leanItemFields are the Item fields a lean row serves: struct fields the
+// lean columns fill, or resolvers that need only the item's id. A field
+// added to Item is not lean until it is added here (and to the columns).
+var leanItemFields = map[string]bool{
+	"__typename": true,
+	"id":         true,
+	"title":      true,
+	"itemType":   true,
+	"createdBy":  true,
+	"createdOn":  true,
+	"modifiedOn": true,
+	"folders":    true, // FoldersOfItem, by id
+	"comments":   true, // CommentsOfItem, by id
+	"relations":  true, // RelationsOfItem, by id
+}
+
+// leanItems reports whether every Item field sel asks for is lean.
+func leanItems(oc *graphql.OperationContext, sel ast.SelectionSet) bool {
+	for _, f := range graphql.CollectFields(oc, sel, []string{"Item", "Node"}) {
+		if !leanItemFields[f.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// leanConnection reports whether the ItemConnection field being resolved
+// asks its items (nodes, edges.node) for lean fields only.
+func leanConnection(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Field.Field == nil || !graphql.HasOperationContext(ctx) {
+		return false
+	}
+	oc := graphql.GetOperationContext(ctx)
+	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{"ItemConnection"}) {
+		switch f.Name {
+		case "nodes":
+			if !leanItems(oc, f.Selections) {
+				return false
+			}
+		case "edges":
+			for _, e := range graphql.CollectFields(oc, f.Selections, []string{"ItemEdge"}) {
+				if e.Name == "node" && !leanItems(oc, e.Selections) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// leanField reports whether the Item-valued field being resolved asks for
+// lean fields only.
+func leanField(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Field.Field == nil || !graphql.HasOperationContext(ctx) {
+		return false
+	}
+	return leanItems(graphql.GetOperationContext(ctx), fc.Field.Selections)
+}
