@@ -3,12 +3,10 @@ package migrations_test
 import (
 	"context"
 	"database/sql"
-	"net/url"
 	"testing"
 
 	"github.com/pressly/goose/v3"
 
-	"github.com/loupe-mam/loupe/internal/pgtest"
 	"github.com/loupe-mam/loupe/migrations"
 )
 
@@ -16,20 +14,8 @@ import (
 // migration (new tenants get them from store.CreateTenant); the migration
 // also goes down and up again.
 func TestMetadataFormsMigrationGivesExistingTenantsTheDefaultForms(t *testing.T) {
-	admin, err := sql.Open("postgres", pgtest.AdminURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
 	ctx := context.Background()
-	const name = "loupe_migrate_mdfs"
-	admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
-	u, _ := url.Parse(pgtest.AdminURL(t))
-	u.Path = "/" + name
+	u := emptyDatabase(t, "loupe_migrate_mdfs")
 	db, err := sql.Open("postgres", u.String())
 	if err != nil {
 		t.Fatal(err)

@@ -17,20 +17,8 @@ import (
 // advisory lock lets one migrate while the others wait and then find nothing
 // to do.
 func TestConcurrentUpOnEmptyDatabase(t *testing.T) {
-	admin, err := sql.Open("postgres", pgtest.AdminURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
 	ctx := context.Background()
-	const name = "loupe_migrate_race"
-	admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
-	u, _ := url.Parse(pgtest.AdminURL(t))
-	u.Path = "/" + name
+	u := emptyDatabase(t, "loupe_migrate_race")
 
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -71,4 +59,27 @@ func TestConcurrentUpOnEmptyDatabase(t *testing.T) {
 	if applied != files {
 		t.Fatalf("%d migrations recorded, want %d (one each)", applied, files)
 	}
+}
+
+// emptyDatabase makes a database with no migration applied (not the
+// migrated template tests clone) and drops it after the test.
+func emptyDatabase(t *testing.T, name string) *url.URL {
+	t.Helper()
+	admin, err := sql.Open("postgres", pgtest.AdminURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") //nolint:errcheck // a leftover, if any
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") //nolint:errcheck // best effort
+		admin.Close()
+	})
+	u, _ := url.Parse(pgtest.AdminURL(t))
+	u.Path = "/" + name
+	return u
 }
