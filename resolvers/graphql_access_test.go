@@ -29,217 +29,6 @@ import (
 // missing id answers the same body (the id swapped); node(id) is null.
 // Visible but not updatable answers FORBIDDEN and changes nothing.
 
-var gqaUsers = []string{"admin", "editor", "sales", "owner", "other"}
-
-type gqaTarget struct {
-	name    string
-	folder  bool
-	parents []string
-	sees    string // a admin, e editor, s sales, o owner
-	changes string
-}
-
-var gqaTargets = []gqaTarget{
-	{name: "pub", folder: true, sees: "aeso", changes: "aeso"},
-	{name: "shared", folder: true, parents: []string{"pub"}, sees: "ae", changes: "ae"},
-	{name: "priv", folder: true, sees: "aeo", changes: "ao"},
-	{name: "sub", folder: true, parents: []string{"priv"}, sees: "ae", changes: "a"},
-	{name: "openSub", folder: true, parents: []string{"priv"}, sees: "aeso", changes: "a"},
-	{name: "idShared", folder: true, sees: "ae", changes: "ae"},
-	{name: "loose", sees: "aeso", changes: "aeso"},
-	{name: "privItem", parents: []string{"priv"}, sees: "aeo", changes: "ao"},
-	{name: "bothItem", parents: []string{"priv", "pub"}, sees: "aeso", changes: "aeso"},
-	{name: "sharedItem", parents: []string{"shared"}, sees: "ae", changes: "ae"},
-	{name: "subItem", parents: []string{"sub"}, sees: "ae", changes: "a"},
-	{name: "openItem", parents: []string{"openSub"}, sees: "aeso", changes: "a"},
-	{name: "idItem", parents: []string{"idShared"}, sees: "ae", changes: "ae"},
-}
-
-func gqaLetter(user string) string {
-	if user == "other" {
-		return "-"
-	}
-	return user[:1]
-}
-
-func (tg gqaTarget) visibleTo(user string) bool { return strings.Contains(tg.sees, gqaLetter(user)) }
-func (tg gqaTarget) updatableBy(user string) bool {
-	return strings.Contains(tg.changes, gqaLetter(user))
-}
-
-func gqaTargetNamed(name string) gqaTarget {
-	for _, tg := range gqaTargets {
-		if tg.name == name {
-			return tg
-		}
-	}
-	panic("no target " + name)
-}
-
-func gqaNames(pred func(gqaTarget) bool) []string {
-	out := []string{}
-	for _, tg := range gqaTargets {
-		if pred(tg) {
-			out = append(out, tg.name)
-		}
-	}
-	return out
-}
-
-func gqaChildren(f string) []string {
-	return gqaNames(func(tg gqaTarget) bool { return slices.Contains(tg.parents, f) })
-}
-
-type gqaWorld struct {
-	api   *loupetest.API
-	users map[string]*loupetest.Client
-	ids   map[string]string
-}
-
-func (w *gqaWorld) admin() *loupetest.Client { return w.users["admin"] }
-
-func newGQAWorld(t *testing.T) *gqaWorld {
-	t.Helper()
-	api := loupetest.New(t)
-	a := api.Tenant(t, "acme")
-	w := &gqaWorld{api: api, ids: map[string]string{}, users: map[string]*loupetest.Client{
-		"admin":  a,
-		"editor": a.User(t, "editor@acme.test", []string{"editors"}, false),
-		"sales":  a.User(t, "sales@acme.test", []string{"sales"}, false),
-		"owner":  a.User(t, "owner@acme.test", []string{"owners"}, false),
-		"other":  api.Tenant(t, "other"),
-	}}
-	for _, tg := range gqaTargets {
-		w.ids[tg.name] = w.fresh(t, tg.name, "ext-"+tg.name)
-	}
-	return w
-}
-
-// fresh makes a new target of the kind name (the fixture is made by it too).
-func (w *gqaWorld) fresh(t *testing.T, name, externalID string) string {
-	t.Helper()
-	a := w.admin()
-	tg := gqaTargetNamed(name)
-	parents := []string{}
-	for _, p := range tg.parents {
-		parents = append(parents, w.ids[p])
-	}
-	body := map[string]any{"title": "acc " + name, "itemType": "video", "folderParents": parents}
-	if tg.folder {
-		body["itemType"] = "folder"
-	}
-	if externalID != "" && !tg.folder {
-		body["externalId"] = externalID
-	}
-	id := a.CreateItem(t, body)
-	groups := func(n string) []string { return []string{a.TenantID + ":" + n} }
-	set := func(update map[string]any) {
-		t.Helper()
-		a.Post(t, "/api/v1/folders/"+id, update).Status(200)
-	}
-	switch name {
-	case "shared":
-		set(map[string]any{
-			"visibleTo":   map[string]any{"level": "selected_groups", "groups": groups("editors")},
-			"updatableBy": map[string]any{"level": "selected_groups", "groups": groups("editors")}})
-	case "priv":
-		set(map[string]any{"owner": w.users["owner"].UserID,
-			"visibleTo":   map[string]any{"level": "selected_groups", "groups": groups("editors")},
-			"updatableBy": map[string]any{"level": "selected_groups", "groups": groups("nobody")}})
-	case "openSub":
-		set(map[string]any{"visibleTo": map[string]any{"level": "tenant"}})
-	case "idShared":
-		// The rules name the group by its id, the other spelling of spec 2.10.
-		var group string
-		if err := w.api.DB.Get(&group, `SELECT id::text FROM groups WHERE tenant_id = $1 AND name = 'editors'`, a.TenantID); err != nil {
-			t.Fatal(err)
-		}
-		rule := map[string]any{"level": "selected_groups", "groups": []string{group}}
-		set(map[string]any{"visibleTo": rule, "updatableBy": rule})
-	}
-	return id
-}
-
-func (w *gqaWorld) visibleIDs(user string, names []string) []string {
-	out := []string{}
-	for _, n := range names {
-		if user != "other" && gqaTargetNamed(n).visibleTo(user) {
-			out = append(out, w.ids[n])
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (w *gqaWorld) fixtureOnly(ids []string) []string {
-	known := map[string]bool{}
-	for _, id := range w.ids {
-		known[id] = true
-	}
-	out := []string{}
-	for _, id := range ids {
-		if known[id] {
-			out = append(out, id)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (w *gqaWorld) namesOf(ids []string) []string {
-	byID := map[string]string{}
-	for n, id := range w.ids {
-		byID[id] = n
-	}
-	out := []string{}
-	for _, id := range ids {
-		if n, ok := byID[id]; ok {
-			out = append(out, n)
-		} else {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-func (w *gqaWorld) sameIDs(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	got, want = slices.Clone(got), slices.Clone(want)
-	sort.Strings(got)
-	sort.Strings(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("%s: got %v, want %v", what, w.namesOf(got), w.namesOf(want))
-	}
-}
-
-// expectedPaths: ancestry paths of target for user, ids joined by "/", top
-// down, invisible folders left out, empty paths dropped, sorted.
-func (w *gqaWorld) expectedPaths(user, target string) []string {
-	var chain func(f string) []string
-	chain = func(f string) []string {
-		tg := gqaTargetNamed(f)
-		up := []string{}
-		if len(tg.parents) > 0 {
-			up = chain(tg.parents[0])
-		}
-		return append(up, f)
-	}
-	out := []string{}
-	for _, p := range gqaTargetNamed(target).parents {
-		ids := []string{}
-		for _, f := range chain(p) {
-			if gqaTargetNamed(f).visibleTo(user) {
-				ids = append(ids, w.ids[f])
-			}
-		}
-		if len(ids) > 0 {
-			out = append(out, strings.Join(ids, "/"))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 type gqaPathEntry struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -288,7 +77,7 @@ func gqaSameAsMissing(t *testing.T, c *loupetest.Client, query string, vars map[
 }
 
 func TestGraphQLAccessByID(t *testing.T) {
-	w := newGQAWorld(t)
+	w := loupetest.NewAccessWorld(t)
 	rows := 0
 	type read struct {
 		op, query string
@@ -303,17 +92,17 @@ func TestGraphQLAccessByID(t *testing.T) {
 		{op: "folder", query: `query($id: ID!) { folder(id: $id) { id } }`, folder: true},
 		{op: "folderContent", query: `query($id: ID!) { folderContent(folderId: $id) { total hits { id } } }`, folder: true},
 	}
-	for _, user := range gqaUsers {
-		c := w.users[user]
+	for _, user := range loupetest.AccessUsers {
+		c := w.Users[user]
 		for _, r := range reads {
-			for _, tg := range gqaTargets {
-				if !r.all && r.folder != tg.folder {
+			for _, tg := range loupetest.AccessTargets {
+				if !r.all && r.folder != tg.Folder {
 					continue
 				}
 				rows++
-				id := w.ids[tg.name]
-				t.Run(gqaRow(user, r.op, tg.name), func(t *testing.T) {
-					if tg.visibleTo(user) {
+				id := w.IDs[tg.Name]
+				t.Run(gqaRow(user, r.op, tg.Name), func(t *testing.T) {
+					if tg.VisibleTo(user) {
 						c.GraphQL(t, r.query, map[string]any{"id": id}).OK(nil)
 						return
 					}
@@ -321,25 +110,25 @@ func TestGraphQLAccessByID(t *testing.T) {
 				})
 			}
 		}
-		for _, tg := range gqaTargets {
+		for _, tg := range loupetest.AccessTargets {
 			rows++
-			t.Run(gqaRow(user, "node", tg.name), func(t *testing.T) {
+			t.Run(gqaRow(user, "node", tg.Name), func(t *testing.T) {
 				var out struct {
 					Node *struct {
 						ID string `json:"id"`
 					} `json:"node"`
 				}
-				c.GraphQL(t, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": w.ids[tg.name]}).OK(&out)
-				if tg.visibleTo(user) != (out.Node != nil) {
-					t.Fatalf("node = %+v, visible %v", out.Node, tg.visibleTo(user))
+				c.GraphQL(t, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": w.IDs[tg.Name]}).OK(&out)
+				if tg.VisibleTo(user) != (out.Node != nil) {
+					t.Fatalf("node = %+v, visible %v", out.Node, tg.VisibleTo(user))
 				}
 			})
 		}
 		rows++
 		t.Run(gqaRow(user, "nodes", "all"), func(t *testing.T) {
 			ids := []string{}
-			for _, tg := range gqaTargets {
-				ids = append(ids, w.ids[tg.name])
+			for _, tg := range loupetest.AccessTargets {
+				ids = append(ids, w.IDs[tg.Name])
 			}
 			var out struct {
 				Nodes []*struct {
@@ -350,9 +139,9 @@ func TestGraphQLAccessByID(t *testing.T) {
 			if len(out.Nodes) != len(ids) {
 				t.Fatalf("%d nodes for %d ids", len(out.Nodes), len(ids))
 			}
-			for i, tg := range gqaTargets {
-				if tg.visibleTo(user) != (out.Nodes[i] != nil) {
-					t.Errorf("%s: node %+v, visible %v", tg.name, out.Nodes[i], tg.visibleTo(user))
+			for i, tg := range loupetest.AccessTargets {
+				if tg.VisibleTo(user) != (out.Nodes[i] != nil) {
+					t.Errorf("%s: node %+v, visible %v", tg.Name, out.Nodes[i], tg.VisibleTo(user))
 				}
 			}
 		})
@@ -361,15 +150,15 @@ func TestGraphQLAccessByID(t *testing.T) {
 }
 
 func TestGraphQLAccessLists(t *testing.T) {
-	w := newGQAWorld(t)
-	allNames := gqaNames(func(gqaTarget) bool { return true })
+	w := loupetest.NewAccessWorld(t)
+	allNames := loupetest.AccessNames(func(loupetest.AccessTarget) bool { return true })
 	related := []string{}
-	for _, n := range gqaNames(func(tg gqaTarget) bool { return !tg.folder && tg.name != "loose" }) {
-		related = append(related, w.ids[n])
+	for _, n := range loupetest.AccessNames(func(tg loupetest.AccessTarget) bool { return !tg.Folder && tg.Name != "loose" }) {
+		related = append(related, w.IDs[n])
 	}
-	w.admin().Put(t, "/api/v1/items/"+w.ids["loose"]+"/relations/acc", related).Status(200)
-	itemNames := gqaNames(func(tg gqaTarget) bool { return !tg.folder })
-	folderNames := gqaNames(func(tg gqaTarget) bool { return tg.folder })
+	w.Admin().Put(t, "/api/v1/items/"+w.IDs["loose"]+"/relations/acc", related).Status(200)
+	itemNames := loupetest.AccessNames(func(tg loupetest.AccessTarget) bool { return !tg.Folder })
+	folderNames := loupetest.AccessNames(func(tg loupetest.AccessTarget) bool { return tg.Folder })
 	rows := 0
 	run := func(name string, f func(t *testing.T)) {
 		rows++
@@ -409,27 +198,27 @@ func TestGraphQLAccessLists(t *testing.T) {
 		return out
 	}
 
-	for _, user := range gqaUsers {
-		c := w.users[user]
+	for _, user := range loupetest.AccessUsers {
+		c := w.Users[user]
 		run(gqaRow(user, "items", "tenant"), func(t *testing.T) {
 			got := items(t, c, nil)
-			adminSaw := w.fixtureOnly(idsOf(items(t, w.admin(), nil)))
-			w.sameIDs(t, "items", w.fixtureOnly(idsOf(got)), restrict(w.visibleIDs(user, allNames), adminSaw))
+			adminSaw := w.FixtureOnly(idsOf(items(t, w.Admin(), nil)))
+			w.SameIDs(t, "items", w.FixtureOnly(idsOf(got)), restrict(w.VisibleIDs(user, allNames), adminSaw))
 		})
 		for _, f := range folderNames {
-			tg := gqaTargetNamed(f)
+			tg := loupetest.AccessTargetNamed(f)
 			run(gqaRow(user, "items(filter:{folderId})", f), func(t *testing.T) {
-				if !tg.visibleTo(user) {
-					gqaSameAsMissing(t, c, itemsQ, map[string]any{"f": map[string]any{"folderId": "{id}"}}, w.ids[f])
+				if !tg.VisibleTo(user) {
+					gqaSameAsMissing(t, c, itemsQ, map[string]any{"f": map[string]any{"folderId": "{id}"}}, w.IDs[f])
 					return
 				}
-				filter := map[string]any{"folderId": w.ids[f]}
+				filter := map[string]any{"folderId": w.IDs[f]}
 				got := items(t, c, filter)
-				adminSaw := idsOf(items(t, w.admin(), filter))
-				w.sameIDs(t, "items", idsOf(got), restrict(w.visibleIDs(user, gqaChildren(f)), adminSaw))
+				adminSaw := idsOf(items(t, w.Admin(), filter))
+				w.SameIDs(t, "items", idsOf(got), restrict(w.VisibleIDs(user, loupetest.AccessChildren(f)), adminSaw))
 			})
 			run(gqaRow(user, "folderContent hits", f), func(t *testing.T) {
-				if !tg.visibleTo(user) {
+				if !tg.VisibleTo(user) {
 					return // TestGraphQLAccessByID
 				}
 				var out struct {
@@ -444,18 +233,18 @@ func TestGraphQLAccessLists(t *testing.T) {
 					} `json:"folderContent"`
 				}
 				c.GraphQL(t, `query($id: ID!) { folderContent(folderId: $id, size: 1000) { total hits { id item { id } } } }`,
-					map[string]any{"id": w.ids[f]}).OK(&out)
+					map[string]any{"id": w.IDs[f]}).OK(&out)
 				got := []string{}
 				for _, h := range out.FolderContent.Hits {
 					got = append(got, h.ID)
 				}
-				want := w.visibleIDs(user, gqaChildren(f))
+				want := w.VisibleIDs(user, loupetest.AccessChildren(f))
 				if out.FolderContent.Total != len(want) {
 					t.Errorf("total %d, want %d", out.FolderContent.Total, len(want))
 				}
-				w.sameIDs(t, "hits", got, want)
+				w.SameIDs(t, "hits", got, want)
 			})
-			if !tg.visibleTo(user) {
+			if !tg.VisibleTo(user) {
 				continue
 			}
 			run(gqaRow(user, "Folder.children", f), func(t *testing.T) {
@@ -466,12 +255,12 @@ func TestGraphQLAccessLists(t *testing.T) {
 					} `json:"folder"`
 				}
 				c.GraphQL(t, `query($id: ID!) { folder(id: $id) { children(first: 50) { nodes { id } } items(first: 50) { nodes { id } } } }`,
-					map[string]any{"id": w.ids[f]}).OK(&out)
-				kids := gqaNames(func(x gqaTarget) bool { return x.folder && slices.Contains(x.parents, f) })
-				w.sameIDs(t, "children", idsOf(out.Folder.Children), w.visibleIDs(user, kids))
-				w.sameIDs(t, "items", idsOf(out.Folder.Items), w.visibleIDs(user, gqaChildren(f)))
+					map[string]any{"id": w.IDs[f]}).OK(&out)
+				kids := loupetest.AccessNames(func(x loupetest.AccessTarget) bool { return x.Folder && slices.Contains(x.Parents, f) })
+				w.SameIDs(t, "children", idsOf(out.Folder.Children), w.VisibleIDs(user, kids))
+				w.SameIDs(t, "items", idsOf(out.Folder.Items), w.VisibleIDs(user, loupetest.AccessChildren(f)))
 			})
-			if len(tg.parents) > 0 {
+			if len(tg.Parents) > 0 {
 				run(gqaRow(user, "Folder.parent", f), func(t *testing.T) {
 					var out struct {
 						Folder struct {
@@ -483,10 +272,10 @@ func TestGraphQLAccessLists(t *testing.T) {
 						} `json:"folder"`
 					}
 					c.GraphQL(t, `query($id: ID!) { folder(id: $id) { parentId parent { id } ancestors { id name } } }`,
-						map[string]any{"id": w.ids[f]}).OK(&out)
-					p := tg.parents[0]
-					if gqaTargetNamed(p).visibleTo(user) {
-						if out.Folder.Parent == nil || out.Folder.Parent.ID != w.ids[p] {
+						map[string]any{"id": w.IDs[f]}).OK(&out)
+					p := tg.Parents[0]
+					if loupetest.AccessTargetNamed(p).VisibleTo(user) {
+						if out.Folder.Parent == nil || out.Folder.Parent.ID != w.IDs[p] {
 							t.Fatalf("parent = %+v, want %s", out.Folder.Parent, p)
 						}
 					} else if out.Folder.Parent != nil {
@@ -497,18 +286,18 @@ func TestGraphQLAccessLists(t *testing.T) {
 						got = append(got, e.ID)
 					}
 					want := []string{}
-					if ps := w.expectedPaths(user, f); len(ps) > 0 {
+					if ps := w.ExpectedPaths(user, f); len(ps) > 0 {
 						want = strings.Split(ps[0], "/")
 					}
 					if !slices.Equal(got, want) {
-						t.Fatalf("ancestors %v, want %v", w.namesOf(got), w.namesOf(want))
+						t.Fatalf("ancestors %v, want %v", w.NamesOf(got), w.NamesOf(want))
 					}
 				})
 			}
 		}
 		for _, n := range itemNames {
-			tg := gqaTargetNamed(n)
-			if !tg.visibleTo(user) {
+			tg := loupetest.AccessTargetNamed(n)
+			if !tg.VisibleTo(user) {
 				continue
 			}
 			run(gqaRow(user, "Item.folders and ancestry", n), func(t *testing.T) {
@@ -521,13 +310,13 @@ func TestGraphQLAccessLists(t *testing.T) {
 					} `json:"item"`
 				}
 				c.GraphQL(t, `query($id: ID!) { item(id: $id) { folders { id } ancestry { id name } } }`,
-					map[string]any{"id": w.ids[n]}).OK(&out)
+					map[string]any{"id": w.IDs[n]}).OK(&out)
 				got := []string{}
 				for _, f := range out.Item.Folders {
 					got = append(got, f.ID)
 				}
-				w.sameIDs(t, "folders", got, w.visibleIDs(user, tg.parents))
-				if g, want := gqaPathStrings(out.Item.Ancestry), w.expectedPaths(user, n); !slices.Equal(g, want) {
+				w.SameIDs(t, "folders", got, w.VisibleIDs(user, tg.Parents))
+				if g, want := gqaPathStrings(out.Item.Ancestry), w.ExpectedPaths(user, n); !slices.Equal(g, want) {
 					t.Fatalf("ancestry %v, want %v", g, want)
 				}
 			})
@@ -547,12 +336,12 @@ func TestGraphQLAccessLists(t *testing.T) {
 				} `json:"item"`
 			}
 			c.GraphQL(t, `query($id: ID!) { item(id: $id) { relations(relationType: "acc") { relatedItemId item { id } } } }`,
-				map[string]any{"id": w.ids["loose"]}).OK(&out)
+				map[string]any{"id": w.IDs["loose"]}).OK(&out)
 			// Relations to items the user may not see are not listed;
 			// every listed one resolves its item.
 			want := 0
 			for _, id := range related {
-				if gqaTargetNamed(w.namesOf([]string{id})[0]).visibleTo(user) {
+				if loupetest.AccessTargetNamed(w.NamesOf([]string{id})[0]).VisibleTo(user) {
 					want++
 				}
 			}
@@ -560,8 +349,8 @@ func TestGraphQLAccessLists(t *testing.T) {
 				t.Fatalf("%d relations, want %d: %+v", len(out.Item.Relations), want, out.Item.Relations)
 			}
 			for _, r := range out.Item.Relations {
-				n := w.namesOf([]string{r.RelatedItemID})[0]
-				if !gqaTargetNamed(n).visibleTo(user) || r.Item == nil {
+				n := w.NamesOf([]string{r.RelatedItemID})[0]
+				if !loupetest.AccessTargetNamed(n).VisibleTo(user) || r.Item == nil {
 					t.Errorf("relation to %s listed with item %+v", n, r.Item)
 				}
 			}
@@ -569,7 +358,7 @@ func TestGraphQLAccessLists(t *testing.T) {
 		run(gqaRow(user, "folderAncestry", "all"), func(t *testing.T) {
 			ids := []string{}
 			for _, n := range allNames {
-				ids = append(ids, w.ids[n])
+				ids = append(ids, w.IDs[n])
 			}
 			var out struct {
 				FolderAncestry []struct {
@@ -584,8 +373,8 @@ func TestGraphQLAccessLists(t *testing.T) {
 			}
 			for i, n := range allNames {
 				want := []string{}
-				if user != "other" && gqaTargetNamed(n).visibleTo(user) {
-					want = w.expectedPaths(user, n)
+				if user != "other" && loupetest.AccessTargetNamed(n).VisibleTo(user) {
+					want = w.ExpectedPaths(user, n)
 				}
 				if g := gqaPathStrings(out.FolderAncestry[i].Paths); !slices.Equal(g, want) {
 					t.Errorf("%s: paths %v, want %v", n, g, want)
@@ -607,8 +396,8 @@ func TestGraphQLAccessLists(t *testing.T) {
 				map[string]any{"e": ext}).OK(&out)
 			for i, n := range itemNames {
 				got := out.ItemsByExternalID[i]
-				visible := user != "other" && gqaTargetNamed(n).visibleTo(user)
-				if visible && (got.Status != "success" || got.ItemID == nil || *got.ItemID != w.ids[n]) ||
+				visible := user != "other" && loupetest.AccessTargetNamed(n).VisibleTo(user)
+				if visible && (got.Status != "success" || got.ItemID == nil || *got.ItemID != w.IDs[n]) ||
 					!visible && (got.Status != "notFound" || got.ItemID != nil) {
 					t.Errorf("%s: %+v, visible %v", n, got, visible)
 				}
@@ -633,13 +422,13 @@ func TestGraphQLAccessLists(t *testing.T) {
 				for _, h := range out.ItemAnalytics.Hits {
 					ids = append(ids, h.ItemID)
 				}
-				return slices.Compact(w.fixtureOnly(ids))
+				return slices.Compact(w.FixtureOnly(ids))
 			}
 			got := read(c)
-			w.sameIDs(t, "audited", got, restrict(w.visibleIDs(user, allNames), read(w.admin())))
+			w.SameIDs(t, "audited", got, restrict(w.VisibleIDs(user, allNames), read(w.Admin())))
 		})
-		for _, tg := range gqaTargets {
-			run(gqaRow(user, "itemAnalytics(filter:{itemId})", tg.name), func(t *testing.T) {
+		for _, tg := range loupetest.AccessTargets {
+			run(gqaRow(user, "itemAnalytics(filter:{itemId})", tg.Name), func(t *testing.T) {
 				var out struct {
 					ItemAnalytics struct {
 						Total int   `json:"total"`
@@ -647,8 +436,8 @@ func TestGraphQLAccessLists(t *testing.T) {
 					} `json:"itemAnalytics"`
 				}
 				c.GraphQL(t, `query($id: ID!) { itemAnalytics(filter: {itemId: $id}) { total hits { id } } }`,
-					map[string]any{"id": w.ids[tg.name]}).OK(&out)
-				if visible := tg.visibleTo(user); visible != (out.ItemAnalytics.Total > 0) || visible != (len(out.ItemAnalytics.Hits) > 0) {
+					map[string]any{"id": w.IDs[tg.Name]}).OK(&out)
+				if visible := tg.VisibleTo(user); visible != (out.ItemAnalytics.Total > 0) || visible != (len(out.ItemAnalytics.Hits) > 0) {
 					t.Fatalf("%+v, visible %v", out.ItemAnalytics, visible)
 				}
 			})
@@ -678,7 +467,7 @@ func TestGraphQLAccessLists(t *testing.T) {
 				if out.Search.Total != len(got) {
 					t.Errorf("total %d, but %d hits on the only page", out.Search.Total, len(got))
 				}
-				w.sameIDs(t, "hits", w.fixtureOnly(got), w.visibleIDs(user, names))
+				w.SameIDs(t, "hits", w.FixtureOnly(got), w.VisibleIDs(user, names))
 			})
 		}
 		run(gqaRow(user, "itemChanges", "tenant"), func(t *testing.T) {
@@ -687,16 +476,16 @@ func TestGraphQLAccessLists(t *testing.T) {
 					ItemChanges conn `json:"itemChanges"`
 				}
 				c.GraphQL(t, `query { itemChanges(since: "1970-01-01T00:00:00Z", first: 100) { nodes { id } } }`, nil).OK(&out)
-				return w.fixtureOnly(idsOf(out.ItemChanges))
+				return w.FixtureOnly(idsOf(out.ItemChanges))
 			}
-			w.sameIDs(t, "changes", read(c), restrict(w.visibleIDs(user, allNames), read(w.admin())))
+			w.SameIDs(t, "changes", read(c), restrict(w.VisibleIDs(user, allNames), read(w.Admin())))
 		})
 	}
 	t.Logf("%d rows", rows)
 }
 
 // gqaSnapshot is what the admin reads about id through REST.
-func (w *gqaWorld) snapshot(t *testing.T, id string, folder bool) string {
+func gqaSnapshot(t *testing.T, w *loupetest.AccessWorld, id string, folder bool) string {
 	t.Helper()
 	var b bytes.Buffer
 	paths := []string{"/api/v1/items/" + id, "/api/v1/items/" + id + "/comments"}
@@ -704,7 +493,7 @@ func (w *gqaWorld) snapshot(t *testing.T, id string, folder bool) string {
 		paths = append(paths, "/api/v1/folders/"+id, "/api/v1/folders/"+id+"/content?size=1000")
 	}
 	for _, p := range paths {
-		r := w.admin().Get(t, p)
+		r := w.Admin().Get(t, p)
 		fmt.Fprintf(&b, "%s %d %s\n", p, r.Code, r.Body)
 	}
 	return b.String()
@@ -758,20 +547,20 @@ var gqaMutations = []gqaMutation{
 }
 
 func TestGraphQLAccessMutations(t *testing.T) {
-	w := newGQAWorld(t)
+	w := loupetest.NewAccessWorld(t)
 	rows := 0
-	for _, user := range gqaUsers {
-		c := w.users[user]
+	for _, user := range loupetest.AccessUsers {
+		c := w.Users[user]
 		for _, m := range gqaMutations {
-			for _, tg := range gqaTargets {
-				if m.folder != tg.folder {
+			for _, tg := range loupetest.AccessTargets {
+				if m.folder != tg.Folder {
 					continue
 				}
 				rows++
-				t.Run(gqaRow(user, m.op, tg.name), func(t *testing.T) {
-					id := w.fresh(t, tg.name, "")
+				t.Run(gqaRow(user, m.op, tg.Name), func(t *testing.T) {
+					id := w.Fresh(t, tg.Name, "")
 					if m.deleted {
-						w.admin().Delete(t, "/api/v1/items/"+id).Status(200)
+						w.Admin().Delete(t, "/api/v1/items/"+id).Status(200)
 					}
 					vars := m.vars
 					if b, _ := json.Marshal(vars); strings.Contains(string(b), "{item}") {
@@ -786,17 +575,17 @@ func TestGraphQLAccessMutations(t *testing.T) {
 					}
 					before := ""
 					switch {
-					case !tg.visibleTo(user):
-						before = w.snapshot(t, id, tg.folder)
+					case !tg.VisibleTo(user):
+						before = gqaSnapshot(t, w, id, tg.Folder)
 						gqaSameAsMissing(t, c, m.query, vars, id)
-					case tg.updatableBy(user) || m.visibleSuffices:
+					case tg.UpdatableBy(user) || m.visibleSuffices:
 						c.GraphQL(t, m.query, gqaVars(vars, id)).OK(nil)
 						return
 					default:
-						before = w.snapshot(t, id, tg.folder)
+						before = gqaSnapshot(t, w, id, tg.Folder)
 						c.GraphQL(t, m.query, gqaVars(vars, id)).ErrorCode("FORBIDDEN")
 					}
-					if after := w.snapshot(t, id, tg.folder); after != before {
+					if after := gqaSnapshot(t, w, id, tg.Folder); after != before {
 						t.Fatalf("a refused mutation changed the target:\nbefore %s\nafter  %s", before, after)
 					}
 				})

@@ -42,143 +42,10 @@ import (
 // missing id answers the same status and body (the id swapped). Visible but
 // not updatable answers 403 on writes and changes nothing.
 
-// accMissing is a well-formed UUIDv7 no row has.
-const accMissing = "01a20242-9dca-771b-bd4e-ca31c13a56ec"
-
-// accUsers in the order rows are made; "other" is the admin of another tenant.
-var accUsers = []string{"admin", "editor", "sales", "owner", "other"}
-
-// accTarget is one row of the fixture: who sees it and who may change it
-// (a admin, e editor, s sales, o owner; the other tenant never).
-type accTarget struct {
-	name    string
-	folder  bool
-	parents []string // fixture folders it sits in (a folder: its parent)
-	sees    string
-	changes string
-}
-
-var accTargets = []accTarget{
-	{name: "pub", folder: true, sees: "aeso", changes: "aeso"},
-	{name: "shared", folder: true, parents: []string{"pub"}, sees: "ae", changes: "ae"},
-	{name: "priv", folder: true, sees: "aeo", changes: "ao"},
-	{name: "sub", folder: true, parents: []string{"priv"}, sees: "ae", changes: "a"},
-	{name: "openSub", folder: true, parents: []string{"priv"}, sees: "aeso", changes: "a"},
-	{name: "idShared", folder: true, sees: "ae", changes: "ae"},
-	{name: "loose", sees: "aeso", changes: "aeso"},
-	{name: "privItem", parents: []string{"priv"}, sees: "aeo", changes: "ao"},
-	{name: "bothItem", parents: []string{"priv", "pub"}, sees: "aeso", changes: "aeso"},
-	{name: "sharedItem", parents: []string{"shared"}, sees: "ae", changes: "ae"},
-	{name: "subItem", parents: []string{"sub"}, sees: "ae", changes: "a"},
-	{name: "openItem", parents: []string{"openSub"}, sees: "aeso", changes: "a"},
-	{name: "idItem", parents: []string{"idShared"}, sees: "ae", changes: "ae"},
-}
-
-func accLetter(user string) string {
-	if user == "other" {
-		return "-"
-	}
-	return user[:1]
-}
-
-func (tg accTarget) visibleTo(user string) bool { return strings.Contains(tg.sees, accLetter(user)) }
-func (tg accTarget) updatableBy(user string) bool {
-	return strings.Contains(tg.changes, accLetter(user))
-}
-
-func accTargetNamed(name string) accTarget {
-	for _, tg := range accTargets {
-		if tg.name == name {
-			return tg
-		}
-	}
-	panic("no target " + name)
-}
-
-// accWorld is the fixture: a tenant with its users, folders and items.
-type accWorld struct {
-	api   *loupetest.API
-	users map[string]*loupetest.Client
-	ids   map[string]string // target name → id
-}
-
-func (w *accWorld) admin() *loupetest.Client { return w.users["admin"] }
-
-func accGroups(c *loupetest.Client, names ...string) []string {
-	out := []string{}
-	for _, n := range names {
-		out = append(out, c.TenantID+":"+n)
-	}
-	return out
-}
-
-func newAccWorld(t *testing.T) *accWorld {
-	t.Helper()
-	api := loupetest.New(t)
-	a := api.Tenant(t, "acme")
-	w := &accWorld{api: api, ids: map[string]string{}, users: map[string]*loupetest.Client{
-		"admin":  a,
-		"editor": a.User(t, "editor@acme.test", []string{"editors"}, false),
-		"sales":  a.User(t, "sales@acme.test", []string{"sales"}, false),
-		"owner":  a.User(t, "owner@acme.test", []string{"owners"}, false),
-		"other":  api.Tenant(t, "other"),
-	}}
-	for _, tg := range accTargets {
-		w.ids[tg.name] = w.fresh(t, tg.name, "ext-"+tg.name)
-	}
-	return w
-}
-
-// fresh makes a new target of the kind name: a folder with the same rules
-// in the same place, or an item in the same folders. The fixture's targets
-// are made by it too.
-func (w *accWorld) fresh(t *testing.T, name, externalID string) string {
-	t.Helper()
-	a := w.admin()
-	tg := accTargetNamed(name)
-	parents := []string{}
-	for _, p := range tg.parents {
-		parents = append(parents, w.ids[p])
-	}
-	body := map[string]any{"title": "acc " + name, "itemType": "video", "folderParents": parents}
-	if tg.folder {
-		body["itemType"] = "folder"
-	}
-	if externalID != "" && !tg.folder {
-		body["externalId"] = externalID
-	}
-	id := a.CreateItem(t, body)
-	set := func(update map[string]any) {
-		t.Helper()
-		a.Post(t, "/api/v1/folders/"+id, update).Status(200)
-	}
-	switch name {
-	case "shared":
-		set(map[string]any{
-			"visibleTo":   map[string]any{"level": "selected_groups", "groups": accGroups(a, "editors")},
-			"updatableBy": map[string]any{"level": "selected_groups", "groups": accGroups(a, "editors")}})
-	case "priv":
-		set(map[string]any{"owner": w.users["owner"].UserID,
-			"visibleTo":   map[string]any{"level": "selected_groups", "groups": accGroups(a, "editors")},
-			"updatableBy": map[string]any{"level": "selected_groups", "groups": accGroups(a, "nobody")}})
-	case "openSub":
-		set(map[string]any{"visibleTo": map[string]any{"level": "tenant"}})
-	case "idShared":
-		// The rules name the group by its id, the other spelling of spec 2.10.
-		var group string
-		if err := w.api.DB.Get(&group, `SELECT id::text FROM groups WHERE tenant_id = $1 AND name = 'editors'`, a.TenantID); err != nil {
-			t.Fatal(err)
-		}
-		rule := map[string]any{"level": "selected_groups", "groups": []string{group}}
-		set(map[string]any{"visibleTo": rule, "updatableBy": rule})
-	}
-	return id
-}
-
 // rowName is "user/op/target".
 func rowName(user, op, target string) string { return user + "/" + op + "/" + target }
 
-// sameAsMissing sends the request for id and for accMissing; the two
+// sameAsMissing sends the request for id and for loupetest.AccessMissing; the two
 // answers must be the same, the id swapped.
 func sameAsMissing(t *testing.T, c *loupetest.Client, method, pathTmpl, bodyTmpl, id string) {
 	t.Helper()
@@ -191,8 +58,8 @@ func sameAsMissing(t *testing.T, c *loupetest.Client, method, pathTmpl, bodyTmpl
 		return r.Code, string(r.Body)
 	}
 	gotCode, gotBody := send(id)
-	wantCode, wantBody := send(accMissing)
-	gotBody = strings.ReplaceAll(gotBody, id, accMissing)
+	wantCode, wantBody := send(loupetest.AccessMissing)
+	gotBody = strings.ReplaceAll(gotBody, id, loupetest.AccessMissing)
 	if gotCode != wantCode || gotBody != wantBody {
 		t.Fatalf("%s %s on an invisible target answers %d %s\nwant what a missing id answers: %d %s",
 			method, pathTmpl, gotCode, gotBody, wantCode, wantBody)
@@ -224,19 +91,19 @@ var accReads = []accRead{
 }
 
 func TestAccessReadByID(t *testing.T) {
-	w := newAccWorld(t)
+	w := loupetest.NewAccessWorld(t)
 	rows := 0
-	for _, user := range accUsers {
-		c := w.users[user]
+	for _, user := range loupetest.AccessUsers {
+		c := w.Users[user]
 		for _, op := range accReads {
-			for _, tg := range accTargets {
-				if !op.all && op.folder != tg.folder {
+			for _, tg := range loupetest.AccessTargets {
+				if !op.all && op.folder != tg.Folder {
 					continue
 				}
 				rows++
-				id := w.ids[tg.name]
-				t.Run(rowName(user, op.op, tg.name), func(t *testing.T) {
-					if tg.visibleTo(user) {
+				id := w.IDs[tg.Name]
+				t.Run(rowName(user, op.op, tg.Name), func(t *testing.T) {
+					if tg.VisibleTo(user) {
 						c.Get(t, strings.ReplaceAll(op.path, "{id}", id)).Status(200)
 						return
 					}
@@ -251,133 +118,33 @@ func TestAccessReadByID(t *testing.T) {
 // TestAccessSubfolderCopiesRules: a subfolder made in a private folder takes
 // its parent's rules when it is made, and its creator owns it.
 func TestAccessSubfolderCopiesRules(t *testing.T) {
-	w := newAccWorld(t)
+	w := loupetest.NewAccessWorld(t)
 	var priv, sub, mine folderRecord
-	w.admin().Get(t, "/api/v1/folders/"+w.ids["priv"]).Status(200).JSON(&priv)
-	w.admin().Get(t, "/api/v1/folders/"+w.ids["sub"]).Status(200).JSON(&sub)
+	w.Admin().Get(t, "/api/v1/folders/"+w.IDs["priv"]).Status(200).JSON(&priv)
+	w.Admin().Get(t, "/api/v1/folders/"+w.IDs["sub"]).Status(200).JSON(&sub)
 	t.Run("admin/GET folder/sub copies priv's rules", func(t *testing.T) {
 		if fmt.Sprint(sub.VisibleTo, sub.UpdatableBy) != fmt.Sprint(priv.VisibleTo, priv.UpdatableBy) ||
-			sub.VisibleTo.Level != "selected_groups" || sub.Owner != w.admin().UserID {
+			sub.VisibleTo.Level != "selected_groups" || sub.Owner != w.Admin().UserID {
 			t.Fatalf("sub = %+v\npriv = %+v", sub, priv)
 		}
 	})
 	t.Run("owner/POST subfolder/priv copies priv's rules and is the owner's", func(t *testing.T) {
-		owner := w.users["owner"]
-		id := owner.CreateItem(t, map[string]any{"title": "mine", "itemType": "folder", "folderParents": []string{w.ids["priv"]}})
+		owner := w.Users["owner"]
+		id := owner.CreateItem(t, map[string]any{"title": "mine", "itemType": "folder", "folderParents": []string{w.IDs["priv"]}})
 		owner.Get(t, "/api/v1/folders/"+id).Status(200).JSON(&mine)
 		if fmt.Sprint(mine.VisibleTo, mine.UpdatableBy) != fmt.Sprint(priv.VisibleTo, priv.UpdatableBy) || mine.Owner != owner.UserID {
 			t.Fatalf("owner's subfolder = %+v", mine)
 		}
-		sameAsMissing(t, w.users["sales"], "GET", "/api/v1/folders/{id}", "", id)
-		w.users["editor"].Get(t, "/api/v1/folders/"+id).Status(200)
+		sameAsMissing(t, w.Users["sales"], "GET", "/api/v1/folders/{id}", "", id)
+		w.Users["editor"].Get(t, "/api/v1/folders/"+id).Status(200)
 	})
 	t.Run("admin/GET folder/openSub keeps its own rules under a private parent", func(t *testing.T) {
 		var open folderRecord
-		w.admin().Get(t, "/api/v1/folders/"+w.ids["openSub"]).Status(200).JSON(&open)
+		w.Admin().Get(t, "/api/v1/folders/"+w.IDs["openSub"]).Status(200).JSON(&open)
 		if open.VisibleTo.Level != "tenant" || open.UpdatableBy.Level != "selected_groups" {
 			t.Fatalf("openSub = %+v", open)
 		}
 	})
-}
-
-// accVisibleIDs answers the fixture ids the user sees among names.
-func (w *accWorld) visibleIDs(user string, names []string) []string {
-	out := []string{}
-	for _, n := range names {
-		if accTargetNamed(n).visibleTo(user) {
-			out = append(out, w.ids[n])
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// fixtureOnly keeps the fixture's ids of ids, sorted.
-func (w *accWorld) fixtureOnly(ids []string) []string {
-	known := map[string]bool{}
-	for _, id := range w.ids {
-		known[id] = true
-	}
-	out := []string{}
-	for _, id := range ids {
-		if known[id] {
-			out = append(out, id)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (w *accWorld) namesOf(ids []string) []string {
-	byID := map[string]string{}
-	for n, id := range w.ids {
-		byID[id] = n
-	}
-	out := []string{}
-	for _, id := range ids {
-		if n, ok := byID[id]; ok {
-			out = append(out, n)
-		} else {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-func accNames(pred func(accTarget) bool) []string {
-	out := []string{}
-	for _, tg := range accTargets {
-		if pred(tg) {
-			out = append(out, tg.name)
-		}
-	}
-	return out
-}
-
-// childrenOf names the fixture targets directly in folder f.
-func childrenOf(f string) []string {
-	return accNames(func(tg accTarget) bool { return slices.Contains(tg.parents, f) })
-}
-
-// descendantsOf names the fixture targets in f at any depth.
-func descendantsOf(f string) []string {
-	out := []string{}
-	for _, c := range childrenOf(f) {
-		out = append(out, c)
-		if accTargetNamed(c).folder {
-			out = append(out, descendantsOf(c)...)
-		}
-	}
-	return out
-}
-
-// expectedPaths are the ancestry paths of target for user, each "a/b/c"
-// from the top down, invisible folders left out and paths left empty
-// dropped, sorted.
-func (w *accWorld) expectedPaths(user, target string) []string {
-	var chain func(f string) []string
-	chain = func(f string) []string {
-		tg := accTargetNamed(f)
-		up := []string{}
-		if len(tg.parents) > 0 {
-			up = chain(tg.parents[0])
-		}
-		return append(up, f)
-	}
-	out := []string{}
-	for _, p := range accTargetNamed(target).parents {
-		ids := []string{}
-		for _, f := range chain(p) {
-			if accTargetNamed(f).visibleTo(user) {
-				ids = append(ids, w.ids[f])
-			}
-		}
-		if len(ids) > 0 {
-			out = append(out, strings.Join(ids, "/"))
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func pathStrings(paths [][]struct {
@@ -396,28 +163,19 @@ func pathStrings(paths [][]struct {
 	return out
 }
 
-func (w *accWorld) sameIDs(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	sort.Strings(got)
-	sort.Strings(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("%s: got %v, want %v", what, w.namesOf(got), w.namesOf(want))
-	}
-}
-
 func TestAccessListsAndCounts(t *testing.T) {
-	w := newAccWorld(t)
-	itemNames := accNames(func(tg accTarget) bool { return !tg.folder })
-	allNames := accNames(func(accTarget) bool { return true })
-	folderNames := accNames(func(tg accTarget) bool { return tg.folder })
+	w := loupetest.NewAccessWorld(t)
+	itemNames := loupetest.AccessNames(func(tg loupetest.AccessTarget) bool { return !tg.Folder })
+	allNames := loupetest.AccessNames(func(loupetest.AccessTarget) bool { return true })
+	folderNames := loupetest.AccessNames(func(tg loupetest.AccessTarget) bool { return tg.Folder })
 	rows := 0
 	run := func(name string, f func(t *testing.T)) {
 		rows++
 		t.Run(name, f)
 	}
 
-	for _, user := range accUsers {
-		c := w.users[user]
+	for _, user := range loupetest.AccessUsers {
+		c := w.Users[user]
 
 		// Search: the hits and total are the visible items (and folders).
 		for _, includeFolders := range []bool{false, true} {
@@ -431,34 +189,34 @@ func TestAccessListsAndCounts(t *testing.T) {
 				if s.Total != len(s.Embedded.Collection) {
 					t.Fatalf("total %d, but %d hits on the only page", s.Total, len(s.Embedded.Collection))
 				}
-				w.sameIDs(t, "hits", w.fixtureOnly(s.ids()), w.visibleIDs(user, names))
+				w.SameIDs(t, "hits", w.FixtureOnly(s.ids()), w.VisibleIDs(user, names))
 			})
 		}
 		for _, f := range folderNames {
-			tg := accTargetNamed(f)
+			tg := loupetest.AccessTargetNamed(f)
 			for _, deep := range []bool{false, true} {
 				op := "GET search folderId"
-				kids := childrenOf(f)
+				kids := loupetest.AccessChildren(f)
 				if deep {
-					op, kids = "GET search folderId includeSubfolders", descendantsOf(f)
+					op, kids = "GET search folderId includeSubfolders", loupetest.AccessDescendants(f)
 				}
 				items := []string{}
 				for _, k := range kids {
-					if !accTargetNamed(k).folder {
+					if !loupetest.AccessTargetNamed(k).Folder {
 						items = append(items, k)
 					}
 				}
 				run(rowName(user, op, f), func(t *testing.T) {
 					path := "/api/v1/search?itemsPerPage=100&includeSubfolders=" + fmt.Sprint(deep) + "&folderId={id}"
-					if !tg.visibleTo(user) {
-						sameAsMissing(t, c, "GET", path, "", w.ids[f])
+					if !tg.VisibleTo(user) {
+						sameAsMissing(t, c, "GET", path, "", w.IDs[f])
 						return
 					}
-					s := search(t, c, url.Values{"itemsPerPage": {"100"}, "folderId": {w.ids[f]}, "includeSubfolders": {fmt.Sprint(deep)}})
+					s := search(t, c, url.Values{"itemsPerPage": {"100"}, "folderId": {w.IDs[f]}, "includeSubfolders": {fmt.Sprint(deep)}})
 					if s.Total != len(s.Embedded.Collection) {
 						t.Fatalf("total %d, but %d hits on the only page", s.Total, len(s.Embedded.Collection))
 					}
-					w.sameIDs(t, "hits", w.fixtureOnly(s.ids()), w.visibleIDs(user, items))
+					w.SameIDs(t, "hits", w.FixtureOnly(s.ids()), w.VisibleIDs(user, items))
 				})
 			}
 		}
@@ -470,63 +228,63 @@ func TestAccessListsAndCounts(t *testing.T) {
 				got = append(got, it.ID)
 			}
 			var adminSaw []string
-			for _, it := range poll(t, w.admin(), url.Values{}, 100) {
+			for _, it := range poll(t, w.Admin(), url.Values{}, 100) {
 				adminSaw = append(adminSaw, it.ID)
 			}
 			want := []string{}
-			for _, id := range w.fixtureOnly(adminSaw) {
-				if slices.Contains(w.visibleIDs(user, allNames), id) {
+			for _, id := range w.FixtureOnly(adminSaw) {
+				if slices.Contains(w.VisibleIDs(user, allNames), id) {
 					want = append(want, id)
 				}
 			}
 			if user == "other" {
 				want = []string{}
 			}
-			w.sameIDs(t, "polled", w.fixtureOnly(got), want)
+			w.SameIDs(t, "polled", w.FixtureOnly(got), want)
 		})
 
 		// Folder content: total and hits are the visible children.
 		for _, f := range folderNames {
-			tg := accTargetNamed(f)
+			tg := loupetest.AccessTargetNamed(f)
 			run(rowName(user, "GET content hits", f), func(t *testing.T) {
-				if !tg.visibleTo(user) {
-					sameAsMissing(t, c, "GET", "/api/v1/folders/{id}/content", "", w.ids[f])
+				if !tg.VisibleTo(user) {
+					sameAsMissing(t, c, "GET", "/api/v1/folders/{id}/content", "", w.IDs[f])
 					return
 				}
 				var p contentPage
-				c.Get(t, "/api/v1/folders/"+w.ids[f]+"/content?size=1000").Status(200).JSON(&p)
+				c.Get(t, "/api/v1/folders/"+w.IDs[f]+"/content?size=1000").Status(200).JSON(&p)
 				got := []string{}
 				for _, h := range p.Hits {
 					got = append(got, h.ID)
 				}
-				want := w.visibleIDs(user, childrenOf(f))
+				want := w.VisibleIDs(user, loupetest.AccessChildren(f))
 				if p.Total != len(want) {
 					t.Errorf("total %d, want %d", p.Total, len(want))
 				}
-				w.sameIDs(t, "hits", got, want)
+				w.SameIDs(t, "hits", got, want)
 			})
 		}
 
 		// Ancestry of one item, and of every target at once.
-		for _, tg := range accTargets {
-			if tg.folder || !tg.visibleTo(user) {
+		for _, tg := range loupetest.AccessTargets {
+			if tg.Folder || !tg.VisibleTo(user) {
 				continue // invisible: TestAccessReadByID
 			}
-			run(rowName(user, "GET ancestry paths", tg.name), func(t *testing.T) {
+			run(rowName(user, "GET ancestry paths", tg.Name), func(t *testing.T) {
 				var paths [][]struct {
 					ID   string `json:"id"`
 					Name string `json:"name"`
 				}
-				c.Get(t, "/api/v1/items/"+w.ids[tg.name]+"/ancestry").Status(200).JSON(&paths)
-				if got, want := pathStrings(paths), w.expectedPaths(user, tg.name); !slices.Equal(got, want) {
-					t.Fatalf("paths %v, want %v", w.namesOf(strings.Split(strings.Join(got, "|"), "|")), w.namesOf(strings.Split(strings.Join(want, "|"), "|")))
+				c.Get(t, "/api/v1/items/"+w.IDs[tg.Name]+"/ancestry").Status(200).JSON(&paths)
+				if got, want := pathStrings(paths), w.ExpectedPaths(user, tg.Name); !slices.Equal(got, want) {
+					t.Fatalf("paths %v, want %v", w.NamesOf(strings.Split(strings.Join(got, "|"), "|")), w.NamesOf(strings.Split(strings.Join(want, "|"), "|")))
 				}
 			})
 		}
 		run(rowName(user, "POST folders/ancestry", "all"), func(t *testing.T) {
 			ids := []string{}
 			for _, n := range allNames {
-				ids = append(ids, w.ids[n])
+				ids = append(ids, w.IDs[n])
 			}
 			var got map[string][][]struct {
 				ID   string `json:"id"`
@@ -535,10 +293,10 @@ func TestAccessListsAndCounts(t *testing.T) {
 			c.Post(t, "/api/v1/folders/ancestry", map[string]any{"ids": ids}).Status(200).JSON(&got)
 			for _, n := range allNames {
 				want := []string{}
-				if accTargetNamed(n).visibleTo(user) {
-					want = w.expectedPaths(user, n)
+				if loupetest.AccessTargetNamed(n).VisibleTo(user) {
+					want = w.ExpectedPaths(user, n)
 				}
-				if g := pathStrings(got[w.ids[n]]); !slices.Equal(g, want) {
+				if g := pathStrings(got[w.IDs[n]]); !slices.Equal(g, want) {
 					t.Errorf("%s: paths %v, want %v", n, g, want)
 				}
 			}
@@ -563,8 +321,8 @@ func TestAccessListsAndCounts(t *testing.T) {
 			}
 			for i, n := range itemNames {
 				got := res.Items[i]
-				visible := user != "other" && accTargetNamed(n).visibleTo(user)
-				if visible && (got.Status != "success" || got.ItemID == nil || *got.ItemID != w.ids[n]) ||
+				visible := user != "other" && loupetest.AccessTargetNamed(n).VisibleTo(user)
+				if visible && (got.Status != "success" || got.ItemID == nil || *got.ItemID != w.IDs[n]) ||
 					!visible && (got.Status != "notFound" || got.ItemID != nil) {
 					t.Errorf("%s: %+v, visible %v", n, got, visible)
 				}
@@ -592,23 +350,23 @@ func TestAccessListsAndCounts(t *testing.T) {
 			if h.Total != len(h.Hits) {
 				t.Errorf("total %d, but %d hits on the only page", h.Total, len(h.Hits))
 			}
-			adminSaw, _ := ids(w.admin())
+			adminSaw, _ := ids(w.Admin())
 			want := []string{}
-			for _, id := range w.fixtureOnly(adminSaw) {
-				if user != "other" && slices.Contains(w.visibleIDs(user, allNames), id) {
+			for _, id := range w.FixtureOnly(adminSaw) {
+				if user != "other" && slices.Contains(w.VisibleIDs(user, allNames), id) {
 					want = append(want, id)
 				}
 			}
-			w.sameIDs(t, "audited items", slices.Compact(w.fixtureOnly(got)), slices.Compact(want))
+			w.SameIDs(t, "audited items", slices.Compact(w.FixtureOnly(got)), slices.Compact(want))
 		})
-		for _, tg := range accTargets {
-			run(rowName(user, "GET itemAnalyticsSearch itemId", tg.name), func(t *testing.T) {
+		for _, tg := range loupetest.AccessTargets {
+			run(rowName(user, "GET itemAnalyticsSearch itemId", tg.Name), func(t *testing.T) {
 				var h struct {
 					Total int              `json:"total"`
 					Hits  []map[string]any `json:"hits"`
 				}
-				c.Get(t, "/auxiliary/api/v1/itemAnalyticsSearch?itemId="+w.ids[tg.name]).Status(200).JSON(&h)
-				if tg.visibleTo(user) {
+				c.Get(t, "/auxiliary/api/v1/itemAnalyticsSearch?itemId="+w.IDs[tg.Name]).Status(200).JSON(&h)
+				if tg.VisibleTo(user) {
 					if h.Total == 0 || len(h.Hits) == 0 {
 						t.Fatalf("no audit records of a visible target: %+v", h)
 					}
@@ -666,9 +424,9 @@ var accWrites = []accWrite{
 
 // snapshot is what the admin reads about id: the item, its comments and,
 // for a folder, the folder and its content.
-func (w *accWorld) snapshot(t *testing.T, id string, folder bool) string {
+func accSnapshot(t *testing.T, w *loupetest.AccessWorld, id string, folder bool) string {
 	t.Helper()
-	a := w.admin()
+	a := w.Admin()
 	var b bytes.Buffer
 	paths := []string{"/api/v1/items/" + id, "/api/v1/items/" + id + "/comments", "/api/v1/items/" + id + "/timedMetadata"}
 	if folder {
@@ -682,20 +440,20 @@ func (w *accWorld) snapshot(t *testing.T, id string, folder bool) string {
 }
 
 func TestAccessWrites(t *testing.T) {
-	w := newAccWorld(t)
+	w := loupetest.NewAccessWorld(t)
 	rows := 0
-	for _, user := range accUsers {
-		c := w.users[user]
+	for _, user := range loupetest.AccessUsers {
+		c := w.Users[user]
 		for _, op := range accWrites {
-			for _, tg := range accTargets {
-				if op.folder != tg.folder {
+			for _, tg := range loupetest.AccessTargets {
+				if op.folder != tg.Folder {
 					continue
 				}
 				rows++
-				t.Run(rowName(user, op.op, tg.name), func(t *testing.T) {
-					id := w.fresh(t, tg.name, "")
+				t.Run(rowName(user, op.op, tg.Name), func(t *testing.T) {
+					id := w.Fresh(t, tg.Name, "")
 					if op.deleted {
-						w.admin().Delete(t, "/api/v1/items/"+id).Status(200)
+						w.Admin().Delete(t, "/api/v1/items/"+id).Status(200)
 					}
 					path := op.path
 					if strings.Contains(path, "{mover}") {
@@ -705,20 +463,20 @@ func TestAccessWrites(t *testing.T) {
 					}
 					before := ""
 					switch {
-					case !tg.visibleTo(user):
-						before = w.snapshot(t, id, tg.folder)
+					case !tg.VisibleTo(user):
+						before = accSnapshot(t, w, id, tg.Folder)
 						sameAsMissing(t, c, op.method, path, op.body, id)
-					case tg.updatableBy(user) || op.visibleSuffices:
+					case tg.UpdatableBy(user) || op.visibleSuffices:
 						r := c.Do(t, op.method, strings.ReplaceAll(path, "{id}", id), accBody(op.body, id))
 						if r.Code != 200 {
 							t.Fatalf("%s: %d %s, want 200", op.op, r.Code, r.Body)
 						}
 						return
 					default:
-						before = w.snapshot(t, id, tg.folder)
+						before = accSnapshot(t, w, id, tg.Folder)
 						c.Do(t, op.method, strings.ReplaceAll(path, "{id}", id), accBody(op.body, id)).Envelope(403, "")
 					}
-					if after := w.snapshot(t, id, tg.folder); after != before {
+					if after := accSnapshot(t, w, id, tg.Folder); after != before {
 						t.Fatalf("a refused write changed the target:\nbefore %s\nafter  %s", before, after)
 					}
 				})
@@ -738,20 +496,20 @@ func accBody(tmpl, id string) any {
 // TestAccessWritesLeaveNoTrace: refused writes add no audit record and no
 // item.
 func TestAccessWritesLeaveNoTrace(t *testing.T) {
-	w := newAccWorld(t)
-	items := w.api.Count(t, `SELECT count(*) FROM items`)
-	audits := w.api.Count(t, `SELECT count(*) FROM audit_records`)
-	comments := w.api.Count(t, `SELECT count(*) FROM comments`)
+	w := loupetest.NewAccessWorld(t)
+	items := w.API.Count(t, `SELECT count(*) FROM items`)
+	audits := w.API.Count(t, `SELECT count(*) FROM audit_records`)
+	comments := w.API.Count(t, `SELECT count(*) FROM comments`)
 	for _, user := range []string{"editor", "sales", "owner", "other"} {
-		c := w.users[user]
-		for _, tg := range accTargets {
-			if tg.updatableBy(user) {
+		c := w.Users[user]
+		for _, tg := range loupetest.AccessTargets {
+			if tg.UpdatableBy(user) {
 				continue
 			}
-			id := w.ids[tg.name]
-			t.Run(rowName(user, "refused writes", tg.name), func(t *testing.T) {
+			id := w.IDs[tg.Name]
+			t.Run(rowName(user, "refused writes", tg.Name), func(t *testing.T) {
 				for _, op := range accWrites {
-					if op.folder != tg.folder || op.visibleSuffices && tg.visibleTo(user) || strings.Contains(op.path, "{mover}") || op.deleted {
+					if op.folder != tg.Folder || op.visibleSuffices && tg.VisibleTo(user) || strings.Contains(op.path, "{mover}") || op.deleted {
 						continue
 					}
 					c.Do(t, op.method, strings.ReplaceAll(op.path, "{id}", id), accBody(op.body, id))
@@ -759,22 +517,22 @@ func TestAccessWritesLeaveNoTrace(t *testing.T) {
 			})
 		}
 	}
-	if got := w.api.Count(t, `SELECT count(*) FROM items`); got != items {
+	if got := w.API.Count(t, `SELECT count(*) FROM items`); got != items {
 		t.Errorf("items: %d after refused writes, want %d", got, items)
 	}
-	if got := w.api.Count(t, `SELECT count(*) FROM audit_records`); got != audits {
+	if got := w.API.Count(t, `SELECT count(*) FROM audit_records`); got != audits {
 		t.Errorf("audit records: %d after refused writes, want %d", got, audits)
 	}
-	if got := w.api.Count(t, `SELECT count(*) FROM comments`); got != comments {
+	if got := w.API.Count(t, `SELECT count(*) FROM comments`); got != comments {
 		t.Errorf("comments: %d after refused writes, want %d", got, comments)
 	}
 	// And the fixture reads as before for the admin.
-	for _, tg := range accTargets {
+	for _, tg := range loupetest.AccessTargets {
 		var it map[string]any
-		w.admin().Get(t, "/api/v1/items/"+w.ids[tg.name]).Status(200).JSON(&it)
-		if it["title"] != "acc "+tg.name {
+		w.Admin().Get(t, "/api/v1/items/"+w.IDs[tg.Name]).Status(200).JSON(&it)
+		if it["title"] != "acc "+tg.Name {
 			b, _ := json.Marshal(it)
-			t.Errorf("%s changed: %s", tg.name, b)
+			t.Errorf("%s changed: %s", tg.Name, b)
 		}
 	}
 }
@@ -782,11 +540,11 @@ func TestAccessWritesLeaveNoTrace(t *testing.T) {
 // TestAccessThroughLiveFoldersOnly: a deleted folder no longer makes the
 // items that stay (they sit elsewhere too) visible or updatable.
 func TestAccessThroughLiveFoldersOnly(t *testing.T) {
-	w := newAccWorld(t)
-	a, sales, editor := w.admin(), w.users["sales"], w.users["editor"]
+	w := loupetest.NewAccessWorld(t)
+	a, sales, editor := w.Admin(), w.Users["sales"], w.Users["editor"]
 	open := folder(t, a, "open")
 	item := a.CreateItem(t, map[string]any{"title": "in priv and open", "itemType": "video",
-		"folderParents": []string{w.ids["priv"], open}})
+		"folderParents": []string{w.IDs["priv"], open}})
 	t.Run("sales/GET item/in priv and a tenant folder", func(t *testing.T) {
 		sales.Get(t, "/api/v1/items/"+item).Status(200)
 	})
@@ -810,7 +568,7 @@ func TestAccessThroughLiveFoldersOnly(t *testing.T) {
 			"formData": map[string]any{"default_description": "again"}}}).Envelope(403, "")
 	})
 	t.Run("owner/PATCH itemMetadata/in priv and a deleted tenant folder", func(t *testing.T) {
-		w.users["owner"].Patch(t, "/api/v1/itemMetadata/"+item, map[string]any{"metadataDelta": map[string]any{
+		w.Users["owner"].Patch(t, "/api/v1/itemMetadata/"+item, map[string]any{"metadataDelta": map[string]any{
 			"formData": map[string]any{"default_description": "owner's"}}}).Status(200)
 	})
 	// Undeleting the folder brings the way back.
