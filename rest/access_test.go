@@ -18,25 +18,7 @@ import (
 // owner, another tenant's admin) × targets (folders with different rules,
 // items in them) × operations.
 //
-// The folders and items of the fixture:
-//
-//	pub       top folder, the whole tenant sees and changes it (the default)
-//	  shared  made in pub, then visible to and updatable by editors
-//	priv      top folder owned by owner, visible to editors, updatable by the
-//	          group "nobody" (so: by its owner and the admins)
-//	  sub     made in priv after priv's access was set: copies priv's rules;
-//	          owned by its creator, the admin
-//	  openSub made in priv, then opened to the whole tenant (visibleTo tenant;
-//	          updatableBy stays "nobody")
-//	idShared  top folder visible to and updatable by editors, the group named
-//	          by its id instead of "<tenant>:editors"
-//	loose      item in no folder
-//	privItem   item only in priv
-//	bothItem   item in priv and in pub (visible through pub)
-//	sharedItem item in shared
-//	subItem    item in sub
-//	openItem   item in openSub
-//	idItem     item in idShared
+// The folders and items of the fixture: internal/loupetest/access.go.
 //
 // Invisible answers exactly like missing: the same request with a random
 // missing id answers the same status and body (the id swapped). Visible but
