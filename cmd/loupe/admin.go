@@ -70,21 +70,33 @@ func cmdUserCreate(ctx context.Context, c config, args []string) error {
 			names = append(names, g)
 		}
 	}
-	db, _, closeDB, err := openDatabase(ctx, c)
-	if err != nil {
+	var userID string
+	k, err := storeNewKey(ctx, c, "cli", func(st *store.Store, key store.NewKey) (err error) {
+		userID, err = st.CreateUser(ctx, *tenant, *email, names, *admin, key)
 		return err
-	}
-	defer closeDB()
-	k, err := auth.NewKey()
-	if err != nil {
-		return err
-	}
-	userID, err := store.New(db).CreateUser(ctx, *tenant, *email, names, *admin,
-		store.NewKey{ID: k.ID, SecretHash: k.Hash, Label: "cli"})
+	})
 	if err != nil {
 		return err
 	}
 	return printJSON(os.Stdout, map[string]string{"userId": userID, "apiKey": k.Header})
+}
+
+// storeNewKey opens the database, generates a key and lets keep store it
+// (with what it belongs to); the caller prints the key, shown once.
+func storeNewKey(ctx context.Context, c config, label string, keep func(*store.Store, store.NewKey) error) (*auth.Key, error) {
+	db, _, closeDB, err := openDatabase(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	k, err := auth.NewKey()
+	if err != nil {
+		return nil, err
+	}
+	if err := keep(store.New(db), store.NewKey{ID: k.ID, SecretHash: k.Hash, Label: label}); err != nil {
+		return nil, err
+	}
+	return k, nil
 }
 
 // cmdSystemKeyCreate makes a key of the system scope and prints
@@ -96,16 +108,10 @@ func cmdSystemKeyCreate(ctx context.Context, c config, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	db, _, closeDB, err := openDatabase(ctx, c)
+	k, err := storeNewKey(ctx, c, *label, func(st *store.Store, key store.NewKey) error {
+		return st.CreateSystemKey(ctx, key)
+	})
 	if err != nil {
-		return err
-	}
-	defer closeDB()
-	k, err := auth.NewKey()
-	if err != nil {
-		return err
-	}
-	if err := store.New(db).CreateSystemKey(ctx, store.NewKey{ID: k.ID, SecretHash: k.Hash, Label: *label}); err != nil {
 		return err
 	}
 	return printJSON(os.Stdout, map[string]string{"keyId": k.ID, "apiKey": k.Header})
