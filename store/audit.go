@@ -129,7 +129,7 @@ func (q *AuditQuery) Validate() error {
 	return nil
 }
 
-const (
+var (
 	auditColumns = `a.tenant_id, a.id, a.item_id, a.action_type, a.executed_by, a.executed_on, a.email, a.item_title, a.mdf_diff`
 	// auditWhere treats a NULL parameter as "no filter"; each filter has an
 	// index led by (tenant_id, <column>, executed_on DESC).
@@ -150,9 +150,9 @@ WHERE a.tenant_id = $1 AND a.id = ANY($2::uuid[]) AND ` + auditVisible34
 	// A non-admin sees the records of the items it may see (records of
 	// items purged since are admins' only).
 	auditVisible78 = `($8::text[] IS NULL OR EXISTS (SELECT 1 FROM items i WHERE i.tenant_id = a.tenant_id AND i.id = a.item_id
-    AND loupe_item_visible(i.tenant_id, i.id, i.item_type, i.owner_id, i.visible_to, $7::uuid, $8::text[])))`
+    AND ` + visibleSQL("i", 7, 8) + `))`
 	auditVisible34 = `($4::text[] IS NULL OR EXISTS (SELECT 1 FROM items i WHERE i.tenant_id = a.tenant_id AND i.id = a.item_id
-    AND loupe_item_visible(i.tenant_id, i.id, i.item_type, i.owner_id, i.visible_to, $3::uuid, $4::text[])))`
+    AND ` + visibleSQL("i", 3, 4) + `))`
 )
 
 // SearchAudit returns one page of the tenant's audit records the principal

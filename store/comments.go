@@ -46,15 +46,15 @@ c.assigned_on, c.context, c.resolved, c.created_on, c.modified_on, c.text_edited
                  ORDER BY r.created_on, r.user_id, r.reaction)
  FROM comment_reactions r WHERE r.tenant_id = c.tenant_id AND r.comment_id = c.id) AS reactions`
 
+// A comment is visible with its item.
+var commentsByIDsSQL = `SELECT ` + commentColumns + `
+FROM comments c JOIN items i ON i.tenant_id = c.tenant_id AND i.id = c.item_id
+WHERE c.tenant_id = $1 AND c.id = ANY($2::uuid[])
+  AND ` + visibleSQL("i", 3, 4)
+
 const (
 	commentByIDSQL = `SELECT ` + commentColumns + `
 FROM comments c WHERE c.tenant_id = $1 AND c.id = $2`
-
-	// A comment is visible with its item.
-	commentsByIDsSQL = `SELECT ` + commentColumns + `
-FROM comments c JOIN items i ON i.tenant_id = c.tenant_id AND i.id = c.item_id
-WHERE c.tenant_id = $1 AND c.id = ANY($2::uuid[])
-  AND loupe_item_visible(i.tenant_id, i.id, i.item_type, i.owner_id, i.visible_to, $3::uuid, $4::text[])`
 
 	// commentsPageSQL walks comments_item_idx from a keyset position;
 	// newestCommentsPageSQL walks it backwards.

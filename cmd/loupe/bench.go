@@ -40,6 +40,7 @@ type benchConfig struct {
 	cacheDir     string
 	profileDir   string
 	only         string
+	hold         bool
 }
 
 // cmdBench runs the performance benchmark of issue 5: a throwaway Postgres
@@ -58,6 +59,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.StringVar(&c.cacheDir, "cache", ".loupe/bench", "where npm packages are kept between runs")
 	fs.StringVar(&c.profileDir, "profile", "", "write a CPU profile of the server per Loupe scenario into this directory")
 	fs.StringVar(&c.only, "only", "", "run only the scenarios whose name contains this")
+	fs.BoolVar(&c.hold, "hold", false, "seed, print the database URL and key, and wait (for exploring plans) instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,7 +86,10 @@ func runBench(ctx context.Context, c benchConfig) error {
 	}
 	defer os.RemoveAll(dir)
 	cl, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Fast: true, Log: log,
-		Settings: map[string]string{"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top"}})
+		Settings: map[string]string{"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top",
+			// Plans are counted too: a prepared statement that is planned
+			// on every execution (custom plans) shows plans ≈ calls.
+			"pg_stat_statements.track_planning": "on"}})
 	if err != nil {
 		return err
 	}
@@ -115,6 +120,11 @@ func runBench(ctx context.Context, c benchConfig) error {
 		return err
 	}
 	fmt.Fprintf(log, "bench: seeded in %v\n", seeded.Took.Round(time.Millisecond))
+	if c.hold {
+		fmt.Printf("DATABASE_URL=%s\nAPI_KEY=%s\nTENANT=%s\nFOLDER=%s\n", dbURL, seeded.APIKey, seeded.TenantID, seeded.BigFolder)
+		<-ctx.Done()
+		return nil
+	}
 
 	srv, err := startServer(ctx, dbURL, c.profileDir != "", log)
 	if err != nil {
@@ -311,21 +321,22 @@ WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 // time) to the bench log: where the database's share of a request goes.
 func logTopStatements(ctx context.Context, db *sql.DB, log io.Writer) {
 	rows, err := db.QueryContext(ctx, `
-SELECT calls, total_exec_time, mean_exec_time, left(regexp_replace(query, '\s+', ' ', 'g'), 100)
+SELECT calls, plans, total_exec_time + total_plan_time, mean_exec_time, mean_plan_time, left(regexp_replace(query, '\s+', ' ', 'g'), 100)
 FROM pg_stat_statements
 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
   AND query NOT ILIKE '%pg_stat_statements%'
-ORDER BY total_exec_time DESC LIMIT 5`)
+ORDER BY total_exec_time + total_plan_time DESC LIMIT 5`)
 	if err != nil {
 		return
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var calls int64
-		var total, mean float64
+		var calls, plans int64
+		var total, mean, meanPlan float64
 		var query string
-		if rows.Scan(&calls, &total, &mean, &query) == nil {
-			fmt.Fprintf(log, "bench:   %8d calls %9.0f ms total %7.3f ms mean  %s\n", calls, total, mean, query)
+		if rows.Scan(&calls, &plans, &total, &mean, &meanPlan, &query) == nil {
+			fmt.Fprintf(log, "bench:   %8d calls %8d plans %9.0f ms total %7.3f ms mean exec %7.3f ms mean plan  %s\n",
+				calls, plans, total, mean, meanPlan, query)
 		}
 	}
 }
