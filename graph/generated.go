@@ -354,6 +354,7 @@ type ComplexityRoot struct {
 		Proxy                        func(childComplexity int) int
 		ProxyAudioTrackUrls          func(childComplexity int) int
 		ProxySize                    func(childComplexity int) int
+		Record                       func(childComplexity int, readableFields *bool) int
 		Relations                    func(childComplexity int, relationType *string) int
 		SourceFileLocation           func(childComplexity int) int
 		SrtURL                       func(childComplexity int) int
@@ -921,6 +922,8 @@ type ItemResolver interface {
 	Thumbnails(ctx context.Context, obj *store.Item, index *int, size *int) (*model.ThumbnailPage, error)
 
 	TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error)
+
+	Record(ctx context.Context, obj *store.Item, readableFields *bool) (store.JSON, error)
 }
 type ItemConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ItemConnection) (int, error)
@@ -2263,6 +2266,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.ProxySize(childComplexity), true
+	case "Item.record":
+		if e.ComplexityRoot.Item.Record == nil {
+			break
+		}
+
+		args, err := ec.field_Item_record_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Item.Record(childComplexity, args["readableFields"].(*bool)), true
 	case "Item.relations":
 		if e.ComplexityRoot.Item.Relations == nil {
 			break
@@ -5249,6 +5263,14 @@ type Item implements Node {
   uploadLockOwnerInstanceId: String
   uploadProgressInfo: JSON
   uploadRequestedAt: DateTime
+
+  """
+  The item as one JSON value: the item record of REST GET /api/v1/items/{id}
+  (spec 2.2), with exactly the keys and values the fields of the same names
+  answer. For integrations that move records between the two APIs; the
+  REST route is served from it (a test holds the two equal, field by field).
+  """
+  record("Key formData by field labels instead of ids." readableFields: Boolean = false): JSON!
 }
 
 "Descriptive metadata of an item: the form it is described by and the form's values."
@@ -7364,6 +7386,8 @@ func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.
 		return ec.fieldContext_Item_uploadProgressInfo(ctx, field)
 	case "uploadRequestedAt":
 		return ec.fieldContext_Item_uploadRequestedAt(ctx, field)
+	case "record":
+		return ec.fieldContext_Item_record(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Item", field.Name)
 }
@@ -8383,6 +8407,20 @@ func (ec *executionContext) field_Item_comments_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["orderBy"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Item_record_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "readableFields",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["readableFields"] = arg0
 	return args, nil
 }
 
@@ -15497,6 +15535,50 @@ func (ec *executionContext) _Item_uploadRequestedAt(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Item_uploadRequestedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Item_record(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Item().Record(ctx, obj, fc.Args["readableFields"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Item_record(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type JSON does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Item_record_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ItemConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ItemConnection) (ret graphql.Marshaler) {
@@ -31049,6 +31131,42 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 			out.Values[i] = ec._Item_uploadProgressInfo(ctx, field, obj)
 		case "uploadRequestedAt":
 			out.Values[i] = ec._Item_uploadRequestedAt(ctx, field, obj)
+		case "record":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_record(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -122,6 +122,10 @@ func (r *itemResolver) TimedTranscriptURL(ctx context.Context, obj *store.Item) 
 	return r.timedTranscriptURL(ctx, obj)
 }
 
+func (r *itemResolver) Record(ctx context.Context, obj *store.Item, readableFields *bool) (store.JSON, error) {
+	return r.itemRecord(ctx, obj, readableFields)
+}
+
 // TotalCount is the resolver for the totalCount field.
 func (r *itemConnectionResolver) TotalCount(ctx context.Context, obj *model.ItemConnection) (int, error) {
 	return r.Store.CountItems(ctx, obj.Principal, obj.Query)

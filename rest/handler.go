@@ -29,18 +29,21 @@ func Mount(r chi.Router, exec *executor.Executor, mw ...func(http.Handler) http.
 // field of its data, or the spec's envelope built from the first error.
 func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 	field := fieldPath(rt.Field)
+	sole := soleFields(rt.Op, field)
 	var variantField []string
+	var variantSole int
 	if rt.Variant != nil {
 		variantField = fieldPath(rt.Variant.Field)
+		variantSole = soleFields(rt.Variant.Op, variantField)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		invalid := func() string { return rt.Invalid }
 		if rt.InvalidEcho != "" {
 			invalid = echoBody(r, rt.InvalidEcho)
 		}
-		op, bind, field := rt.Op, rt.Bind, field
+		op, bind, field, sole := rt.Op, rt.Bind, field, sole
 		if rt.Variant != nil && rt.Variant.When(r) {
-			op, bind, field = rt.Variant.Op, rt.Variant.Bind, variantField
+			op, bind, field, sole = rt.Variant.Op, rt.Variant.Bind, variantField, variantSole
 		}
 		vars := map[string]any{}
 		if bind != nil {
@@ -67,7 +70,7 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 			writeEnvelope(w, envelopeOfGraphQL(resp.Errors[0]), invalid())
 			return
 		}
-		body, err := pick(resp.Data, field, singleRoot[op])
+		body, err := pick(resp.Data, field, sole)
 		if err != nil || bytes.Equal(body, []byte("null")) {
 			WriteError(w, store.NotFound())
 			return
@@ -112,10 +115,11 @@ func fieldPath(f string) []string {
 }
 
 // pick returns the value at a field path of a data object, as raw JSON.
-// oneRoot says the data holds one top-level field, as gqlgen writes it.
-func pick(data json.RawMessage, path []string, oneRoot bool) (json.RawMessage, error) {
+// The objects of the first sole steps are known to hold one key each
+// (soleFields), as gqlgen writes them.
+func pick(data json.RawMessage, path []string, sole int) (json.RawMessage, error) {
 	for i, f := range path {
-		if v, ok := soleField(data, f, oneRoot && i == 0); ok {
+		if v, ok := soleField(data, f, i < sole); ok {
 			data = v
 			continue
 		}

@@ -36,27 +36,41 @@ func loadDocument() string {
 	return b.String()
 }
 
-// singleRoot names the operations that select exactly one top-level field:
-// their data is {"<field>":<value>}, which the handler cuts without
-// scanning it (soleField).
-var singleRoot = rootFieldCounts(Document)
+// operations are the stored document's operations by name.
+var operations = parseOperations(Document)
 
-func rootFieldCounts(doc string) map[string]bool {
+func parseOperations(doc string) map[string]*ast.OperationDefinition {
 	q, err := parser.ParseQuery(&ast.Source{Input: doc})
 	if err != nil {
 		panic(err) // the stored document is validated by the tests
 	}
-	out := map[string]bool{}
+	out := map[string]*ast.OperationDefinition{}
 	for _, op := range q.Operations {
-		n := 0
-		for _, sel := range op.SelectionSet {
-			if _, ok := sel.(*ast.Field); ok {
-				n++
-			} else {
-				n = 2 // a fragment at the root: not known to be one field
-			}
-		}
-		out[op.Name] = n == 1
+		out[op.Name] = op
 	}
 	return out
+}
+
+// soleFields counts the leading steps of a route's field path at which the
+// object holding the step has that one key: the operation selects only
+// that field there (no alias, no fragment). gqlgen writes such an object
+// as {"<field>":<value>}, which the handler cuts without scanning it
+// (soleField).
+func soleFields(op string, path []string) int {
+	o := operations[op]
+	if o == nil {
+		return 0
+	}
+	set := o.SelectionSet
+	for n, f := range path {
+		if len(set) != 1 {
+			return n
+		}
+		field, ok := set[0].(*ast.Field)
+		if !ok || field.Alias != f {
+			return n
+		}
+		set = field.SelectionSet
+	}
+	return len(path)
 }

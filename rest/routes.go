@@ -68,7 +68,7 @@ var Routes = []Route{
 			queryBool("readableMetadataFields", "", "readable"))},
 	{Method: "POST", Path: "/api/v1/items", Op: "createItem", Field: "createItem.item",
 		Bind: bodyAs("input")},
-	{Method: "GET", Path: "/api/v1/items/{itemId}", AlsoPath: "/api/v1/items/{id}", Op: "getItem", Field: "item",
+	{Method: "GET", Path: "/api/v1/items/{itemId}", AlsoPath: "/api/v1/items/{id}", Op: "getItem", Field: "item.record",
 		Bind: all(item, queryBool("readableMetadataFields", "", "readable"))},
 	{Method: "DELETE", Path: "/api/v1/items/{itemId}", Op: "deleteItem", Field: "deleteItem", Bind: item},
 	{Method: "POST", Path: "/api/v1/items/{itemId}/undelete", Op: "undeleteItem", Field: "undeleteItem", Bind: item},

@@ -97,17 +97,33 @@ func specEndpoints(t *testing.T) map[string]bool {
 // names first: the handler relies on it to cut the answer without scanning.
 func TestRouteOperationsSelectOneRootField(t *testing.T) {
 	for _, rt := range Routes {
-		for _, op := range []string{rt.Op, variantOp(rt)} {
-			if op != "" && !singleRoot[op] {
-				t.Errorf("%s %s: operation %s does not select exactly one top-level field", rt.Method, rt.Path, op)
+		check := func(op, field string) {
+			if op != "" && field != "" && soleFields(op, fieldPath(field)) < 1 {
+				t.Errorf("%s %s: operation %s does not select exactly the one top-level field %s", rt.Method, rt.Path, op, field)
 			}
+		}
+		check(rt.Op, rt.Field)
+		if rt.Variant != nil {
+			check(rt.Variant.Op, rt.Variant.Field)
 		}
 	}
 }
 
-func variantOp(rt Route) string {
-	if rt.Variant == nil {
-		return ""
+func TestSoleFields(t *testing.T) {
+	cases := []struct {
+		op, path string
+		want     int
+	}{
+		{"getItem", "item.record", 2},
+		{"getItem", "item", 1},
+		{"getItem", "other", 0},
+		{"createItem", "createItem.item", 2},
+		{"createItem", "createItem.item.id", 2}, // item selects many fields
+		{"noSuchOperation", "item", 0},
 	}
-	return rt.Variant.Op
+	for _, c := range cases {
+		if got := soleFields(c.op, fieldPath(c.path)); got != c.want {
+			t.Errorf("soleFields(%s, %s) = %d, want %d", c.op, c.path, got, c.want)
+		}
+	}
 }

@@ -70,8 +70,7 @@ const MaxContentPage = 1000
 const entryColumns = `
 i.id, COALESCE(i.owner_id, i.created_by) AS owner, i.item_type, i.title, i.created_on,
 i.visible_to, i.updatable_by,
-ARRAY(SELECT f.folder_id FROM item_folders f
-      WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.position) AS folder_parents`
+i.folder_ids AS folder_parents`
 
 // The page is cut from item_folders alone (item_folders_by_name_idx or
 // item_folders_live_idx), then only its rows are joined with items. Keyed by

@@ -41,8 +41,7 @@ func (f *Folder) Metadata() ItemMetadata {
 // parent: the first of its folderParents.
 const folderColumns = `
 i.tenant_id, i.id, COALESCE(i.owner_id, i.created_by) AS owner, i.title, i.created_on, i.item_type,
-(SELECT p.folder_id FROM item_folders p
- WHERE p.tenant_id = i.tenant_id AND p.item_id = i.id ORDER BY p.position LIMIT 1) AS parent_id,
+i.folder_ids[1] AS parent_id,
 i.visible_to, i.updatable_by, i.metadata_form_id, i.metadata_form_data, i.sort_key,
 EXISTS (SELECT 1 FROM item_folders c
         WHERE c.tenant_id = i.tenant_id AND c.folder_id = i.id

@@ -214,8 +214,7 @@ i.transcription_enabled, i.translation_enabled, i.celebrity_detection_enabled,
 i.label_detection_enabled, i.person_detection_enabled, i.text_detection_enabled,
 i.create_unknown_persons, i.has_relations, i.has_attachments, i.archived_on, i.deleted_on, i.media,
 i.media_usage, i.upload_lock_owner, i.upload_locked_on, i.transcript_last_updated,
-ARRAY(SELECT f.folder_id FROM item_folders f
-      WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.position) AS folder_parents`
+i.folder_ids AS folder_parents`
 
 const (
 	itemByIDSQL = `SELECT ` + itemColumns + `

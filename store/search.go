@@ -117,9 +117,8 @@ func (q *SearchQuery) sql(count bool, p *Principal) (string, []any) {
 			b.WriteString("WITH " + fmt.Sprintf(searchFolderSQL, rootVisible) + "\n")
 		}
 	}
-	// The page is chosen on ids and rank alone; the item columns (with
-	// their folder_parents subquery) are read for the page's rows only, not
-	// for every row an offset skips.
+	// The page is chosen on ids and rank alone; the item columns are read
+	// for the page's rows only, not for every row an offset skips.
 	if count {
 		b.WriteString("SELECT count(*) FROM items i")
 	} else {

@@ -162,6 +162,9 @@ func runBench(ctx context.Context, c benchConfig) error {
 		done := profileServer(ctx, c, srv, sc.name, log)
 		rows = append(rows, measure(sc.name, sc.cfg, srv.pid))
 		<-done
+		if sc.name == getItemName {
+			rows = append(rows, referenceRow(ctx, dbURL, seeded, measure))
+		}
 	}
 	if c.only != "" {
 		fmt.Println(benchReport(c, seeded, rows))
@@ -202,15 +205,12 @@ func expect(codes ...int) func(int, []byte) error {
 // loupeScenarios are the requests of issue 5, each a closed loop.
 func loupeScenarios(base string, s *benchseed.Seeded, contentTokens []string) []scenario {
 	h := authHeader(s.APIKey)
-	pick := func(ids []string) string { return ids[rand.IntN(len(ids))] }
 	gridCursors := gridPositions(s)
 	grid := `query($f: ID!, $after: String) { items(first: 50, after: $after, filter: {folderId: $f}, orderBy: CREATED_ASC) {
   nodes { id title folders { name } comments(first: 3, orderBy: CREATED_DESC) { nodes { id text } } relations { item { title } } }
   pageInfo { hasNextPage endCursor } } }`
 	return []scenario{
-		{"REST GET /api/v1/items/{id}", loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
-			return loadgen.Request{Method: "GET", URL: base + "/api/v1/items/" + pick(s.ItemIDs), Header: h}
-		}}},
+		{getItemName, getItemLoad(base, s)},
 		{"REST POST /api/v1/items", loadgen.Config{Check: expect(200), Next: func(w, i int) loadgen.Request {
 			body := fmt.Sprintf(`{"title":"Bench %d-%d","itemType":"video","metadata":{"formData":{"default_description":"load"}}}`, w, i)
 			return loadgen.Request{Method: "POST", URL: base + "/api/v1/items", Header: h, Body: []byte(body)}
@@ -244,6 +244,28 @@ func loupeScenarios(base string, s *benchseed.Seeded, contentTokens []string) []
 				Header: h, Body: []byte(body)}
 		}}},
 	}
+}
+
+const getItemName = "REST GET /api/v1/items/{id}"
+
+// getItemLoad reads random items by id from base.
+func getItemLoad(base string, s *benchseed.Seeded) loadgen.Config {
+	h := authHeader(s.APIKey)
+	return loadgen.Config{Check: expect(200), Next: func(int, int) loadgen.Request {
+		return loadgen.Request{Method: "GET", URL: base + "/api/v1/items/" + s.ItemIDs[rand.IntN(len(s.ItemIDs))], Header: h}
+	}}
+}
+
+// referenceRow measures the hand-written get-item handler on the same load.
+func referenceRow(ctx context.Context, dbURL string, s *benchseed.Seeded, measure func(string, loadgen.Config, int) benchRow) benchRow {
+	url, stop, err := startReference(ctx, dbURL, s)
+	if err != nil {
+		return benchRow{Scenario: referenceName, Unmeasured: err.Error()}
+	}
+	defer stop()
+	row := measure(referenceName, getItemLoad(url, s), 0)
+	row.Note = "in the bench process"
+	return row
 }
 
 // contentTokens are 200 nextTokens of the big folder's content by name,

@@ -1,0 +1,134 @@
+package resolvers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/rest"
+)
+
+// Item.record (resolvers/item_record.go) is written by hand for speed; it
+// must answer exactly what the ItemRecord fragment's fields answer — the
+// same keys in the same order with the same values — for items in every
+// state: bare, and with every field set; with form data by id and by label;
+// for an admin and for a user who cannot see one of the item's folders.
+func TestItemRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	open := createItem(t, a, map[string]any{"title": "Open", "itemType": "folder"}).ID
+	closed := createItem(t, a, map[string]any{"title": "Closed", "itemType": "folder"}).ID
+	a.Post(t, "/api/v1/folders/"+closed, map[string]any{"visibleTo": map[string]any{"level": "selected_groups",
+		"groups": []string{a.TenantID + ":nobody"}}}).Status(200)
+
+	bare := createItem(t, a, map[string]any{"title": "Bare", "itemType": "image"}).ID
+	full := createItem(t, a, map[string]any{"title": `Full <"&"> ünïcode`, "itemType": "video", "folderParents": []string{open, closed},
+		"metadata": map[string]any{"formData": map[string]any{"default_description": "A <b>clip</b>", "custom_key": []any{1, 2.5, "x"}}}}).ID
+	a.Put(t, "/api/v1/items/"+full+"/archive", nil).Status(200)
+	for _, name := range []string{"poster.jpg", "subs & more.vtt"} {
+		if _, err := api.DB.Exec(`INSERT INTO attachments (tenant_id, item_id, file_name, type, role, user_id, blob_key, description)
+			VALUES ($1, $2, $3, 'file', 'file', $4, $5, 'about ' || $3)`, a.TenantID, full, name, a.UserID, full+"/"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	media := map[string]any{"timedTranscriptKeys": map[string]string{"en": full + "/transcript.json"}}
+	for _, k := range []string{"itemState", "transcodingBy", "transcodingService", "transcriptionState", "transcriptionBy",
+		"transcriptionService", "translationBy", "translationLanguage", "proxy", "highRes", "editProxyFormat", "webProxyLocation",
+		"thumbnail", "thumbnailStrip", "generatedContentLocation", "sourceFileLocation", "vttUrl", "srtUrl", "translationVttUrl",
+		"translationSrtUrl", "timedTranslatedTranscriptUrl", "ingestDestinationPath", "ingestSourceFullPath", "ingestSourceKey",
+		"ingestSourceObjBucket", "ingestSourceStorageId"} {
+		media[k] = k + " value"
+	}
+	for _, k := range []string{"progressInfo", "transcriptionChannels", "detectedPersons", "proxyAudioTrackUrls", "thumbnailInfo", "uploadProgressInfo"} {
+		media[k] = map[string]any{"of": k, "n": []any{1, 2}}
+	}
+	media["transcriptionProgress"], media["transcriptOffsetMs"], media["proxySize"] = 42.5, 1500, 123456789
+	media["hasExternalHighres"], media["isExternalUpload"], media["ingestSkipProcessing"] = true, true, false
+	media["uploadRequestedAt"] = "2026-03-04T05:06:07.891234Z"
+	if _, err := api.DB.Exec(`UPDATE items SET media = $3, media_created_on = '2025-01-02T03:04:05.678+02:00', media_type = 'video/mp4',
+		media_size = 9876543210, frame_count = 2500, technical_metadata = '{"codec": "h264", "fps": 25}', geo_location = '{"lat": 1.5}',
+		custom_icons = '{"pos1": "star", "pos3": {"icon": "flag"}}', transcript_last_updated = now(), language_code = 'en',
+		upload_lock_owner = 'instance-1', upload_locked_on = now(), transcription_enabled = true, create_unknown_persons = true
+		WHERE tenant_id = $1 AND id = $2`, a.TenantID, full, jsonOf(t, media)); err != nil {
+		t.Fatal(err)
+	}
+	viewer := a.User(t, "viewer@a.test", nil, false)
+
+	frag := rest.Document[strings.Index(rest.Document, "fragment ItemRecord on Item"):]
+	frag = frag[:strings.Index(frag, "\n}\n")+3]
+	query := `query($id: ID!, $readable: Boolean = false) {
+	  fields: item(id: $id) { ...ItemRecord }
+	  record: item(id: $id) { record(readableFields: $readable) } }
+	` + frag
+	cases := []struct {
+		name     string
+		client   *loupetest.Client
+		id       string
+		readable bool
+	}{
+		{"bare", a, bare, false},
+		{"everything set", a, full, false},
+		{"everything set, readable form data", a, full, true},
+		{"a folder", a, open, false},
+		{"a viewer missing a folder", viewer, full, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out struct {
+				Fields json.RawMessage
+				Record struct{ Record json.RawMessage }
+			}
+			c.client.GraphQL(t, query, map[string]any{"id": c.id, "readable": c.readable}).OK(&out)
+			if got, want := keys(t, out.Record.Record), keys(t, out.Fields); !reflect.DeepEqual(got, want) {
+				t.Fatalf("record keys\n %v\nfields\n %v", got, want)
+			}
+			if got, want := decoded(t, out.Record.Record), decoded(t, out.Fields); !reflect.DeepEqual(got, want) {
+				t.Fatalf("record\n %s\nfields\n %s", out.Record.Record, out.Fields)
+			}
+		})
+	}
+	// Every field was set on the full item: no key of the comparison was
+	// null on both sides only.
+	var out struct{ Item struct{ Record map[string]any } }
+	a.GraphQL(t, `query($id: ID!) { item(id: $id) { record } }`, map[string]any{"id": full}).OK(&out)
+	for k, v := range out.Item.Record {
+		if v == nil {
+			t.Errorf("the full item's %s is null: the test does not cover it", k)
+		}
+	}
+}
+
+func keys(t *testing.T, raw json.RawMessage) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func decoded(t *testing.T, raw json.RawMessage) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
