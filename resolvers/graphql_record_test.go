@@ -92,7 +92,9 @@ func TestItemRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
 	}
 	// Every field was set on the full item: no key of the comparison was
 	// null on both sides only.
-	var out struct{ Item struct{ Record map[string]any } }
+	var out struct {
+		Item struct{ Record map[string]any }
+	}
 	a.GraphQL(t, `query($id: ID!) { item(id: $id) { record } }`, map[string]any{"id": full}).OK(&out)
 	for k, v := range out.Item.Record {
 		if v == nil {
