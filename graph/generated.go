@@ -35,6 +35,7 @@ type ResolverRoot interface {
 	Attachment() AttachmentResolver
 	Bookmark() BookmarkResolver
 	Folder() FolderResolver
+	FolderContent() FolderContentResolver
 	FolderEntry() FolderEntryResolver
 	Item() ItemResolver
 	ItemConnection() ItemConnectionResolver
@@ -280,6 +281,7 @@ type ComplexityRoot struct {
 		From      func(childComplexity int) int
 		Hits      func(childComplexity int) int
 		NextToken func(childComplexity int) int
+		Record    func(childComplexity int) int
 		Total     func(childComplexity int) int
 	}
 
@@ -899,6 +901,9 @@ type FolderResolver interface {
 	Children(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.FolderConnection, error)
 	Items(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.ItemConnection, error)
 	Ancestors(ctx context.Context, obj *store.Folder) ([]*store.PathEntry, error)
+}
+type FolderContentResolver interface {
+	Record(ctx context.Context, obj *model.FolderContent) (store.JSON, error)
 }
 type FolderEntryResolver interface {
 	FolderParents(ctx context.Context, obj *store.FolderEntry) ([]string, error)
@@ -1880,6 +1885,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FolderContent.NextToken(childComplexity), true
+	case "FolderContent.record":
+		if e.ComplexityRoot.FolderContent.Record == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FolderContent.Record(childComplexity), true
 	case "FolderContent.total":
 		if e.ComplexityRoot.FolderContent.Total == nil {
 			break
@@ -5356,6 +5367,14 @@ type FolderContent {
   from: Int!
   "Continues after this page (after / nextToken); null at the end."
   nextToken: String
+
+  """
+  The page as one JSON value: what REST GET /api/v1/folders/{folderId}/content
+  answers — total, hits (id, owner, folderParents, itemType, name, createdOn,
+  visibleTo, updatableBy), from and nextToken, with exactly the values those
+  fields answer (a test holds the two equal).
+  """
+  record: JSON!
 }
 
 "One entry of a folder's content: an item or a subfolder (spec 2.10 content hit)."
@@ -7164,6 +7183,8 @@ func (ec *executionContext) childFields_FolderContent(ctx context.Context, field
 		return ec.fieldContext_FolderContent_from(ctx, field)
 	case "nextToken":
 		return ec.fieldContext_FolderContent_nextToken(ctx, field)
+	case "record":
+		return ec.fieldContext_FolderContent_record(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FolderContent", field.Name)
 }
@@ -13045,6 +13066,29 @@ func (ec *executionContext) _FolderContent_nextToken(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_FolderContent_nextToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FolderContent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FolderContent_record(ctx context.Context, field graphql.CollectedField, obj *model.FolderContent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FolderContent_record(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FolderContent().Record(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FolderContent_record(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FolderContent", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _FolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.FolderEdge) (ret graphql.Marshaler) {
@@ -30199,20 +30243,56 @@ func (ec *executionContext) _FolderContent(ctx context.Context, sel ast.Selectio
 		case "total":
 			out.Values[i] = ec._FolderContent_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "hits":
 			out.Values[i] = ec._FolderContent_hits(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "from":
 			out.Values[i] = ec._FolderContent_from(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nextToken":
 			out.Values[i] = ec._FolderContent_nextToken(ctx, field, obj)
+		case "record":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FolderContent_record(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

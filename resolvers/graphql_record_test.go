@@ -103,6 +103,70 @@ func TestItemRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
 	}
 }
 
+// FolderContent.record (resolvers/folder_content_record.go) answers what
+// the page's fields answer: for an admin and for a user who cannot see a
+// subfolder nor one of an item's other folders, on a first page (with a
+// nextToken), a continued one and the last one.
+func TestFolderContentRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	reel := createItem(t, a, map[string]any{"title": "Reel", "itemType": "folder"}).ID
+	closed := createItem(t, a, map[string]any{"title": "Closed", "itemType": "folder", "folderParents": []string{reel}}).ID
+	a.Post(t, "/api/v1/folders/"+closed, map[string]any{"visibleTo": map[string]any{"level": "selected_groups",
+		"groups": []string{a.TenantID + ":nobody"}}}).Status(200)
+	createItem(t, a, map[string]any{"title": "Open sub", "itemType": "folder", "folderParents": []string{reel}})
+	for i, title := range []string{"Clip <a>", "Clip & b", "Clip ü"} {
+		parents := []string{reel}
+		if i == 1 {
+			parents = append(parents, closed)
+		}
+		createItem(t, a, map[string]any{"title": title, "itemType": "video", "folderParents": parents})
+	}
+	viewer := a.User(t, "viewer@a.test", nil, false)
+	const query = `query($f: ID!, $after: String, $sort: FolderContentSort) {
+	  fields: folderContent(folderId: $f, size: 2, after: $after, sort: $sort) {
+	    total hits { id owner folderParents itemType name createdOn visibleTo { level groups } updatableBy { level groups } } from nextToken }
+	  record: folderContent(folderId: $f, size: 2, after: $after, sort: $sort) { record } }`
+	for _, c := range []struct {
+		name   string
+		client *loupetest.Client
+		sort   string
+	}{{"admin", a, "name"}, {"viewer", viewer, "name"}, {"admin by creation", a, "createdOn"}} {
+		t.Run(c.name, func(t *testing.T) {
+			after, pages := "", 0
+			for {
+				var out struct {
+					Fields json.RawMessage
+					Record struct{ Record json.RawMessage }
+				}
+				vars := map[string]any{"f": reel, "sort": c.sort}
+				if after != "" {
+					vars["after"] = after
+				}
+				c.client.GraphQL(t, query, vars).OK(&out)
+				if got, want := keys(t, out.Record.Record), keys(t, out.Fields); !reflect.DeepEqual(got, want) {
+					t.Fatalf("record keys %v, fields %v", got, want)
+				}
+				if got, want := decoded(t, out.Record.Record), decoded(t, out.Fields); !reflect.DeepEqual(got, want) {
+					t.Fatalf("page %d: record\n %s\nfields\n %s", pages, out.Record.Record, out.Fields)
+				}
+				pages++
+				var page struct{ NextToken *string }
+				if err := json.Unmarshal(out.Fields, &page); err != nil {
+					t.Fatal(err)
+				}
+				if page.NextToken == nil {
+					break
+				}
+				after = *page.NextToken
+			}
+			if pages < 2 {
+				t.Fatalf("%d pages: the test wants a continued page", pages)
+			}
+		})
+	}
+}
+
 func keys(t *testing.T, raw json.RawMessage) []string {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -1,25 +1,14 @@
 package resolvers
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"strconv"
-	"time"
 
-	"github.com/loupe-mam/loupe/graph/scalar"
 	"github.com/loupe-mam/loupe/store"
 )
 
-// Item.record is the spec's item record (the ItemRecord fragment of
-// rest/operations/items.graphql) written in one go. gqlgen spends ~6
-// allocations and a context per field on the 75 fields of a record, a third
-// of a REST get-item's CPU; the record's fields are plain values, so they are
-// encoded here from the same item and the same resolvers. A test
-// (graphql_record_test.go) holds the record equal to the fragment for items
-// in every state, key for key.
-
-// itemRecord lists the fragment's fields in its order.
+// itemRecord is spec 2.2's item record: the ItemRecord fragment of
+// rest/operations/items.graphql, field for field in its order (records.go
+// says why it is written by hand).
 type itemRecord struct {
 	ID                           string             `json:"id"`
 	Title                        string             `json:"title"`
@@ -105,15 +94,6 @@ type recordAttachment struct {
 	Role        string `json:"role"`
 }
 
-// dateTime writes a time as the DateTime scalar does.
-type dateTime time.Time
-
-func (t dateTime) MarshalJSON() ([]byte, error) {
-	return strconv.AppendQuote(nil, time.Time(t).UTC().Format(scalar.Layout)), nil
-}
-
-func optTime(t *time.Time) *dateTime { return (*dateTime)(t) }
-
 // itemRecord builds an item's record from the resolvers of its fields.
 func (r *itemResolver) itemRecord(ctx context.Context, it *store.Item, readable *bool) (store.JSON, error) {
 	parents, err := r.FolderParents(ctx, it)
@@ -132,15 +112,12 @@ func (r *itemResolver) itemRecord(ctx context.Context, it *store.Item, readable 
 	if err != nil {
 		return nil, err
 	}
-	if parents == nil {
-		parents = []string{}
-	}
 	rec := itemRecord{
 		ID: it.ID, Title: it.Title, OriginalFileName: it.OriginalFileName, CreatedBy: it.CreatedBy,
 		CreatedOn: dateTime(it.CreatedOn), ModifiedOn: dateTime(it.ModifiedOn), MediaCreatedOn: optTime(it.MediaCreatedOn),
 		ItemType: it.ItemType, MediaType: it.MediaType, MediaSize: it.MediaSize, FrameCount: it.FrameCount,
 		Metadata: md, MetadataVersion: it.MetadataVersion, TechnicalMetadata: it.TechnicalMetadata,
-		GeoLocation: it.GeoLocation, CustomIcons: it.CustomIcons(), FolderParents: parents,
+		GeoLocation: it.GeoLocation, CustomIcons: it.CustomIcons(), FolderParents: orEmpty(parents),
 		HasRelations: it.HasRelations, HasArchiveRelation: it.HasArchiveRelation(), AncestryLink: it.AncestryLink(),
 		Attachments: make([]recordAttachment, len(atts)),
 		ItemState:   it.ItemState, TranscodingState: it.TranscodingState, TranscodingBy: it.TranscodingBy,
@@ -175,11 +152,5 @@ func (r *itemResolver) itemRecord(ctx context.Context, it *store.Item, readable 
 		}
 		rec.Attachments[i] = recordAttachment{FileName: a.FileName, Description: a.Description, DownloadURL: url, Type: a.Type, Role: a.Role}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // as gqlgen writes strings
-	if err := enc.Encode(rec); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return encodeRecord(rec)
 }

@@ -57,6 +57,10 @@ func (r *folderResolver) Ancestors(ctx context.Context, obj *store.Folder) ([]*s
 	return r.folderAncestors(ctx, obj)
 }
 
+func (r *folderContentResolver) Record(ctx context.Context, obj *model.FolderContent) (store.JSON, error) {
+	return r.folderContentRecord(ctx, obj)
+}
+
 func (r *folderEntryResolver) FolderParents(ctx context.Context, obj *store.FolderEntry) ([]string, error) {
 	return r.visibleFolderParents(ctx, obj.ID, obj.FolderParents())
 }
@@ -606,6 +610,8 @@ func (r *Resolver) Bookmark() graph.BookmarkResolver { return &bookmarkResolver{
 
 func (r *Resolver) Folder() graph.FolderResolver { return &folderResolver{r} }
 
+func (r *Resolver) FolderContent() graph.FolderContentResolver { return &folderContentResolver{r} }
+
 func (r *Resolver) FolderEntry() graph.FolderEntryResolver { return &folderEntryResolver{r} }
 
 func (r *Resolver) Item() graph.ItemResolver { return &itemResolver{r} }
@@ -630,6 +636,7 @@ type apiKeyResolver struct{ *Resolver }
 type attachmentResolver struct{ *Resolver }
 type bookmarkResolver struct{ *Resolver }
 type folderResolver struct{ *Resolver }
+type folderContentResolver struct{ *Resolver }
 type folderEntryResolver struct{ *Resolver }
 type itemResolver struct{ *Resolver }
 type itemConnectionResolver struct{ *Resolver }

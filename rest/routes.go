@@ -158,7 +158,7 @@ var Routes = []Route{
 		Bind: all(folderUpdateBody, pathInto("folderId", "input", "id"))},
 	{Method: "DELETE", Path: "/api/v1/folders/{folderId}", Op: "deleteFolder", Field: "deleteFolder",
 		Bind: path("folderId", "id")},
-	{Method: "GET", Path: "/api/v1/folders/{folderId}/content", Op: "getFolderContent", Field: "folderContent",
+	{Method: "GET", Path: "/api/v1/folders/{folderId}/content", Op: "getFolderContent", Field: "folderContent.record",
 		Bind: all(path("folderId", "id"), queryInt("from", "", "from"), queryInt("size", "", "size"),
 			queryEnum("sort", "sort", "name", "createdOn"), queryEnum("order", "order", "asc", "desc"),
 			queryString("nextToken", "", "after"))},

@@ -499,10 +499,6 @@ type Viewer struct {
 	IsAdmin  bool   `json:"isAdmin"`
 	// Group names of the user.
 	Groups []string `json:"groups"`
-	// The user's settings (defaults until first written).
-	Settings *store.UserSettings `json:"settings"`
-	// The system bookmarks the user may see.
-	Bookmarks []*store.Bookmark `json:"bookmarks"`
 }
 
 // Order of an item's comments.
