@@ -117,8 +117,8 @@ func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []stri
 		return out, nil
 	}
 	var rows []struct {
-		ChildIDs  pq.StringArray `db:"child_ids"`
-		Positions pq.Int64Array  `db:"positions"`
+		ChildIDs  IDs           `db:"child_ids"`
+		Positions pq.Int64Array `db:"positions"`
 		Folder
 	}
 	if err := s.selectPrepared(ctx, &rows, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
@@ -149,14 +149,14 @@ func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []stri
 
 // FolderEntry is one entry of a folder's content (spec 2.10 content hit).
 type FolderEntry struct {
-	ID              string         `db:"id"`
-	Owner           string         `db:"owner"`
-	FolderParentIDs pq.StringArray `db:"folder_parents"`
-	ItemType        string         `db:"item_type"`
-	Name            string         `db:"title"`
-	CreatedOn       time.Time      `db:"created_on"`
-	VisibleTo       Access         `db:"visible_to"`
-	UpdatableBy     Access         `db:"updatable_by"`
+	ID              string    `db:"id"`
+	Owner           string    `db:"owner"`
+	FolderParentIDs IDs       `db:"folder_parents"`
+	ItemType        string    `db:"item_type"`
+	Name            string    `db:"title"`
+	CreatedOn       time.Time `db:"created_on"`
+	VisibleTo       Access    `db:"visible_to"`
+	UpdatableBy     Access    `db:"updatable_by"`
 }
 
 // FolderParents is the ids of the entry's folders.

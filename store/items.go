@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/lib/pq"
 )
 
 // Item is a media item, folder or person (spec 2.1).
@@ -57,7 +55,7 @@ type Item struct {
 	UploadLockedOn            *time.Time `db:"upload_locked_on"`
 	TranscriptLastUpdated     *time.Time `db:"transcript_last_updated"`
 
-	FolderParentIDs pq.StringArray `db:"folder_parents"`
+	FolderParentIDs IDs `db:"folder_parents"`
 
 	// MediaDoc is the media column as read; decodeMedia fills ItemMedia
 	// from it. (ItemMedia itself has no Scan method: promoted to Item, it
