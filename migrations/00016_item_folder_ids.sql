@@ -19,10 +19,14 @@ DECLARE
     link item_folders;
 BEGIN
     IF TG_OP = 'DELETE' THEN link := OLD; ELSE link := NEW; END IF;
-    UPDATE items SET folder_ids = ARRAY(SELECT f.folder_id FROM item_folders f
-                                        WHERE f.tenant_id = link.tenant_id AND f.item_id = link.item_id
-                                        ORDER BY f.position)
-    WHERE tenant_id = link.tenant_id AND id = link.item_id;
+    -- Only when they change: the row triggers of one statement adding
+    -- several links of an item run after all of them, and the first one
+    -- already writes the final list.
+    UPDATE items i SET folder_ids = f.ids
+    FROM (SELECT ARRAY(SELECT l.folder_id FROM item_folders l
+                       WHERE l.tenant_id = link.tenant_id AND l.item_id = link.item_id
+                       ORDER BY l.position) AS ids) f
+    WHERE i.tenant_id = link.tenant_id AND i.id = link.item_id AND i.folder_ids IS DISTINCT FROM f.ids;
     RETURN NULL;
 END $$;
 -- +goose StatementEnd

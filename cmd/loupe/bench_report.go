@@ -20,8 +20,8 @@ func benchReport(c benchConfig, s *benchseed.Seeded, rows []benchRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Benchmarks\n\nMeasured by `make bench` (`loupe bench`) on %s: %d cores, %s memory, Go %s.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.NumCPU(), memTotal(), runtime.Version())
-	fmt.Fprintf(&b, "Concurrency %d, %v measured after %v warm-up per scenario, loopback, one throwaway Postgres.\n",
-		c.concurrency, c.duration, c.warmup)
+	fmt.Fprintf(&b, "Concurrency %d, %v measured after %v warm-up per scenario, loopback, one throwaway Postgres (shared_buffers %s).\n",
+		c.concurrency, c.duration, c.warmup, benchSharedBuffers)
 	fmt.Fprintf(&b, "Seeded in %v: %d items, %d folders, one folder of %d children, comments, audit records and relations.\n\n",
 		s.Took.Round(time.Millisecond), len(s.ItemIDs), len(s.FolderIDs), len(s.BigFolderItems))
 	b.WriteString("| scenario | req/s | p50 | p99 | SQL/req | server RSS | errors | note |\n|---|---:|---:|---:|---:|---:|---:|---|\n")

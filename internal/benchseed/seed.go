@@ -219,10 +219,15 @@ func (p *plan) itemCreated(i int) time.Time {
 	return spread(p.itemsFrom, p.itemsTo, i, p.spec.Items)
 }
 
+// uuidArray is ids as a uuid[] literal: items are copied with the folder
+// ids their links give them, so that the trigger keeping them finds nothing
+// to change (migration 00016) and leaves no dead row versions behind.
+func uuidArray(ids ...string) string { return "{" + strings.Join(ids, ",") + "}" }
+
 var (
 	itemCols = []string{"tenant_id", "id", "item_type", "title", "original_file_name", "created_by", "created_on",
 		"modified_on", "media_created_on", "media_type", "media_size", "frame_count", "metadata_form_id",
-		"metadata_form_data", "has_relations", "owner_id", "visible_to", "updatable_by"}
+		"metadata_form_data", "has_relations", "owner_id", "visible_to", "updatable_by", "folder_ids"}
 	versionCols = []string{"tenant_id", "item_id", "id", "name", "created_by", "created_on"}
 	linkCols    = []string{"tenant_id", "item_id", "folder_id", "position"}
 )
@@ -246,8 +251,12 @@ func (p *plan) seedUsersAndFolders(ctx context.Context, tx *sql.Tx) error {
 		for f, id := range p.folderIDs {
 			title := p.folderTitles[f]
 			data := string(store.JSONOf(map[string]string{"default_title": title}))
+			parents := uuidArray()
+			if par := p.folderParent[f]; par >= 0 {
+				parents = uuidArray(p.folderIDs[par])
+			}
 			if err := emit(p.tenant, id, "folder", title, "", p.admin, created(f), created(f), nil, nil, nil, nil,
-				"default_folder", data, false, p.admin, p.folderAccessJSON, p.folderAccessJSON); err != nil {
+				"default_folder", data, false, p.admin, p.folderAccessJSON, p.folderAccessJSON, parents); err != nil {
 				return err
 			}
 		}
@@ -345,7 +354,54 @@ func (p *plan) seedChunk(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) (in
 	return top, count, p.copyAudit(ctx, tx, chunk, lo, hi)
 }
 
+// planParents picks the folders of the chunk's items lo..hi: 1–3 each, the
+// big folder first for the first BigFolderItems items, then other folders
+// (never the big one twice).
+func (p *plan) planParents(chunk, lo, hi int) [][]string {
+	r := mrand.New(mrand.NewPCG(3, uint64(chunk)))
+	others := len(p.folderIDs) - 1
+	if p.big < 0 {
+		others = len(p.folderIDs)
+	}
+	otherFolder := func() int {
+		f := r.IntN(others)
+		if p.big >= 0 {
+			f++ // skip index 0, the big folder
+		}
+		return f
+	}
+	out := make([][]string, hi-lo)
+	for i := lo; i < hi; i++ {
+		want := 1
+		switch x := r.IntN(10); {
+		case x >= 9 && others >= 3:
+			want = 3
+		case x >= 6 && others >= 2:
+			want = 2
+		}
+		var parents []int
+		if i < p.spec.BigFolderItems {
+			parents = append(parents, p.big)
+		}
+	pick:
+		for len(parents) < want {
+			f := otherFolder()
+			for _, q := range parents {
+				if q == f {
+					continue pick
+				}
+			}
+			parents = append(parents, f)
+		}
+		for _, f := range parents {
+			out[i-lo] = append(out[i-lo], p.folderIDs[f])
+		}
+	}
+	return out
+}
+
 func (p *plan) copyItems(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) error {
+	parentsOf := p.planParents(chunk, lo, hi)
 	err := copyRows(ctx, tx, "items", itemCols, func(emit func(...any) error) error {
 		for i := lo; i < hi; i++ {
 			k, title, at := kindOf(i), itemTitle(i), p.itemCreated(i)
@@ -364,7 +420,7 @@ func (p *plan) copyItems(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) err
 			}
 			if err := emit(p.tenant, p.itemIDs[i], k.itemType, title, fileName(title, k), p.admin, at, at,
 				at.AddDate(0, 0, -int(h%60)), k.mediaType, size, frames, "default", formData(i, title),
-				p.hasRelations[i], nil, nil, nil); err != nil {
+				p.hasRelations[i], nil, nil, nil, uuidArray(parentsOf[i-lo]...)); err != nil {
 				return err
 			}
 		}
@@ -384,47 +440,10 @@ func (p *plan) copyItems(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) err
 	if err != nil {
 		return err
 	}
-	// 1–3 parents: the big folder first for the first BigFolderItems items,
-	// then other folders (never the big one twice).
-	r := mrand.New(mrand.NewPCG(3, uint64(chunk)))
-	others := len(p.folderIDs) - 1
-	if p.big < 0 {
-		others = len(p.folderIDs)
-	}
-	otherFolder := func() int {
-		f := r.IntN(others)
-		if p.big >= 0 {
-			f++ // skip index 0, the big folder
-		}
-		return f
-	}
 	return copyRows(ctx, tx, "item_folders", linkCols, func(emit func(...any) error) error {
-		var parents [3]int
 		for i := lo; i < hi; i++ {
-			want := 1
-			switch x := r.IntN(10); {
-			case x >= 9 && others >= 3:
-				want = 3
-			case x >= 6 && others >= 2:
-				want = 2
-			}
-			got := 0
-			if i < p.spec.BigFolderItems {
-				parents[0], got = p.big, 1
-			}
-		pick:
-			for got < want {
-				f := otherFolder()
-				for _, q := range parents[:got] {
-					if q == f {
-						continue pick
-					}
-				}
-				parents[got] = f
-				got++
-			}
-			for pos, f := range parents[:got] {
-				if err := emit(p.tenant, p.itemIDs[i], p.folderIDs[f], pos+1); err != nil {
+			for pos, f := range parentsOf[i-lo] {
+				if err := emit(p.tenant, p.itemIDs[i], f, pos+1); err != nil {
 					return err
 				}
 			}

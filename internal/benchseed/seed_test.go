@@ -139,6 +139,11 @@ func TestSeedReadsBackThroughAPI(t *testing.T) {
 			SELECT l.item_id, d.depth + 1 FROM d JOIN item_folders l ON l.tenant_id = $1 AND l.folder_id = d.id
 			WHERE l.child_type = 'folder')
 			SELECT least(count(*), 1) FROM d WHERE depth = 6`, 1},
+		{"items whose folder ids are not their links", `SELECT count(*) FROM items i WHERE i.tenant_id = $1
+			AND i.folder_ids <> ARRAY(SELECT l.folder_id FROM item_folders l
+			                          WHERE l.tenant_id = i.tenant_id AND l.item_id = i.id ORDER BY l.position)`, 0},
+		{"items written twice (a link's trigger rewrote them)", `SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'items'
+			AND $1::uuid IS NOT NULL`, 0},
 		{"ids out of creation order", `SELECT count(*) FROM (SELECT id, created_on, lag(created_on) OVER (ORDER BY id) AS prev
 			FROM items WHERE tenant_id = $1 AND item_type <> 'folder') x WHERE created_on < prev`, 0},
 	} {
