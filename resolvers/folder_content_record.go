@@ -7,46 +7,34 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-// contentRecord is the page as getFolderContent (rest/operations) selects
-// it, in its order.
-type contentRecord struct {
-	Total     int           `json:"total"`
-	Hits      []entryRecord `json:"hits"`
-	From      int           `json:"from"`
-	NextToken *string       `json:"nextToken"`
-}
-
-type entryRecord struct {
-	ID            string       `json:"id"`
-	Owner         string       `json:"owner"`
-	FolderParents []string     `json:"folderParents"`
-	ItemType      string       `json:"itemType"`
-	Name          string       `json:"name"`
-	CreatedOn     dateTime     `json:"createdOn"`
-	VisibleTo     accessRecord `json:"visibleTo"`
-	UpdatableBy   accessRecord `json:"updatableBy"`
-}
-
-type accessRecord struct {
-	Level  store.AccessLevel `json:"level"`
-	Groups []string          `json:"groups"`
-}
-
-func accessOf(a store.Access) accessRecord {
-	return accessRecord{Level: a.Level, Groups: orEmpty(a.Groups)}
-}
-
 // folderContentRecord builds a page's record from the resolvers of its
-// fields.
+// fields: what getFolderContent (rest/operations) selected, in its order —
+// total, hits {id owner folderParents itemType name createdOn visibleTo
+// {level groups} updatableBy {level groups}}, from, nextToken.
 func (r *Resolver) folderContentRecord(ctx context.Context, c *model.FolderContent) (store.JSON, error) {
-	rec := contentRecord{Total: c.Total, Hits: make([]entryRecord, len(c.Hits)), From: c.From, NextToken: c.NextToken}
+	w := make(jsonw, 0, 256+len(c.Hits)*320)
+	w = append(w.key("total", true).int(c.Total).key("hits", false), '[')
 	for i, h := range c.Hits {
 		parents, err := r.FolderEntry().FolderParents(ctx, h)
 		if err != nil {
 			return nil, err
 		}
-		rec.Hits[i] = entryRecord{ID: h.ID, Owner: h.Owner, FolderParents: orEmpty(parents), ItemType: h.ItemType,
-			Name: h.Name, CreatedOn: dateTime(h.CreatedOn), VisibleTo: accessOf(h.VisibleTo), UpdatableBy: accessOf(h.UpdatableBy)}
+		if i > 0 {
+			w = append(w, ',')
+		}
+		w = w.key("id", true).str(h.ID).key("owner", false).str(h.Owner).
+			key("folderParents", false).strs(parents).key("itemType", false).str(h.ItemType).
+			key("name", false).str(h.Name).key("createdOn", false).time(h.CreatedOn).
+			key("visibleTo", false).access(h.VisibleTo).key("updatableBy", false).access(h.UpdatableBy)
+		w = append(w, '}')
 	}
-	return encodeRecord(rec)
+	w = append(w, ']')
+	w = w.key("from", false).int(c.From).key("nextToken", false).optStr(c.NextToken)
+	return store.JSON(append(w, '}')), nil
+}
+
+// access writes an access rule as the Access type does.
+func (w jsonw) access(a store.Access) jsonw {
+	w = w.key("level", true).str(string(a.Level)).key("groups", false).strs(a.Groups)
+	return append(w, '}')
 }

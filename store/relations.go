@@ -80,17 +80,21 @@ WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[])`
 // directions, in one query. Relations to items in the recycle bin are kept
 // (they come back with the item).
 func (s *Store) RelationsOfItems(ctx context.Context, tenantID string, itemIDs []string) (map[string][]*Relation, error) {
-	return relationsOf(ctx, s.db, tenantID, itemIDs)
+	return relationsOf(ctx, s.selectPrepared, tenantID, itemIDs)
 }
 
-func relationsOf(ctx context.Context, q queryer, tenantID string, itemIDs []string) (map[string][]*Relation, error) {
+// selectFunc runs a query into dest: through a prepared statement, or in a
+// transaction.
+type selectFunc func(ctx context.Context, dest any, query string, args ...any) error
+
+func relationsOf(ctx context.Context, sel selectFunc, tenantID string, itemIDs []string) (map[string][]*Relation, error) {
 	out := make(map[string][]*Relation, len(itemIDs))
 	itemIDs = validIDs(itemIDs)
 	if len(itemIDs) == 0 {
 		return out, nil
 	}
 	var rows []*Relation
-	if err := q.SelectContext(ctx, &rows, relationsOfItemsSQL, tenantID, stringArray(itemIDs)); err != nil {
+	if err := sel(ctx, &rows, relationsOfItemsSQL, tenantID, stringArray(itemIDs)); err != nil {
 		return nil, fmt.Errorf("store: unable to list relations: %w", err)
 	}
 	for _, r := range rows {
@@ -101,7 +105,7 @@ func relationsOf(ctx context.Context, q queryer, tenantID string, itemIDs []stri
 
 // relationsAfter answers an item's relations at the end of a write.
 func relationsAfter(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string) ([]*Relation, error) {
-	all, err := relationsOf(ctx, tx, tenantID, []string{itemID})
+	all, err := relationsOf(ctx, tx.SelectContext, tenantID, []string{itemID})
 	if err != nil {
 		return nil, err
 	}
