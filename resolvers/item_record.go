@@ -6,95 +6,10 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-// itemRecord is spec 2.2's item record: the ItemRecord fragment of
-// rest/operations/items.graphql, field for field in its order (records.go
-// says why it is written by hand).
-type itemRecord struct {
-	ID                           string             `json:"id"`
-	Title                        string             `json:"title"`
-	OriginalFileName             string             `json:"originalFileName"`
-	CreatedBy                    string             `json:"createdBy"`
-	CreatedOn                    dateTime           `json:"createdOn"`
-	ModifiedOn                   dateTime           `json:"modifiedOn"`
-	MediaCreatedOn               *dateTime          `json:"mediaCreatedOn"`
-	ItemType                     string             `json:"itemType"`
-	MediaType                    *string            `json:"mediaType"`
-	MediaSize                    *int64             `json:"mediaSize"`
-	FrameCount                   *int64             `json:"frameCount"`
-	Metadata                     store.ItemMetadata `json:"metadata"`
-	MetadataVersion              int                `json:"metadataVersion"`
-	TechnicalMetadata            store.JSON         `json:"technicalMetadata"`
-	GeoLocation                  store.JSON         `json:"geoLocation"`
-	CustomIcons                  store.CustomIcons  `json:"customIcons"`
-	FolderParents                []string           `json:"folderParents"`
-	HasRelations                 bool               `json:"hasRelations"`
-	HasArchiveRelation           bool               `json:"hasArchiveRelation"`
-	AncestryLink                 string             `json:"ancestryLink"`
-	Attachments                  []recordAttachment `json:"attachments"`
-	ItemState                    *string            `json:"itemState"`
-	TranscodingState             string             `json:"transcodingState"`
-	TranscodingBy                *string            `json:"transcodingBy"`
-	TranscodingService           *string            `json:"transcodingService"`
-	ProgressInfo                 store.JSON         `json:"progressInfo"`
-	TranscriptionState           *string            `json:"transcriptionState"`
-	TranscriptionProgress        *float64           `json:"transcriptionProgress"`
-	TranscriptionBy              *string            `json:"transcriptionBy"`
-	TranscriptionService         *string            `json:"transcriptionService"`
-	TranscriptionChannels        store.JSON         `json:"transcriptionChannels"`
-	TranscriptionEnabled         bool               `json:"transcriptionEnabled"`
-	TranslationBy                *string            `json:"translationBy"`
-	TranslationEnabled           bool               `json:"translationEnabled"`
-	TranslationLanguage          *string            `json:"translationLanguage"`
-	TranscriptLastUpdated        *dateTime          `json:"transcriptLastUpdated"`
-	TranscriptOffsetMs           *int64             `json:"transcriptOffsetMs"`
-	LanguageCode                 string             `json:"languageCode"`
-	CelebrityDetectionEnabled    bool               `json:"celebrityDetectionEnabled"`
-	LabelDetectionEnabled        bool               `json:"labelDetectionEnabled"`
-	PersonDetectionEnabled       bool               `json:"personDetectionEnabled"`
-	TextDetectionEnabled         bool               `json:"textDetectionEnabled"`
-	CreateUnknownPersons         bool               `json:"createUnknownPersons"`
-	DetectedPersons              store.JSON         `json:"detectedPersons"`
-	Proxy                        *string            `json:"proxy"`
-	ProxySize                    *int64             `json:"proxySize"`
-	HasProxy                     bool               `json:"hasProxy"`
-	HighRes                      *string            `json:"highRes"`
-	HasExternalHighres           bool               `json:"hasExternalHighres"`
-	EditProxyFormat              *string            `json:"editProxyFormat"`
-	WebProxyLocation             *string            `json:"webProxyLocation"`
-	ProxyAudioTrackUrls          store.JSON         `json:"proxyAudioTrackUrls"`
-	Thumbnail                    *string            `json:"thumbnail"`
-	ThumbnailInfo                store.JSON         `json:"thumbnailInfo"`
-	ThumbnailStrip               *string            `json:"thumbnailStrip"`
-	GeneratedContentLocation     *string            `json:"generatedContentLocation"`
-	SourceFileLocation           *string            `json:"sourceFileLocation"`
-	VttURL                       *string            `json:"vttUrl"`
-	SrtURL                       *string            `json:"srtUrl"`
-	TranslationVttURL            *string            `json:"translationVttUrl"`
-	TranslationSrtURL            *string            `json:"translationSrtUrl"`
-	TimedTranscriptURL           *string            `json:"timedTranscriptUrl"`
-	TimedTranslatedTranscriptURL *string            `json:"timedTranslatedTranscriptUrl"`
-	IngestDestinationPath        *string            `json:"ingestDestinationPath"`
-	IngestSkipProcessing         *bool              `json:"ingestSkipProcessing"`
-	IngestSourceFullPath         *string            `json:"ingestSourceFullPath"`
-	IngestSourceKey              *string            `json:"ingestSourceKey"`
-	IngestSourceObjBucket        *string            `json:"ingestSourceObjBucket"`
-	IngestSourceStorageID        *string            `json:"ingestSourceStorageId"`
-	IsExternalUpload             bool               `json:"isExternalUpload"`
-	UploadLockOwnerInstanceID    *string            `json:"uploadLockOwnerInstanceId"`
-	UploadProgressInfo           store.JSON         `json:"uploadProgressInfo"`
-	UploadRequestedAt            *dateTime          `json:"uploadRequestedAt"`
-}
-
-// recordAttachment is an attachment as the record lists it.
-type recordAttachment struct {
-	FileName    string `json:"fileName"`
-	Description string `json:"description"`
-	DownloadURL string `json:"downloadUrl"`
-	Type        string `json:"type"`
-	Role        string `json:"role"`
-}
-
-// itemRecord builds an item's record from the resolvers of its fields.
+// itemRecord writes spec 2.2's item record: the ItemRecord fragment of
+// rest/operations/items.graphql, field for field in its order (jsonw.go
+// says why records are written by hand), from the same item and the same
+// resolvers the fragment's fields use.
 func (r *itemResolver) itemRecord(ctx context.Context, it *store.Item, readable *bool) (store.JSON, error) {
 	parents, err := r.FolderParents(ctx, it)
 	if err != nil {
@@ -112,45 +27,72 @@ func (r *itemResolver) itemRecord(ctx context.Context, it *store.Item, readable 
 	if err != nil {
 		return nil, err
 	}
-	rec := itemRecord{
-		ID: it.ID, Title: it.Title, OriginalFileName: it.OriginalFileName, CreatedBy: it.CreatedBy,
-		CreatedOn: dateTime(it.CreatedOn), ModifiedOn: dateTime(it.ModifiedOn), MediaCreatedOn: optTime(it.MediaCreatedOn),
-		ItemType: it.ItemType, MediaType: it.MediaType, MediaSize: it.MediaSize, FrameCount: it.FrameCount,
-		Metadata: md, MetadataVersion: it.MetadataVersion, TechnicalMetadata: it.TechnicalMetadata,
-		GeoLocation: it.GeoLocation, CustomIcons: it.CustomIcons(), FolderParents: orEmpty(parents),
-		HasRelations: it.HasRelations, HasArchiveRelation: it.HasArchiveRelation(), AncestryLink: it.AncestryLink(),
-		Attachments: make([]recordAttachment, len(atts)),
-		ItemState:   it.ItemState, TranscodingState: it.TranscodingState, TranscodingBy: it.TranscodingBy,
-		TranscodingService: it.TranscodingService, ProgressInfo: it.ProgressInfo,
-		TranscriptionState: it.TranscriptionState, TranscriptionProgress: it.TranscriptionProgress,
-		TranscriptionBy: it.TranscriptionBy, TranscriptionService: it.TranscriptionService,
-		TranscriptionChannels: it.TranscriptionChannels, TranscriptionEnabled: it.TranscriptionEnabled,
-		TranslationBy: it.TranslationBy, TranslationEnabled: it.TranslationEnabled,
-		TranslationLanguage: it.TranslationLanguage, TranscriptLastUpdated: optTime(it.TranscriptLastUpdated),
-		TranscriptOffsetMs: it.TranscriptOffsetMs, LanguageCode: it.LanguageCode,
-		CelebrityDetectionEnabled: it.CelebrityDetectionEnabled, LabelDetectionEnabled: it.LabelDetectionEnabled,
-		PersonDetectionEnabled: it.PersonDetectionEnabled, TextDetectionEnabled: it.TextDetectionEnabled,
-		CreateUnknownPersons: it.CreateUnknownPersons, DetectedPersons: it.DetectedPersons,
-		Proxy: it.Proxy, ProxySize: it.ProxySize, HasProxy: it.HasProxy(), HighRes: it.HighRes,
-		HasExternalHighres: it.HasExternalHighres, EditProxyFormat: it.EditProxyFormat,
-		WebProxyLocation: it.WebProxyLocation, ProxyAudioTrackUrls: it.ProxyAudioTrackUrls,
-		Thumbnail: it.Thumbnail, ThumbnailInfo: it.ThumbnailInfo, ThumbnailStrip: it.ThumbnailStrip,
-		GeneratedContentLocation: it.GeneratedContentLocation, SourceFileLocation: it.SourceFileLocation,
-		VttURL: it.VttURL, SrtURL: it.SrtURL, TranslationVttURL: it.TranslationVttURL,
-		TranslationSrtURL: it.TranslationSrtURL, TimedTranscriptURL: timed,
-		TimedTranslatedTranscriptURL: it.TimedTranslatedTranscriptURL,
-		IngestDestinationPath:        it.IngestDestinationPath, IngestSkipProcessing: it.IngestSkipProcessing,
-		IngestSourceFullPath: it.IngestSourceFullPath, IngestSourceKey: it.IngestSourceKey,
-		IngestSourceObjBucket: it.IngestSourceObjBucket, IngestSourceStorageID: it.IngestSourceStorageID,
-		IsExternalUpload: it.IsExternalUpload, UploadLockOwnerInstanceID: it.UploadLockOwnerInstanceID,
-		UploadProgressInfo: it.UploadProgressInfo, UploadRequestedAt: optTime(it.UploadRequestedAt),
-	}
+	w := make(jsonw, 0, 2048+len(it.MetadataFormData)+len(it.MediaDoc)+len(it.TechnicalMetadata))
+	w = w.key("id", true).str(it.ID).key("title", false).str(it.Title).
+		key("originalFileName", false).str(it.OriginalFileName).key("createdBy", false).str(it.CreatedBy).
+		key("createdOn", false).time(it.CreatedOn).key("modifiedOn", false).time(it.ModifiedOn).
+		key("mediaCreatedOn", false).optTime(it.MediaCreatedOn).key("itemType", false).str(it.ItemType).
+		key("mediaType", false).optStr(it.MediaType).key("mediaSize", false).optInt(it.MediaSize).
+		key("frameCount", false).optInt(it.FrameCount)
+	w = w.key("metadata", false).key("formId", true).str(md.FormID).key("formData", false).raw(md.FormData)
+	w = append(w, '}')
+	w = w.key("metadataVersion", false).int(it.MetadataVersion).
+		key("technicalMetadata", false).raw(it.TechnicalMetadata).key("geoLocation", false).raw(it.GeoLocation)
+	icons := it.CustomIcons()
+	w = w.key("customIcons", false).key("pos1", true).raw(icons.Pos1).key("pos2", false).raw(icons.Pos2).
+		key("pos3", false).raw(icons.Pos3).key("pos4", false).raw(icons.Pos4).key("pos5", false).raw(icons.Pos5).
+		key("pos6", false).raw(icons.Pos6).key("pos7", false).raw(icons.Pos7).key("pos8", false).raw(icons.Pos8)
+	w = append(w, '}')
+	w = w.key("folderParents", false).strs(parents).key("hasRelations", false).bool(it.HasRelations).
+		key("hasArchiveRelation", false).bool(it.HasArchiveRelation()).key("ancestryLink", false).str(it.AncestryLink())
+	w = append(w.key("attachments", false), '[')
 	for i, a := range atts {
 		url, err := r.Attachment().DownloadURL(ctx, a)
 		if err != nil {
 			return nil, err
 		}
-		rec.Attachments[i] = recordAttachment{FileName: a.FileName, Description: a.Description, DownloadURL: url, Type: a.Type, Role: a.Role}
+		if i > 0 {
+			w = append(w, ',')
+		}
+		w = w.key("fileName", true).str(a.FileName).key("description", false).str(a.Description).
+			key("downloadUrl", false).str(url).key("type", false).str(a.Type).key("role", false).str(a.Role)
+		w = append(w, '}')
 	}
-	return encodeRecord(rec)
+	w = append(w, ']')
+	w = w.key("itemState", false).optStr(it.ItemState).key("transcodingState", false).str(it.TranscodingState).
+		key("transcodingBy", false).optStr(it.TranscodingBy).key("transcodingService", false).optStr(it.TranscodingService).
+		key("progressInfo", false).raw(it.ProgressInfo).key("transcriptionState", false).optStr(it.TranscriptionState).
+		key("transcriptionProgress", false).optFloat(it.TranscriptionProgress).
+		key("transcriptionBy", false).optStr(it.TranscriptionBy).key("transcriptionService", false).optStr(it.TranscriptionService).
+		key("transcriptionChannels", false).raw(it.TranscriptionChannels).
+		key("transcriptionEnabled", false).bool(it.TranscriptionEnabled).key("translationBy", false).optStr(it.TranslationBy).
+		key("translationEnabled", false).bool(it.TranslationEnabled).key("translationLanguage", false).optStr(it.TranslationLanguage).
+		key("transcriptLastUpdated", false).optTime(it.TranscriptLastUpdated).
+		key("transcriptOffsetMs", false).optInt(it.TranscriptOffsetMs).key("languageCode", false).str(it.LanguageCode).
+		key("celebrityDetectionEnabled", false).bool(it.CelebrityDetectionEnabled).
+		key("labelDetectionEnabled", false).bool(it.LabelDetectionEnabled).
+		key("personDetectionEnabled", false).bool(it.PersonDetectionEnabled).
+		key("textDetectionEnabled", false).bool(it.TextDetectionEnabled).
+		key("createUnknownPersons", false).bool(it.CreateUnknownPersons).key("detectedPersons", false).raw(it.DetectedPersons)
+	w = w.key("proxy", false).optStr(it.Proxy).key("proxySize", false).optInt(it.ProxySize).
+		key("hasProxy", false).bool(it.HasProxy()).key("highRes", false).optStr(it.HighRes).
+		key("hasExternalHighres", false).bool(it.HasExternalHighres).key("editProxyFormat", false).optStr(it.EditProxyFormat).
+		key("webProxyLocation", false).optStr(it.WebProxyLocation).key("proxyAudioTrackUrls", false).raw(it.ProxyAudioTrackUrls).
+		key("thumbnail", false).optStr(it.Thumbnail).key("thumbnailInfo", false).raw(it.ThumbnailInfo).
+		key("thumbnailStrip", false).optStr(it.ThumbnailStrip).
+		key("generatedContentLocation", false).optStr(it.GeneratedContentLocation).
+		key("sourceFileLocation", false).optStr(it.SourceFileLocation)
+	w = w.key("vttUrl", false).optStr(it.VttURL).key("srtUrl", false).optStr(it.SrtURL).
+		key("translationVttUrl", false).optStr(it.TranslationVttURL).key("translationSrtUrl", false).optStr(it.TranslationSrtURL).
+		key("timedTranscriptUrl", false).optStr(timed).
+		key("timedTranslatedTranscriptUrl", false).optStr(it.TimedTranslatedTranscriptURL)
+	w = w.key("ingestDestinationPath", false).optStr(it.IngestDestinationPath).
+		key("ingestSkipProcessing", false).optBool(it.IngestSkipProcessing).
+		key("ingestSourceFullPath", false).optStr(it.IngestSourceFullPath).key("ingestSourceKey", false).optStr(it.IngestSourceKey).
+		key("ingestSourceObjBucket", false).optStr(it.IngestSourceObjBucket).
+		key("ingestSourceStorageId", false).optStr(it.IngestSourceStorageID).
+		key("isExternalUpload", false).bool(it.IsExternalUpload).
+		key("uploadLockOwnerInstanceId", false).optStr(it.UploadLockOwnerInstanceID).
+		key("uploadProgressInfo", false).raw(it.UploadProgressInfo).key("uploadRequestedAt", false).optTime(it.UploadRequestedAt)
+	return store.JSON(append(w, '}')), nil
 }
