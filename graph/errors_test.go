@@ -39,7 +39,7 @@ func TestPresentErrorLogsServerFailuresOnly(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			ctx := reqlog.With(c.ctx, slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})))
+			ctx := reqlog.With(c.ctx, slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})), "")
 			got := PresentError(ctx, c.err)
 			if got.Extensions["code"] != c.code {
 				t.Errorf("code %v, want %s", got.Extensions["code"], c.code)

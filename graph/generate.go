@@ -3,5 +3,6 @@
 package graph
 
 // gqlgen writes generated.go; its lists then go through marshalSlice
-// (slice.go) instead of one goroutine per element.
-//go:generate sh -c "cd .. && go tool gqlgen generate && sed -i 's/graphql\\.MarshalSliceConcurrently(/marshalSlice(/g' graph/generated.go"
+// (overrides.go) instead of one goroutine per element, and no input
+// unmarshaler map is built per operation (noUnmarshalerMap, overrides.go).
+//go:generate sh -c "cd .. && go tool gqlgen generate && sed -i -e 's/graphql\\.MarshalSliceConcurrently(/marshalSlice(/g' -e 's/graphql\\.BuildUnmarshalerMap(/noUnmarshalerMap(/g' graph/generated.go"

@@ -4821,7 +4821,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+	inputUnmarshalMap := noUnmarshalerMap(
 		ec.unmarshalInputAccessInput,
 		ec.unmarshalInputAlternativeInput,
 		ec.unmarshalInputApproximateSecondInput,

@@ -37,11 +37,10 @@ func requestLog(logger *slog.Logger) func(http.Handler) http.Handler {
 				id = hex.EncodeToString(b[:])
 			}
 			w.Header().Set(requestIDHeader, id)
-			log := logger.With("request_id", id)
 			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 			start := time.Now()
-			next.ServeHTTP(ww, r.WithContext(reqlog.With(r.Context(), log)))
-			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			next.ServeHTTP(ww, r.WithContext(reqlog.With(r.Context(), logger, id)))
+			logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", ww.Status()), slog.Duration("duration", time.Since(start)))
 		})
