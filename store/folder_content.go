@@ -123,15 +123,17 @@ func folderContentQuery(byName, desc, filtered, keyset bool) string {
 			filter += " AND l.item_id " + cmp + " $3::uuid"
 		}
 	}
+	// The page's items are joined in the index's order and kept in it: the
+	// nested loop preserves it, so the ORDER BY costs nothing (a window
+	// numbering the page and a sort by it cost Postgres a fifth of the
+	// statement).
 	return `
-WITH page AS (
-    SELECT l.item_id, row_number() OVER () AS n FROM (
-        SELECT l.item_id FROM item_folders l
-        WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted` + filter + `
-        ORDER BY ` + order + window + `) l)
 SELECT ` + entryColumns + `
-FROM page JOIN items i ON i.tenant_id = $1 AND i.id = page.item_id
-ORDER BY page.n`
+FROM (SELECT l.item_id, l.child_name FROM item_folders l
+      WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted` + filter + `
+      ORDER BY ` + order + window + `) l
+JOIN items i ON i.tenant_id = $1 AND i.id = l.item_id
+ORDER BY ` + order
 }
 
 // The total comes from folder_stats (kept by triggers), in the statement
