@@ -101,10 +101,6 @@ func init() {
 	}
 }
 
-// folderContentQuery is a page's statement. A page after a cursor also
-// answers, on each row, the folder's total (null: the folder is missing or
-// invisible): one round trip instead of two. (A page at an offset needs the
-// total first, to walk from the nearer end.)
 func folderContentQuery(byName, desc, filtered, keyset bool) string {
 	dir, cmp := "", ">"
 	if desc {
@@ -131,16 +127,8 @@ func folderContentQuery(byName, desc, filtered, keyset bool) string {
 	// nested loop preserves it, so the ORDER BY costs nothing (a window
 	// numbering the page and a sort by it cost Postgres a fifth of the
 	// statement).
-	columns := entryColumns
-	if keyset {
-		u, t := 0, 0
-		if filtered {
-			u, t = 5, 6
-		}
-		columns = "(" + folderTotalQuery(u, t) + ") AS total, " + entryColumns
-	}
 	return `
-SELECT ` + columns + `
+SELECT ` + entryColumns + `
 FROM (SELECT l.item_id, l.child_name FROM item_folders l
       WHERE l.tenant_id = $1 AND l.folder_id = $2 AND NOT l.child_deleted` + filter + `
       ORDER BY ` + order + window + `) l
@@ -152,25 +140,17 @@ ORDER BY ` + order
 // that finds the folder (no row: missing or invisible); a non-admin's total
 // leaves out the live subfolders it may not see (few, by an index).
 var (
-	folderTotalSQL        = folderTotalQuery(0, 0)
-	visibleFolderTotalSQL = folderTotalQuery(3, 4)
-)
-
-// folderTotalQuery counts a folder's content for the user at $u with the
-// tokens at $t; u is 0 for an admin, who sees every folder and subfolder.
-func folderTotalQuery(u, t int) string {
-	q := `SELECT COALESCE((SELECT live_children FROM folder_stats WHERE tenant_id = $1 AND folder_id = $2), 0)`
-	tail := `
-FROM items fo WHERE fo.tenant_id = $1 AND fo.id = $2 AND fo.item_type = 'folder' AND fo.deleted_on IS NULL`
-	if u > 0 {
-		q += ` - (SELECT count(*) FROM item_folders l
+	countFolderContentSQL = `
+SELECT COALESCE((SELECT live_children FROM folder_stats WHERE tenant_id = $1 AND folder_id = $2), 0)`
+	folderTotalTail = `
+FROM items fo WHERE fo.tenant_id = $1 AND fo.id = $2 AND fo.item_type = 'folder' AND fo.deleted_on IS NULL
+  AND ` + admitsSQL("fo", 3, 4)
+	folderTotalSQL        = countFolderContentSQL + folderTotalTail
+	visibleFolderTotalSQL = countFolderContentSQL + ` - (SELECT count(*) FROM item_folders l
     JOIN items f ON f.tenant_id = l.tenant_id AND f.id = l.item_id
     WHERE l.tenant_id = $1 AND l.folder_id = $2 AND l.child_type = 'folder' AND NOT l.child_deleted
-      AND NOT ` + admitsSQL("f", u, t) + `)`
-		tail += ` AND ` + admitsSQL("fo", u, t)
-	}
-	return q + tail
-}
+      AND NOT ` + admitsSQL("f", 3, 4) + `)` + folderTotalTail
+)
 
 // FolderContent returns a page of a live folder's content that the
 // principal may see, its size, and the position after it (nil at the end).
@@ -195,51 +175,24 @@ func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string
 	if !validID(folderID) {
 		return nil, 0, nil, NotFound()
 	}
+	var total int
+	query := folderTotalSQL
+	if !p.IsAdmin {
+		query = visibleFolderTotalSQL
+	}
+	if err := s.getPrepared(ctx, &total, query, p.TenantID, folderID, p.UserID, p.aclTokens()); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, 0, nil, NotFound()
+		}
+		return nil, 0, nil, fmt.Errorf("store: unable to count folder content: %w", err)
+	}
 	hits := []*FolderEntry{}
-	var total sql.NullInt64
-	var err error
-	if q.After != nil {
-		// The page answers the total too. Without a total (no page, or a
-		// folder gone or hidden since the cursor was given) the folder
-		// is found and counted on its own below.
-		if hits, err = s.contentPage(ctx, p, folderID, q, 0, &total); err != nil {
+	if total > q.From {
+		var err error
+		if hits, err = s.contentPage(ctx, p, folderID, q, total); err != nil {
 			return nil, 0, nil, err
 		}
 	}
-	if !total.Valid {
-		if total.Int64, err = s.folderTotal(ctx, p, folderID); err != nil {
-			return nil, 0, nil, err
-		}
-		if q.After == nil && int(total.Int64) > q.From {
-			if hits, err = s.contentPage(ctx, p, folderID, q, int(total.Int64), nil); err != nil {
-				return nil, 0, nil, err
-			}
-		}
-	}
-	return contentAnswer(hits, int(total.Int64), q)
-}
-
-// folderTotal counts a folder's content the principal may see. Returns
-// ENOTFOUND for a missing or invisible folder.
-func (s *Store) folderTotal(ctx context.Context, p *Principal, folderID string) (int64, error) {
-	var total int64
-	var err error
-	if p.IsAdmin {
-		err = s.getPrepared(ctx, &total, folderTotalSQL, p.TenantID, folderID)
-	} else {
-		err = s.getPrepared(ctx, &total, visibleFolderTotalSQL, p.TenantID, folderID, p.UserID, p.aclTokens())
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, NotFound()
-	}
-	if err != nil {
-		return 0, fmt.Errorf("store: unable to count folder content: %w", err)
-	}
-	return total, nil
-}
-
-// contentAnswer is a page with its total and the position after it.
-func contentAnswer(hits []*FolderEntry, total int, q ContentQuery) ([]*FolderEntry, int, *ContentCursor, error) {
 	var next *ContentCursor
 	if n := len(hits); n > 0 && q.From+n < total {
 		last := hits[n-1]
@@ -251,10 +204,7 @@ func contentAnswer(hits []*FolderEntry, total int, q ContentQuery) ([]*FolderEnt
 // contentPage cuts a page by the index: after a cursor, from it; at an
 // offset in the back half, walking from the other end, so that no offset
 // walks more than half the folder.
-// After a cursor, total receives the folder's total answered with the page
-// (total is not used then); at an offset, total walks from the nearer end.
-func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, q ContentQuery, total int,
-	pageTotal *sql.NullInt64) ([]*FolderEntry, error) {
+func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, q ContentQuery, total int) ([]*FolderEntry, error) {
 	desc, keyset, reverse := q.Desc, q.After != nil, false
 	args := []any{p.TenantID, folderID, q.From, q.Size}
 	switch {
@@ -273,7 +223,7 @@ func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, 
 	if keyset && q.ByName {
 		args = append(args, q.After.ID)
 	}
-	hits, err := s.entries(ctx, folderContentSQL[[4]bool{q.ByName, desc, !p.IsAdmin, keyset}], q.Size, pageTotal, args...)
+	hits, err := s.entries(ctx, folderContentSQL[[4]bool{q.ByName, desc, !p.IsAdmin, keyset}], q.Size, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list folder content: %w", err)
 	}
@@ -286,7 +236,7 @@ func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, 
 // entries reads entryColumns rows. They are scanned by hand: sqlx maps
 // columns to fields by reflection for every page, a tenth of a folder
 // content request.
-func (s *Store) entries(ctx context.Context, query string, size int, total *sql.NullInt64, args ...any) ([]*FolderEntry, error) {
+func (s *Store) entries(ctx context.Context, query string, size int, args ...any) ([]*FolderEntry, error) {
 	st, err := s.prepared(ctx, query)
 	if err != nil {
 		return nil, err
@@ -299,11 +249,8 @@ func (s *Store) entries(ctx context.Context, query string, size int, total *sql.
 	out := make([]*FolderEntry, 0, size)
 	for rows.Next() {
 		e := &FolderEntry{}
-		dest := []any{&e.ID, &e.Owner, &e.ItemType, &e.Name, &e.CreatedOn, &e.VisibleTo, &e.UpdatableBy, &e.FolderParentIDs}
-		if total != nil {
-			dest = append([]any{total}, dest...)
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&e.ID, &e.Owner, &e.ItemType, &e.Name, &e.CreatedOn, &e.VisibleTo, &e.UpdatableBy,
+			&e.FolderParentIDs); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
