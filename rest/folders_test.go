@@ -323,6 +323,12 @@ func TestFolderContentNextToken(t *testing.T) {
 	}
 	// Another tenant's folder answers as missing, token or not.
 	api.Tenant(t, "b").Get(t, "/api/v1/folders/"+f+"/content?sort=name&nextToken="+*first.NextToken).Envelope(404, notFound)
+	// So does a folder that became invisible after the token was given,
+	// though the page after it still has hits.
+	userFirst := get(user, "?size=2&sort=name")
+	api.DB.MustExec(`UPDATE items SET visible_to = '{"level": "selected_groups", "groups": []}' WHERE id = $1`, f)
+	user.Get(t, "/api/v1/folders/"+f+"/content?size=2&sort=name&nextToken="+*userFirst.NextToken).Envelope(404, notFound)
+	api.DB.MustExec(`UPDATE items SET visible_to = '{"level": "tenant", "groups": []}' WHERE id = $1`, f)
 
 	// GraphQL: the same field and argument.
 	var out struct {
