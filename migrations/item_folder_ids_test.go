@@ -2,31 +2,14 @@ package migrations_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
-
-	"github.com/pressly/goose/v3"
-
-	"github.com/loupe-mam/loupe/migrations"
 )
 
 // items.folder_ids (migration 00016) is filled for the links that exist,
 // in their order, and follows every later change of item_folders.
 func TestItemFolderIDsFollowTheLinks(t *testing.T) {
 	ctx := context.Background()
-	u := emptyDatabase(t, "loupe_migrate_folder_ids")
-	db, err := sql.Open("postgres", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 15); err != nil {
-		t.Fatal(err)
-	}
+	db, p := migratedTo(t, "loupe_migrate_folder_ids", 15)
 	const (
 		tenant = "01a20242-9dca-771b-bd4e-ca31c13a5601"
 		a      = "01a20242-9dca-771b-bd4e-ca31c13a5a01"

@@ -2,12 +2,7 @@ package migrations_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
-
-	"github.com/pressly/goose/v3"
-
-	"github.com/loupe-mam/loupe/migrations"
 )
 
 // Tenants that exist before forms do get the default forms from the
@@ -15,19 +10,7 @@ import (
 // also goes down and up again.
 func TestMetadataFormsMigrationGivesExistingTenantsTheDefaultForms(t *testing.T) {
 	ctx := context.Background()
-	u := emptyDatabase(t, "loupe_migrate_mdfs")
-	db, err := sql.Open("postgres", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 10); err != nil {
-		t.Fatal(err)
-	}
+	db, p := migratedTo(t, "loupe_migrate_mdfs", 10)
 	for _, id := range []string{"01a20242-9dca-771b-bd4e-ca31c13a5601", "01a20242-9dca-771b-bd4e-ca31c13a5602"} {
 		if _, err := db.ExecContext(ctx, `INSERT INTO tenants (id, name) VALUES ($1, $2)`, id, "t"+id); err != nil {
 			t.Fatal(err)

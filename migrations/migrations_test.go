@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	_ "github.com/lib/pq"
+	"github.com/pressly/goose/v3"
 
 	"github.com/loupe-mam/loupe/internal/pgtest"
 	"github.com/loupe-mam/loupe/migrations"
@@ -82,4 +83,23 @@ func emptyDatabase(t *testing.T, name string) *url.URL {
 	u, _ := url.Parse(pgtest.AdminURL(t))
 	u.Path = "/" + name
 	return u
+}
+
+// migratedTo opens an empty database (emptyDatabase) migrated up to
+// version, and the provider that moves it further.
+func migratedTo(t *testing.T, name string, version int64) (*sql.DB, *goose.Provider) {
+	t.Helper()
+	db, err := sql.Open("postgres", emptyDatabase(t, name).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return db, p
 }
