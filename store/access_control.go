@@ -49,11 +49,12 @@ func isAdminSQL(t int) string {
 }
 
 // inAdmittingFolders is whether the item aliased a sits in no folder, or in
-// a live folder (aliased vf) that admits holds for.
+// a live folder (aliased vf) that admits holds for. The item's folders are
+// its folder_ids (kept with its links): no look into item_folders.
 func inAdmittingFolders(a string, u, t int, admits string) string {
-	return "(NOT EXISTS (SELECT 1 FROM item_folders v WHERE v.tenant_id = " + a + ".tenant_id AND v.item_id = " + a + ".id)" +
-		" OR EXISTS (SELECT 1 FROM item_folders v JOIN items vf ON vf.tenant_id = v.tenant_id AND vf.id = v.folder_id" +
-		" WHERE v.tenant_id = " + a + ".tenant_id AND v.item_id = " + a + ".id AND vf.deleted_on IS NULL AND " + admits + "))"
+	return "(cardinality(" + a + ".folder_ids) = 0" +
+		" OR EXISTS (SELECT 1 FROM items vf WHERE vf.tenant_id = " + a + ".tenant_id AND vf.id = ANY (" + a + ".folder_ids)" +
+		" AND vf.deleted_on IS NULL AND " + admits + "))"
 }
 
 // admitsSQL is whether the folder aliased alias admits the user by its
