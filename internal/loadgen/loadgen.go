@@ -11,8 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -94,21 +92,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	case cfg.Next == nil:
 		return Result{}, errors.New("loadgen: Next is required")
 	}
-	tr := &http.Transport{
-		// Loopback benchmarks must not go through an environment proxy.
-		Proxy:       nil,
-		DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		// One kept-alive connection per worker: no worker ever waits for
-		// or re-dials a connection, as wrk keeps its connections open.
-		MaxIdleConns:        cfg.Concurrency,
-		MaxIdleConnsPerHost: cfg.Concurrency,
-		IdleConnTimeout:     90 * time.Second,
-		// The client should not spend time inflating what it discards,
-		// nor ask the server to spend time compressing it.
-		DisableCompression: true,
-	}
-	defer tr.CloseIdleConnections()
-
 	start := time.Now()
 	measureFrom := start.Add(cfg.Warmup)
 	end := measureFrom.Add(cfg.Duration)
@@ -123,7 +106,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			workers[w].loop(runCtx, tr, &cfg, w, measureFrom, end)
+			c := &client{deadline: end}
+			// Cancelled before the end: a pending read gives up at once.
+			defer context.AfterFunc(runCtx, c.stop)()
+			defer c.drop()
+			workers[w].loop(runCtx, c, &cfg, w, measureFrom, end)
 		}()
 	}
 	wg.Wait()
@@ -158,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return res, nil
 }
 
-func (w *worker) loop(ctx context.Context, tr *http.Transport, cfg *Config, id int, measureFrom, end time.Time) {
+func (w *worker) loop(ctx context.Context, c *client, cfg *Config, id int, measureFrom, end time.Time) {
 	for i := 0; ctx.Err() == nil; i++ {
 		req := cfg.Next(id, i)
 		began := time.Now()
@@ -166,7 +153,7 @@ func (w *worker) loop(ctx context.Context, tr *http.Transport, cfg *Config, id i
 			return
 		}
 		w.sent++
-		status, err := w.do(ctx, tr, cfg, req)
+		status, err := w.do(c, cfg, req)
 		done := time.Now()
 		if began.Before(measureFrom) {
 			continue // warm-up
@@ -192,38 +179,20 @@ func (w *worker) loop(ctx context.Context, tr *http.Transport, cfg *Config, id i
 // do sends one request and reads the whole answer (so the connection can
 // be reused). It answers the status (0 when there was no answer) and
 // whether the request failed.
-func (w *worker) do(ctx context.Context, tr *http.Transport, cfg *Config, r Request) (int, error) {
-	var body io.Reader
-	if r.Body != nil {
-		body = bytes.NewReader(r.Body)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.Method, r.URL, body)
-	if err != nil {
-		return 0, err
-	}
-	if r.Header != nil {
-		req.Header = r.Header
-	}
-	resp, err := tr.RoundTrip(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
+func (w *worker) do(c *client, cfg *Config, r Request) (int, error) {
 	if cfg.Check == nil {
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-			return 0, err
+		status, err := c.do(r, nil)
+		if err == nil && status >= 400 {
+			err = fmt.Errorf("%s %s: status %d", r.Method, r.URL, status)
 		}
-		if resp.StatusCode >= 400 {
-			return resp.StatusCode, fmt.Errorf("%s %s: status %d", r.Method, r.URL, resp.StatusCode)
-		}
-		return resp.StatusCode, nil
+		return status, err
 	}
-	w.buf.Reset()
-	if _, err := w.buf.ReadFrom(resp.Body); err != nil {
-		return 0, err
+	status, err := c.do(r, &w.buf)
+	if err != nil {
+		return status, err
 	}
-	if err := cfg.Check(resp.StatusCode, w.buf.Bytes()); err != nil {
-		return resp.StatusCode, fmt.Errorf("%s %s: status %d: %w", r.Method, r.URL, resp.StatusCode, err)
+	if err := cfg.Check(status, w.buf.Bytes()); err != nil {
+		return status, fmt.Errorf("%s %s: status %d: %w", r.Method, r.URL, status, err)
 	}
-	return resp.StatusCode, nil
+	return status, nil
 }

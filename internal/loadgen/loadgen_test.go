@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -251,5 +252,64 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := loadgen.Run(context.Background(), cfg); err == nil {
 			t.Errorf("Run(%+v): no error", cfg)
 		}
+	}
+}
+
+// The client reads every framing a server may answer with, and keeps
+// working when the server closes the connection after an answer.
+func TestFraming(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("0123456789", 5000)
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		want    string
+		status  int
+	}{
+		{"content length", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "short answer") }, "short answer", 200},
+		{"chunked", func(w http.ResponseWriter, r *http.Request) {
+			for i := range 5 {
+				fmt.Fprint(w, big[i*10000:(i+1)*10000])
+				w.(http.Flusher).Flush()
+			}
+		}, big, 200},
+		{"connection close", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Connection", "close")
+			fmt.Fprint(w, "bye")
+		}, "bye", 200},
+		{"no content", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }, "", 204},
+		{"error status", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "nope", http.StatusConflict) }, "nope\n", 409},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewUnstartedServer(tc.handler)
+			var conns atomic.Int64
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			defer srv.Close()
+			res, err := loadgen.Run(context.Background(), loadgen.Config{
+				Concurrency: 2, Duration: 150 * time.Millisecond, Next: get(srv.URL + "/x"),
+				Check: func(status int, body []byte) error {
+					if status != tc.status || string(body) != tc.want {
+						return fmt.Errorf("status %d, body of %d bytes %.20q", status, len(body), body)
+					}
+					return nil
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Requests < 10 || res.Errors != 0 {
+				t.Fatalf("result %v, first error %q", res, res.FirstError)
+			}
+			// Kept-alive connections unless the server closes them.
+			if n := conns.Load(); (tc.name == "connection close") != (n > 2) {
+				t.Errorf("%d connections for %d requests", n, res.Sent)
+			}
+		})
 	}
 }
