@@ -35,8 +35,9 @@ func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int
 	)
 	if q.After == "" {
 		l := r.loaders(ctx)
-		l.HintComments(q.First, q.NewestFirst)
-		if page, err = l.CommentsOfItem.Load(ctx, commentsKey(obj.ID, q.First, q.NewestFirst)); err != nil {
+		pg := commentPage{first: q.First, newest: q.NewestFirst, reactions: asksReactions(ctx)}
+		l.HintComments(pg)
+		if page, err = l.CommentsOfItem.Load(ctx, commentsKey(obj.ID, pg)); err != nil {
 			return nil, err
 		}
 		if more = len(page) > q.First; more {

@@ -311,6 +311,28 @@ func TestReactToComment(t *testing.T) {
 	if got := commentsOf(t, a, item, 20, nil).Nodes[0].reactionsOf(); !slices.Equal(got, want[1:]) {
 		t.Fatalf("listed reactions %v, want %v", got, want[1:])
 	}
+	// A list that does not ask for reactions reads its comments without
+	// them (one query); one request asking both ways gets each right, the
+	// reactions also through edges.
+	var both struct {
+		Item struct {
+			Bare struct{ Nodes []struct{ ID, Text string } }
+			Full struct {
+				Edges []struct{ Node gqlComment }
+			}
+		}
+	}
+	api.Statements.Reset()
+	a.GraphQL(t, `query($id: ID!) { item(id: $id) {
+		bare: comments(first: 5) { nodes { id text } }
+		full: comments(first: 5) { edges { node { `+commentFields+` } } } } }`, map[string]any{"id": item}).OK(&both)
+	if n := api.Statements.Count(); n != 3 {
+		t.Errorf("%d statements, want 3 (the item, comments without and with reactions)", n)
+	}
+	if b, f := both.Item.Bare.Nodes, both.Item.Full.Edges; len(b) != 1 || len(f) != 1 || b[0].ID != c.ID || b[0].Text != "Nice shot" ||
+		!slices.Equal(f[0].Node.reactionsOf(), want[1:]) {
+		t.Fatalf("bare %+v, full %+v", b, f)
+	}
 
 	for _, tc := range []struct {
 		name   string

@@ -73,3 +73,37 @@ func leanField(ctx context.Context) bool {
 	}
 	return leanItems(graphql.GetOperationContext(ctx), fc.Field.Selections)
 }
+
+// asksReactions reports whether the CommentConnection field being resolved
+// asks its comments (nodes, edges.node) for their reactions: without, the
+// comments are read without them (store.FirstCommentsOfItems).
+func asksReactions(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Field.Field == nil || !graphql.HasOperationContext(ctx) {
+		return true
+	}
+	oc := graphql.GetOperationContext(ctx)
+	asks := func(sel ast.SelectionSet) bool {
+		for _, f := range graphql.CollectFields(oc, sel, []string{"Comment", "Node"}) {
+			if f.Name == "reactions" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{"CommentConnection"}) {
+		switch f.Name {
+		case "nodes":
+			if asks(f.Selections) {
+				return true
+			}
+		case "edges":
+			for _, e := range graphql.CollectFields(oc, f.Selections, []string{"CommentEdge"}) {
+				if e.Name == "node" && asks(e.Selections) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -36,7 +36,7 @@ type Loaders struct {
 	// items to Item, so that Relation.item of a whole page is one query.
 	RelationsOfItem *Loader[[]*store.Relation]
 	// CommentsOfItem answers the first page of an item's comments, keyed
-	// by commentsKey (item id, page size and order). It returns one comment more
+	// by commentsKey (item id, page size, order, reactions). It returns one comment more
 	// than the page when more follow.
 	CommentsOfItem *Loader[[]*store.Comment]
 	// ThumbnailsOfItem answers a page of an item's thumbnails, keyed by
@@ -137,13 +137,13 @@ func (l *Loaders) hintItemIDs(ids ...string) {
 	l.hintedMu.Unlock()
 }
 
-// HintComments hints CommentsOfItem with the first pages of size first, in
-// an order, of every item hinted so far and not yet hinted so. The comments
-// resolver calls it before it loads, so the first element of a list fetches
-// the page of every element.
-func (l *Loaders) HintComments(first int, newestFirst bool) {
-	l.hintArgs(l.CommentsOfItem, commentsKey("", first, newestFirst), func(id string, _ *store.Item) (string, bool) {
-		return commentsKey(id, first, newestFirst), true
+// HintComments hints CommentsOfItem with the first pages pg of every item
+// hinted so far and not yet hinted so. The comments resolver calls it
+// before it loads, so the first element of a list fetches the page of every
+// element.
+func (l *Loaders) HintComments(pg commentPage) {
+	l.hintArgs(l.CommentsOfItem, commentsKey("", pg), func(id string, _ *store.Item) (string, bool) {
+		return commentsKey(id, pg), true
 	})
 }
 
@@ -195,33 +195,39 @@ func (l *Loaders) hintArgs(h interface{ Hint(...string) }, hint string, key func
 	h.Hint(keys...)
 }
 
-// commentsKey is the CommentsOfItem key of an item's first page of size
-// first: "<first>/<item>" oldest first, "<first>d/<item>" newest first.
-func commentsKey(itemID string, first int, newestFirst bool) string {
-	order := ""
-	if newestFirst {
-		order = "d"
+// commentPage is what a first page of an item's comments asks: its size,
+// its order, and whether the comments' reactions are read (only when the
+// selection asks for them).
+type commentPage struct {
+	first             int
+	newest, reactions bool
+}
+
+// commentsKey is the CommentsOfItem key of an item's first page:
+// "<first>[d][r]/<item>", d newest first, r with reactions.
+func commentsKey(itemID string, pg commentPage) string {
+	k := strconv.Itoa(pg.first)
+	if pg.newest {
+		k += "d"
 	}
-	return strconv.Itoa(first) + order + "/" + itemID
+	if pg.reactions {
+		k += "r"
+	}
+	return k + "/" + itemID
 }
 
-type commentsKeyParts struct {
-	itemID string
-	first  int
-	newest bool
-}
-
-func parseCommentsKey(k string) commentsKeyParts {
-	size, id, _ := strings.Cut(k, "/")
-	size, newest := strings.CutSuffix(size, "d")
-	first, _ := strconv.Atoi(size)
-	return commentsKeyParts{itemID: id, first: first, newest: newest}
+func parseCommentsKey(k string) (itemID string, pg commentPage) {
+	size, itemID, _ := strings.Cut(k, "/")
+	size, pg.reactions = strings.CutSuffix(size, "r")
+	size, pg.newest = strings.CutSuffix(size, "d")
+	pg.first, _ = strconv.Atoi(size)
+	return itemID, pg
 }
 
 // firstComments answers CommentsOfItem keys in key order with one query
-// per order (oldest or newest first) however many items and page sizes they
-// name: it fetches the largest page (plus one, to tell whether more follow)
-// and cuts each key's page from it.
+// per kind of page (order, reactions) however many items and page sizes
+// they name: it fetches the largest page (plus one, to tell whether more
+// follow) and cuts each key's page from it.
 func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Comment] {
 	return func(ctx context.Context, keys []string) []*dataloader.Result[[]*store.Comment] {
 		type batch struct {
@@ -230,31 +236,38 @@ func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Commen
 			largest int
 			found   map[string][]*store.Comment
 		}
-		var byOrder [2]batch // oldest first, newest first
-		parsed := make([]commentsKeyParts, len(keys))
+		var batches [2][2]batch // by [newest first][with reactions]
+		type parsed struct {
+			itemID string
+			pg     commentPage
+		}
+		ks := make([]parsed, len(keys))
 		for i, k := range keys {
-			parsed[i] = parseCommentsKey(k)
-			b := &byOrder[b2i(parsed[i].newest)]
-			b.largest = max(b.largest, parsed[i].first)
+			id, pg := parseCommentsKey(k)
+			ks[i] = parsed{id, pg}
+			b := &batches[b2i(pg.newest)][b2i(pg.reactions)]
+			b.largest = max(b.largest, pg.first)
 			if b.seen == nil {
 				b.seen = map[string]bool{}
 			}
-			if !b.seen[parsed[i].itemID] {
-				b.seen[parsed[i].itemID] = true
-				b.ids = append(b.ids, parsed[i].itemID)
+			if !b.seen[id] {
+				b.seen[id] = true
+				b.ids = append(b.ids, id)
 			}
 		}
 		p, err := auth.Require(ctx)
-		for o := range byOrder {
-			if b := &byOrder[o]; err == nil && len(b.ids) > 0 {
-				b.found, err = st.FirstCommentsOfItems(ctx, p.TenantID, b.ids, b.largest+1, o == 1)
+		for newest := range batches {
+			for reactions := range batches[newest] {
+				if b := &batches[newest][reactions]; err == nil && len(b.ids) > 0 {
+					b.found, err = st.FirstCommentsOfItems(ctx, p.TenantID, b.ids, b.largest+1, newest == 1, reactions == 1)
+				}
 			}
 		}
 		out := make([]*dataloader.Result[[]*store.Comment], len(keys))
-		for i, k := range parsed {
-			page := byOrder[b2i(k.newest)].found[k.itemID]
-			if len(page) > k.first+1 {
-				page = page[:k.first+1]
+		for i, k := range ks {
+			page := batches[b2i(k.pg.newest)][b2i(k.pg.reactions)].found[k.itemID]
+			if len(page) > k.pg.first+1 {
+				page = page[:k.pg.first+1]
 			}
 			if page == nil {
 				page = []*store.Comment{}

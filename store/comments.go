@@ -39,12 +39,19 @@ const (
 // commentColumns selects a Comment from comments aliased c; the reactions
 // come along as one JSON array (oldest first), so a page of comments costs
 // no query per comment.
-const commentColumns = `
-c.tenant_id, c.id, c.item_id, c.type, c.parent_id, c.text, c.author_id, c.assignee_id,
-c.assigned_on, c.context, c.resolved, c.created_on, c.modified_on, c.text_edited_on, c.deleted_on,
+const commentColumns = commentFields + `,
 (SELECT json_agg(json_build_object('reaction', r.reaction, 'userId', r.user_id, 'createdOn', r.created_on)
                  ORDER BY r.created_on, r.user_id, r.reaction)
  FROM comment_reactions r WHERE r.tenant_id = c.tenant_id AND r.comment_id = c.id) AS reactions`
+
+// commentBareColumns leave the reactions out (null): for lists whose
+// selection does not ask for them. Gathering them was half the cost of the
+// first comments of a page of items.
+const commentBareColumns = commentFields + `, NULL::json AS reactions`
+
+const commentFields = `
+c.tenant_id, c.id, c.item_id, c.type, c.parent_id, c.text, c.author_id, c.assignee_id,
+c.assigned_on, c.context, c.resolved, c.created_on, c.modified_on, c.text_edited_on, c.deleted_on`
 
 // A comment is visible with its item.
 var commentsByIDsSQL = `SELECT ` + commentColumns + `
@@ -66,27 +73,6 @@ ORDER BY c.id LIMIT $4`
 FROM comments c
 WHERE c.tenant_id = $1 AND c.item_id = $2 AND c.id < $3
 ORDER BY c.id DESC LIMIT $4`
-
-	// firstCommentsOfItemsSQL is the first page of each of several items in
-	// one query. A lateral LIMIT per item reads only the rows it returns
-	// from comments_item_idx, where row_number() over a partition would
-	// read every comment of every item.
-	firstCommentsOfItemsSQL = `SELECT ` + commentColumns + `
-FROM unnest($2::uuid[]) AS k(item_id)
-CROSS JOIN LATERAL (
-    SELECT * FROM comments c
-    WHERE c.tenant_id = $1 AND c.item_id = k.item_id
-    ORDER BY c.id LIMIT $3
-) c
-ORDER BY c.item_id, c.id`
-	newestCommentsOfItemsSQL = `SELECT ` + commentColumns + `
-FROM unnest($2::uuid[]) AS k(item_id)
-CROSS JOIN LATERAL (
-    SELECT * FROM comments c
-    WHERE c.tenant_id = $1 AND c.item_id = k.item_id
-    ORDER BY c.id DESC LIMIT $3
-) c
-ORDER BY c.item_id, c.id DESC`
 
 	// commentChecksSQL checks what a new comment refers to in one round
 	// trip: the item ($2) is live, the parent ($3) is a live comment of
@@ -217,19 +203,37 @@ func (s *Store) Comments(ctx context.Context, tenantID string, q CommentQuery) (
 	return out, more, nil
 }
 
+// firstCommentsOfItemsSQL is the first page of each of several items in
+// one query, by [newest first][with reactions]. A lateral LIMIT per item
+// reads only the rows it returns from comments_item_idx, where
+// row_number() over a partition would read every comment of every item.
+var firstCommentsOfItemsSQL = [2][2]string{
+	{firstCommentsOfItems(commentBareColumns, ""), firstCommentsOfItems(commentColumns, "")},
+	{firstCommentsOfItems(commentBareColumns, " DESC"), firstCommentsOfItems(commentColumns, " DESC")},
+}
+
+func firstCommentsOfItems(columns, dir string) string {
+	return `SELECT ` + columns + `
+FROM unnest($2::uuid[]) AS k(item_id)
+CROSS JOIN LATERAL (
+    SELECT * FROM comments c
+    WHERE c.tenant_id = $1 AND c.item_id = k.item_id
+    ORDER BY c.id` + dir + ` LIMIT $3
+) c
+ORDER BY c.item_id, c.id` + dir
+}
+
 // FirstCommentsOfItems returns, per item id, the item's first n comments
-// (oldest first, or newest first), in one query.
-func (s *Store) FirstCommentsOfItems(ctx context.Context, tenantID string, itemIDs []string, n int, newestFirst bool) (map[string][]*Comment, error) {
+// (oldest first, or newest first), in one query. Without reactions, the
+// comments' ReactionsDoc is null.
+func (s *Store) FirstCommentsOfItems(ctx context.Context, tenantID string, itemIDs []string, n int, newestFirst, reactions bool) (map[string][]*Comment, error) {
 	out := make(map[string][]*Comment, len(itemIDs))
 	itemIDs = validIDs(itemIDs)
 	if len(itemIDs) == 0 || n < 1 {
 		return out, nil
 	}
 	var rows []*Comment
-	query := firstCommentsOfItemsSQL
-	if newestFirst {
-		query = newestCommentsOfItemsSQL
-	}
+	query := firstCommentsOfItemsSQL[b2i(newestFirst)][b2i(reactions)]
 	if err := s.selectPrepared(ctx, &rows, query, tenantID, stringArray(itemIDs), n); err != nil {
 		return nil, fmt.Errorf("store: unable to list comments of items: %w", err)
 	}
@@ -566,4 +570,11 @@ func (s *Store) ReactToComment(ctx context.Context, p *Principal, id, reaction s
 		return err
 	})
 	return c, err
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
