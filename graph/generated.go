@@ -9734,6 +9734,9 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _Access_level(ctx context.Context, field graphql.CollectedField, obj *store.Access) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccessLevel(ctx, field.Selections, obj.Level)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9780,6 +9783,9 @@ func (ec *executionContext) fieldContext_Access_groups(_ context.Context, field 
 }
 
 func (ec *executionContext) _ActivityEvent_type(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Type)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9826,6 +9832,9 @@ func (ec *executionContext) fieldContext_ActivityEvent_hour(_ context.Context, f
 }
 
 func (ec *executionContext) _ActivityEvent_startTime(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.StartTime)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9849,6 +9858,9 @@ func (ec *executionContext) fieldContext_ActivityEvent_startTime(_ context.Conte
 }
 
 func (ec *executionContext) _ActivityEvent_count(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.Count)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9872,6 +9884,9 @@ func (ec *executionContext) fieldContext_ActivityEvent_count(_ context.Context, 
 }
 
 func (ec *executionContext) _Alternative_value(ctx context.Context, field graphql.CollectedField, obj *store.Alternative) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Value)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9895,6 +9910,9 @@ func (ec *executionContext) fieldContext_Alternative_value(_ context.Context, fi
 }
 
 func (ec *executionContext) _Alternative_label(ctx context.Context, field graphql.CollectedField, obj *store.Alternative) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9918,6 +9936,9 @@ func (ec *executionContext) fieldContext_Alternative_label(_ context.Context, fi
 }
 
 func (ec *executionContext) _Ancestry_id(ctx context.Context, field graphql.CollectedField, obj *model.Ancestry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9973,6 +9994,9 @@ func (ec *executionContext) fieldContext_Ancestry_paths(_ context.Context, field
 }
 
 func (ec *executionContext) _ApiKey_keyId(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.KeyID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9996,6 +10020,9 @@ func (ec *executionContext) fieldContext_ApiKey_keyId(_ context.Context, field g
 }
 
 func (ec *executionContext) _ApiKey_label(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10019,6 +10046,9 @@ func (ec *executionContext) fieldContext_ApiKey_label(_ context.Context, field g
 }
 
 func (ec *executionContext) _ApiKey_isActive(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsActive)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10111,6 +10141,9 @@ func (ec *executionContext) fieldContext_ApiKey_lastUsedOnIsoDate(_ context.Cont
 }
 
 func (ec *executionContext) _ApiKey_maxUnusedDays(ctx context.Context, field graphql.CollectedField, obj *store.APIKey) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.MaxUnusedDays)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10180,6 +10213,9 @@ func (ec *executionContext) fieldContext_ApproximateSecond_approximate(_ context
 }
 
 func (ec *executionContext) _ArchiveTarget_folderId(ctx context.Context, field graphql.CollectedField, obj *model.ArchiveTarget) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.FolderID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10203,6 +10239,9 @@ func (ec *executionContext) fieldContext_ArchiveTarget_folderId(_ context.Contex
 }
 
 func (ec *executionContext) _ArchiveTarget_folderName(ctx context.Context, field graphql.CollectedField, obj *model.ArchiveTarget) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.FolderName)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10226,6 +10265,9 @@ func (ec *executionContext) fieldContext_ArchiveTarget_folderName(_ context.Cont
 }
 
 func (ec *executionContext) _Attachment_fileName(ctx context.Context, field graphql.CollectedField, obj *store.Attachment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.FileName)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10249,6 +10291,9 @@ func (ec *executionContext) fieldContext_Attachment_fileName(_ context.Context, 
 }
 
 func (ec *executionContext) _Attachment_description(ctx context.Context, field graphql.CollectedField, obj *store.Attachment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Description)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10295,6 +10340,9 @@ func (ec *executionContext) fieldContext_Attachment_downloadUrl(_ context.Contex
 }
 
 func (ec *executionContext) _Attachment_type(ctx context.Context, field graphql.CollectedField, obj *store.Attachment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Type)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10318,6 +10366,9 @@ func (ec *executionContext) fieldContext_Attachment_type(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Attachment_role(ctx context.Context, field graphql.CollectedField, obj *store.Attachment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Role)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10341,6 +10392,9 @@ func (ec *executionContext) fieldContext_Attachment_role(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Attachment_language(ctx context.Context, field graphql.CollectedField, obj *store.Attachment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Language)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10364,6 +10418,9 @@ func (ec *executionContext) fieldContext_Attachment_language(_ context.Context, 
 }
 
 func (ec *executionContext) _Attachment_userId(ctx context.Context, field graphql.CollectedField, obj *store.Attachment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.UserID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10387,6 +10444,9 @@ func (ec *executionContext) fieldContext_Attachment_userId(_ context.Context, fi
 }
 
 func (ec *executionContext) _Attachment_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.Attachment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10433,6 +10493,9 @@ func (ec *executionContext) fieldContext_AttachmentsPrecheck_existingFileNames(_
 }
 
 func (ec *executionContext) _AuditRecord_id(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10456,6 +10519,9 @@ func (ec *executionContext) fieldContext_AuditRecord_id(_ context.Context, field
 }
 
 func (ec *executionContext) _AuditRecord_itemId(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ItemID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10479,6 +10545,9 @@ func (ec *executionContext) fieldContext_AuditRecord_itemId(_ context.Context, f
 }
 
 func (ec *executionContext) _AuditRecord_tenantId(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.TenantID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10502,6 +10571,9 @@ func (ec *executionContext) fieldContext_AuditRecord_tenantId(_ context.Context,
 }
 
 func (ec *executionContext) _AuditRecord_actionType(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx, field.Selections, obj.ActionType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10525,6 +10597,9 @@ func (ec *executionContext) fieldContext_AuditRecord_actionType(_ context.Contex
 }
 
 func (ec *executionContext) _AuditRecord_executedBy(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ExecutedBy)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10548,6 +10623,9 @@ func (ec *executionContext) fieldContext_AuditRecord_executedBy(_ context.Contex
 }
 
 func (ec *executionContext) _AuditRecord_executedOn(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ExecutedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10571,6 +10649,9 @@ func (ec *executionContext) fieldContext_AuditRecord_executedOn(_ context.Contex
 }
 
 func (ec *executionContext) _AuditRecord_email(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10594,6 +10675,9 @@ func (ec *executionContext) fieldContext_AuditRecord_email(_ context.Context, fi
 }
 
 func (ec *executionContext) _AuditRecord_itemTitle(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ItemTitle)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10617,6 +10701,9 @@ func (ec *executionContext) fieldContext_AuditRecord_itemTitle(_ context.Context
 }
 
 func (ec *executionContext) _AuditRecord_mdfDiff(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.MdfDiff)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10640,6 +10727,9 @@ func (ec *executionContext) fieldContext_AuditRecord_mdfDiff(_ context.Context, 
 }
 
 func (ec *executionContext) _AuditSearchResult_total(ctx context.Context, field graphql.CollectedField, obj *model.AuditSearchResult) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10695,6 +10785,9 @@ func (ec *executionContext) fieldContext_AuditSearchResult_hits(_ context.Contex
 }
 
 func (ec *executionContext) _Bookmark_id(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10718,6 +10811,9 @@ func (ec *executionContext) fieldContext_Bookmark_id(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Bookmark_title(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10741,6 +10837,9 @@ func (ec *executionContext) fieldContext_Bookmark_title(_ context.Context, field
 }
 
 func (ec *executionContext) _Bookmark_path(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Path)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10764,6 +10863,9 @@ func (ec *executionContext) fieldContext_Bookmark_path(_ context.Context, field 
 }
 
 func (ec *executionContext) _Bookmark_icon(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Icon)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10787,6 +10889,9 @@ func (ec *executionContext) fieldContext_Bookmark_icon(_ context.Context, field 
 }
 
 func (ec *executionContext) _Bookmark_isFilterBookmark(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, obj.IsFilterBookmark)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10810,6 +10915,9 @@ func (ec *executionContext) fieldContext_Bookmark_isFilterBookmark(_ context.Con
 }
 
 func (ec *executionContext) _Bookmark_parentFolder(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ParentFolder)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10856,6 +10964,9 @@ func (ec *executionContext) fieldContext_Bookmark_visibleToGroups(_ context.Cont
 }
 
 func (ec *executionContext) _Bookmark_sortKey(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SortKey)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10879,6 +10990,9 @@ func (ec *executionContext) fieldContext_Bookmark_sortKey(_ context.Context, fie
 }
 
 func (ec *executionContext) _BookmarkFolder_id(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10902,6 +11016,9 @@ func (ec *executionContext) fieldContext_BookmarkFolder_id(_ context.Context, fi
 }
 
 func (ec *executionContext) _BookmarkFolder_title(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10925,6 +11042,9 @@ func (ec *executionContext) fieldContext_BookmarkFolder_title(_ context.Context,
 }
 
 func (ec *executionContext) _BookmarkFolder_parentFolder(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ParentFolder)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10948,6 +11068,9 @@ func (ec *executionContext) fieldContext_BookmarkFolder_parentFolder(_ context.C
 }
 
 func (ec *executionContext) _BookmarkFolder_sortKey(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SortKey)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11003,6 +11126,9 @@ func (ec *executionContext) fieldContext_BookmarkFolders_folders(_ context.Conte
 }
 
 func (ec *executionContext) _Comment_id(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11026,6 +11152,9 @@ func (ec *executionContext) fieldContext_Comment_id(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Comment_itemId(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ItemID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11049,6 +11178,9 @@ func (ec *executionContext) fieldContext_Comment_itemId(_ context.Context, field
 }
 
 func (ec *executionContext) _Comment_type(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx, field.Selections, obj.Type)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11072,6 +11204,9 @@ func (ec *executionContext) fieldContext_Comment_type(_ context.Context, field g
 }
 
 func (ec *executionContext) _Comment_parentId(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.ParentID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11095,6 +11230,9 @@ func (ec *executionContext) fieldContext_Comment_parentId(_ context.Context, fie
 }
 
 func (ec *executionContext) _Comment_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11118,6 +11256,9 @@ func (ec *executionContext) fieldContext_Comment_createdOn(_ context.Context, fi
 }
 
 func (ec *executionContext) _Comment_assignedOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.AssignedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11141,6 +11282,9 @@ func (ec *executionContext) fieldContext_Comment_assignedOn(_ context.Context, f
 }
 
 func (ec *executionContext) _Comment_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11164,6 +11308,9 @@ func (ec *executionContext) fieldContext_Comment_modifiedOn(_ context.Context, f
 }
 
 func (ec *executionContext) _Comment_deletedOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.DeletedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11187,6 +11334,9 @@ func (ec *executionContext) fieldContext_Comment_deletedOn(_ context.Context, fi
 }
 
 func (ec *executionContext) _Comment_text(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Text)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11210,6 +11360,9 @@ func (ec *executionContext) fieldContext_Comment_text(_ context.Context, field g
 }
 
 func (ec *executionContext) _Comment_textEditedOn(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.TextEditedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11361,6 +11514,9 @@ func (ec *executionContext) fieldContext_Comment_reactions(_ context.Context, fi
 }
 
 func (ec *executionContext) _Comment_resolved(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Resolved)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11480,6 +11636,9 @@ func (ec *executionContext) fieldContext_CommentConnection_pageInfo(_ context.Co
 }
 
 func (ec *executionContext) _CommentConnection_mScrollId(ctx context.Context, field graphql.CollectedField, obj *model.CommentConnection) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.MScrollID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11503,6 +11662,9 @@ func (ec *executionContext) fieldContext_CommentConnection_mScrollId(_ context.C
 }
 
 func (ec *executionContext) _CommentContext_type(ctx context.Context, field graphql.CollectedField, obj *store.CommentContext) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Type)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11590,6 +11752,9 @@ func (ec *executionContext) fieldContext_CommentContext_endSecond(_ context.Cont
 }
 
 func (ec *executionContext) _CommentEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CommentEdge) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11645,6 +11810,9 @@ func (ec *executionContext) fieldContext_CommentEdge_node(_ context.Context, fie
 }
 
 func (ec *executionContext) _CreateAttachmentPayload_uploadUrl(ctx context.Context, field graphql.CollectedField, obj *model.CreateAttachmentPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.UploadURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11732,6 +11900,9 @@ func (ec *executionContext) fieldContext_CreateItemPayload_item(_ context.Contex
 }
 
 func (ec *executionContext) _CreateThumbnailPayload_uploadUrl(ctx context.Context, field graphql.CollectedField, obj *model.CreateThumbnailPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.UploadURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11787,6 +11958,9 @@ func (ec *executionContext) fieldContext_CreateThumbnailPayload_thumbnail(_ cont
 }
 
 func (ec *executionContext) _CustomIcons_pos1(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos1)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11810,6 +11984,9 @@ func (ec *executionContext) fieldContext_CustomIcons_pos1(_ context.Context, fie
 }
 
 func (ec *executionContext) _CustomIcons_pos2(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos2)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11833,6 +12010,9 @@ func (ec *executionContext) fieldContext_CustomIcons_pos2(_ context.Context, fie
 }
 
 func (ec *executionContext) _CustomIcons_pos3(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos3)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11856,6 +12036,9 @@ func (ec *executionContext) fieldContext_CustomIcons_pos3(_ context.Context, fie
 }
 
 func (ec *executionContext) _CustomIcons_pos4(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos4)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11879,6 +12062,9 @@ func (ec *executionContext) fieldContext_CustomIcons_pos4(_ context.Context, fie
 }
 
 func (ec *executionContext) _CustomIcons_pos5(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos5)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11902,6 +12088,9 @@ func (ec *executionContext) fieldContext_CustomIcons_pos5(_ context.Context, fie
 }
 
 func (ec *executionContext) _CustomIcons_pos6(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos6)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11925,6 +12114,9 @@ func (ec *executionContext) fieldContext_CustomIcons_pos6(_ context.Context, fie
 }
 
 func (ec *executionContext) _CustomIcons_pos7(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos7)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11948,6 +12140,9 @@ func (ec *executionContext) fieldContext_CustomIcons_pos7(_ context.Context, fie
 }
 
 func (ec *executionContext) _CustomIcons_pos8(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos8)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11971,6 +12166,9 @@ func (ec *executionContext) fieldContext_CustomIcons_pos8(_ context.Context, fie
 }
 
 func (ec *executionContext) _DefinitionChange_id(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11994,6 +12192,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_id(_ context.Context, 
 }
 
 func (ec *executionContext) _DefinitionChange_subjectType(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDefinitionSubject2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionSubject(ctx, field.Selections, obj.SubjectType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12017,6 +12218,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_subjectType(_ context.
 }
 
 func (ec *executionContext) _DefinitionChange_subjectId(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.SubjectID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12040,6 +12244,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_subjectId(_ context.Co
 }
 
 func (ec *executionContext) _DefinitionChange_action(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDefinitionAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐDefinitionAction(ctx, field.Selections, obj.Action)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12063,6 +12270,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_action(_ context.Conte
 }
 
 func (ec *executionContext) _DefinitionChange_executedBy(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ExecutedBy)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12086,6 +12296,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_executedBy(_ context.C
 }
 
 func (ec *executionContext) _DefinitionChange_email(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12109,6 +12322,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_email(_ context.Contex
 }
 
 func (ec *executionContext) _DefinitionChange_executedOn(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ExecutedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12132,6 +12348,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_executedOn(_ context.C
 }
 
 func (ec *executionContext) _DefinitionChange_before(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Before)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12155,6 +12374,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_before(_ context.Conte
 }
 
 func (ec *executionContext) _DefinitionChange_after(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.After)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12178,6 +12400,9 @@ func (ec *executionContext) fieldContext_DefinitionChange_after(_ context.Contex
 }
 
 func (ec *executionContext) _DefinitionChanges_total(ctx context.Context, field graphql.CollectedField, obj *model.DefinitionChanges) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12233,6 +12458,9 @@ func (ec *executionContext) fieldContext_DefinitionChanges_hits(_ context.Contex
 }
 
 func (ec *executionContext) _DeleteAttachmentPayload_fileName(ctx context.Context, field graphql.CollectedField, obj *model.DeleteAttachmentPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.FileName)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12256,6 +12484,9 @@ func (ec *executionContext) fieldContext_DeleteAttachmentPayload_fileName(_ cont
 }
 
 func (ec *executionContext) _DeleteBookmarkPayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeleteBookmarkPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12279,6 +12510,9 @@ func (ec *executionContext) fieldContext_DeleteBookmarkPayload_id(_ context.Cont
 }
 
 func (ec *executionContext) _DeleteFolderPayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeleteFolderPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12302,6 +12536,9 @@ func (ec *executionContext) fieldContext_DeleteFolderPayload_id(_ context.Contex
 }
 
 func (ec *executionContext) _DeleteFolderPayload_deletedCount(ctx context.Context, field graphql.CollectedField, obj *model.DeleteFolderPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.DeletedCount)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12325,6 +12562,9 @@ func (ec *executionContext) fieldContext_DeleteFolderPayload_deletedCount(_ cont
 }
 
 func (ec *executionContext) _DeleteMdfPayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeleteMdfPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12348,6 +12588,9 @@ func (ec *executionContext) fieldContext_DeleteMdfPayload_id(_ context.Context, 
 }
 
 func (ec *executionContext) _DeleteOptionListPayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeleteOptionListPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12371,6 +12614,9 @@ func (ec *executionContext) fieldContext_DeleteOptionListPayload_id(_ context.Co
 }
 
 func (ec *executionContext) _ExternalIdMatch_status(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Status)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12394,6 +12640,9 @@ func (ec *executionContext) fieldContext_ExternalIdMatch_status(_ context.Contex
 }
 
 func (ec *executionContext) _ExternalIdMatch_itemId(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.ItemID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12417,6 +12666,9 @@ func (ec *executionContext) fieldContext_ExternalIdMatch_itemId(_ context.Contex
 }
 
 func (ec *executionContext) _ExternalIdMatch_externalId(ctx context.Context, field graphql.CollectedField, obj *store.ExternalIDMatch) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ExternalID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12440,6 +12692,9 @@ func (ec *executionContext) fieldContext_ExternalIdMatch_externalId(_ context.Co
 }
 
 func (ec *executionContext) _Folder_id(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12463,6 +12718,9 @@ func (ec *executionContext) fieldContext_Folder_id(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Folder_owner(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Owner)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12486,6 +12744,9 @@ func (ec *executionContext) fieldContext_Folder_owner(_ context.Context, field g
 }
 
 func (ec *executionContext) _Folder_name(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12509,6 +12770,9 @@ func (ec *executionContext) fieldContext_Folder_name(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Folder_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12532,6 +12796,9 @@ func (ec *executionContext) fieldContext_Folder_createdOn(_ context.Context, fie
 }
 
 func (ec *executionContext) _Folder_hasSubfolder(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasSubfolder)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12610,6 +12877,9 @@ func (ec *executionContext) fieldContext_Folder_parent(_ context.Context, field 
 }
 
 func (ec *executionContext) _Folder_itemType(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ItemType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12729,6 +12999,9 @@ func (ec *executionContext) fieldContext_Folder_metadata(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Folder_sortKey(ctx context.Context, field graphql.CollectedField, obj *store.Folder) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SortKey)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12968,6 +13241,9 @@ func (ec *executionContext) fieldContext_FolderConnection_pageInfo(_ context.Con
 }
 
 func (ec *executionContext) _FolderContent_total(ctx context.Context, field graphql.CollectedField, obj *model.FolderContent) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13023,6 +13299,9 @@ func (ec *executionContext) fieldContext_FolderContent_hits(_ context.Context, f
 }
 
 func (ec *executionContext) _FolderContent_from(ctx context.Context, field graphql.CollectedField, obj *model.FolderContent) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.From)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13046,6 +13325,9 @@ func (ec *executionContext) fieldContext_FolderContent_from(_ context.Context, f
 }
 
 func (ec *executionContext) _FolderContent_nextToken(ctx context.Context, field graphql.CollectedField, obj *model.FolderContent) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.NextToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13092,6 +13374,9 @@ func (ec *executionContext) fieldContext_FolderContent_record(_ context.Context,
 }
 
 func (ec *executionContext) _FolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.FolderEdge) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13147,6 +13432,9 @@ func (ec *executionContext) fieldContext_FolderEdge_node(_ context.Context, fiel
 }
 
 func (ec *executionContext) _FolderEntry_id(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13170,6 +13458,9 @@ func (ec *executionContext) fieldContext_FolderEntry_id(_ context.Context, field
 }
 
 func (ec *executionContext) _FolderEntry_owner(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Owner)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13216,6 +13507,9 @@ func (ec *executionContext) fieldContext_FolderEntry_folderParents(_ context.Con
 }
 
 func (ec *executionContext) _FolderEntry_itemType(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ItemType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13239,6 +13533,9 @@ func (ec *executionContext) fieldContext_FolderEntry_itemType(_ context.Context,
 }
 
 func (ec *executionContext) _FolderEntry_name(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13262,6 +13559,9 @@ func (ec *executionContext) fieldContext_FolderEntry_name(_ context.Context, fie
 }
 
 func (ec *executionContext) _FolderEntry_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.FolderEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13381,6 +13681,9 @@ func (ec *executionContext) fieldContext_FolderEntry_item(_ context.Context, fie
 }
 
 func (ec *executionContext) _HourlyMax_value(ctx context.Context, field graphql.CollectedField, obj *store.HourlyMax) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.Value)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13404,6 +13707,9 @@ func (ec *executionContext) fieldContext_HourlyMax_value(_ context.Context, fiel
 }
 
 func (ec *executionContext) _HourlyMax_hour(ctx context.Context, field graphql.CollectedField, obj *store.HourlyMax) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Hour)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13427,6 +13733,9 @@ func (ec *executionContext) fieldContext_HourlyMax_hour(_ context.Context, field
 }
 
 func (ec *executionContext) _Item_id(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13450,6 +13759,9 @@ func (ec *executionContext) fieldContext_Item_id(_ context.Context, field graphq
 }
 
 func (ec *executionContext) _Item_title(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13473,6 +13785,9 @@ func (ec *executionContext) fieldContext_Item_title(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Item_originalFileName(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.OriginalFileName)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13496,6 +13811,9 @@ func (ec *executionContext) fieldContext_Item_originalFileName(_ context.Context
 }
 
 func (ec *executionContext) _Item_createdBy(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.CreatedBy)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13519,6 +13837,9 @@ func (ec *executionContext) fieldContext_Item_createdBy(_ context.Context, field
 }
 
 func (ec *executionContext) _Item_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13542,6 +13863,9 @@ func (ec *executionContext) fieldContext_Item_createdOn(_ context.Context, field
 }
 
 func (ec *executionContext) _Item_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13565,6 +13889,9 @@ func (ec *executionContext) fieldContext_Item_modifiedOn(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Item_mediaCreatedOn(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.MediaCreatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13588,6 +13915,9 @@ func (ec *executionContext) fieldContext_Item_mediaCreatedOn(_ context.Context, 
 }
 
 func (ec *executionContext) _Item_itemType(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ItemType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13611,6 +13941,9 @@ func (ec *executionContext) fieldContext_Item_itemType(_ context.Context, field 
 }
 
 func (ec *executionContext) _Item_mediaType(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.MediaType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13634,6 +13967,9 @@ func (ec *executionContext) fieldContext_Item_mediaType(_ context.Context, field
 }
 
 func (ec *executionContext) _Item_mediaSize(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint64(ctx, field.Selections, obj.MediaSize)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13657,6 +13993,9 @@ func (ec *executionContext) fieldContext_Item_mediaSize(_ context.Context, field
 }
 
 func (ec *executionContext) _Item_frameCount(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint64(ctx, field.Selections, obj.FrameCount)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13712,6 +14051,9 @@ func (ec *executionContext) fieldContext_Item_metadata(_ context.Context, field 
 }
 
 func (ec *executionContext) _Item_metadataVersion(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.MetadataVersion)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13735,6 +14077,9 @@ func (ec *executionContext) fieldContext_Item_metadataVersion(_ context.Context,
 }
 
 func (ec *executionContext) _Item_technicalMetadata(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.TechnicalMetadata)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13758,6 +14103,9 @@ func (ec *executionContext) fieldContext_Item_technicalMetadata(_ context.Contex
 }
 
 func (ec *executionContext) _Item_geoLocation(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.GeoLocation)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13868,6 +14216,9 @@ func (ec *executionContext) fieldContext_Item_folders(_ context.Context, field g
 }
 
 func (ec *executionContext) _Item_hasRelations(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasRelations)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13981,6 +14332,9 @@ func (ec *executionContext) fieldContext_Item_attachments(ctx context.Context, f
 }
 
 func (ec *executionContext) _Item_archivedOn(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.ArchivedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14386,6 +14740,9 @@ func (ec *executionContext) fieldContext_Item_thumbnails(ctx context.Context, fi
 }
 
 func (ec *executionContext) _Item_itemState(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ItemState)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14409,6 +14766,9 @@ func (ec *executionContext) fieldContext_Item_itemState(_ context.Context, field
 }
 
 func (ec *executionContext) _Item_transcodingState(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TranscodingState)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14432,6 +14792,9 @@ func (ec *executionContext) fieldContext_Item_transcodingState(_ context.Context
 }
 
 func (ec *executionContext) _Item_transcodingBy(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranscodingBy)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14455,6 +14818,9 @@ func (ec *executionContext) fieldContext_Item_transcodingBy(_ context.Context, f
 }
 
 func (ec *executionContext) _Item_transcodingService(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranscodingService)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14478,6 +14844,9 @@ func (ec *executionContext) fieldContext_Item_transcodingService(_ context.Conte
 }
 
 func (ec *executionContext) _Item_progressInfo(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.ProgressInfo)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14501,6 +14870,9 @@ func (ec *executionContext) fieldContext_Item_progressInfo(_ context.Context, fi
 }
 
 func (ec *executionContext) _Item_transcriptionState(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranscriptionState)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14547,6 +14919,9 @@ func (ec *executionContext) fieldContext_Item_transcriptionProgress(_ context.Co
 }
 
 func (ec *executionContext) _Item_transcriptionBy(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranscriptionBy)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14570,6 +14945,9 @@ func (ec *executionContext) fieldContext_Item_transcriptionBy(_ context.Context,
 }
 
 func (ec *executionContext) _Item_transcriptionService(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranscriptionService)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14593,6 +14971,9 @@ func (ec *executionContext) fieldContext_Item_transcriptionService(_ context.Con
 }
 
 func (ec *executionContext) _Item_transcriptionChannels(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.TranscriptionChannels)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14616,6 +14997,9 @@ func (ec *executionContext) fieldContext_Item_transcriptionChannels(_ context.Co
 }
 
 func (ec *executionContext) _Item_transcriptionEnabled(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.TranscriptionEnabled)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14639,6 +15023,9 @@ func (ec *executionContext) fieldContext_Item_transcriptionEnabled(_ context.Con
 }
 
 func (ec *executionContext) _Item_translationBy(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranslationBy)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14662,6 +15049,9 @@ func (ec *executionContext) fieldContext_Item_translationBy(_ context.Context, f
 }
 
 func (ec *executionContext) _Item_translationEnabled(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.TranslationEnabled)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14685,6 +15075,9 @@ func (ec *executionContext) fieldContext_Item_translationEnabled(_ context.Conte
 }
 
 func (ec *executionContext) _Item_translationLanguage(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranslationLanguage)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14708,6 +15101,9 @@ func (ec *executionContext) fieldContext_Item_translationLanguage(_ context.Cont
 }
 
 func (ec *executionContext) _Item_transcriptLastUpdated(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.TranscriptLastUpdated)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14731,6 +15127,9 @@ func (ec *executionContext) fieldContext_Item_transcriptLastUpdated(_ context.Co
 }
 
 func (ec *executionContext) _Item_transcriptOffsetMs(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint64(ctx, field.Selections, obj.TranscriptOffsetMs)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14754,6 +15153,9 @@ func (ec *executionContext) fieldContext_Item_transcriptOffsetMs(_ context.Conte
 }
 
 func (ec *executionContext) _Item_languageCode(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.LanguageCode)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14777,6 +15179,9 @@ func (ec *executionContext) fieldContext_Item_languageCode(_ context.Context, fi
 }
 
 func (ec *executionContext) _Item_celebrityDetectionEnabled(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.CelebrityDetectionEnabled)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14800,6 +15205,9 @@ func (ec *executionContext) fieldContext_Item_celebrityDetectionEnabled(_ contex
 }
 
 func (ec *executionContext) _Item_labelDetectionEnabled(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.LabelDetectionEnabled)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14823,6 +15231,9 @@ func (ec *executionContext) fieldContext_Item_labelDetectionEnabled(_ context.Co
 }
 
 func (ec *executionContext) _Item_personDetectionEnabled(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.PersonDetectionEnabled)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14846,6 +15257,9 @@ func (ec *executionContext) fieldContext_Item_personDetectionEnabled(_ context.C
 }
 
 func (ec *executionContext) _Item_textDetectionEnabled(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.TextDetectionEnabled)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14869,6 +15283,9 @@ func (ec *executionContext) fieldContext_Item_textDetectionEnabled(_ context.Con
 }
 
 func (ec *executionContext) _Item_createUnknownPersons(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.CreateUnknownPersons)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14892,6 +15309,9 @@ func (ec *executionContext) fieldContext_Item_createUnknownPersons(_ context.Con
 }
 
 func (ec *executionContext) _Item_detectedPersons(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.DetectedPersons)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14915,6 +15335,9 @@ func (ec *executionContext) fieldContext_Item_detectedPersons(_ context.Context,
 }
 
 func (ec *executionContext) _Item_proxy(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Proxy)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14938,6 +15361,9 @@ func (ec *executionContext) fieldContext_Item_proxy(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Item_proxySize(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint64(ctx, field.Selections, obj.ProxySize)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14984,6 +15410,9 @@ func (ec *executionContext) fieldContext_Item_hasProxy(_ context.Context, field 
 }
 
 func (ec *executionContext) _Item_highRes(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.HighRes)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15007,6 +15436,9 @@ func (ec *executionContext) fieldContext_Item_highRes(_ context.Context, field g
 }
 
 func (ec *executionContext) _Item_hasExternalHighres(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasExternalHighres)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15030,6 +15462,9 @@ func (ec *executionContext) fieldContext_Item_hasExternalHighres(_ context.Conte
 }
 
 func (ec *executionContext) _Item_editProxyFormat(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.EditProxyFormat)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15053,6 +15488,9 @@ func (ec *executionContext) fieldContext_Item_editProxyFormat(_ context.Context,
 }
 
 func (ec *executionContext) _Item_webProxyLocation(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.WebProxyLocation)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15076,6 +15514,9 @@ func (ec *executionContext) fieldContext_Item_webProxyLocation(_ context.Context
 }
 
 func (ec *executionContext) _Item_proxyAudioTrackUrls(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.ProxyAudioTrackUrls)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15099,6 +15540,9 @@ func (ec *executionContext) fieldContext_Item_proxyAudioTrackUrls(_ context.Cont
 }
 
 func (ec *executionContext) _Item_thumbnail(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Thumbnail)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15122,6 +15566,9 @@ func (ec *executionContext) fieldContext_Item_thumbnail(_ context.Context, field
 }
 
 func (ec *executionContext) _Item_thumbnailInfo(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.ThumbnailInfo)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15145,6 +15592,9 @@ func (ec *executionContext) fieldContext_Item_thumbnailInfo(_ context.Context, f
 }
 
 func (ec *executionContext) _Item_thumbnailStrip(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ThumbnailStrip)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15168,6 +15618,9 @@ func (ec *executionContext) fieldContext_Item_thumbnailStrip(_ context.Context, 
 }
 
 func (ec *executionContext) _Item_generatedContentLocation(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.GeneratedContentLocation)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15191,6 +15644,9 @@ func (ec *executionContext) fieldContext_Item_generatedContentLocation(_ context
 }
 
 func (ec *executionContext) _Item_sourceFileLocation(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SourceFileLocation)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15214,6 +15670,9 @@ func (ec *executionContext) fieldContext_Item_sourceFileLocation(_ context.Conte
 }
 
 func (ec *executionContext) _Item_vttUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.VttURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15237,6 +15696,9 @@ func (ec *executionContext) fieldContext_Item_vttUrl(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Item_srtUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SrtURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15260,6 +15722,9 @@ func (ec *executionContext) fieldContext_Item_srtUrl(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Item_translationVttUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranslationVttURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15283,6 +15748,9 @@ func (ec *executionContext) fieldContext_Item_translationVttUrl(_ context.Contex
 }
 
 func (ec *executionContext) _Item_translationSrtUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranslationSrtURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15329,6 +15797,9 @@ func (ec *executionContext) fieldContext_Item_timedTranscriptUrl(_ context.Conte
 }
 
 func (ec *executionContext) _Item_timedTranslatedTranscriptUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TimedTranslatedTranscriptURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15352,6 +15823,9 @@ func (ec *executionContext) fieldContext_Item_timedTranslatedTranscriptUrl(_ con
 }
 
 func (ec *executionContext) _Item_ingestDestinationPath(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.IngestDestinationPath)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15375,6 +15849,9 @@ func (ec *executionContext) fieldContext_Item_ingestDestinationPath(_ context.Co
 }
 
 func (ec *executionContext) _Item_ingestSkipProcessing(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, obj.IngestSkipProcessing)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15398,6 +15875,9 @@ func (ec *executionContext) fieldContext_Item_ingestSkipProcessing(_ context.Con
 }
 
 func (ec *executionContext) _Item_ingestSourceFullPath(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.IngestSourceFullPath)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15421,6 +15901,9 @@ func (ec *executionContext) fieldContext_Item_ingestSourceFullPath(_ context.Con
 }
 
 func (ec *executionContext) _Item_ingestSourceKey(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.IngestSourceKey)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15444,6 +15927,9 @@ func (ec *executionContext) fieldContext_Item_ingestSourceKey(_ context.Context,
 }
 
 func (ec *executionContext) _Item_ingestSourceObjBucket(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.IngestSourceObjBucket)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15467,6 +15953,9 @@ func (ec *executionContext) fieldContext_Item_ingestSourceObjBucket(_ context.Co
 }
 
 func (ec *executionContext) _Item_ingestSourceStorageId(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.IngestSourceStorageID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15490,6 +15979,9 @@ func (ec *executionContext) fieldContext_Item_ingestSourceStorageId(_ context.Co
 }
 
 func (ec *executionContext) _Item_isExternalUpload(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsExternalUpload)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15513,6 +16005,9 @@ func (ec *executionContext) fieldContext_Item_isExternalUpload(_ context.Context
 }
 
 func (ec *executionContext) _Item_uploadLockOwnerInstanceId(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.UploadLockOwnerInstanceID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15536,6 +16031,9 @@ func (ec *executionContext) fieldContext_Item_uploadLockOwnerInstanceId(_ contex
 }
 
 func (ec *executionContext) _Item_uploadProgressInfo(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.UploadProgressInfo)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15559,6 +16057,9 @@ func (ec *executionContext) fieldContext_Item_uploadProgressInfo(_ context.Conte
 }
 
 func (ec *executionContext) _Item_uploadRequestedAt(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.UploadRequestedAt)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15768,6 +16269,9 @@ func (ec *executionContext) fieldContext_ItemConnection_nextToken(_ context.Cont
 }
 
 func (ec *executionContext) _ItemEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ItemEdge) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15823,6 +16327,9 @@ func (ec *executionContext) fieldContext_ItemEdge_node(_ context.Context, field 
 }
 
 func (ec *executionContext) _ItemMetadata_formId(ctx context.Context, field graphql.CollectedField, obj *store.ItemMetadata) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.FormID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15922,6 +16429,9 @@ func (ec *executionContext) fieldContext_ItemMetadata_form(_ context.Context, fi
 }
 
 func (ec *executionContext) _ItemStatePayload_id(ctx context.Context, field graphql.CollectedField, obj *model.ItemStatePayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15945,6 +16455,9 @@ func (ec *executionContext) fieldContext_ItemStatePayload_id(_ context.Context, 
 }
 
 func (ec *executionContext) _ItemStatePayload_versionState(ctx context.Context, field graphql.CollectedField, obj *model.ItemStatePayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, field.Selections, obj.VersionState)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16000,6 +16513,9 @@ func (ec *executionContext) fieldContext_ItemStatePayload_item(_ context.Context
 }
 
 func (ec *executionContext) _ItemVersion_id(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16023,6 +16539,9 @@ func (ec *executionContext) fieldContext_ItemVersion_id(_ context.Context, field
 }
 
 func (ec *executionContext) _ItemVersion_name(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16069,6 +16588,9 @@ func (ec *executionContext) fieldContext_ItemVersion_versionCreatedOn(_ context.
 }
 
 func (ec *executionContext) _ItemVersion_versionState(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, field.Selections, obj.VersionState)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16092,6 +16614,9 @@ func (ec *executionContext) fieldContext_ItemVersion_versionState(_ context.Cont
 }
 
 func (ec *executionContext) _ItemVersion_createdBy(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.CreatedBy)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16115,6 +16640,9 @@ func (ec *executionContext) fieldContext_ItemVersion_createdBy(_ context.Context
 }
 
 func (ec *executionContext) _Mdf_id(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16138,6 +16666,9 @@ func (ec *executionContext) fieldContext_Mdf_id(_ context.Context, field graphql
 }
 
 func (ec *executionContext) _Mdf_label(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16161,6 +16692,9 @@ func (ec *executionContext) fieldContext_Mdf_label(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Mdf_displayName(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.DisplayName)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16184,6 +16718,9 @@ func (ec *executionContext) fieldContext_Mdf_displayName(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Mdf_active(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Active)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16207,6 +16744,9 @@ func (ec *executionContext) fieldContext_Mdf_active(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Mdf_flavor(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Flavor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16230,6 +16770,9 @@ func (ec *executionContext) fieldContext_Mdf_flavor(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Mdf_color(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Color)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16253,6 +16796,9 @@ func (ec *executionContext) fieldContext_Mdf_color(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Mdf_icon(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Icon)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16276,6 +16822,9 @@ func (ec *executionContext) fieldContext_Mdf_icon(_ context.Context, field graph
 }
 
 func (ec *executionContext) _Mdf_rule(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Rule)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16432,6 +16981,9 @@ func (ec *executionContext) fieldContext_Mdf_permissions(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Mdf_usageRules(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.UsageRules)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16455,6 +17007,9 @@ func (ec *executionContext) fieldContext_Mdf_usageRules(_ context.Context, field
 }
 
 func (ec *executionContext) _Mdf_isDefault(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsDefault)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16478,6 +17033,9 @@ func (ec *executionContext) fieldContext_Mdf_isDefault(_ context.Context, field 
 }
 
 func (ec *executionContext) _Mdf_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16501,6 +17059,9 @@ func (ec *executionContext) fieldContext_Mdf_modifiedOn(_ context.Context, field
 }
 
 func (ec *executionContext) _MdfCollection_total(ctx context.Context, field graphql.CollectedField, obj *model.MdfCollection) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16588,6 +17149,9 @@ func (ec *executionContext) fieldContext_MdfEmbedded_collection(_ context.Contex
 }
 
 func (ec *executionContext) _MdfField_id(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16611,6 +17175,9 @@ func (ec *executionContext) fieldContext_MdfField_id(_ context.Context, field gr
 }
 
 func (ec *executionContext) _MdfField_fieldId(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.FieldID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16634,6 +17201,9 @@ func (ec *executionContext) fieldContext_MdfField_fieldId(_ context.Context, fie
 }
 
 func (ec *executionContext) _MdfField_label(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16657,6 +17227,9 @@ func (ec *executionContext) fieldContext_MdfField_label(_ context.Context, field
 }
 
 func (ec *executionContext) _MdfField_type(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx, field.Selections, obj.Type)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16680,6 +17253,9 @@ func (ec *executionContext) fieldContext_MdfField_type(_ context.Context, field 
 }
 
 func (ec *executionContext) _MdfField_required(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Required)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16703,6 +17279,9 @@ func (ec *executionContext) fieldContext_MdfField_required(_ context.Context, fi
 }
 
 func (ec *executionContext) _MdfField_readOnly(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ReadOnly)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16726,6 +17305,9 @@ func (ec *executionContext) fieldContext_MdfField_readOnly(_ context.Context, fi
 }
 
 func (ec *executionContext) _MdfField_sortable(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Sortable)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16749,6 +17331,9 @@ func (ec *executionContext) fieldContext_MdfField_sortable(_ context.Context, fi
 }
 
 func (ec *executionContext) _MdfField_systemDefaultField(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.SystemDefaultField)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16772,6 +17357,9 @@ func (ec *executionContext) fieldContext_MdfField_systemDefaultField(_ context.C
 }
 
 func (ec *executionContext) _MdfField_defaultValue(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.DefaultValue)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16827,6 +17415,9 @@ func (ec *executionContext) fieldContext_MdfField_alternatives(_ context.Context
 }
 
 func (ec *executionContext) _MdfField_optionListId(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.OptionListID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16882,6 +17473,9 @@ func (ec *executionContext) fieldContext_MdfPayload_mdf(_ context.Context, field
 }
 
 func (ec *executionContext) _MediaUsage_lastUsedOn(ctx context.Context, field graphql.CollectedField, obj *store.MediaUsage) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.LastUsedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16905,6 +17499,9 @@ func (ec *executionContext) fieldContext_MediaUsage_lastUsedOn(_ context.Context
 }
 
 func (ec *executionContext) _MediaUsage_lastUsedWorkflow(ctx context.Context, field graphql.CollectedField, obj *store.MediaUsage) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.LastUsedWorkflow)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16928,6 +17525,9 @@ func (ec *executionContext) fieldContext_MediaUsage_lastUsedWorkflow(_ context.C
 }
 
 func (ec *executionContext) _MediaUsagePayload_itemId(ctx context.Context, field graphql.CollectedField, obj *model.MediaUsagePayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ItemID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17006,6 +17606,9 @@ func (ec *executionContext) fieldContext_Metering_cost(_ context.Context, field 
 }
 
 func (ec *executionContext) _Metering_startDay(ctx context.Context, field graphql.CollectedField, obj *store.Metering) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.StartDay)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17029,6 +17632,9 @@ func (ec *executionContext) fieldContext_Metering_startDay(_ context.Context, fi
 }
 
 func (ec *executionContext) _Metering_endDay(ctx context.Context, field graphql.CollectedField, obj *store.Metering) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.EndDay)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17130,6 +17736,9 @@ func (ec *executionContext) fieldContext_MeteringEntry_unit(_ context.Context, f
 }
 
 func (ec *executionContext) _MeteringEntry_count(ctx context.Context, field graphql.CollectedField, obj *store.MeteringEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.Count)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17176,6 +17785,9 @@ func (ec *executionContext) fieldContext_MeteringEntry_byProvider(_ context.Cont
 }
 
 func (ec *executionContext) _MeteringEntry_heldBytes(ctx context.Context, field graphql.CollectedField, obj *store.MeteringEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint64(ctx, field.Selections, obj.HeldBytes)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17414,6 +18026,9 @@ func (ec *executionContext) fieldContext_MeteringStorage_storage(_ context.Conte
 }
 
 func (ec *executionContext) _MigrateMediaLocationPayload_message(ctx context.Context, field graphql.CollectedField, obj *model.MigrateMediaLocationPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Message)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17437,6 +18052,9 @@ func (ec *executionContext) fieldContext_MigrateMediaLocationPayload_message(_ c
 }
 
 func (ec *executionContext) _MigrateMediaLocationPayload_statusCode(ctx context.Context, field graphql.CollectedField, obj *model.MigrateMediaLocationPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.StatusCode)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19572,6 +20190,9 @@ func (ec *executionContext) fieldContext_Mutation_deleteOptionList(ctx context.C
 }
 
 func (ec *executionContext) _OptionList_id(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19595,6 +20216,9 @@ func (ec *executionContext) fieldContext_OptionList_id(_ context.Context, field 
 }
 
 func (ec *executionContext) _OptionList_name(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19618,6 +20242,9 @@ func (ec *executionContext) fieldContext_OptionList_name(_ context.Context, fiel
 }
 
 func (ec *executionContext) _OptionList_optionListType(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.OptionListType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19673,6 +20300,9 @@ func (ec *executionContext) fieldContext_OptionList_alternatives(_ context.Conte
 }
 
 func (ec *executionContext) _OptionList_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.OptionList) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19696,6 +20326,9 @@ func (ec *executionContext) fieldContext_OptionList_modifiedOn(_ context.Context
 }
 
 func (ec *executionContext) _OptionListCollection_total(ctx context.Context, field graphql.CollectedField, obj *model.OptionListCollection) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19815,6 +20448,9 @@ func (ec *executionContext) fieldContext_OptionListPayload_optionList(_ context.
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasNextPage)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19838,6 +20474,9 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.EndCursor)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19861,6 +20500,9 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 }
 
 func (ec *executionContext) _PathEntry_id(ctx context.Context, field graphql.CollectedField, obj *store.PathEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19884,6 +20526,9 @@ func (ec *executionContext) fieldContext_PathEntry_id(_ context.Context, field g
 }
 
 func (ec *executionContext) _PathEntry_name(ctx context.Context, field graphql.CollectedField, obj *store.PathEntry) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19907,6 +20552,9 @@ func (ec *executionContext) fieldContext_PathEntry_name(_ context.Context, field
 }
 
 func (ec *executionContext) _Person_id(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19930,6 +20578,9 @@ func (ec *executionContext) fieldContext_Person_id(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Person_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19953,6 +20604,9 @@ func (ec *executionContext) fieldContext_Person_createdOn(_ context.Context, fie
 }
 
 func (ec *executionContext) _Person_itemType(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ItemType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19976,6 +20630,9 @@ func (ec *executionContext) fieldContext_Person_itemType(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Person_name(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19999,6 +20656,9 @@ func (ec *executionContext) fieldContext_Person_name(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Person_description(ctx context.Context, field graphql.CollectedField, obj *store.Person) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Description)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21417,6 +22077,9 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 }
 
 func (ec *executionContext) _Reaction_reaction(ctx context.Context, field graphql.CollectedField, obj *store.Reaction) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Reaction)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21440,6 +22103,9 @@ func (ec *executionContext) fieldContext_Reaction_reaction(_ context.Context, fi
 }
 
 func (ec *executionContext) _Reaction_userId(ctx context.Context, field graphql.CollectedField, obj *store.Reaction) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.UserID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21463,6 +22129,9 @@ func (ec *executionContext) fieldContext_Reaction_userId(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Reaction_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Reaction) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21486,6 +22155,9 @@ func (ec *executionContext) fieldContext_Reaction_createdOn(_ context.Context, f
 }
 
 func (ec *executionContext) _Relation_relationType(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.RelationType)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21509,6 +22181,9 @@ func (ec *executionContext) fieldContext_Relation_relationType(_ context.Context
 }
 
 func (ec *executionContext) _Relation_direction(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationDirection(ctx, field.Selections, obj.Direction)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21532,6 +22207,9 @@ func (ec *executionContext) fieldContext_Relation_direction(_ context.Context, f
 }
 
 func (ec *executionContext) _Relation_relatedItemId(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.RelatedItemID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21587,6 +22265,9 @@ func (ec *executionContext) fieldContext_Relation_item(_ context.Context, field 
 }
 
 func (ec *executionContext) _Relation_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21674,6 +22355,9 @@ func (ec *executionContext) fieldContext_SearchEmbedded_collection(_ context.Con
 }
 
 func (ec *executionContext) _SearchResult_total(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21729,6 +22413,9 @@ func (ec *executionContext) fieldContext_SearchResult__embedded(_ context.Contex
 }
 
 func (ec *executionContext) _SecuritySettings_jwksUrl(ctx context.Context, field graphql.CollectedField, obj *store.SecuritySettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.JwksURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21752,6 +22439,9 @@ func (ec *executionContext) fieldContext_SecuritySettings_jwksUrl(_ context.Cont
 }
 
 func (ec *executionContext) _SecuritySettings_autoAddUsersToOrganizationGroup(ctx context.Context, field graphql.CollectedField, obj *store.SecuritySettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.AutoAddUsersToOrganizationGroup)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21894,6 +22584,9 @@ func (ec *executionContext) fieldContext_Stats_counters(_ context.Context, field
 }
 
 func (ec *executionContext) _Stats_dateRange(ctx context.Context, field graphql.CollectedField, obj *model.Stats) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNStatsDateRange2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐStatsDateRange(ctx, field.Selections, obj.DateRange)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21917,6 +22610,9 @@ func (ec *executionContext) fieldContext_Stats_dateRange(_ context.Context, fiel
 }
 
 func (ec *executionContext) _StatsCounter_name(ctx context.Context, field graphql.CollectedField, obj *store.StatsCounter) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21940,6 +22636,9 @@ func (ec *executionContext) fieldContext_StatsCounter_name(_ context.Context, fi
 }
 
 func (ec *executionContext) _StatsCounter_sum(ctx context.Context, field graphql.CollectedField, obj *store.StatsCounter) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.Sum)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21995,6 +22694,9 @@ func (ec *executionContext) fieldContext_StatsCounter_maxHourly(_ context.Contex
 }
 
 func (ec *executionContext) _StorageManager_id(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22018,6 +22720,9 @@ func (ec *executionContext) fieldContext_StorageManager_id(_ context.Context, fi
 }
 
 func (ec *executionContext) _StorageManager_type(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Type)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22041,6 +22746,9 @@ func (ec *executionContext) fieldContext_StorageManager_type(_ context.Context, 
 }
 
 func (ec *executionContext) _StorageManager_status(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Status)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22064,6 +22772,9 @@ func (ec *executionContext) fieldContext_StorageManager_status(_ context.Context
 }
 
 func (ec *executionContext) _StorageManager_message(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Message)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22119,6 +22830,9 @@ func (ec *executionContext) fieldContext_SystemActivity_events(_ context.Context
 }
 
 func (ec *executionContext) _SystemActivity_nextToken(ctx context.Context, field graphql.CollectedField, obj *model.SystemActivity) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.NextToken)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22280,6 +22994,9 @@ func (ec *executionContext) fieldContext_TenantConfig_recordingsAnalyticConfig(_
 }
 
 func (ec *executionContext) _TenantConfig_autoAddImagesToDetectedPersons(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.AutoAddImagesToDetectedPersons)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22303,6 +23020,9 @@ func (ec *executionContext) fieldContext_TenantConfig_autoAddImagesToDetectedPer
 }
 
 func (ec *executionContext) _TenantConfig_speakerDiarizationEnabled(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.SpeakerDiarizationEnabled)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22326,6 +23046,9 @@ func (ec *executionContext) fieldContext_TenantConfig_speakerDiarizationEnabled(
 }
 
 func (ec *executionContext) _TenantConfig_transcriptionApiKey(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranscriptionAPIKey)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22372,6 +23095,9 @@ func (ec *executionContext) fieldContext_TenantConfig_realtimeTranscriptionConfi
 }
 
 func (ec *executionContext) _TenantConfig_transcodingService(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TranscodingService)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22441,6 +23167,9 @@ func (ec *executionContext) fieldContext_TenantConfig_paragraphParametricRules(_
 }
 
 func (ec *executionContext) _TenantConfig_secondaryTranslationLanguage(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SecondaryTranslationLanguage)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22464,6 +23193,9 @@ func (ec *executionContext) fieldContext_TenantConfig_secondaryTranslationLangua
 }
 
 func (ec *executionContext) _TenantConfig_translationLanguage(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranslationLanguage)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22487,6 +23219,9 @@ func (ec *executionContext) fieldContext_TenantConfig_translationLanguage(_ cont
 }
 
 func (ec *executionContext) _TenantConfig_autoTranslationEnabled(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.AutoTranslationEnabled)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22510,6 +23245,9 @@ func (ec *executionContext) fieldContext_TenantConfig_autoTranslationEnabled(_ c
 }
 
 func (ec *executionContext) _TenantConfig_tenantWideTimezone(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TenantWideTimezone)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22533,6 +23271,9 @@ func (ec *executionContext) fieldContext_TenantConfig_tenantWideTimezone(_ conte
 }
 
 func (ec *executionContext) _TenantConfig_tenantWideTimeFormat(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TenantWideTimeFormat)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22556,6 +23297,9 @@ func (ec *executionContext) fieldContext_TenantConfig_tenantWideTimeFormat(_ con
 }
 
 func (ec *executionContext) _TenantConfig_organizationLabel(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.OrganizationLabel)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22671,6 +23415,9 @@ func (ec *executionContext) fieldContext_TenantConfig_mdfTypePermissions(_ conte
 }
 
 func (ec *executionContext) _TenantConfig_shouldDefaultExportMdfOverride(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShouldDefaultExportMdfOverride)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22717,6 +23464,9 @@ func (ec *executionContext) fieldContext_TenantConfig_featureFlags(_ context.Con
 }
 
 func (ec *executionContext) _TenantConfig_showPersonFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowPersonFunctionality)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22740,6 +23490,9 @@ func (ec *executionContext) fieldContext_TenantConfig_showPersonFunctionality(_ 
 }
 
 func (ec *executionContext) _TenantConfig_showLabelFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowLabelFunctionality)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22763,6 +23516,9 @@ func (ec *executionContext) fieldContext_TenantConfig_showLabelFunctionality(_ c
 }
 
 func (ec *executionContext) _TenantConfig_showFolderFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowFolderFunctionality)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22786,6 +23542,9 @@ func (ec *executionContext) fieldContext_TenantConfig_showFolderFunctionality(_ 
 }
 
 func (ec *executionContext) _TenantConfig_showFileFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowFileFunctionality)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22809,6 +23568,9 @@ func (ec *executionContext) fieldContext_TenantConfig_showFileFunctionality(_ co
 }
 
 func (ec *executionContext) _TenantConfig_showAudioFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowAudioFunctionality)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22832,6 +23594,9 @@ func (ec *executionContext) fieldContext_TenantConfig_showAudioFunctionality(_ c
 }
 
 func (ec *executionContext) _TenantConfig_showAllItemTypesInDefaultSearch(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowAllItemTypesInDefaultSearch)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22878,6 +23643,9 @@ func (ec *executionContext) fieldContext_TenantConfig_defaultCompactViewFields(_
 }
 
 func (ec *executionContext) _TenantConfig_isMoveDefault(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsMoveDefault)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22924,6 +23692,9 @@ func (ec *executionContext) fieldContext_TenantConfig_projectTemplates(_ context
 }
 
 func (ec *executionContext) _TenantConfig_shouldCreateItemForProjectTemplates(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShouldCreateItemForProjectTemplates)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22947,6 +23718,9 @@ func (ec *executionContext) fieldContext_TenantConfig_shouldCreateItemForProject
 }
 
 func (ec *executionContext) _TenantConfig_forceCreateP2RootItem(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ForceCreateP2RootItem)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22970,6 +23744,9 @@ func (ec *executionContext) fieldContext_TenantConfig_forceCreateP2RootItem(_ co
 }
 
 func (ec *executionContext) _TenantConfig_crashRecordingDuration(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.CrashRecordingDuration)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22993,6 +23770,9 @@ func (ec *executionContext) fieldContext_TenantConfig_crashRecordingDuration(_ c
 }
 
 func (ec *executionContext) _TenantConfig_crashRecordingName(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.CrashRecordingName)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23085,6 +23865,9 @@ func (ec *executionContext) fieldContext_TenantConfig_cutterConfig(_ context.Con
 }
 
 func (ec *executionContext) _TenantConfig_useCutterRendererForSubclips(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.UseCutterRendererForSubclips)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23108,6 +23891,9 @@ func (ec *executionContext) fieldContext_TenantConfig_useCutterRendererForSubcli
 }
 
 func (ec *executionContext) _TenantConfig_defaultSubclipPresetId(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DefaultSubclipPresetID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23131,6 +23917,9 @@ func (ec *executionContext) fieldContext_TenantConfig_defaultSubclipPresetId(_ c
 }
 
 func (ec *executionContext) _TenantConfig_uploadAllEditorClips(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.UploadAllEditorClips)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23177,6 +23966,9 @@ func (ec *executionContext) fieldContext_TenantConfig_skippedFileExtensionsForEd
 }
 
 func (ec *executionContext) _TenantConfig_useEditorPreferenceForScaleToFrame(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.UseEditorPreferenceForScaleToFrame)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23430,6 +24222,9 @@ func (ec *executionContext) fieldContext_Thumbnail_position(_ context.Context, f
 }
 
 func (ec *executionContext) _Thumbnail_positionMs(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.PositionMs)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23476,6 +24271,9 @@ func (ec *executionContext) fieldContext_Thumbnail_url(_ context.Context, field 
 }
 
 func (ec *executionContext) _Thumbnail_width(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Width)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23499,6 +24297,9 @@ func (ec *executionContext) fieldContext_Thumbnail_width(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Thumbnail_height(ctx context.Context, field graphql.CollectedField, obj *store.Thumbnail) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Height)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23554,6 +24355,9 @@ func (ec *executionContext) fieldContext_ThumbnailPage_thumbnails(_ context.Cont
 }
 
 func (ec *executionContext) _ThumbnailPage_nextIndex(ctx context.Context, field graphql.CollectedField, obj *model.ThumbnailPage) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.NextIndex)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23577,6 +24381,9 @@ func (ec *executionContext) fieldContext_ThumbnailPage_nextIndex(_ context.Conte
 }
 
 func (ec *executionContext) _TimedMetadata_id(ctx context.Context, field graphql.CollectedField, obj *store.TimedMetadata) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23600,6 +24407,9 @@ func (ec *executionContext) fieldContext_TimedMetadata_id(_ context.Context, fie
 }
 
 func (ec *executionContext) _TimedMetadata_startMs(ctx context.Context, field graphql.CollectedField, obj *store.TimedMetadata) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.StartMs)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23623,6 +24433,9 @@ func (ec *executionContext) fieldContext_TimedMetadata_startMs(_ context.Context
 }
 
 func (ec *executionContext) _TimedMetadata_endMs(ctx context.Context, field graphql.CollectedField, obj *store.TimedMetadata) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.EndMs)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23710,6 +24523,9 @@ func (ec *executionContext) fieldContext_TimedMetadataPayload_items(_ context.Co
 }
 
 func (ec *executionContext) _ToggleArchivePayload_type(ctx context.Context, field graphql.CollectedField, obj *model.ToggleArchivePayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Type)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23797,6 +24613,9 @@ func (ec *executionContext) fieldContext_ToggleArchivePayload_item(_ context.Con
 }
 
 func (ec *executionContext) _Transcript_languageCode(ctx context.Context, field graphql.CollectedField, obj *store.Transcript) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.LanguageCode)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23852,6 +24671,9 @@ func (ec *executionContext) fieldContext_Transcript_timedTranscript(_ context.Co
 }
 
 func (ec *executionContext) _Transcript_updatedOn(ctx context.Context, field graphql.CollectedField, obj *store.Transcript) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedOn)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23898,6 +24720,9 @@ func (ec *executionContext) fieldContext_Transcript_url(_ context.Context, field
 }
 
 func (ec *executionContext) _TranscriptSegment_content(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Content)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23921,6 +24746,9 @@ func (ec *executionContext) fieldContext_TranscriptSegment_content(_ context.Con
 }
 
 func (ec *executionContext) _TranscriptSegment_startTime(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.StartTime)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23944,6 +24772,9 @@ func (ec *executionContext) fieldContext_TranscriptSegment_startTime(_ context.C
 }
 
 func (ec *executionContext) _TranscriptSegment_endTime(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int64(ctx, field.Selections, obj.EndTime)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23999,6 +24830,9 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageCollection_collect
 }
 
 func (ec *executionContext) _TranscriptionLanguageSetting_languageCode(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.LanguageCode)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24022,6 +24856,9 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_languageCo
 }
 
 func (ec *executionContext) _TranscriptionLanguageSetting_transcriptionService(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TranscriptionService)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24045,6 +24882,9 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_transcript
 }
 
 func (ec *executionContext) _TranscriptionLanguageSetting_label(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24068,6 +24908,9 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_label(_ co
 }
 
 func (ec *executionContext) _TranscriptionLanguageSettings_total(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24123,6 +24966,9 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSettings__embedded
 }
 
 func (ec *executionContext) _TranscriptionLanguageSettings_isSystem(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsSystem)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24178,6 +25024,9 @@ func (ec *executionContext) fieldContext_UpdateItemMetadataPayload_item(_ contex
 }
 
 func (ec *executionContext) _UpdateTranscriptPayload_itemId(ctx context.Context, field graphql.CollectedField, obj *model.UpdateTranscriptPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ItemID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24201,6 +25050,9 @@ func (ec *executionContext) fieldContext_UpdateTranscriptPayload_itemId(_ contex
 }
 
 func (ec *executionContext) _UpdateTranscriptPayload_languageCode(ctx context.Context, field graphql.CollectedField, obj *model.UpdateTranscriptPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.LanguageCode)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24224,6 +25076,9 @@ func (ec *executionContext) fieldContext_UpdateTranscriptPayload_languageCode(_ 
 }
 
 func (ec *executionContext) _UpdateTranscriptPayload_transcriptLastUpdated(ctx context.Context, field graphql.CollectedField, obj *model.UpdateTranscriptPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.TranscriptLastUpdated)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24247,6 +25102,9 @@ func (ec *executionContext) fieldContext_UpdateTranscriptPayload_transcriptLastU
 }
 
 func (ec *executionContext) _UpdateTranscriptPayload_timedTranscriptUrl(ctx context.Context, field graphql.CollectedField, obj *model.UpdateTranscriptPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.TimedTranscriptURL)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24270,6 +25128,9 @@ func (ec *executionContext) fieldContext_UpdateTranscriptPayload_timedTranscript
 }
 
 func (ec *executionContext) _UploadLockPayload_isUploadLocked(ctx context.Context, field graphql.CollectedField, obj *model.UploadLockPayload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsUploadLocked)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24293,6 +25154,9 @@ func (ec *executionContext) fieldContext_UploadLockPayload_isUploadLocked(_ cont
 }
 
 func (ec *executionContext) _UserRef_type(ctx context.Context, field graphql.CollectedField, obj *store.UserRef) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Type)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24316,6 +25180,9 @@ func (ec *executionContext) fieldContext_UserRef_type(_ context.Context, field g
 }
 
 func (ec *executionContext) _UserRef_id(ctx context.Context, field graphql.CollectedField, obj *store.UserRef) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24431,6 +25298,9 @@ func (ec *executionContext) fieldContext_UserSettings_dismissedNotifications(_ c
 }
 
 func (ec *executionContext) _UserSettings_lastSeenChangelogId(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.LastSeenChangelogID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24454,6 +25324,9 @@ func (ec *executionContext) fieldContext_UserSettings_lastSeenChangelogId(_ cont
 }
 
 func (ec *executionContext) _UserSettings_showRenameSubclipDialog(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowRenameSubclipDialog)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24477,6 +25350,9 @@ func (ec *executionContext) fieldContext_UserSettings_showRenameSubclipDialog(_ 
 }
 
 func (ec *executionContext) _UserSettings_showSequenceParts(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowSequenceParts)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24500,6 +25376,9 @@ func (ec *executionContext) fieldContext_UserSettings_showSequenceParts(_ contex
 }
 
 func (ec *executionContext) _UserSettings_language(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Language)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24523,6 +25402,9 @@ func (ec *executionContext) fieldContext_UserSettings_language(_ context.Context
 }
 
 func (ec *executionContext) _UserSettings_theme(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Theme)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24546,6 +25428,9 @@ func (ec *executionContext) fieldContext_UserSettings_theme(_ context.Context, f
 }
 
 func (ec *executionContext) _UserSettings_subtitlePreference(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.SubtitlePreference)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24569,6 +25454,9 @@ func (ec *executionContext) fieldContext_UserSettings_subtitlePreference(_ conte
 }
 
 func (ec *executionContext) _UserSettings_showPopups(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowPopups)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24615,6 +25503,9 @@ func (ec *executionContext) fieldContext_UserSettings_pinnedItems(_ context.Cont
 }
 
 func (ec *executionContext) _UserSettings_workFolderId(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.WorkFolderID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24638,6 +25529,9 @@ func (ec *executionContext) fieldContext_UserSettings_workFolderId(_ context.Con
 }
 
 func (ec *executionContext) _UserStatus_isDeactivated(ctx context.Context, field graphql.CollectedField, obj *model.UserStatus) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsDeactivated)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24693,6 +25587,9 @@ func (ec *executionContext) fieldContext_VersionsPayload_versions(_ context.Cont
 }
 
 func (ec *executionContext) _Viewer_id(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24716,6 +25613,9 @@ func (ec *executionContext) fieldContext_Viewer_id(_ context.Context, field grap
 }
 
 func (ec *executionContext) _Viewer_email(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Email)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24739,6 +25639,9 @@ func (ec *executionContext) fieldContext_Viewer_email(_ context.Context, field g
 }
 
 func (ec *executionContext) _Viewer_tenantId(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.TenantID)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24762,6 +25665,9 @@ func (ec *executionContext) fieldContext_Viewer_tenantId(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Viewer_isAdmin(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsAdmin)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24872,6 +25778,9 @@ func (ec *executionContext) fieldContext_Viewer_bookmarks(_ context.Context, fie
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24918,6 +25827,9 @@ func (ec *executionContext) fieldContext___Directive_description(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsRepeatable)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25007,6 +25919,9 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25099,6 +26014,9 @@ func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25266,6 +26184,9 @@ func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25344,6 +26265,9 @@ func (ec *executionContext) fieldContext___InputValue_type(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DefaultValue)
+	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,

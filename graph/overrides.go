@@ -5,9 +5,11 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
 )
 
 // marshalSlice marshals a list's elements one after the other. gqlgen's
@@ -61,3 +63,28 @@ func marshalRecovered(ctx context.Context, ret graphql.Array, i int,
 // get-item's CPU. The map serves only graphql.UnmarshalInputFromContext,
 // for directives that unmarshal input themselves; Loupe has none.
 func noUnmarshalerMap(...any) map[reflect.Type]reflect.Value { return nil }
+
+// fieldsIntercepted reports whether the operation runs its fields through
+// a field interceptor (a FieldInterceptor extension). When none is
+// installed, the generated code answers a leaf read from a struct field
+// directly (graph/internal/leaves); otherwise every field takes gqlgen's
+// way, so that the interceptor sees it.
+//
+// gqlgen's executor gives an operation without field interceptors its
+// one default middleware, a function literal without captures; any
+// interceptor wraps it in another literal. The code pointer tells them
+// apart, whichever executor or handler the operation came from.
+func fieldsIntercepted(oc *graphql.OperationContext) bool {
+	return reflect.ValueOf(oc.ResolverMiddleware).Pointer() != defaultFieldMiddleware
+}
+
+// defaultFieldMiddleware is the code of gqlgen's default field middleware,
+// read from an operation of an executor without extensions.
+var defaultFieldMiddleware = func() uintptr {
+	oc, err := executor.New(NewExecutableSchema(Config{})).
+		CreateOperationContext(graphql.StartOperationTrace(context.Background()), &graphql.RawParams{Query: "{ __typename }"})
+	if err != nil {
+		panic(fmt.Sprintf("graph: no operation to read the default field middleware from: %v", err))
+	}
+	return reflect.ValueOf(oc.ResolverMiddleware).Pointer()
+}()

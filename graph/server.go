@@ -23,6 +23,11 @@ type Options struct {
 	TokenLimit int
 	// QueryCacheSize is how many parsed and validated documents are kept.
 	QueryCacheSize int
+	// Extensions are further handler extensions (tracing, metrics) for
+	// both forms of the engine. A field interceptor among them sees every
+	// field: the generated code's direct answer for leaves steps aside
+	// (fieldsIntercepted, overrides.go).
+	Extensions []graphql.HandlerExtension
 }
 
 // DefaultOptions are the limits Loupe runs with unless configured otherwise.
@@ -72,6 +77,9 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 			c.Use(introspectionOff{})
 		}
 		c.Use(shapeLimit{MaxDepth: opt.MaxDepth, MaxAliases: opt.MaxAliases})
+		for _, x := range opt.Extensions {
+			c.Use(x)
+		}
 	}
 	// The complexity limit guards against arbitrary documents. REST runs
 	// only the stored ones, fixed and validated in tests, whose page sizes

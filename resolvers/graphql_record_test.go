@@ -19,42 +19,7 @@ import (
 func TestItemRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
-	open := createItem(t, a, map[string]any{"title": "Open", "itemType": "folder"}).ID
-	closed := createItem(t, a, map[string]any{"title": "Closed", "itemType": "folder"}).ID
-	a.Post(t, "/api/v1/folders/"+closed, map[string]any{"visibleTo": map[string]any{"level": "selected_groups",
-		"groups": []string{a.TenantID + ":nobody"}}}).Status(200)
-
-	bare := createItem(t, a, map[string]any{"title": "Bare", "itemType": "image"}).ID
-	full := createItem(t, a, map[string]any{"title": `Full <"&"> ünïcode`, "itemType": "video", "folderParents": []string{open, closed},
-		"metadata": map[string]any{"formData": map[string]any{"default_description": "A <b>clip</b>", "custom_key": []any{1, 2.5, "x"}}}}).ID
-	a.Put(t, "/api/v1/items/"+full+"/archive", nil).Status(200)
-	for _, name := range []string{"poster.jpg", "subs & more.vtt"} {
-		if _, err := api.DB.Exec(`INSERT INTO attachments (tenant_id, item_id, file_name, type, role, user_id, blob_key, description)
-			VALUES ($1, $2, $3, 'file', 'file', $4, $5, 'about ' || $3)`, a.TenantID, full, name, a.UserID, full+"/"+name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	media := map[string]any{"timedTranscriptKeys": map[string]string{"en": full + "/transcript.json"}}
-	for _, k := range []string{"itemState", "transcodingBy", "transcodingService", "transcriptionState", "transcriptionBy",
-		"transcriptionService", "translationBy", "translationLanguage", "proxy", "highRes", "editProxyFormat", "webProxyLocation",
-		"thumbnail", "thumbnailStrip", "generatedContentLocation", "sourceFileLocation", "vttUrl", "srtUrl", "translationVttUrl",
-		"translationSrtUrl", "timedTranslatedTranscriptUrl", "ingestDestinationPath", "ingestSourceFullPath", "ingestSourceKey",
-		"ingestSourceObjBucket", "ingestSourceStorageId"} {
-		media[k] = k + " value"
-	}
-	for _, k := range []string{"progressInfo", "transcriptionChannels", "detectedPersons", "proxyAudioTrackUrls", "thumbnailInfo", "uploadProgressInfo"} {
-		media[k] = map[string]any{"of": k, "n": []any{1, 2}}
-	}
-	media["transcriptionProgress"], media["transcriptOffsetMs"], media["proxySize"] = 42.5, 1500, 123456789
-	media["hasExternalHighres"], media["isExternalUpload"], media["ingestSkipProcessing"] = true, true, false
-	media["uploadRequestedAt"] = "2026-03-04T05:06:07.891234Z"
-	if _, err := api.DB.Exec(`UPDATE items SET media = $3, media_created_on = '2025-01-02T03:04:05.678+02:00', media_type = 'video/mp4',
-		media_size = 9876543210, frame_count = 2500, technical_metadata = '{"codec": "h264", "fps": 25}', geo_location = '{"lat": 1.5}',
-		custom_icons = '{"pos1": "star", "pos3": {"icon": "flag"}}', transcript_last_updated = now(), language_code = 'en',
-		upload_lock_owner = 'instance-1', upload_locked_on = now(), transcription_enabled = true, create_unknown_persons = true
-		WHERE tenant_id = $1 AND id = $2`, a.TenantID, full, jsonOf(t, media)); err != nil {
-		t.Fatal(err)
-	}
+	bare, full, open := recordItems(t, api, a)
 	viewer := a.User(t, "viewer@a.test", nil, false)
 
 	frag := rest.Document[strings.Index(rest.Document, "fragment ItemRecord on Item"):]
@@ -165,6 +130,50 @@ func TestFolderContentRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordItems makes items in every state for the record tests: bare; full,
+// with every field set, archived, in an open and a closed folder; and the
+// open folder.
+func recordItems(t *testing.T, api *loupetest.API, a *loupetest.Client) (bare, full, open string) {
+	t.Helper()
+	open = createItem(t, a, map[string]any{"title": "Open", "itemType": "folder"}).ID
+	closed := createItem(t, a, map[string]any{"title": "Closed", "itemType": "folder"}).ID
+	a.Post(t, "/api/v1/folders/"+closed, map[string]any{"visibleTo": map[string]any{"level": "selected_groups",
+		"groups": []string{a.TenantID + ":nobody"}}}).Status(200)
+
+	bare = createItem(t, a, map[string]any{"title": "Bare", "itemType": "image"}).ID
+	full = createItem(t, a, map[string]any{"title": `Full <"&"> ünïcode`, "itemType": "video", "folderParents": []string{open, closed},
+		"metadata": map[string]any{"formData": map[string]any{"default_description": "A <b>clip</b>", "custom_key": []any{1, 2.5, "x"}}}}).ID
+	a.Put(t, "/api/v1/items/"+full+"/archive", nil).Status(200)
+	for _, name := range []string{"poster.jpg", "subs & more.vtt"} {
+		if _, err := api.DB.Exec(`INSERT INTO attachments (tenant_id, item_id, file_name, type, role, user_id, blob_key, description)
+			VALUES ($1, $2, $3, 'file', 'file', $4, $5, 'about ' || $3)`, a.TenantID, full, name, a.UserID, full+"/"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	media := map[string]any{"timedTranscriptKeys": map[string]string{"en": full + "/transcript.json"}}
+	for _, k := range []string{"itemState", "transcodingBy", "transcodingService", "transcriptionState", "transcriptionBy",
+		"transcriptionService", "translationBy", "translationLanguage", "proxy", "highRes", "editProxyFormat", "webProxyLocation",
+		"thumbnail", "thumbnailStrip", "generatedContentLocation", "sourceFileLocation", "vttUrl", "srtUrl", "translationVttUrl",
+		"translationSrtUrl", "timedTranslatedTranscriptUrl", "ingestDestinationPath", "ingestSourceFullPath", "ingestSourceKey",
+		"ingestSourceObjBucket", "ingestSourceStorageId"} {
+		media[k] = k + " value"
+	}
+	for _, k := range []string{"progressInfo", "transcriptionChannels", "detectedPersons", "proxyAudioTrackUrls", "thumbnailInfo", "uploadProgressInfo"} {
+		media[k] = map[string]any{"of": k, "n": []any{1, 2}}
+	}
+	media["transcriptionProgress"], media["transcriptOffsetMs"], media["proxySize"] = 42.5, 1500, 123456789
+	media["hasExternalHighres"], media["isExternalUpload"], media["ingestSkipProcessing"] = true, true, false
+	media["uploadRequestedAt"] = "2026-03-04T05:06:07.891234Z"
+	if _, err := api.DB.Exec(`UPDATE items SET media = $3, media_created_on = '2025-01-02T03:04:05.678+02:00', media_type = 'video/mp4',
+		media_size = 9876543210, frame_count = 2500, technical_metadata = '{"codec": "h264", "fps": 25}', geo_location = '{"lat": 1.5}',
+		custom_icons = '{"pos1": "star", "pos3": {"icon": "flag"}}', transcript_last_updated = now(), language_code = 'en',
+		upload_lock_owner = 'instance-1', upload_locked_on = now(), transcription_enabled = true, create_unknown_persons = true
+		WHERE tenant_id = $1 AND id = $2`, a.TenantID, full, jsonOf(t, media)); err != nil {
+		t.Fatal(err)
+	}
+	return bare, full, open
 }
 
 func keys(t *testing.T, raw json.RawMessage) []string {

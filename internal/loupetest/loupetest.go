@@ -37,6 +37,8 @@ type API struct {
 	Blobs      *blob.Signer
 	// Files is the server's blob store (a directory of the test's).
 	Files blob.Store
+
+	dbURL string
 }
 
 // Option changes the server's configuration before it starts.
@@ -49,7 +51,25 @@ func New(t testing.TB, opts ...Option) *API {
 	counter := &sqlcount.Counter{}
 	db := store.NewDB(sqlcount.Open(store.DSN(dbURL), counter), 8)
 	t.Cleanup(func() { db.Close() })
-	st := store.New(db)
+	a := &API{Store: store.New(db), DB: db, Statements: counter, dbURL: dbURL}
+	a.serve(t, opts)
+	return a
+}
+
+// Another starts a second server, configured by opts, on a's database: to
+// compare what two configurations answer for the same data. Its clients
+// come from Client.On.
+func (a *API) Another(t testing.TB, opts ...Option) *API {
+	t.Helper()
+	b := &API{Store: a.Store, DB: a.DB, Statements: a.Statements, dbURL: a.dbURL}
+	b.serve(t, opts)
+	return b
+}
+
+// serve starts a's server.
+func (a *API) serve(t testing.TB, opts []Option) {
+	t.Helper()
+	st := a.Store
 	srv := httptest.NewUnstartedServer(nil)
 	url := "http://" + srv.Listener.Addr().String()
 	cfg := app.DefaultConfig()
@@ -74,7 +94,7 @@ func New(t testing.TB, opts ...Option) *API {
 		o(&cfg)
 	}
 	// The key cache listens on its own connection, closed with the test.
-	cfg.DatabaseURL = dbURL
+	cfg.DatabaseURL = a.dbURL
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	server := app.New(ctx, cfg, st)
@@ -88,7 +108,7 @@ func New(t testing.TB, opts ...Option) *API {
 			t.Fatal("loupetest: the key cache did not start listening")
 		}
 	}
-	return &API{URL: url, Store: st, DB: db, Statements: counter, Blobs: cfg.Blobs, Files: cfg.Files}
+	a.URL, a.Blobs, a.Files = url, cfg.Blobs, cfg.Files
 }
 
 // Client calls the API with one user's key.
@@ -145,6 +165,14 @@ func (c *Client) User(t testing.TB, email string, groups []string, admin bool) *
 
 // Anonymous is a client with no credential.
 func (a *API) Anonymous() *Client { return &Client{api: a} }
+
+// On is the same user calling another server of the same database
+// (API.Another).
+func (c *Client) On(a *API) *Client {
+	d := *c
+	d.api = a
+	return &d
+}
 
 // WithKey is a client presenting an arbitrary credential.
 func (a *API) WithKey(key string) *Client { return &Client{api: a, Key: key} }
