@@ -232,9 +232,9 @@ func (s *Store) FirstCommentsOfItems(ctx context.Context, tenantID string, itemI
 	if len(itemIDs) == 0 || n < 1 {
 		return out, nil
 	}
-	var rows []*Comment
 	query := firstCommentsOfItemsSQL[b2i(newestFirst)][b2i(reactions)]
-	if err := s.selectPrepared(ctx, &rows, query, tenantID, stringArray(itemIDs), n); err != nil {
+	rows, err := selectScanned(ctx, s, (*Comment).dests, query, tenantID, stringArray(itemIDs), n)
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to list comments of items: %w", err)
 	}
 	for _, c := range rows {

@@ -108,6 +108,18 @@ func (s *Store) FoldersByIDs(ctx context.Context, p *Principal, ids []string) (m
 	return out, nil
 }
 
+// folderLinks is a row of foldersOfItemsSQL: a folder, with the items
+// (and their positions) it holds among those asked.
+type folderLinks struct {
+	ChildIDs  IDs           `db:"child_ids"`
+	Positions pq.Int64Array `db:"positions"`
+	Folder
+}
+
+func (l *folderLinks) dests() []any {
+	return append([]any{&l.ChildIDs, &l.Positions}, l.Folder.dests()...)
+}
+
 // FoldersOfItems returns, per item id, the live folders the item sits in
 // that the principal may see, in folderParents order, in one query.
 func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []string) (map[string][]*Folder, error) {
@@ -116,12 +128,8 @@ func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []stri
 	if len(itemIDs) == 0 {
 		return out, nil
 	}
-	var rows []struct {
-		ChildIDs  IDs           `db:"child_ids"`
-		Positions pq.Int64Array `db:"positions"`
-		Folder
-	}
-	if err := s.selectPrepared(ctx, &rows, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
+	rows, err := selectScanned(ctx, s, (*folderLinks).dests, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens())
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to fetch folders of items: %w", err)
 	}
 	type placed struct {
@@ -129,10 +137,9 @@ func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []stri
 		pos    int64
 	}
 	byItem := make(map[string][]placed, len(itemIDs))
-	for i := range rows {
-		f := &rows[i].Folder
-		for j, child := range rows[i].ChildIDs {
-			byItem[child] = append(byItem[child], placed{f, rows[i].Positions[j]})
+	for _, r := range rows {
+		for j, child := range r.ChildIDs {
+			byItem[child] = append(byItem[child], placed{&r.Folder, r.Positions[j]})
 		}
 	}
 	// Each item's folders in folderParents order.

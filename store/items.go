@@ -253,8 +253,12 @@ func (s *Store) Item(ctx context.Context, p *Principal, id string) (*Item, error
 	if !validID(id) {
 		return nil, NotFound()
 	}
+	st, err := s.prepared(ctx, visibleItemByIDSQL)
+	if err != nil {
+		return nil, err
+	}
 	var it Item
-	if err := s.getPrepared(ctx, &it, visibleItemByIDSQL, p.TenantID, id, p.UserID, p.aclTokens()); err != nil {
+	if err := st.QueryRowContext(ctx, p.TenantID, id, p.UserID, p.aclTokens()).Scan(it.dests()...); err != nil {
 		return nil, notFoundOr(err, "store: unable to fetch item %s: %w", id)
 	}
 	return &it, decodeMedia(&it)
@@ -277,22 +281,26 @@ func getItem(ctx context.Context, q queryer, query, tenantID, id string, more ..
 // ItemsByIDs returns the live items among ids that the principal may see,
 // keyed by id, in one query.
 func (s *Store) ItemsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Item, error) {
-	return s.itemsByIDs(ctx, p, ids, itemsByIDsSQL)
+	return s.itemsByIDs(ctx, p, ids, false)
 }
 
 // ItemsByIDsLean is ItemsByIDs reading lean items (itemLeanColumns).
 func (s *Store) ItemsByIDsLean(ctx context.Context, p *Principal, ids []string) (map[string]*Item, error) {
-	return s.itemsByIDs(ctx, p, ids, itemsByIDsLeanSQL)
+	return s.itemsByIDs(ctx, p, ids, true)
 }
 
-func (s *Store) itemsByIDs(ctx context.Context, p *Principal, ids []string, query string) (map[string]*Item, error) {
+func (s *Store) itemsByIDs(ctx context.Context, p *Principal, ids []string, lean bool) (map[string]*Item, error) {
 	out := make(map[string]*Item, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var items []*Item
-	if err := s.selectPrepared(ctx, &items, query, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	query := itemsByIDsSQL
+	if lean {
+		query = itemsByIDsLeanSQL
+	}
+	items, err := selectScanned(ctx, s, itemDests(lean), query, p.TenantID, stringArray(ids), p.UserID, p.aclTokens())
+	if err != nil {
 		return nil, fmt.Errorf("store: unable to fetch items: %w", err)
 	}
 	if err := decodeMedia(items...); err != nil {

@@ -133,13 +133,16 @@ func (s *Store) ListItems(ctx context.Context, p *Principal, q ItemQuery) ([]*It
 	if err := q.Validate(); err != nil {
 		return nil, false, err
 	}
-	items := []*Item{}
 	if q.FolderID != "" && !validID(q.FolderID) {
-		return items, false, nil
+		return []*Item{}, false, nil
 	}
 	query, args := q.sql(false, p)
-	if err := s.selectPrepared(ctx, &items, query, args...); err != nil {
+	items, err := selectScanned(ctx, s, itemDests(q.Lean), query, args...)
+	if err != nil {
 		return nil, false, fmt.Errorf("store: unable to list items: %w", err)
+	}
+	if items == nil {
+		items = []*Item{}
 	}
 	if err := decodeMedia(items...); err != nil {
 		return nil, false, err
