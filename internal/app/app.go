@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/playground"
@@ -49,6 +50,9 @@ type Config struct {
 	// loopback, private and link-local addresses: for tests and identity
 	// providers inside the operator's network. Off, they are refused.
 	AllowPrivateJWKS bool
+	// GraphQLInFlight is how many /graphql operations run at once; the
+	// others wait their turn (admit). Below 1, all run at once.
+	GraphQLInFlight int
 	// Usage counts usage figures; its owner closes it after the server
 	// stops, so that the last counts are written (a new recorder when nil).
 	Usage *usage.Recorder
@@ -62,6 +66,9 @@ func DefaultConfig() Config {
 		GraphQL:        graph.DefaultOptions(),
 		MaxUploadBytes: blob.DefaultMaxUpload,
 		KeyCacheSize:   10000,
+		// Twice the cores: one operation's share of the work waits on the
+		// database while another's runs.
+		GraphQLInFlight: 2 * runtime.GOMAXPROCS(0),
 	}
 }
 
@@ -133,7 +140,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	api.Get("/playground", playground.Handler("Loupe", "/graphql"))
 
 	loaders := resolvers.Middleware(st)
-	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), loaders).Handle("/graphql", engine.HTTP)
+	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), loaders,
+		admit(cfg.GraphQLInFlight, writeGraphQLError)).Handle("/graphql", engine.HTTP)
 	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError),
 		countUsers(rec), loaders)
 	srv.Handler = r

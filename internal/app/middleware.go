@@ -165,3 +165,35 @@ func writeGraphQLError(w http.ResponseWriter, err error) {
 		"data": nil,
 	})
 }
+
+// admit lets at most n requests through at once; the others wait their
+// turn, in arrival order as far as the runtime's channel queue goes, until
+// their context ends (the client left, or the request's timeout passed),
+// when fail answers them. n < 1 admits every request.
+//
+// It guards /graphql (docs/decisions.md, "Operations admitted a few at a
+// time"): a client's document can ask for thousands of fields, and when
+// every concurrent operation is time-sliced with every other on a few
+// cores, each of them takes as long as all of them — the slowest percent
+// of a grid page took twice its median. Admitted a few at a time (a small
+// multiple of the cores, so that the database's waits still overlap), an
+// operation waits in line and then runs at full speed: the same work, the
+// tail close to the median.
+func admit(n int, fail func(http.ResponseWriter, error)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if n < 1 {
+			return next
+		}
+		slots := make(chan struct{}, n)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case slots <- struct{}{}:
+			case <-r.Context().Done():
+				fail(w, fmt.Errorf("waiting to be admitted: %w", r.Context().Err()))
+				return
+			}
+			defer func() { <-slots }()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
