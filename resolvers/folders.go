@@ -218,3 +218,26 @@ func unique(ids []string) []string {
 	}
 	return out
 }
+
+// itemFolders answers the live folders an item sits in that the principal
+// may see, in folderParents order: its folder ids (kept in position order
+// with its links), read through the Folder loader. A list's items hint
+// their folders (Loaders.HintItems), so one query by primary key answers a
+// whole page — cheaper than gathering the page's links from item_folders
+// (FoldersOfItem, which access checks still use).
+func (r *Resolver) itemFolders(ctx context.Context, obj *store.Item) ([]*store.Folder, error) {
+	l := r.loaders(ctx)
+	l.Folder.Hint(obj.FolderParentIDs...)
+	out := make([]*store.Folder, 0, len(obj.FolderParentIDs))
+	for _, id := range obj.FolderParentIDs {
+		f, err := l.Folder.Load(ctx, id)
+		switch {
+		case store.ErrorKind(err) == store.ENOTFOUND:
+			continue // gone to the recycle bin, or not visible: not shown
+		case err != nil:
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}

@@ -68,8 +68,8 @@ type Loaders struct {
 func NewLoaders(st *store.Store) *Loaders {
 	l := &Loaders{}
 	// Items loaded by id (related items, ...) hint their own nested fields.
-	l.Item = newLoader(byKey(st.ItemsByIDs), func(it *store.Item) { l.hintItemIDs(it.ID) })
-	l.ItemLean = newLoader(byKey(st.ItemsByIDsLean), func(it *store.Item) { l.hintItemIDs(it.ID) })
+	l.Item = newLoader(byKey(st.ItemsByIDs), func(it *store.Item) { l.hintItem(it) })
+	l.ItemLean = newLoader(byKey(st.ItemsByIDsLean), func(it *store.Item) { l.hintItem(it) })
 	l.Folder = newLoader(byKey(st.FoldersByIDs), func(f *store.Folder) { l.HintFolders(f) })
 	l.FoldersOfItem = newLoader(listByKey(st.FoldersOfItems), func(fs []*store.Folder) { l.HintFolders(fs...) })
 	l.AttachmentsOfItem = newLoader(listByKey(ofTenant(st.AttachmentsOfItems)))
@@ -114,15 +114,25 @@ func (l *Loaders) HintItems(items []*store.Item) {
 	if l.itemsByID == nil {
 		l.itemsByID = make(map[string]*store.Item, len(items))
 	}
+	var folders []string
 	for i, it := range items {
 		ids[i], forms[i] = it.ID, it.MetadataFormID
 		if !it.Lean {
 			l.itemsByID[it.ID] = it
 		}
+		folders = append(folders, it.FolderParentIDs...)
 	}
 	l.hintedMu.Unlock()
 	l.hintItemIDs(ids...)
+	l.Folder.Hint(folders...)
 	l.Mdf.Hint(forms...)
+}
+
+// hintItem hints what an item loaded by id (a related item, a folder
+// entry's item) may be asked for: its nested fields and its folders.
+func (l *Loaders) hintItem(it *store.Item) {
+	l.hintItemIDs(it.ID)
+	l.Folder.Hint(it.FolderParentIDs...)
 }
 
 func (l *Loaders) hintItemIDs(ids ...string) {

@@ -75,7 +75,7 @@ func (r *itemResolver) FolderParents(ctx context.Context, obj *store.Item) ([]st
 
 // Folders is the resolver for the folders field.
 func (r *itemResolver) Folders(ctx context.Context, obj *store.Item) ([]*store.Folder, error) {
-	return r.loaders(ctx).FoldersOfItem.Load(ctx, obj.ID)
+	return r.itemFolders(ctx, obj)
 }
 
 // Attachments is the resolver for the attachments field.

@@ -229,12 +229,13 @@ FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on 
 // itemLeanColumns are the columns a lean item is read with: what the
 // fields resolvers.leanItemFields lists are served from. A list whose
 // selection asks for nothing else (a grid: title, folders, comments,
-// relations) reads them instead of the whole record — no JSON documents,
-// no folder subquery per row. A lean Item has Lean set; it never goes into
-// a cache other fields could be served from.
+// relations) reads them instead of the whole record — no JSON documents.
+// Its folder ids answer its folders (resolvers.itemFolders). A lean Item
+// has Lean set; it never goes into a cache other fields could be served
+// from.
 const itemLeanColumns = `
 i.tenant_id, i.id, i.item_type, i.title, i.created_by, i.created_on, i.modified_on,
-i.has_relations, i.has_attachments, i.deleted_on, true AS lean`
+i.has_relations, i.has_attachments, i.deleted_on, i.folder_ids AS folder_parents, true AS lean`
 
 var itemsByIDsLeanSQL = `SELECT ` + itemLeanColumns + `
 FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL AND ` + visibleItem

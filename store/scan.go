@@ -27,7 +27,7 @@ func (i *Item) dests() []any {
 // leanDests are a lean item's fields in itemLeanColumns order.
 func (i *Item) leanDests() []any {
 	return []any{&i.TenantID, &i.ID, &i.ItemType, &i.Title, &i.CreatedBy, &i.CreatedOn, &i.ModifiedOn,
-		&i.HasRelations, &i.HasAttachments, &i.DeletedOn, &i.Lean}
+		&i.HasRelations, &i.HasAttachments, &i.DeletedOn, &i.FolderParentIDs, &i.Lean}
 }
 
 // dests are a comment's fields in commentColumns order.
