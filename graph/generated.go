@@ -34,6 +34,7 @@ type ResolverRoot interface {
 	ApiKey() ApiKeyResolver
 	Attachment() AttachmentResolver
 	Bookmark() BookmarkResolver
+	CommentConnection() CommentConnectionResolver
 	Folder() FolderResolver
 	FolderContent() FolderContentResolver
 	FolderEntry() FolderEntryResolver
@@ -893,6 +894,9 @@ type AttachmentResolver interface {
 }
 type BookmarkResolver interface {
 	VisibleToGroups(ctx context.Context, obj *store.Bookmark) ([]string, error)
+}
+type CommentConnectionResolver interface {
+	Edges(ctx context.Context, obj *model.CommentConnection) ([]*model.CommentEdge, error)
 }
 type FolderResolver interface {
 	ParentID(ctx context.Context, obj *store.Folder) (*string, error)
@@ -11548,7 +11552,7 @@ func (ec *executionContext) _CommentConnection_edges(ctx context.Context, field 
 			return ec.fieldContext_CommentConnection_edges(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Edges, nil
+			return ec.Resolvers.CommentConnection().Edges(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.CommentEdge) graphql.Marshaler {
@@ -11562,8 +11566,8 @@ func (ec *executionContext) fieldContext_CommentConnection_edges(_ context.Conte
 	fc = &graphql.FieldContext{
 		Object:     "CommentConnection",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CommentEdge(ctx, field)
 		},
@@ -30177,19 +30181,50 @@ func (ec *executionContext) _CommentConnection(ctx context.Context, sel ast.Sele
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CommentConnection")
 		case "edges":
-			out.Values[i] = ec._CommentConnection_edges(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CommentConnection_edges(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "nodes":
 			out.Values[i] = ec._CommentConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._CommentConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "mScrollId":
 			out.Values[i] = ec._CommentConnection_mScrollId(ctx, field, obj)

@@ -50,23 +50,27 @@ func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int
 }
 
 // commentConnection is a page of comments; mScrollId is the endCursor while
-// more follow, null at the end.
+// more follow, null at the end. Its edges are made only when asked for
+// (commentEdges): a grid asks each item's comments for nodes only.
 func commentConnection(page []*store.Comment, more bool) *model.CommentConnection {
-	c := &model.CommentConnection{
-		Edges:    make([]*model.CommentEdge, len(page)),
-		Nodes:    page,
-		PageInfo: &model.PageInfo{HasNextPage: more},
-	}
-	for i, cm := range page {
-		c.Edges[i] = &model.CommentEdge{Cursor: encodeCursor(cm.ID), Node: cm}
-	}
+	c := &model.CommentConnection{Nodes: page, PageInfo: &model.PageInfo{HasNextPage: more}}
 	if n := len(page); n > 0 {
-		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
+		end := encodeCursor(page[n-1].ID)
+		c.PageInfo.EndCursor = &end
 		if more {
 			c.MScrollID = c.PageInfo.EndCursor
 		}
 	}
 	return c
+}
+
+// commentEdges are a page's comments with their cursors.
+func commentEdges(c *model.CommentConnection) []*model.CommentEdge {
+	edges := make([]*model.CommentEdge, len(c.Nodes))
+	for i, cm := range c.Nodes {
+		edges[i] = &model.CommentEdge{Cursor: encodeCursor(cm.ID), Node: cm}
+	}
+	return edges
 }
 
 func (r *Resolver) createComment(ctx context.Context, input store.CreateCommentInput) (*store.Comment, error) {

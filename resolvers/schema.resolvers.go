@@ -29,6 +29,10 @@ func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *store.Bookm
 	return obj.VisibleToGroups, nil
 }
 
+func (r *commentConnectionResolver) Edges(ctx context.Context, obj *model.CommentConnection) ([]*model.CommentEdge, error) {
+	return commentEdges(obj), nil
+}
+
 func (r *folderResolver) ParentID(ctx context.Context, obj *store.Folder) (*string, error) {
 	return r.visibleParentID(ctx, obj)
 }
@@ -608,6 +612,10 @@ func (r *Resolver) Attachment() graph.AttachmentResolver { return &attachmentRes
 
 func (r *Resolver) Bookmark() graph.BookmarkResolver { return &bookmarkResolver{r} }
 
+func (r *Resolver) CommentConnection() graph.CommentConnectionResolver {
+	return &commentConnectionResolver{r}
+}
+
 func (r *Resolver) Folder() graph.FolderResolver { return &folderResolver{r} }
 
 func (r *Resolver) FolderContent() graph.FolderContentResolver { return &folderContentResolver{r} }
@@ -635,6 +643,7 @@ func (r *Resolver) Viewer() graph.ViewerResolver { return &viewerResolver{r} }
 type apiKeyResolver struct{ *Resolver }
 type attachmentResolver struct{ *Resolver }
 type bookmarkResolver struct{ *Resolver }
+type commentConnectionResolver struct{ *Resolver }
 type folderResolver struct{ *Resolver }
 type folderContentResolver struct{ *Resolver }
 type folderEntryResolver struct{ *Resolver }

@@ -79,7 +79,6 @@ type BookmarkInput struct {
 
 // A page of comments. mScrollId continues the list (null at the end).
 type CommentConnection struct {
-	Edges     []*CommentEdge   `json:"edges"`
 	Nodes     []*store.Comment `json:"nodes"`
 	PageInfo  *PageInfo        `json:"pageInfo"`
 	MScrollID *string          `json:"mScrollId,omitempty"`
