@@ -88,6 +88,6 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 	e.HTTP.Use(extension.FixedComplexityLimit(opt.ComplexityLimit))
 	e.HTTP.AddTransport(transport.Options{})
 	e.HTTP.AddTransport(transport.GET{})
-	e.HTTP.AddTransport(transport.POST{})
+	e.HTTP.AddTransport(post{})
 	return e
 }
