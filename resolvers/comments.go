@@ -35,7 +35,7 @@ func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int
 	)
 	if q.After == "" {
 		l := r.loaders(ctx)
-		pg := commentPage{first: q.First, newest: q.NewestFirst, reactions: asksReactions(ctx)}
+		pg := commentPage{first: q.First, newest: q.NewestFirst, whole: !bareComments(ctx)}
 		l.HintComments(pg)
 		if page, err = l.CommentsOfItem.Load(ctx, commentsKey(obj.ID, pg)); err != nil {
 			return nil, err

@@ -74,36 +74,51 @@ func leanField(ctx context.Context) bool {
 	return leanItems(graphql.GetOperationContext(ctx), fc.Field.Selections)
 }
 
-// asksReactions reports whether the CommentConnection field being resolved
-// asks its comments (nodes, edges.node) for their reactions: without, the
-// comments are read without them (store.FirstCommentsOfItems).
-func asksReactions(ctx context.Context) bool {
+// bareCommentFields are the Comment fields a bare comment serves
+// (store.commentBareColumns). A field added to Comment is not bare until it
+// is added here (and to the columns).
+var bareCommentFields = map[string]bool{
+	"__typename": true,
+	"id":         true,
+	"itemId":     true,
+	"type":       true,
+	"parentId":   true,
+	"text":       true,
+	"author":     true,
+	"resolved":   true,
+	"createdOn":  true,
+}
+
+// bareComments reports whether the CommentConnection field being resolved
+// asks its comments (nodes, edges.node) for bare fields only: then they are
+// read bare (store.FirstCommentsOfItems).
+func bareComments(ctx context.Context) bool {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || fc.Field.Field == nil || !graphql.HasOperationContext(ctx) {
-		return true
+		return false
 	}
 	oc := graphql.GetOperationContext(ctx)
-	asks := func(sel ast.SelectionSet) bool {
+	bare := func(sel ast.SelectionSet) bool {
 		for _, f := range graphql.CollectFields(oc, sel, []string{"Comment", "Node"}) {
-			if f.Name == "reactions" {
-				return true
+			if !bareCommentFields[f.Name] {
+				return false
 			}
 		}
-		return false
+		return true
 	}
 	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{"CommentConnection"}) {
 		switch f.Name {
 		case "nodes":
-			if asks(f.Selections) {
-				return true
+			if !bare(f.Selections) {
+				return false
 			}
 		case "edges":
 			for _, e := range graphql.CollectFields(oc, f.Selections, []string{"CommentEdge"}) {
-				if e.Name == "node" && asks(e.Selections) {
-					return true
+				if e.Name == "node" && !bare(e.Selections) {
+					return false
 				}
 			}
 		}
 	}
-	return false
+	return true
 }

@@ -36,7 +36,7 @@ type Loaders struct {
 	// items to Item, so that Relation.item of a whole page is one query.
 	RelationsOfItem *Loader[[]*store.Relation]
 	// CommentsOfItem answers the first page of an item's comments, keyed
-	// by commentsKey (item id, page size, order, reactions). It returns one comment more
+	// by commentsKey (item id, page size, order, whole or bare). It returns one comment more
 	// than the page when more follow.
 	CommentsOfItem *Loader[[]*store.Comment]
 	// ThumbnailsOfItem answers a page of an item's thumbnails, keyed by
@@ -206,36 +206,36 @@ func (l *Loaders) hintArgs(h interface{ Hint(...string) }, hint string, key func
 }
 
 // commentPage is what a first page of an item's comments asks: its size,
-// its order, and whether the comments' reactions are read (only when the
-// selection asks for them).
+// its order, and whether the comments are read whole or bare (when the
+// selection asks only for bareCommentFields).
 type commentPage struct {
-	first             int
-	newest, reactions bool
+	first         int
+	newest, whole bool
 }
 
 // commentsKey is the CommentsOfItem key of an item's first page:
-// "<first>[d][r]/<item>", d newest first, r with reactions.
+// "<first>[d][w]/<item>", d newest first, w whole comments.
 func commentsKey(itemID string, pg commentPage) string {
 	k := strconv.Itoa(pg.first)
 	if pg.newest {
 		k += "d"
 	}
-	if pg.reactions {
-		k += "r"
+	if pg.whole {
+		k += "w"
 	}
 	return k + "/" + itemID
 }
 
 func parseCommentsKey(k string) (itemID string, pg commentPage) {
 	size, itemID, _ := strings.Cut(k, "/")
-	size, pg.reactions = strings.CutSuffix(size, "r")
+	size, pg.whole = strings.CutSuffix(size, "w")
 	size, pg.newest = strings.CutSuffix(size, "d")
 	pg.first, _ = strconv.Atoi(size)
 	return itemID, pg
 }
 
 // firstComments answers CommentsOfItem keys in key order with one query
-// per kind of page (order, reactions) however many items and page sizes
+// per kind of page (order, whole or bare) however many items and page sizes
 // they name: it fetches the largest page (plus one, to tell whether more
 // follow) and cuts each key's page from it.
 func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Comment] {
@@ -246,7 +246,7 @@ func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Commen
 			largest int
 			found   map[string][]*store.Comment
 		}
-		var batches [2][2]batch // by [newest first][with reactions]
+		var batches [2][2]batch // by [newest first][whole]
 		type parsed struct {
 			itemID string
 			pg     commentPage
@@ -255,7 +255,7 @@ func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Commen
 		for i, k := range keys {
 			id, pg := parseCommentsKey(k)
 			ks[i] = parsed{id, pg}
-			b := &batches[b2i(pg.newest)][b2i(pg.reactions)]
+			b := &batches[b2i(pg.newest)][b2i(pg.whole)]
 			b.largest = max(b.largest, pg.first)
 			if b.seen == nil {
 				b.seen = map[string]bool{}
@@ -267,15 +267,15 @@ func firstComments(st *store.Store) dataloader.BatchFunc[string, []*store.Commen
 		}
 		p, err := auth.Require(ctx)
 		for newest := range batches {
-			for reactions := range batches[newest] {
-				if b := &batches[newest][reactions]; err == nil && len(b.ids) > 0 {
-					b.found, err = st.FirstCommentsOfItems(ctx, p.TenantID, b.ids, b.largest+1, newest == 1, reactions == 1)
+			for whole := range batches[newest] {
+				if b := &batches[newest][whole]; err == nil && len(b.ids) > 0 {
+					b.found, err = st.FirstCommentsOfItems(ctx, p.TenantID, b.ids, b.largest+1, newest == 1, whole == 1)
 				}
 			}
 		}
 		out := make([]*dataloader.Result[[]*store.Comment], len(keys))
 		for i, k := range ks {
-			page := batches[b2i(k.pg.newest)][b2i(k.pg.reactions)].found[k.itemID]
+			page := batches[b2i(k.pg.newest)][b2i(k.pg.whole)].found[k.itemID]
 			if len(page) > k.pg.first+1 {
 				page = page[:k.pg.first+1]
 			}

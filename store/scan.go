@@ -37,6 +37,11 @@ func (c *Comment) dests() []any {
 		&c.ReactionsDoc}
 }
 
+// bareDests are a bare comment's fields in commentBareColumns order.
+func (c *Comment) bareDests() []any {
+	return []any{&c.TenantID, &c.ID, &c.ItemID, &c.Type, &c.ParentID, &c.Text, &c.AuthorID, &c.Resolved, &c.CreatedOn}
+}
+
 // dests are a folder's fields in folderColumns order.
 func (f *Folder) dests() []any {
 	return []any{&f.TenantID, &f.ID, &f.Owner, &f.Name, &f.CreatedOn, &f.ItemType, &f.ParentID,

@@ -111,10 +111,10 @@ func TestScansReadWhatSqlxReads(t *testing.T) {
 		return selectScanned(ctx, s, itemDests(true), leanSQL, leanArgs...)
 	}, 2)
 	for newest := range 2 {
-		for reactions := range 2 {
-			q := firstCommentsOfItemsSQL[newest][reactions]
+		for whole, dests := range []func(*Comment) []any{(*Comment).bareDests, (*Comment).dests} {
+			q := firstCommentsOfItemsSQL[newest][whole]
 			check("comments", sqlxRows(&[]*Comment{}, q, p.TenantID, ids, 5), func() (any, error) {
-				return selectScanned(ctx, s, (*Comment).dests, q, p.TenantID, ids, 5)
+				return selectScanned(ctx, s, dests, q, p.TenantID, ids, 5)
 			}, 2)
 		}
 	}
