@@ -223,7 +223,7 @@ func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, 
 	if keyset && q.ByName {
 		args = append(args, q.After.ID)
 	}
-	hits, err := s.entries(ctx, folderContentSQL[[4]bool{q.ByName, desc, !p.IsAdmin, keyset}], q.Size, args...)
+	hits, err := selectScanned(ctx, s, (*FolderEntry).dests, folderContentSQL[[4]bool{q.ByName, desc, !p.IsAdmin, keyset}], args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to list folder content: %w", err)
 	}
@@ -231,31 +231,6 @@ func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, 
 		slices.Reverse(hits)
 	}
 	return hits, nil
-}
-
-// entries reads entryColumns rows. They are scanned by hand: sqlx maps
-// columns to fields by reflection for every page, a tenth of a folder
-// content request.
-func (s *Store) entries(ctx context.Context, query string, size int, args ...any) ([]*FolderEntry, error) {
-	st, err := s.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make([]*FolderEntry, 0, size)
-	for rows.Next() {
-		e := &FolderEntry{}
-		if err := rows.Scan(&e.ID, &e.Owner, &e.ItemType, &e.Name, &e.CreatedOn, &e.VisibleTo, &e.UpdatableBy,
-			&e.FolderParentIDs); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // Subfolders: a keyset connection by (name, id).

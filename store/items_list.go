@@ -141,9 +141,6 @@ func (s *Store) ListItems(ctx context.Context, p *Principal, q ItemQuery) ([]*It
 	if err != nil {
 		return nil, false, fmt.Errorf("store: unable to list items: %w", err)
 	}
-	if items == nil {
-		items = []*Item{}
-	}
 	if err := decodeMedia(items...); err != nil {
 		return nil, false, err
 	}
