@@ -31,37 +31,13 @@ var leanItemFields = map[string]bool{
 
 // leanItems reports whether every Item field sel asks for is lean.
 func leanItems(oc *graphql.OperationContext, sel ast.SelectionSet) bool {
-	for _, f := range graphql.CollectFields(oc, sel, []string{"Item", "Node"}) {
-		if !leanItemFields[f.Name] {
-			return false
-		}
-	}
-	return true
+	return asksOnly(oc, sel, "Item", leanItemFields)
 }
 
 // leanConnection reports whether the ItemConnection field being resolved
 // asks its items (nodes, edges.node) for lean fields only.
 func leanConnection(ctx context.Context) bool {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || fc.Field.Field == nil || !graphql.HasOperationContext(ctx) {
-		return false
-	}
-	oc := graphql.GetOperationContext(ctx)
-	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{"ItemConnection"}) {
-		switch f.Name {
-		case "nodes":
-			if !leanItems(oc, f.Selections) {
-				return false
-			}
-		case "edges":
-			for _, e := range graphql.CollectFields(oc, f.Selections, []string{"ItemEdge"}) {
-				if e.Name == "node" && !leanItems(oc, e.Selections) {
-					return false
-				}
-			}
-		}
-	}
-	return true
+	return connectionAsksOnly(ctx, "Item", leanItemFields)
 }
 
 // leanField reports whether the Item-valued field being resolved asks for
@@ -93,28 +69,38 @@ var bareCommentFields = map[string]bool{
 // asks its comments (nodes, edges.node) for bare fields only: then they are
 // read bare (store.FirstCommentsOfItems).
 func bareComments(ctx context.Context) bool {
+	return connectionAsksOnly(ctx, "Comment", bareCommentFields)
+}
+
+// asksOnly reports whether sel asks objects of type typ only for fields in
+// allowed.
+func asksOnly(oc *graphql.OperationContext, sel ast.SelectionSet, typ string, allowed map[string]bool) bool {
+	for _, f := range graphql.CollectFields(oc, sel, []string{typ, "Node"}) {
+		if !allowed[f.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// connectionAsksOnly reports whether the <typ>Connection field being
+// resolved asks its nodes (nodes, edges.node) only for fields in allowed.
+// Outside an operation (no field context) it answers false: read whole.
+func connectionAsksOnly(ctx context.Context, typ string, allowed map[string]bool) bool {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || fc.Field.Field == nil || !graphql.HasOperationContext(ctx) {
 		return false
 	}
 	oc := graphql.GetOperationContext(ctx)
-	bare := func(sel ast.SelectionSet) bool {
-		for _, f := range graphql.CollectFields(oc, sel, []string{"Comment", "Node"}) {
-			if !bareCommentFields[f.Name] {
-				return false
-			}
-		}
-		return true
-	}
-	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{"CommentConnection"}) {
+	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{typ + "Connection"}) {
 		switch f.Name {
 		case "nodes":
-			if !bare(f.Selections) {
+			if !asksOnly(oc, f.Selections, typ, allowed) {
 				return false
 			}
 		case "edges":
-			for _, e := range graphql.CollectFields(oc, f.Selections, []string{"CommentEdge"}) {
-				if e.Name == "node" && !bare(e.Selections) {
+			for _, e := range graphql.CollectFields(oc, f.Selections, []string{typ + "Edge"}) {
+				if e.Name == "node" && !asksOnly(oc, e.Selections, typ, allowed) {
 					return false
 				}
 			}
