@@ -1,23 +1,26 @@
-# Loupe developer targets. `make test` needs only Go and the PostgreSQL server
-# binaries (apt-get install postgresql): it runs the tests against a throwaway
-# cluster that `loupe with-postgres` starts and removes.
+# Loupe developer targets. `make run` and `make test` need only Go: what else
+# they need (PostgreSQL's server binaries; for the tests also Node.js,
+# Chromium and pinned Node packages) scripts/deps installs when missing.
 
 GO ?= go
 
-.PHONY: run build test generate bench microbench
+.PHONY: run build test generate bench microbench playground-assets
 
-# Serve on the embedded cluster under LOUPE_DATA_DIR unless DATABASE_URL is set.
-# Built and run as a binary (not `go run`) so that Ctrl-C and SIGTERM reach
-# loupe itself, which then finishes requests and stops its Postgres cluster.
+# Serve on the embedded cluster unless DATABASE_URL is set. Built and run as
+# a binary (not `go run`) so that Ctrl-C and SIGTERM reach loupe itself,
+# which then finishes requests and stops its Postgres cluster.
 run: build
-	./bin/loupe serve
+	@./bin/loupe serve
 
 build:
-	$(GO) build -o bin/loupe ./cmd/loupe
+	@scripts/deps run
+	@echo "building bin/loupe"
+	@$(GO) build -o bin/loupe ./cmd/loupe
 
 # Each test clones its own migrated database (internal/pgtest) on the server in
 # DATABASE_URL, which with-postgres provides unless it is already set.
 test:
+	@scripts/deps test
 	$(GO) run ./cmd/loupe with-postgres -- $(GO) test -race -count=1 ./...
 
 generate:

@@ -15,6 +15,7 @@ type config struct {
 	Addr        string
 	DatabaseURL string
 	DataDir     string
+	PGDir       string // LOUPE_PG_DIR; empty: chosen by embeddedPGDir
 	PGPort      int
 	PublicURL   string
 	BlobKey     string
@@ -31,6 +32,7 @@ func loadConfig() config {
 		Addr:        env("LOUPE_ADDR", ":8080"),
 		DatabaseURL: os.Getenv("DATABASE_URL"),
 		DataDir:     env("LOUPE_DATA_DIR", ".loupe"),
+		PGDir:       os.Getenv("LOUPE_PG_DIR"),
 		PGPort:      envInt("LOUPE_PG_PORT", 54329),
 		BlobKey:     os.Getenv("LOUPE_BLOB_KEY"),
 		DBPool:      envInt("LOUPE_DB_POOL", 8),
@@ -52,8 +54,6 @@ func loadConfig() config {
 	g.TokenLimit = envInt("LOUPE_GRAPHQL_TOKENS", g.TokenLimit)
 	return c
 }
-
-func (c config) pgDir() string { return filepath.Join(c.DataDir, "pg") }
 
 func env(name, def string) string {
 	if v := os.Getenv(name); v != "" {

@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -14,20 +19,14 @@ import (
 )
 
 // openDatabase connects to DATABASE_URL, or, when it is unset, to the
-// embedded cluster under LOUPE_DATA_DIR/pg (created on first use, reused
-// after). It migrates before it returns. closeDB also stops the embedded
-// cluster.
-// openDatabase opens (and migrates) the configured database, or the embedded
-// cluster's; dbURL is the one it connected to.
+// embedded cluster (created on first use, reused after), and migrates
+// before it returns; dbURL is the one it connected to. closeDB also stops
+// the embedded cluster.
 func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, closeDB func(), err error) {
 	dbURL = c.DatabaseURL
 	stop := func() {}
 	if dbURL == "" {
-		if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
-			return nil, "", nil, err
-		}
-		slog.Info("no DATABASE_URL: starting the embedded Postgres cluster", "dir", c.pgDir(), "port", c.PGPort)
-		cl, err := pgcluster.Start(ctx, pgcluster.Options{Dir: c.pgDir(), Port: c.PGPort, Log: os.Stderr})
+		cl, err := startEmbedded(ctx, c)
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -53,6 +52,87 @@ func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, clo
 		return nil, "", nil, err
 	}
 	return db, dbURL, func() { db.Close(); stop() }, nil
+}
+
+// startEmbedded starts (first making) the embedded cluster. What initdb and
+// pg_ctl print goes to a log file beside the data directory; the console
+// gets one line saying where the data lives.
+func startEmbedded(ctx context.Context, c config) (*pgcluster.Cluster, error) {
+	if err := os.MkdirAll(c.DataDir, 0o755); err != nil { // blob.key, blobs
+		return nil, err
+	}
+	dir, err := embeddedPGDir(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, err
+	}
+	toolLog := filepath.Join(filepath.Dir(dir), "pg-tools.log")
+	logf, err := os.OpenFile(toolLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	cl, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Port: c.PGPort, Log: logf})
+	if err != nil {
+		return nil, fmt.Errorf("embedded Postgres (log: %s): %w", toolLog, err)
+	}
+	msg := "embedded Postgres started"
+	if cl.Created() {
+		msg = "embedded Postgres: new cluster made"
+	}
+	slog.Info(msg, "dir", cl.Dir(), "port", cl.Port(), "log", cl.LogFile())
+	return cl, nil
+}
+
+// fallbackPGRoot holds the embedded clusters of a root-run loupe whose data
+// directory the postgres OS user cannot reach (docs/decisions.md).
+const fallbackPGRoot = "/var/lib/loupe"
+
+// embeddedPGDir is the embedded cluster's data directory: LOUPE_PG_DIR,
+// else LOUPE_DATA_DIR/pg. Run as root, the server runs as the OS user
+// postgres; when that user cannot reach LOUPE_DATA_DIR (a checkout in
+// /root, any mode-0700 directory) the cluster lives under
+// /var/lib/loupe/<data dir's path>-<hash>/pg instead: one per checkout,
+// kept across restarts, and nothing of the checkout's permissions loosened.
+func embeddedPGDir(c config) (string, error) {
+	if c.PGDir != "" {
+		return filepath.Abs(c.PGDir)
+	}
+	data, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(data, "pg")
+	switch err := pgcluster.Reachable(dir); {
+	case err == nil:
+		return dir, nil
+	case errors.Is(err, pgcluster.ErrUnreachable):
+		return filepath.Join(fallbackPGRoot, clusterKey(data), "pg"), nil
+	default:
+		return "", err
+	}
+}
+
+// clusterKey names a data directory's fallback cluster: its path, readable,
+// with a hash that tells apart paths the readable part makes alike.
+func clusterKey(dataDir string) string {
+	var b strings.Builder
+	for _, r := range strings.Trim(dataDir, "/") {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := b.String()
+	if len(name) > 64 {
+		name = name[len(name)-64:]
+	}
+	sum := sha256.Sum256([]byte(dataDir))
+	return name + "-" + hex.EncodeToString(sum[:4])
 }
 
 func cmdMigrate(ctx context.Context, c config) error {

@@ -28,7 +28,7 @@ Configuration is read from the environment; see README.md.
 `
 
 func main() {
-	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()})))
+	slog.SetDefault(slog.New(logHandler(os.Stderr, os.Getenv("LOUPE_LOG_FORMAT"))))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:]))
@@ -67,6 +67,22 @@ func run(ctx context.Context, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// logHandler writes JSON lines (for log collectors) unless format is
+// "text" or, with no format set, stderr is a terminal: a person reading
+// `make run` gets one readable line a step.
+func logHandler(stderr *os.File, format string) slog.Handler {
+	opt := &slog.HandlerOptions{Level: logLevel()}
+	if format == "text" || format == "" && isTerminal(stderr) {
+		return slog.NewTextHandler(stderr, opt)
+	}
+	return slog.NewJSONHandler(stderr, opt)
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func logLevel() slog.Level {

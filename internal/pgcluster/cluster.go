@@ -43,6 +43,8 @@ type Cluster struct {
 	logFile string
 	tools   tools
 	owned   bool // we started it, so Stop stops it
+	created bool // Start ran initdb
+
 
 	stopOnce sync.Once
 	stopErr  error
@@ -91,6 +93,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		if err := c.initdb(ctx, opt.Fast); err != nil {
 			return nil, err
 		}
+		c.created = true
 	}
 	if err := c.start(ctx, opt); err != nil {
 		return nil, err
@@ -205,6 +208,13 @@ func (c *Cluster) abort() {
 func (c *Cluster) URL(dbname string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", Role, c.port, dbname)
 }
+
+// Created reports whether Start made the cluster (ran initdb) rather than
+// reusing one.
+func (c *Cluster) Created() bool { return c.created }
+
+// Dir is the cluster's data directory (absolute).
+func (c *Cluster) Dir() string { return c.dir }
 
 // Port is the TCP port the server listens on.
 func (c *Cluster) Port() int { return c.port }

@@ -1,6 +1,7 @@
 package pgcluster
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -39,6 +40,44 @@ func lookupPostgresUser() (*osUser, error) {
 	return ou, nil
 }
 
+// ErrUnreachable says the OS user the server runs as cannot reach a data
+// directory's place (errors.Is on what Reachable and Start return).
+var ErrUnreachable = errors.New("unreachable for the server's OS user")
+
+// Reachable reports whether a cluster can live in dir: when we are root the
+// server runs as the OS user "postgres", which must be able to reach dir's
+// parent (a checkout in /root or in a mode-0700 directory is out of its
+// reach). Not being root, the server runs as us, so any dir will do.
+func Reachable(dir string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("pgcluster: %w", err)
+	}
+	u, err := lookupPostgresUser()
+	if err != nil {
+		return err
+	}
+	return u.checkTraversable(nearestExisting(filepath.Dir(abs)))
+}
+
+// nearestExisting is dir or its closest ancestor that exists: what decides
+// reachability of a directory not made yet.
+func nearestExisting(dir string) string {
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		dir = parent
+	}
+}
+
 // checkTraversable makes sure u can reach entries of dir, i.e. may search dir
 // and every directory above it. We don't loosen permissions of directories we
 // did not create (think of /root); the caller should pick another place.
@@ -50,7 +89,7 @@ func (u *osUser) checkTraversable(dir string) error {
 		}
 		uid, gid, ok := fileOwner(fi)
 		if ok && !canSearch(fi.Mode(), uid, gid, u.uid, u.gids) {
-			return fmt.Errorf("pgcluster: OS user %s cannot reach %s (mode %v): choose a data directory it can reach, e.g. under /tmp", u.name, d, fi.Mode().Perm())
+			return fmt.Errorf("pgcluster: OS user %s cannot reach %s (mode %v): %w", u.name, d, fi.Mode().Perm(), ErrUnreachable)
 		}
 		if parent := filepath.Dir(d); parent == d {
 			return nil
