@@ -45,7 +45,6 @@ type Cluster struct {
 	owned   bool // we started it, so Stop stops it
 	created bool // Start ran initdb
 
-
 	stopOnce sync.Once
 	stopErr  error
 }
