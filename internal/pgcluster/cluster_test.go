@@ -3,6 +3,7 @@ package pgcluster
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -42,7 +43,9 @@ func query(t *testing.T, url, q string) string {
 
 func TestStartReuseStop(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(tempParent(t), "data")
+	// A space in the path: pg_ctl hands the data directory and log file to
+	// a shell.
+	dir := filepath.Join(tempParent(t), "a checkout", "data")
 
 	start := time.Now()
 	c, err := Start(ctx, Options{Dir: dir, Fast: true})
@@ -51,6 +54,9 @@ func TestStartReuseStop(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Stop() })
 	t.Logf("initdb + start: %v", time.Since(start))
+	if !c.Created() || c.Dir() != dir {
+		t.Errorf("Created() = %v, Dir() = %s; want true, %s", c.Created(), c.Dir(), dir)
+	}
 
 	if got := query(t, c.URL("postgres"), "SHOW fsync"); got != "off" {
 		t.Errorf("fsync = %s, want off", got)
@@ -111,6 +117,9 @@ func TestStartReuseStop(t *testing.T) {
 	}
 	defer c.Stop()
 	t.Logf("restart: %v", time.Since(start))
+	if c.Created() {
+		t.Error("Created() after a restart on existing data")
+	}
 	if got := query(t, c.URL("app"), "SELECT current_database()"); got != "app" {
 		t.Errorf("after restart current_database = %s", got)
 	}
@@ -134,9 +143,19 @@ func TestStartUnreachableDirAsRoot(t *testing.T) {
 	if err := os.Mkdir(parent, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	dir := filepath.Join(parent, "not yet", "data")
+	if err := Reachable(dir); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("Reachable(%s) = %v, want ErrUnreachable", dir, err)
+	}
 	_, err := Start(context.Background(), Options{Dir: filepath.Join(parent, "data")})
-	if err == nil || !strings.Contains(err.Error(), "cannot reach "+parent) {
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "cannot reach "+parent) {
 		t.Fatalf("Start under a 0700 root directory: %v, want an error naming %s", err, parent)
+	}
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Reachable(dir); err != nil {
+		t.Errorf("Reachable(%s) once its parent is 0755: %v", dir, err)
 	}
 }
 

@@ -80,6 +80,10 @@ func (t tools) running(ctx context.Context, dir string) (bool, error) {
 // prepareDataDir creates the directory initdb will fill and, when the tools run
 // as another user, hands it to that user.
 func (t tools) prepareDataDir(dir string) error {
+	// Directories made on the way stay reachable for the server's user.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("pgcluster: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("pgcluster: %w", err)
 	}
