@@ -43,6 +43,7 @@ func TestGraphQLOverHTTPAudit(t *testing.T) {
 		}
 		counts[r.Status]++
 		if r.Status == "ok" {
+			t.Logf("ok %s %s", r.ID, r.Name)
 			continue
 		}
 		msg := r.Status + " " + r.ID + " " + r.Name + ": " + r.Reason
