@@ -34,8 +34,14 @@ const (
 // allowedMethods are the methods /graphql serves.
 const allowedMethods = "GET, POST, OPTIONS"
 
-// contentType is the Content-Type of an answer in media.
-func contentType(media string) string { return media + "; charset=utf-8" }
+// contentType is the Content-Type of an answer in media: JSON is UTF-8,
+// said so for clients that look for a charset.
+func contentType(media string) string {
+	if media == mediaGraphQLResponse {
+		return mediaGraphQLResponse + "; charset=utf-8"
+	}
+	return mediaJSON + "; charset=utf-8"
+}
 
 // negotiate picks the media type to answer a request with this Accept
 // header in, as RFC 9110 weighs it: each of the two types takes the
@@ -58,7 +64,9 @@ func negotiate(accept string) (media string, ok bool) {
 			*w = weight{q, specificity, at}
 		}
 	}
-	for i, part := range strings.Split(accept, ",") {
+	i := -1
+	for part := range strings.SplitSeq(accept, ",") {
+		i++
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
