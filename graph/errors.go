@@ -53,8 +53,9 @@ const MsgInternal = "Internal server error"
 
 // PresentError gives every error extensions.code and extensions.statusCode.
 // A *store.Error shows its message, payload and developer message; a GraphQL
-// error (parse, validation, limits) shows its message as a 400; anything
-// else is logged and shown as INTERNAL, so no driver message ever leaks.
+// error (parse, validation, limits) shows its message as a 400, or as the
+// status a transport's refusal carries; anything else is logged and shown
+// as INTERNAL, so no driver message ever leaks.
 func PresentError(ctx context.Context, err error) *gqlerror.Error {
 	gqlErr := *graphql.DefaultErrorPresenter(ctx, err) // copy: never mutate a shared error
 	ext := map[string]any{}
@@ -90,7 +91,12 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 		if _, ok := ext["code"]; !ok {
 			ext["code"] = "BAD_USER_INPUT"
 		}
-		ext["statusCode"] = http.StatusBadRequest
+		// The transports' refusals of a request (405, 406, 415:
+		// overhttp.go) come with their status; gqlgen's and the
+		// parser's errors never do.
+		if _, ok := ext["statusCode"]; !ok {
+			ext["statusCode"] = http.StatusBadRequest
+		}
 	default:
 		log := reqlog.From(ctx).ErrorContext
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {

@@ -6,7 +6,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -86,8 +85,11 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 	// the resolvers bound; a full item record per hit would otherwise count
 	// ~90 a row against the limit.
 	e.HTTP.Use(extension.FixedComplexityLimit(opt.ComplexityLimit))
-	e.HTTP.AddTransport(transport.Options{})
-	e.HTTP.AddTransport(transport.GET{})
+	// Answered per the GraphQL-over-HTTP spec (overhttp.go,
+	// docs/graphql-over-http.md); refuse, last, takes what the others do not.
+	e.HTTP.AddTransport(options{})
+	e.HTTP.AddTransport(get{})
 	e.HTTP.AddTransport(post{})
+	e.HTTP.AddTransport(refuse{})
 	return e
 }

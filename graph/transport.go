@@ -1,85 +1,46 @@
 package graph
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
-	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 )
 
-// post is gqlgen's POST transport with a shorter way out for the common
-// case: an operation that runs, answered as application/json. gqlgen
-// writes every answer through json.Marshal, which re-reads the executor's
-// already compact data byte by byte to compact and validate it again —
-// ~5 % of a grid page's CPU. post writes the data as the executor made it.
-// Everything else (a body that does not decode, a document that does not
-// parse or validate, an Accept asking for application/graphql-response+json,
-// answers with extensions) takes gqlgen's way unchanged.
+// post is gqlgen's POST transport (same Supports: a JSON body) with its
+// own answers: those the GraphQL-over-HTTP spec asks for (overhttp.go),
+// and a shorter way out for the common case, an operation that runs.
+// gqlgen writes every answer through json.Marshal, which re-reads the
+// executor's already compact data byte by byte to compact and validate it
+// again — ~5 % of a grid page's CPU. post writes the data as the executor
+// made it (writeResponse), in either media type.
 //
-// The one visible difference: gqlgen's json.Marshal escapes <, > and & in
-// strings (\u003c …); post leaves them as the executor wrote them. Both
-// are the same JSON.
+// The one visible difference in what runs: gqlgen's json.Marshal escapes
+// <, > and & in strings (\u003c …); post leaves them as the executor
+// wrote them. Both are the same JSON.
 type post struct{ transport.POST }
 
-func (t post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	if !plainJSON(r.Header.Get("Accept")) {
-		t.POST.Do(w, r, exec)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		t.POST.Do(w, r, exec) // answers the read error its way
-		return
-	}
-	// gqlgen's way reads the body again when it answers instead.
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	params := &graphql.RawParams{}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(params); err != nil {
-		t.POST.Do(w, r, exec)
+func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	media, ok := negotiate(r.Header.Get("Accept"))
+	if !ok {
+		refuseRequest(w, r, exec, mediaJSON, notAcceptable())
 		return
 	}
 	start := graphql.Now()
-	params.Headers = r.Header
-	params.ReadTime = graphql.TraceTiming{Start: start, End: start}
-	ctx := r.Context()
-	rc, errs := exec.CreateOperationContext(ctx, params)
-	if errs != nil {
-		t.POST.Do(w, r, exec)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		refuseRequest(w, r, exec, media, badRequest("could not read the request body"))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	responses, ctx := exec.DispatchOperation(ctx, rc)
-	writeResponse(w, responses(ctx))
-}
-
-// plainJSON reports whether gqlgen's POST transport would answer a request
-// with this Accept header as application/json (its default, without
-// UseGrapQLResponseJsonByDefault): no Accept, or the first media type it
-// knows among those listed is application/json or a wildcard.
-func plainJSON(accept string) bool {
-	if accept == "" {
-		return true
+	params := &graphql.RawParams{}
+	if err := decodeBody(body, params); err != nil {
+		refuseRequest(w, r, exec, media, err)
+		return
 	}
-	for part := range strings.SplitSeq(accept, ",") {
-		mediaType, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		switch mediaType {
-		case "*/*", "application/*", "application/json":
-			return true
-		case "application/graphql-response+json":
-			return false
-		}
-	}
-	return false
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+	run(w, r, exec, media, params, nil)
 }
 
 // writeResponse writes resp as gqlgen's graphql.Response marshals, its

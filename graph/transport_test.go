@@ -10,33 +10,33 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// post answers what gqlgen's POST transport answers — status, content
-// type and JSON — for operations that run, fail in a resolver, do not
-// validate or parse, bodies that do not decode, and Accept headers asking
-// for either content type. (No resolvers here: a field that needs one
-// fails, which is a resolver error.)
+// post answers what gqlgen's POST transport answers — status, media type
+// and JSON — for operations that run: without and with variables and an
+// operation name, with a resolver error, in either media type. (No
+// resolvers here: a field that needs one fails, which is a resolver
+// error.) What does not run, gqlgen answers otherwise than the spec asks;
+// TestOverHTTP holds those answers.
 func TestPostAnswersWhatGqlgensAnswers(t *testing.T) {
 	ours := NewEngine(NewExecutableSchema(Config{Complexity: Complexity()}), DefaultOptions()).HTTP
 	theirs := handler.New(NewExecutableSchema(Config{Complexity: Complexity()}))
 	theirs.SetErrorPresenter(PresentError)
 	theirs.SetRecoverFunc(Recover)
+	theirs.Use(extension.Introspection{}) // as DefaultOptions
 	theirs.AddTransport(transport.POST{})
 
 	for _, tc := range []struct {
 		name, body, accept string
 	}{
 		{"runs", `{"query": "{ __typename a: __typename }"}`, ""},
-		{"runs, variables and operation name", `{"query": "query Q($x: Int) { __typename }", "operationName": "Q", "variables": {"x": 1}}`, "application/json"},
+		{"runs, variables and operation name", `{"query": "query Q($n: String!) { __type(name: $n) { name } }", "operationName": "Q", "variables": {"n": "Query"}}`, "application/json"},
 		{"a resolver fails", `{"query": "{ __typename viewer { id } }"}`, "*/*"},
-		{"does not validate", `{"query": "{ nope }"}`, ""},
-		{"does not parse", `{"query": "{"}`, ""},
-		{"body not JSON", `{"query": `, ""},
 		{"graphql-response+json", `{"query": "{ __typename }"}`, "application/graphql-response+json"},
-		{"unknown Accept", `{"query": "{ __typename }"}`, "text/html"},
+		{"graphql-response+json, a resolver fails", `{"query": "{ __typename viewer { id } }"}`, "application/graphql-response+json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			do := func(h http.Handler) *httptest.ResponseRecorder {
@@ -50,7 +50,8 @@ func TestPostAnswersWhatGqlgensAnswers(t *testing.T) {
 				return w
 			}
 			got, want := do(ours), do(theirs)
-			if got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
+			// Ours names the charset; the media type is gqlgen's.
+			if got.Code != want.Code || mediaType(got.Header()) != mediaType(want.Header()) {
 				t.Fatalf("status %d %q, gqlgen's %d %q", got.Code, got.Header().Get("Content-Type"), want.Code, want.Header().Get("Content-Type"))
 			}
 			var g, w any
@@ -87,11 +88,5 @@ func TestWriteResponse(t *testing.T) {
 				t.Fatalf("wrote %s, want %s", b.String(), tc.want)
 			}
 		})
-	}
-	for accept, want := range map[string]bool{"": true, "application/json": true, "*/*": true, "application/*;q=0.9": true,
-		"text/html, application/json": true, "application/graphql-response+json, application/json": false, "text/html": false} {
-		if got := plainJSON(accept); got != want {
-			t.Errorf("plainJSON(%q) = %v", accept, got)
-		}
 	}
 }

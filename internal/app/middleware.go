@@ -149,7 +149,8 @@ func authenticate(a *auth.Authenticator, fail func(http.ResponseWriter, error)) 
 }
 
 // writeGraphQLError answers /graphql, before the executor runs, in
-// GraphQL's own shape.
+// GraphQL's own shape: errors and no data entry, which the GraphQL-over-HTTP
+// spec reserves for operations that ran (docs/graphql-over-http.md).
 func writeGraphQLError(w http.ResponseWriter, err error) {
 	kind := store.ErrorKind(err)
 	msg := graph.MsgInternal
@@ -162,7 +163,6 @@ func writeGraphQLError(w http.ResponseWriter, err error) {
 			"message":    msg,
 			"extensions": map[string]any{"code": graph.CodeOf(kind), "statusCode": status},
 		}},
-		"data": nil,
 	})
 }
 
