@@ -36,3 +36,8 @@ bench: build
 # throwaway Postgres; each reports SQL statements per operation (sql/op).
 microbench:
 	$(GO) run ./cmd/loupe with-postgres -- $(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Re-fetch the playground's pinned GraphiQL and React files from npm into
+# internal/playground/assets (committed: a build needs no network).
+playground-assets:
+	internal/playground/refresh

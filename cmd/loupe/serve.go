@@ -134,7 +134,7 @@ func bootstrap(ctx context.Context, st *store.Store, c config) error {
     %s
 
   Playground: %s/playground#key=%s
-              (the page keeps the key in your browser; the link's #fragment never reaches the server)
+              (the page keeps the key in your browser and drops it from the address)
   REST:       curl -H 'Authorization: Bearer <key>' %s/api/v1/items/<id>
 
 `, out.TenantID, key, c.PublicURL, key, c.PublicURL)
