@@ -17,7 +17,7 @@ build:
 	@echo "building bin/loupe"
 	@$(GO) build -o bin/loupe ./cmd/loupe
 
-# Each test clones its own migrated database (internal/pgtest) on the server in
+# Each test clones its own migrated database (internal/testkit/pgtest) on the server in
 # DATABASE_URL, which with-postgres provides unless it is already set.
 test:
 	@scripts/deps test
@@ -26,11 +26,13 @@ test:
 generate:
 	$(GO) generate ./...
 
-# The performance benchmark (docs/benchmarks.md): seeds a realistic tenant
-# in a throwaway Postgres, runs `loupe serve` and drives load per scenario,
-# with pgbench -S and PostGraphile measured in the same run.
+# The performance benchmark (docs/benchmarks.md): cmd/loupe-bench seeds a
+# realistic tenant in a throwaway Postgres, runs the built `loupe serve` and
+# drives load per scenario, with pgbench -S and PostGraphile measured in the
+# same run.
 bench: build
-	./bin/loupe bench
+	@$(GO) build -o bin/loupe-bench ./cmd/loupe-bench
+	./bin/loupe-bench --loupe bin/loupe
 
 # Go benchmarks of the hot paths, end to end over loopback against a
 # throwaway Postgres; each reports SQL statements per operation (sql/op).

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // The access-control matrix of docs/access-control.md through GraphQL, on

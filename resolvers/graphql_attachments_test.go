@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // fileTestPath is a signed link as a path of the test server.

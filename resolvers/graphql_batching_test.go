@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // maxStatements bounds what one nested page may cost, whatever its size:

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // gqlBookmark is a Bookmark as these tests ask for it (every field).

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // gqlComment is a Comment as these tests ask for it.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"github.com/loupe-mam/loupe/internal/app"
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/server"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/rest"
 )
 
@@ -41,7 +41,7 @@ func TestLeavesAnswerWhatGqlgenAnswers(t *testing.T) {
 	setRelations(t, a, full, "version", bare, open)
 
 	counter := &fieldCounter{}
-	slow := api.Another(t, func(cfg *app.Config) {
+	slow := api.Another(t, func(cfg *server.Config) {
 		cfg.GraphQL.Extensions = append(cfg.GraphQL.Extensions, counter)
 	})
 

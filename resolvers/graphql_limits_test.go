@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/loupe-mam/loupe/graph"
-	"github.com/loupe-mam/loupe/internal/app"
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/server"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // limitCase is a document and whether the limits let it run.
@@ -112,7 +112,7 @@ fragment item on Item { folders { ` + parents(depth-4) + ` } }`
 	})
 
 	t.Run("the limit is configurable", func(t *testing.T) {
-		api := loupetest.New(t, func(c *app.Config) { c.GraphQL.MaxDepth = 3 })
+		api := loupetest.New(t, func(c *server.Config) { c.GraphQL.MaxDepth = 3 })
 		c := api.Tenant(t, "a")
 		runLimitCases(t, api, c, []limitCase{
 			{name: "depth 3", query: `{ items { nodes { id } } }`},
@@ -167,7 +167,7 @@ webProxyLocation proxyAudioTrackUrls thumbnail thumbnailInfo thumbnailStrip`)
 func TestComplexityLimit(t *testing.T) {
 	// A limit the Item type has fields enough to reach with a page of 100.
 	const limit = 5000
-	api := loupetest.New(t, func(c *app.Config) { c.GraphQL.ComplexityLimit = limit })
+	api := loupetest.New(t, func(c *server.Config) { c.GraphQL.ComplexityLimit = limit })
 	a := api.Tenant(t, "a")
 	var ids []string
 	for i := range 3 {
@@ -217,7 +217,7 @@ func TestParserTokenLimit(t *testing.T) {
 	maxTokens := graph.DefaultOptions().TokenLimit
 	// Each "id" is one token; the document stays far below the body limit.
 	huge := `{ viewer { ` + strings.Repeat("id ", maxTokens+1) + `} }`
-	if int64(len(huge)) >= app.DefaultConfig().BodyLimit {
+	if int64(len(huge)) >= server.DefaultConfig().BodyLimit {
 		t.Fatalf("document of %d bytes is over the body limit", len(huge))
 	}
 
@@ -236,7 +236,7 @@ func TestParserTokenLimit(t *testing.T) {
 	}
 
 	t.Run("the limit is configurable", func(t *testing.T) {
-		api := loupetest.New(t, func(c *app.Config) { c.GraphQL.TokenLimit = 50 })
+		api := loupetest.New(t, func(c *server.Config) { c.GraphQL.TokenLimit = 50 })
 		c := api.Tenant(t, "a")
 		c.GraphQL(t, `{ viewer { `+strings.Repeat("id ", 40)+`} }`, nil).OK(nil)
 		wantError(t, c.GraphQL(t, `{ viewer { `+strings.Repeat("id ", 60)+`} }`, nil), "GRAPHQL_PARSE_FAILED", http.StatusBadRequest)
@@ -285,7 +285,7 @@ func paddedBody(t *testing.T, size int) string {
 
 func TestBodyLimit(t *testing.T) {
 	const limit = 1024
-	api := loupetest.New(t, func(c *app.Config) { c.BodyLimit = limit })
+	api := loupetest.New(t, func(c *server.Config) { c.BodyLimit = limit })
 	a := api.Tenant(t, "a")
 	tooLarge := fmt.Sprintf("The request body is larger than %d bytes.", limit)
 
@@ -357,7 +357,7 @@ func TestIntrospection(t *testing.T) {
 	})
 
 	t.Run("off", func(t *testing.T) {
-		api := loupetest.New(t, func(c *app.Config) { c.GraphQL.Introspection = false })
+		api := loupetest.New(t, func(c *server.Config) { c.GraphQL.Introspection = false })
 		a := api.Tenant(t, "a")
 		for _, q := range []struct{ name, query, field string }{
 			{"__schema", schemaQuery, "__schema"},

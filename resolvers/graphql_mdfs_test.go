@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // Metadata definition forms and option lists through GraphQL, and

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 const settingsFields = `bookmarks bookmarksFolders defaultFilters dismissedNotifications lastSeenChangelogId

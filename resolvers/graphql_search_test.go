@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 const changesQuery = `query($since: DateTime!, $first: Int, $after: String) {

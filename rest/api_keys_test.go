@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // API keys through /auth/api/v1/keys (spec 2.19, 4.7, section 5;

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/app"
+	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // The keys of spec 2.4.
@@ -327,7 +327,7 @@ func TestAttachmentWritesRefuseBadInputAndChangeNothing(t *testing.T) {
 }
 
 func TestBlobLinksRefuseWhatTheyWereNotSignedFor(t *testing.T) {
-	api := loupetest.New(t, func(c *app.Config) { c.MaxUploadBytes = 1024 })
+	api := loupetest.New(t, func(c *server.Config) { c.MaxUploadBytes = 1024 })
 	a := api.Tenant(t, "a")
 	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
 	put := createAttachment(t, a, id, map[string]any{"fileName": "a.txt", "type": "file", "role": "file"})

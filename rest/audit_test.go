@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // A change and its audit record land together or not at all: when writing

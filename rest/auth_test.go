@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 const msgUnauthenticated = "The client is not authenticated to get the requested resource."

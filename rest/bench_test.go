@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // BenchmarkGetItem measures GET /api/v1/items/{id} end to end over loopback:

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // The keys of spec 2.11, optional ones included (null when unset).

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 var folderKeys = strings.Fields(`id owner name createdOn hasSubfolder parent itemType visibleTo updatableBy metadata`)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // Metadata definition forms and option lists (spec 2.22, 2.23, 4.8), and

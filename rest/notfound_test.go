@@ -3,7 +3,7 @@ package rest_test
 import (
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // Paths the spec lists as absent (section 7), wrong methods on served paths,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 // The keys of a search hit (rest/operations/search.graphql).

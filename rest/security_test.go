@@ -26,9 +26,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/app"
+	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -115,7 +115,7 @@ func TestSecuritySettings(t *testing.T) {
 // A jwksUrl is https to a public address unless the server allows private
 // networks (tests, on-prem); nothing is saved on a refusal.
 func TestSecurityJwksURLPolicy(t *testing.T) {
-	strict := loupetest.New(t, func(c *app.Config) { c.AllowPrivateJWKS = false })
+	strict := loupetest.New(t, func(c *server.Config) { c.AllowPrivateJWKS = false })
 	s := strict.Tenant(t, "s")
 	refused := []string{
 		"http://127.0.0.1/jwks",
@@ -645,7 +645,7 @@ func TestJWTAttacks(t *testing.T) {
 
 // A stored jwksUrl the server's policy no longer accepts is never fetched.
 func TestJWTStoredURLOutsidePolicy(t *testing.T) {
-	api := loupetest.New(t, func(c *app.Config) { c.AllowPrivateJWKS = false })
+	api := loupetest.New(t, func(c *server.Config) { c.AllowPrivateJWKS = false })
 	a := api.Tenant(t, "a")
 	p := newIdP(t)
 	api.DB.MustExec(`UPDATE tenants SET jwks_url = $2 WHERE id = $1`, a.TenantID, p.URL())

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 var transcriptUpdateKeys = []string{"itemId", "languageCode", "transcriptLastUpdated", "timedTranscriptUrl"}

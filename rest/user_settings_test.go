@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
 const settingsPath = "/auxiliary/api/v1/userSettings"

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/pgtest"
+	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
 
 // The hand-written scans (scan.go) read what sqlx's mapping of columns to

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/app"
+	"github.com/loupe-mam/loupe/server"
 )
 
 // config is everything read from the environment (README: Configuration).
@@ -24,7 +24,7 @@ type config struct {
 	DBPool  int
 	// PprofAddr serves pprof when set (LOUPE_PPROF_ADDR).
 	PprofAddr string
-	App       app.Config
+	App       server.Config
 }
 
 func loadConfig() config {
@@ -37,7 +37,7 @@ func loadConfig() config {
 		BlobKey:     os.Getenv("LOUPE_BLOB_KEY"),
 		DBPool:      envInt("LOUPE_DB_POOL", 8),
 		PprofAddr:   os.Getenv("LOUPE_PPROF_ADDR"),
-		App:         app.DefaultConfig(),
+		App:         server.DefaultConfig(),
 	}
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.App.MaxUploadBytes = int64(envInt("LOUPE_MAX_UPLOAD_BYTES", int(c.App.MaxUploadBytes)))

@@ -22,7 +22,6 @@ Usage:
                                        make a user; prints {"userId","apiKey"}
   loupe system-key create [--label L]  make a system-scope key; prints {"keyId","apiKey"}
   loupe with-postgres -- CMD [ARGS]    run CMD against a throwaway Postgres (tests)
-  loupe bench [--quick]                measure throughput and latency (see docs/benchmarks.md)
 
 Configuration is read from the environment; see README.md.
 `
@@ -53,8 +52,6 @@ func run(ctx context.Context, args []string) int {
 		err = cmdSystemKeyCreate(ctx, loadConfig(), rest[1:])
 	case cmd == "with-postgres":
 		return cmdWithPostgres(ctx, rest)
-	case cmd == "bench":
-		err = cmdBench(ctx, rest)
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Print(usage)
 		return 0

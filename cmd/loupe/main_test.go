@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/pgtest"
+	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
 
 // runCaptured runs the command line and returns its exit code and stdout.

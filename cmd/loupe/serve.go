@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/app"
 	"github.com/loupe-mam/loupe/internal/blob"
 	usagefig "github.com/loupe-mam/loupe/internal/usage"
+	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -81,7 +81,7 @@ func cmdServe(ctx context.Context, c config) error {
 
 	srv := &http.Server{
 		Addr:              c.Addr,
-		Handler:           app.New(ctx, c.App, st),
+		Handler:           server.New(ctx, c.App, st),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
-	"github.com/loupe-mam/loupe/internal/webtest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/webtest"
 )
 
 // browserSummary is what testdata/browser.cjs prints.

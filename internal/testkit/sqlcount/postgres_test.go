@@ -9,8 +9,8 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/loupe-mam/loupe/internal/pgtest"
-	"github.com/loupe-mam/loupe/internal/sqlcount"
+	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
+	"github.com/loupe-mam/loupe/internal/testkit/sqlcount"
 )
 
 // Against a real server: the counts, and that lib/pq still works through

@@ -14,10 +14,10 @@ import (
 
 	_ "github.com/lib/pq"
 
-	"github.com/loupe-mam/loupe/internal/app"
-	"github.com/loupe-mam/loupe/internal/benchseed"
+	"github.com/loupe-mam/loupe/internal/bench/benchseed"
 	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/internal/pgtest"
+	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
+	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -40,8 +40,8 @@ func count(t *testing.T, db *sql.DB, query string, args ...any) int {
 	return n
 }
 
-// server runs the production handler on the seeded database.
-func server(t *testing.T, dsn string) string {
+// serveSeeded runs the production handler on the seeded database.
+func serveSeeded(t *testing.T, dsn string) string {
 	t.Helper()
 	db, err := sql.Open("postgres", store.DSN(dsn))
 	if err != nil {
@@ -50,10 +50,10 @@ func server(t *testing.T, dsn string) string {
 	sdb := store.NewDB(db, 4)
 	t.Cleanup(func() { sdb.Close() })
 	srv := httptest.NewUnstartedServer(nil)
-	cfg := app.DefaultConfig()
+	cfg := server.DefaultConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg.Blobs = blob.NewSigner([]byte("benchseed-test-key-0123456789abcdef"), "http://"+srv.Listener.Addr().String())
-	srv.Config.Handler = app.New(t.Context(), cfg, store.New(sdb))
+	srv.Config.Handler = server.New(t.Context(), cfg, store.New(sdb))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -161,7 +161,7 @@ func TestSeedReadsBackThroughAPI(t *testing.T) {
 		t.Error("items not analyzed")
 	}
 
-	base := server(t, dsn)
+	base := serveSeeded(t, dsn)
 
 	// An item in the big folder, as GET /api/v1/items/{id} shows it.
 	var item struct {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/benchseed"
+	"github.com/loupe-mam/loupe/internal/bench/benchseed"
 )
 
 // base64URL is a cursor as Loupe's connections write it.
@@ -18,7 +18,7 @@ func base64URL(id string) string { return base64.RawURLEncoding.EncodeToString([
 // ratios issue 5 sets targets for.
 func benchReport(c benchConfig, s *benchseed.Seeded, rows []benchRow) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Benchmarks\n\nMeasured by `make bench` (`loupe bench`) on %s: %d cores, %s memory, Go %s.\n",
+	fmt.Fprintf(&b, "# Benchmarks\n\nMeasured by `make bench` (`cmd/loupe-bench`) on %s: %d cores, %s memory, Go %s.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.NumCPU(), memTotal(), runtime.Version())
 	fmt.Fprintf(&b, "Concurrency %d, %v measured after %v warm-up per scenario, loopback, one throwaway Postgres (shared_buffers %s).\n",
 		c.concurrency, c.duration, c.warmup, benchSharedBuffers)

@@ -18,12 +18,12 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/loupe-mam/loupe/internal/app"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/internal/pgtest"
-	"github.com/loupe-mam/loupe/internal/sqlcount"
+	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
+	"github.com/loupe-mam/loupe/internal/testkit/sqlcount"
 	"github.com/loupe-mam/loupe/internal/usage"
+	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -42,7 +42,7 @@ type API struct {
 }
 
 // Option changes the server's configuration before it starts.
-type Option func(*app.Config)
+type Option func(*server.Config)
 
 // New starts a server on a fresh database.
 func New(t testing.TB, opts ...Option) *API {
@@ -72,7 +72,7 @@ func (a *API) serve(t testing.TB, opts []Option) {
 	st := a.Store
 	srv := httptest.NewUnstartedServer(nil)
 	url := "http://" + srv.Listener.Addr().String()
-	cfg := app.DefaultConfig()
+	cfg := server.DefaultConfig()
 	// Warnings and errors only: a test's output shows what went wrong, not
 	// every request.
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -97,13 +97,13 @@ func (a *API) serve(t testing.TB, opts []Option) {
 	cfg.DatabaseURL = a.dbURL
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	server := app.New(ctx, cfg, st)
-	srv.Config.Handler = server
+	handler := server.New(ctx, cfg, st)
+	srv.Config.Handler = handler
 	srv.Start()
 	t.Cleanup(srv.Close)
 	// Statement counts in tests are those of the request's own work: wait
 	// for the key cache, and Tenant and User warm each new key.
-	for deadline := time.Now().Add(10 * time.Second); !server.KeysCached(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); !handler.KeysCached(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("loupetest: the key cache did not start listening")
 		}

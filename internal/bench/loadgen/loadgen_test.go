@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/loadgen"
+	"github.com/loupe-mam/loupe/internal/bench/loadgen"
 )
 
 // server answers after a delay and tracks how many requests it sees and

@@ -1,4 +1,4 @@
-package app_test
+package server_test
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/loupetest"
-	"github.com/loupe-mam/loupe/internal/webtest"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/webtest"
 )
 
 // auditResult is one line of testdata/graphql-audit.cjs's output.

@@ -19,7 +19,7 @@ import (
 	"github.com/google/uuid"
 	_ "github.com/lib/pq"
 
-	"github.com/loupe-mam/loupe/internal/pgtest"
+	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }

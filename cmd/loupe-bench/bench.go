@@ -21,19 +21,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/benchseed"
-	"github.com/loupe-mam/loupe/internal/loadgen"
+	"github.com/loupe-mam/loupe/internal/bench/benchseed"
+	"github.com/loupe-mam/loupe/internal/bench/loadgen"
+	"github.com/loupe-mam/loupe/internal/bench/postgraphile"
 	"github.com/loupe-mam/loupe/internal/pgcluster"
-	"github.com/loupe-mam/loupe/internal/postgraphile"
 	"github.com/loupe-mam/loupe/migrations"
 	"github.com/loupe-mam/loupe/store"
 )
 
-// benchConfig is `loupe bench`'s flags.
 // benchSharedBuffers is the bench cluster's shared_buffers.
 const benchSharedBuffers = "1GB"
 
+// benchConfig is loupe-bench's flags.
 type benchConfig struct {
+	loupe        string // the loupe binary measured
 	quick        bool
 	concurrency  int
 	duration     time.Duration
@@ -47,12 +48,13 @@ type benchConfig struct {
 }
 
 // cmdBench runs the performance benchmark of issue 5: a throwaway Postgres
-// seeded with a realistic tenant, `loupe serve` against it, load over
-// loopback per scenario, and the references measured in the same run
+// seeded with a realistic tenant, a built `loupe serve` against it, load
+// over loopback per scenario, and the references measured in the same run
 // (pgbench -S, PostGraphile). It prints a table and writes it to --out.
 func cmdBench(ctx context.Context, args []string) error {
 	var c benchConfig
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := flag.NewFlagSet("loupe-bench", flag.ContinueOnError)
+	fs.StringVar(&c.loupe, "loupe", besideUs("loupe"), "the loupe binary to measure (make bench builds bin/loupe)")
 	fs.BoolVar(&c.quick, "quick", false, "small data and short runs (a smoke test of the harness)")
 	fs.IntVar(&c.concurrency, "concurrency", 16, "concurrent clients per scenario")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "measured time per scenario")
@@ -133,7 +135,7 @@ func runBench(ctx context.Context, c benchConfig) error {
 		return nil
 	}
 
-	srv, err := startServer(ctx, dbURL, c.profileDir != "", log)
+	srv, err := startServer(ctx, c.loupe, dbURL, c.profileDir != "", log)
 	if err != nil {
 		return err
 	}
@@ -426,11 +428,17 @@ func profileServer(ctx context.Context, c benchConfig, srv *server, name string,
 	return done
 }
 
-func startServer(ctx context.Context, dbURL string, profile bool, log io.Writer) (*server, error) {
+// besideUs is the path of a program next to this one's executable (make
+// bench builds both into bin/).
+func besideUs(name string) string {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return name
 	}
+	return filepath.Join(filepath.Dir(exe), name)
+}
+
+func startServer(ctx context.Context, exe, dbURL string, profile bool, log io.Writer) (*server, error) {
 	port, err := freeTCPPort()
 	if err != nil {
 		return nil, err

@@ -1,7 +1,7 @@
 // Package app assembles Loupe's HTTP server from its parts: the router and
 // middleware, the GraphQL engine, the REST route table and the resolvers.
 // cmd/loupe runs it; tests run the very same handler.
-package app
+package server
 
 import (
 	"context"
