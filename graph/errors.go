@@ -12,9 +12,9 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/scalar"
 	"github.com/loupe-mam/loupe/internal/reqlog"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // errorKinds is the one table from error kind to GraphQL code and HTTP status.
@@ -22,13 +22,13 @@ var errorKinds = map[string]struct {
 	Code   string
 	Status int
 }{
-	store.ENOTFOUND:     {"NOT_FOUND", http.StatusNotFound},
-	store.EINVALID:      {"BAD_USER_INPUT", http.StatusBadRequest},
-	store.ECONFLICT:     {"CONFLICT", http.StatusConflict},
-	store.EFORBIDDEN:    {"FORBIDDEN", http.StatusForbidden},
-	store.EUNAUTHORIZED: {"UNAUTHENTICATED", http.StatusUnauthorized},
-	store.EINTERNAL:     {"INTERNAL", http.StatusInternalServerError},
-	store.ETOOLARGE:     {"PAYLOAD_TOO_LARGE", http.StatusRequestEntityTooLarge},
+	loupe.ENOTFOUND:     {"NOT_FOUND", http.StatusNotFound},
+	loupe.EINVALID:      {"BAD_USER_INPUT", http.StatusBadRequest},
+	loupe.ECONFLICT:     {"CONFLICT", http.StatusConflict},
+	loupe.EFORBIDDEN:    {"FORBIDDEN", http.StatusForbidden},
+	loupe.EUNAUTHORIZED: {"UNAUTHENTICATED", http.StatusUnauthorized},
+	loupe.EINTERNAL:     {"INTERNAL", http.StatusInternalServerError},
+	loupe.ETOOLARGE:     {"PAYLOAD_TOO_LARGE", http.StatusRequestEntityTooLarge},
 }
 
 // StatusOf is the HTTP status for an error kind.
@@ -64,7 +64,7 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 	}
 	gqlErr.Extensions = ext
 
-	var se *store.Error
+	var se *loupe.Error
 	var ie *scalar.InputError
 	switch {
 	case errors.As(err, &ie):

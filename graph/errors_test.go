@@ -12,9 +12,9 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/scalar"
 	"github.com/loupe-mam/loupe/internal/reqlog"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // Internal errors are logged, except those of a request its client gave up
@@ -34,7 +34,7 @@ func TestPresentErrorLogsServerFailuresOnly(t *testing.T) {
 		{"client went away", canceled, fmt.Errorf("store: unable to list: %w", context.Canceled), "INTERNAL", false},
 		{"cancellation while the request is live", context.Background(), context.Canceled, "INTERNAL", true},
 		{"deadline", canceled, context.DeadlineExceeded, "INTERNAL", true},
-		{"kind", context.Background(), store.NotFound(), "NOT_FOUND", false},
+		{"kind", context.Background(), loupe.NotFound(), "NOT_FOUND", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/graph/scalar"
 	"github.com/loupe-mam/loupe/store"
@@ -568,10 +569,10 @@ type ComplexityRoot struct {
 		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
 		UpdateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		UpdateSecuritySettings           func(childComplexity int, input model.SecuritySettingsInput) int
-		UpdateTenantConfig               func(childComplexity int, input store.JSON) int
+		UpdateTenantConfig               func(childComplexity int, input loupe.JSON) int
 		UpdateTimedMetadata              func(childComplexity int, input model.UpdateTimedMetadataInput) int
 		UpdateTranscript                 func(childComplexity int, input model.UpdateTranscriptInput) int
-		UpdateUserSettings               func(childComplexity int, input store.JSON) int
+		UpdateUserSettings               func(childComplexity int, input loupe.JSON) int
 	}
 
 	OptionList struct {
@@ -907,7 +908,7 @@ type FolderResolver interface {
 	Ancestors(ctx context.Context, obj *store.Folder) ([]*store.PathEntry, error)
 }
 type FolderContentResolver interface {
-	Record(ctx context.Context, obj *model.FolderContent) (store.JSON, error)
+	Record(ctx context.Context, obj *model.FolderContent) (loupe.JSON, error)
 }
 type FolderEntryResolver interface {
 	FolderParents(ctx context.Context, obj *store.FolderEntry) ([]string, error)
@@ -932,14 +933,14 @@ type ItemResolver interface {
 
 	TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error)
 
-	Record(ctx context.Context, obj *store.Item, readableFields *bool) (store.JSON, error)
+	Record(ctx context.Context, obj *store.Item, readableFields *bool) (loupe.JSON, error)
 }
 type ItemConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *model.ItemConnection) (int, error)
 	NextToken(ctx context.Context, obj *model.ItemConnection) (*string, error)
 }
 type ItemMetadataResolver interface {
-	FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (store.JSON, error)
+	FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (loupe.JSON, error)
 	Form(ctx context.Context, obj *store.ItemMetadata) (*store.Mdf, error)
 }
 type MutationResolver interface {
@@ -976,11 +977,11 @@ type MutationResolver interface {
 	UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error)
 	DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error)
 	SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error)
-	UpdateUserSettings(ctx context.Context, input store.JSON) (*store.UserSettings, error)
+	UpdateUserSettings(ctx context.Context, input loupe.JSON) (*store.UserSettings, error)
 	CreatePerson(ctx context.Context, input model.CreatePersonInput) (*store.Person, error)
 	SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error)
 	DeleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error)
-	UpdateTenantConfig(ctx context.Context, input store.JSON) (*store.TenantConfig, error)
+	UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*store.TenantConfig, error)
 	SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error)
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error)
 	DeleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error)
@@ -993,8 +994,8 @@ type MutationResolver interface {
 	DeleteOptionList(ctx context.Context, input model.DeleteOptionListInput) (*model.DeleteOptionListPayload, error)
 }
 type QueryResolver interface {
-	Node(ctx context.Context, id string) (store.Node, error)
-	Nodes(ctx context.Context, ids []string) ([]store.Node, error)
+	Node(ctx context.Context, id string) (loupe.Node, error)
+	Nodes(ctx context.Context, ids []string) ([]loupe.Node, error)
 	Item(ctx context.Context, id string) (*store.Item, error)
 	Items(ctx context.Context, first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) (*model.ItemConnection, error)
 	Folder(ctx context.Context, id string) (*store.Folder, error)
@@ -3479,7 +3480,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateTenantConfig(childComplexity, args["input"].(store.JSON)), true
+		return e.ComplexityRoot.Mutation.UpdateTenantConfig(childComplexity, args["input"].(loupe.JSON)), true
 	case "Mutation.updateTimedMetadata":
 		if e.ComplexityRoot.Mutation.UpdateTimedMetadata == nil {
 			break
@@ -3512,7 +3513,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateUserSettings(childComplexity, args["input"].(store.JSON)), true
+		return e.ComplexityRoot.Mutation.UpdateUserSettings(childComplexity, args["input"].(loupe.JSON)), true
 
 	case "OptionList.alternatives":
 		if e.ComplexityRoot.OptionList.Alternatives == nil {
@@ -9127,8 +9128,8 @@ func (ec *executionContext) field_Mutation_updateTenantConfig_args(ctx context.C
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.JSON, error) {
-			return ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+		func(ctx context.Context, v any) (loupe.JSON, error) {
+			return ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9169,8 +9170,8 @@ func (ec *executionContext) field_Mutation_updateUserSettings_args(ctx context.C
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.JSON, error) {
-			return ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+		func(ctx context.Context, v any) (loupe.JSON, error) {
+			return ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10576,7 +10577,7 @@ func (ec *executionContext) fieldContext_AuditRecord_tenantId(_ context.Context,
 
 func (ec *executionContext) _AuditRecord_actionType(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx, field.Selections, obj.ActionType)
+		return ec.marshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚐAuditAction(ctx, field.Selections, obj.ActionType)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -10589,8 +10590,8 @@ func (ec *executionContext) _AuditRecord_actionType(ctx context.Context, field g
 			return obj.ActionType, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.AuditAction) graphql.Marshaler {
-			return ec.marshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.AuditAction) graphql.Marshaler {
+			return ec.marshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚐAuditAction(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10706,7 +10707,7 @@ func (ec *executionContext) fieldContext_AuditRecord_itemTitle(_ context.Context
 
 func (ec *executionContext) _AuditRecord_mdfDiff(ctx context.Context, field graphql.CollectedField, obj *store.AuditRecord) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.MdfDiff)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.MdfDiff)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -10719,8 +10720,8 @@ func (ec *executionContext) _AuditRecord_mdfDiff(ctx context.Context, field grap
 			return obj.MdfDiff, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -11183,7 +11184,7 @@ func (ec *executionContext) fieldContext_Comment_itemId(_ context.Context, field
 
 func (ec *executionContext) _Comment_type(ctx context.Context, field graphql.CollectedField, obj *store.Comment) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx, field.Selections, obj.Type)
+		return ec.marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚐCommentType(ctx, field.Selections, obj.Type)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -11196,8 +11197,8 @@ func (ec *executionContext) _Comment_type(ctx context.Context, field graphql.Col
 			return obj.Type, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.CommentType) graphql.Marshaler {
-			return ec.marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.CommentType) graphql.Marshaler {
+			return ec.marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚐCommentType(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11963,7 +11964,7 @@ func (ec *executionContext) fieldContext_CreateThumbnailPayload_thumbnail(_ cont
 
 func (ec *executionContext) _CustomIcons_pos1(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos1)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Pos1)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -11976,8 +11977,8 @@ func (ec *executionContext) _CustomIcons_pos1(ctx context.Context, field graphql
 			return obj.Pos1, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -11989,7 +11990,7 @@ func (ec *executionContext) fieldContext_CustomIcons_pos1(_ context.Context, fie
 
 func (ec *executionContext) _CustomIcons_pos2(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos2)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Pos2)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12002,8 +12003,8 @@ func (ec *executionContext) _CustomIcons_pos2(ctx context.Context, field graphql
 			return obj.Pos2, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12015,7 +12016,7 @@ func (ec *executionContext) fieldContext_CustomIcons_pos2(_ context.Context, fie
 
 func (ec *executionContext) _CustomIcons_pos3(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos3)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Pos3)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12028,8 +12029,8 @@ func (ec *executionContext) _CustomIcons_pos3(ctx context.Context, field graphql
 			return obj.Pos3, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12041,7 +12042,7 @@ func (ec *executionContext) fieldContext_CustomIcons_pos3(_ context.Context, fie
 
 func (ec *executionContext) _CustomIcons_pos4(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos4)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Pos4)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12054,8 +12055,8 @@ func (ec *executionContext) _CustomIcons_pos4(ctx context.Context, field graphql
 			return obj.Pos4, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12067,7 +12068,7 @@ func (ec *executionContext) fieldContext_CustomIcons_pos4(_ context.Context, fie
 
 func (ec *executionContext) _CustomIcons_pos5(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos5)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Pos5)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12080,8 +12081,8 @@ func (ec *executionContext) _CustomIcons_pos5(ctx context.Context, field graphql
 			return obj.Pos5, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12093,7 +12094,7 @@ func (ec *executionContext) fieldContext_CustomIcons_pos5(_ context.Context, fie
 
 func (ec *executionContext) _CustomIcons_pos6(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos6)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Pos6)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12106,8 +12107,8 @@ func (ec *executionContext) _CustomIcons_pos6(ctx context.Context, field graphql
 			return obj.Pos6, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12119,7 +12120,7 @@ func (ec *executionContext) fieldContext_CustomIcons_pos6(_ context.Context, fie
 
 func (ec *executionContext) _CustomIcons_pos7(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos7)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Pos7)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12132,8 +12133,8 @@ func (ec *executionContext) _CustomIcons_pos7(ctx context.Context, field graphql
 			return obj.Pos7, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12145,7 +12146,7 @@ func (ec *executionContext) fieldContext_CustomIcons_pos7(_ context.Context, fie
 
 func (ec *executionContext) _CustomIcons_pos8(ctx context.Context, field graphql.CollectedField, obj *store.CustomIcons) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Pos8)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Pos8)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12158,8 +12159,8 @@ func (ec *executionContext) _CustomIcons_pos8(ctx context.Context, field graphql
 			return obj.Pos8, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12353,7 +12354,7 @@ func (ec *executionContext) fieldContext_DefinitionChange_executedOn(_ context.C
 
 func (ec *executionContext) _DefinitionChange_before(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.Before)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.Before)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12366,8 +12367,8 @@ func (ec *executionContext) _DefinitionChange_before(ctx context.Context, field 
 			return obj.Before, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12379,7 +12380,7 @@ func (ec *executionContext) fieldContext_DefinitionChange_before(_ context.Conte
 
 func (ec *executionContext) _DefinitionChange_after(ctx context.Context, field graphql.CollectedField, obj *store.DefinitionChange) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.After)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.After)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -12392,8 +12393,8 @@ func (ec *executionContext) _DefinitionChange_after(ctx context.Context, field g
 			return obj.After, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -13366,8 +13367,8 @@ func (ec *executionContext) _FolderContent_record(ctx context.Context, field gra
 			return ec.Resolvers.FolderContent().Record(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14082,7 +14083,7 @@ func (ec *executionContext) fieldContext_Item_metadataVersion(_ context.Context,
 
 func (ec *executionContext) _Item_technicalMetadata(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.TechnicalMetadata)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.TechnicalMetadata)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -14095,8 +14096,8 @@ func (ec *executionContext) _Item_technicalMetadata(ctx context.Context, field g
 			return obj.TechnicalMetadata, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -14108,7 +14109,7 @@ func (ec *executionContext) fieldContext_Item_technicalMetadata(_ context.Contex
 
 func (ec *executionContext) _Item_geoLocation(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.GeoLocation)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.GeoLocation)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -14121,8 +14122,8 @@ func (ec *executionContext) _Item_geoLocation(ctx context.Context, field graphql
 			return obj.GeoLocation, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -14373,8 +14374,8 @@ func (ec *executionContext) _Item_versionState(ctx context.Context, field graphq
 			return obj.VersionState(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.VersionState) graphql.Marshaler {
-			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.VersionState) graphql.Marshaler {
+			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚐVersionState(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14849,7 +14850,7 @@ func (ec *executionContext) fieldContext_Item_transcodingService(_ context.Conte
 
 func (ec *executionContext) _Item_progressInfo(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.ProgressInfo)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.ProgressInfo)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -14862,8 +14863,8 @@ func (ec *executionContext) _Item_progressInfo(ctx context.Context, field graphq
 			return obj.ProgressInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -14976,7 +14977,7 @@ func (ec *executionContext) fieldContext_Item_transcriptionService(_ context.Con
 
 func (ec *executionContext) _Item_transcriptionChannels(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.TranscriptionChannels)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.TranscriptionChannels)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -14989,8 +14990,8 @@ func (ec *executionContext) _Item_transcriptionChannels(ctx context.Context, fie
 			return obj.TranscriptionChannels, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15314,7 +15315,7 @@ func (ec *executionContext) fieldContext_Item_createUnknownPersons(_ context.Con
 
 func (ec *executionContext) _Item_detectedPersons(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.DetectedPersons)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.DetectedPersons)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -15327,8 +15328,8 @@ func (ec *executionContext) _Item_detectedPersons(ctx context.Context, field gra
 			return obj.DetectedPersons, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15519,7 +15520,7 @@ func (ec *executionContext) fieldContext_Item_webProxyLocation(_ context.Context
 
 func (ec *executionContext) _Item_proxyAudioTrackUrls(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.ProxyAudioTrackUrls)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.ProxyAudioTrackUrls)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -15532,8 +15533,8 @@ func (ec *executionContext) _Item_proxyAudioTrackUrls(ctx context.Context, field
 			return obj.ProxyAudioTrackUrls, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15571,7 +15572,7 @@ func (ec *executionContext) fieldContext_Item_thumbnail(_ context.Context, field
 
 func (ec *executionContext) _Item_thumbnailInfo(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.ThumbnailInfo)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.ThumbnailInfo)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -15584,8 +15585,8 @@ func (ec *executionContext) _Item_thumbnailInfo(ctx context.Context, field graph
 			return obj.ThumbnailInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -16036,7 +16037,7 @@ func (ec *executionContext) fieldContext_Item_uploadLockOwnerInstanceId(_ contex
 
 func (ec *executionContext) _Item_uploadProgressInfo(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.UploadProgressInfo)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.UploadProgressInfo)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -16049,8 +16050,8 @@ func (ec *executionContext) _Item_uploadProgressInfo(ctx context.Context, field 
 			return obj.UploadProgressInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -16099,8 +16100,8 @@ func (ec *executionContext) _Item_record(ctx context.Context, field graphql.Coll
 			return ec.Resolvers.Item().Record(ctx, obj, fc.Args["readableFields"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16369,8 +16370,8 @@ func (ec *executionContext) _ItemMetadata_formData(ctx context.Context, field gr
 			return ec.Resolvers.ItemMetadata().FormData(ctx, obj, fc.Args["readableFields"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16460,7 +16461,7 @@ func (ec *executionContext) fieldContext_ItemStatePayload_id(_ context.Context, 
 
 func (ec *executionContext) _ItemStatePayload_versionState(ctx context.Context, field graphql.CollectedField, obj *model.ItemStatePayload) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, field.Selections, obj.VersionState)
+		return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚐVersionState(ctx, field.Selections, obj.VersionState)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -16473,8 +16474,8 @@ func (ec *executionContext) _ItemStatePayload_versionState(ctx context.Context, 
 			return obj.VersionState, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.VersionState) graphql.Marshaler {
-			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.VersionState) graphql.Marshaler {
+			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚐVersionState(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16593,7 +16594,7 @@ func (ec *executionContext) fieldContext_ItemVersion_versionCreatedOn(_ context.
 
 func (ec *executionContext) _ItemVersion_versionState(ctx context.Context, field graphql.CollectedField, obj *store.ItemVersion) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, field.Selections, obj.VersionState)
+		return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚐVersionState(ctx, field.Selections, obj.VersionState)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -16606,8 +16607,8 @@ func (ec *executionContext) _ItemVersion_versionState(ctx context.Context, field
 			return obj.VersionState, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.VersionState) graphql.Marshaler {
-			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.VersionState) graphql.Marshaler {
+			return ec.marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚐVersionState(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16927,8 +16928,8 @@ func (ec *executionContext) _Mdf_views(ctx context.Context, field graphql.Collec
 			return obj.Views, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16950,8 +16951,8 @@ func (ec *executionContext) _Mdf_viewSections(ctx context.Context, field graphql
 			return obj.ViewSections, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16973,8 +16974,8 @@ func (ec *executionContext) _Mdf_permissions(ctx context.Context, field graphql.
 			return obj.Permissions, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16986,7 +16987,7 @@ func (ec *executionContext) fieldContext_Mdf_permissions(_ context.Context, fiel
 
 func (ec *executionContext) _Mdf_usageRules(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.UsageRules)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.UsageRules)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -16999,8 +17000,8 @@ func (ec *executionContext) _Mdf_usageRules(ctx context.Context, field graphql.C
 			return obj.UsageRules, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17362,7 +17363,7 @@ func (ec *executionContext) fieldContext_MdfField_systemDefaultField(_ context.C
 
 func (ec *executionContext) _MdfField_defaultValue(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, field.Selections, obj.DefaultValue)
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.DefaultValue)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -17375,8 +17376,8 @@ func (ec *executionContext) _MdfField_defaultValue(ctx context.Context, field gr
 			return obj.DefaultValue, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17777,8 +17778,8 @@ func (ec *executionContext) _MeteringEntry_byProvider(ctx context.Context, field
 			return obj.ByProvider, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19543,7 +19544,7 @@ func (ec *executionContext) _Mutation_updateUserSettings(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateUserSettings(ctx, fc.Args["input"].(store.JSON))
+			return ec.Resolvers.Mutation().UpdateUserSettings(ctx, fc.Args["input"].(loupe.JSON))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.UserSettings) graphql.Marshaler {
@@ -19719,7 +19720,7 @@ func (ec *executionContext) _Mutation_updateTenantConfig(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateTenantConfig(ctx, fc.Args["input"].(store.JSON))
+			return ec.Resolvers.Mutation().UpdateTenantConfig(ctx, fc.Args["input"].(loupe.JSON))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
@@ -20721,8 +20722,8 @@ func (ec *executionContext) _Query_node(ctx context.Context, field graphql.Colle
 			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.Node) graphql.Marshaler {
-			return ec.marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.Node) graphql.Marshaler {
+			return ec.marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚐNode(ctx, selections, v)
 		},
 		true,
 		false,
@@ -20765,8 +20766,8 @@ func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.Coll
 			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []store.Node) graphql.Marshaler {
-			return ec.marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []loupe.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚐNode(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22186,7 +22187,7 @@ func (ec *executionContext) fieldContext_Relation_relationType(_ context.Context
 
 func (ec *executionContext) _Relation_direction(ctx context.Context, field graphql.CollectedField, obj *store.Relation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationDirection(ctx, field.Selections, obj.Direction)
+		return ec.marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚐRelationDirection(ctx, field.Selections, obj.Direction)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -22199,8 +22200,8 @@ func (ec *executionContext) _Relation_direction(ctx context.Context, field graph
 			return obj.Direction, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.RelationDirection) graphql.Marshaler {
-			return ec.marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationDirection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.RelationDirection) graphql.Marshaler {
+			return ec.marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚐRelationDirection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22544,8 +22545,8 @@ func (ec *executionContext) _Stats_counts(ctx context.Context, field graphql.Col
 			return obj.Counts, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22917,8 +22918,8 @@ func (ec *executionContext) _TenantConfig_unknownPersonDetectionConfig(ctx conte
 			return obj.UnknownPersonDetectionConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22940,8 +22941,8 @@ func (ec *executionContext) _TenantConfig_analyticConfig(ctx context.Context, fi
 			return obj.AnalyticConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22963,8 +22964,8 @@ func (ec *executionContext) _TenantConfig_conformAnalyticConfig(ctx context.Cont
 			return obj.ConformAnalyticConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -22986,8 +22987,8 @@ func (ec *executionContext) _TenantConfig_recordingsAnalyticConfig(ctx context.C
 			return obj.RecordingsAnalyticConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23087,8 +23088,8 @@ func (ec *executionContext) _TenantConfig_realtimeTranscriptionConfig(ctx contex
 			return obj.RealtimeTranscriptionConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23136,8 +23137,8 @@ func (ec *executionContext) _TenantConfig_subtitleParametricRules(ctx context.Co
 			return obj.SubtitleParametricRules, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23159,8 +23160,8 @@ func (ec *executionContext) _TenantConfig_paragraphParametricRules(ctx context.C
 			return obj.ParagraphParametricRules, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23361,8 +23362,8 @@ func (ec *executionContext) _TenantConfig_mdfTypeDefaults(ctx context.Context, f
 			return obj.MdfTypeDefaults, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23384,8 +23385,8 @@ func (ec *executionContext) _TenantConfig_metadataDefaults(ctx context.Context, 
 			return obj.MetadataDefaults, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23407,8 +23408,8 @@ func (ec *executionContext) _TenantConfig_mdfTypePermissions(ctx context.Context
 			return obj.MdfTypePermissions, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23456,8 +23457,8 @@ func (ec *executionContext) _TenantConfig_featureFlags(ctx context.Context, fiel
 			return obj.FeatureFlags, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23684,8 +23685,8 @@ func (ec *executionContext) _TenantConfig_projectTemplates(ctx context.Context, 
 			return obj.ProjectTemplates, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23811,8 +23812,8 @@ func (ec *executionContext) _TenantConfig_editProxyConfig(ctx context.Context, f
 			return obj.EditProxyConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23834,8 +23835,8 @@ func (ec *executionContext) _TenantConfig_subclipFormatConfig(ctx context.Contex
 			return obj.SubclipFormatConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23857,8 +23858,8 @@ func (ec *executionContext) _TenantConfig_cutterConfig(ctx context.Context, fiel
 			return obj.CutterConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24007,8 +24008,8 @@ func (ec *executionContext) _TenantConfig_plugins(ctx context.Context, field gra
 			return obj.Plugins, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24030,8 +24031,8 @@ func (ec *executionContext) _TenantConfig_pluginConfig(ctx context.Context, fiel
 			return obj.PluginConfig, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24053,8 +24054,8 @@ func (ec *executionContext) _TenantConfig_customActions(ctx context.Context, fie
 			return obj.CustomActions, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24076,8 +24077,8 @@ func (ec *executionContext) _TenantConfig_customActionsHeaders(ctx context.Conte
 			return obj.CustomActionsHeaders, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24099,8 +24100,8 @@ func (ec *executionContext) _TenantConfig_customIcons(ctx context.Context, field
 			return obj.CustomIcons, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24122,8 +24123,8 @@ func (ec *executionContext) _TenantConfig_customIconRules(ctx context.Context, f
 			return obj.CustomIconRules, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24145,8 +24146,8 @@ func (ec *executionContext) _TenantConfig_shareLimits(ctx context.Context, field
 			return obj.ShareLimits, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25221,8 +25222,8 @@ func (ec *executionContext) _UserSettings_bookmarks(ctx context.Context, field g
 			return obj.Bookmarks, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25244,8 +25245,8 @@ func (ec *executionContext) _UserSettings_bookmarksFolders(ctx context.Context, 
 			return obj.BookmarksFolders, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25267,8 +25268,8 @@ func (ec *executionContext) _UserSettings_defaultFilters(ctx context.Context, fi
 			return obj.DefaultFilters, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25290,8 +25291,8 @@ func (ec *executionContext) _UserSettings_dismissedNotifications(ctx context.Con
 			return obj.DismissedNotifications, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25495,8 +25496,8 @@ func (ec *executionContext) _UserSettings_pinnedItems(ctx context.Context, field
 			return obj.PinnedItems, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.JSON) graphql.Marshaler {
-			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
 		},
 		true,
 		true,
@@ -26993,7 +26994,7 @@ func (ec *executionContext) unmarshalInputAuditFilter(ctx context.Context, obj a
 			it.ItemID = data
 		case "actionType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actionType"))
-			data, err := ec.unmarshalOAuditAction2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx, v)
+			data, err := ec.unmarshalOAuditAction2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAuditAction(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -27317,14 +27318,14 @@ func (ec *executionContext) unmarshalInputCreateAttachmentInput(ctx context.Cont
 			it.FileName = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx, v)
+			data, err := ec.unmarshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentType(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Type = data
 		case "role":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
-			data, err := ec.unmarshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx, v)
+			data, err := ec.unmarshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentRole(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -27382,7 +27383,7 @@ func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context
 			it.Text = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx, v)
+			data, err := ec.unmarshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐCommentType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -27993,7 +27994,7 @@ func (ec *executionContext) unmarshalInputItemMetadataInput(ctx context.Context,
 			it.FormID = data
 		case "formData":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("formData"))
-			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28116,7 +28117,7 @@ func (ec *executionContext) unmarshalInputMdfFieldInput(ctx context.Context, obj
 			it.SystemDefaultField = data
 		case "defaultValue":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("defaultValue"))
-			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28223,28 +28224,28 @@ func (ec *executionContext) unmarshalInputMdfInput(ctx context.Context, obj any)
 			it.Fields = data
 		case "views":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("views"))
-			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Views = data
 		case "viewSections":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("viewSections"))
-			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ViewSections = data
 		case "permissions":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("permissions"))
-			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Permissions = data
 		case "usageRules":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("usageRules"))
-			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			data, err := ec.unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28553,7 +28554,7 @@ func (ec *executionContext) unmarshalInputSetCustomIconsInput(ctx context.Contex
 			it.ItemID = data
 		case "customIcons":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("customIcons"))
-			data, err := ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx, v)
+			data, err := ec.unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28838,14 +28839,14 @@ func (ec *executionContext) unmarshalInputUpdateAttachmentInput(ctx context.Cont
 			it.NewFileName = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx, v)
+			data, err := ec.unmarshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentType(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Type = data
 		case "role":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
-			data, err := ec.unmarshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx, v)
+			data, err := ec.unmarshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentRole(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -29227,7 +29228,7 @@ func (ec *executionContext) unmarshalInputUserRefInput(ctx context.Context, obj 
 
 // region    ************************** interface.gotpl ***************************
 
-func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj store.Node) graphql.Marshaler {
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj loupe.Node) graphql.Marshaler {
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
@@ -37138,23 +37139,23 @@ func (ec *executionContext) marshalNAttachment2ᚖgithubᚗcomᚋloupeᚑmamᚋl
 	return ec._Attachment(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, v any) (store.AttachmentRole, error) {
-	var res store.AttachmentRole
+func (ec *executionContext) unmarshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentRole(ctx context.Context, v any) (loupe.AttachmentRole, error) {
+	var res loupe.AttachmentRole
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, sel ast.SelectionSet, v store.AttachmentRole) graphql.Marshaler {
+func (ec *executionContext) marshalNAttachmentRole2githubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentRole(ctx context.Context, sel ast.SelectionSet, v loupe.AttachmentRole) graphql.Marshaler {
 	return v
 }
 
-func (ec *executionContext) unmarshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx context.Context, v any) (store.AttachmentType, error) {
-	var res store.AttachmentType
+func (ec *executionContext) unmarshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentType(ctx context.Context, v any) (loupe.AttachmentType, error) {
+	var res loupe.AttachmentType
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx context.Context, sel ast.SelectionSet, v store.AttachmentType) graphql.Marshaler {
+func (ec *executionContext) marshalNAttachmentType2githubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentType(ctx context.Context, sel ast.SelectionSet, v loupe.AttachmentType) graphql.Marshaler {
 	return v
 }
 
@@ -37172,13 +37173,13 @@ func (ec *executionContext) marshalNAttachmentsPrecheck2ᚖgithubᚗcomᚋloupe�
 	return ec._AttachmentsPrecheck(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx context.Context, v any) (store.AuditAction, error) {
-	var res store.AuditAction
+func (ec *executionContext) unmarshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚐAuditAction(ctx context.Context, v any) (loupe.AuditAction, error) {
+	var res loupe.AuditAction
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx context.Context, sel ast.SelectionSet, v store.AuditAction) graphql.Marshaler {
+func (ec *executionContext) marshalNAuditAction2githubᚗcomᚋloupeᚑmamᚋloupeᚐAuditAction(ctx context.Context, sel ast.SelectionSet, v loupe.AuditAction) graphql.Marshaler {
 	return v
 }
 
@@ -37428,13 +37429,13 @@ func (ec *executionContext) unmarshalNCommentIdInput2githubᚗcomᚋloupeᚑmam�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, v any) (store.CommentType, error) {
-	var res store.CommentType
+func (ec *executionContext) unmarshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚐCommentType(ctx context.Context, v any) (loupe.CommentType, error) {
+	var res loupe.CommentType
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, sel ast.SelectionSet, v store.CommentType) graphql.Marshaler {
+func (ec *executionContext) marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋloupeᚐCommentType(ctx context.Context, sel ast.SelectionSet, v loupe.CommentType) graphql.Marshaler {
 	return v
 }
 
@@ -38068,13 +38069,13 @@ func (ec *executionContext) marshalNItemVersion2ᚖgithubᚗcomᚋloupeᚑmamᚋ
 	return ec._ItemVersion(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx context.Context, v any) (store.JSON, error) {
-	var res store.JSON
+func (ec *executionContext) unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx context.Context, v any) (loupe.JSON, error) {
+	var res loupe.JSON
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx context.Context, sel ast.SelectionSet, v store.JSON) graphql.Marshaler {
+func (ec *executionContext) marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx context.Context, sel ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -38301,11 +38302,11 @@ func (ec *executionContext) unmarshalNMoveItemInput2githubᚗcomᚋloupeᚑmam�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx context.Context, sel ast.SelectionSet, v []store.Node) graphql.Marshaler {
+func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚐNode(ctx context.Context, sel ast.SelectionSet, v []loupe.Node) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx, sel, v[i])
+		return ec.marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚐNode(ctx, sel, v[i])
 	})
 
 	return ret
@@ -38497,13 +38498,13 @@ func (ec *executionContext) marshalNRelation2ᚖgithubᚗcomᚋloupeᚑmamᚋlou
 	return ec._Relation(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationDirection(ctx context.Context, v any) (store.RelationDirection, error) {
-	var res store.RelationDirection
+func (ec *executionContext) unmarshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚐRelationDirection(ctx context.Context, v any) (loupe.RelationDirection, error) {
+	var res loupe.RelationDirection
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐRelationDirection(ctx context.Context, sel ast.SelectionSet, v store.RelationDirection) graphql.Marshaler {
+func (ec *executionContext) marshalNRelationDirection2githubᚗcomᚋloupeᚑmamᚋloupeᚐRelationDirection(ctx context.Context, sel ast.SelectionSet, v loupe.RelationDirection) graphql.Marshaler {
 	return v
 }
 
@@ -39079,13 +39080,13 @@ func (ec *executionContext) marshalNUserStatus2ᚖgithubᚗcomᚋloupeᚑmamᚋl
 	return ec._UserStatus(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx context.Context, v any) (store.VersionState, error) {
-	var res store.VersionState
+func (ec *executionContext) unmarshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚐVersionState(ctx context.Context, v any) (loupe.VersionState, error) {
+	var res loupe.VersionState
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐVersionState(ctx context.Context, sel ast.SelectionSet, v store.VersionState) graphql.Marshaler {
+func (ec *executionContext) marshalNVersionState2githubᚗcomᚋloupeᚑmamᚋloupeᚐVersionState(ctx context.Context, sel ast.SelectionSet, v loupe.VersionState) graphql.Marshaler {
 	return v
 }
 
@@ -39303,48 +39304,48 @@ func (ec *executionContext) unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloup
 	return res, nil
 }
 
-func (ec *executionContext) unmarshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, v any) (*store.AttachmentRole, error) {
+func (ec *executionContext) unmarshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentRole(ctx context.Context, v any) (*loupe.AttachmentRole, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(store.AttachmentRole)
+	var res = new(loupe.AttachmentRole)
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentRole(ctx context.Context, sel ast.SelectionSet, v *store.AttachmentRole) graphql.Marshaler {
+func (ec *executionContext) marshalOAttachmentRole2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentRole(ctx context.Context, sel ast.SelectionSet, v *loupe.AttachmentRole) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return v
 }
 
-func (ec *executionContext) unmarshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx context.Context, v any) (*store.AttachmentType, error) {
+func (ec *executionContext) unmarshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentType(ctx context.Context, v any) (*loupe.AttachmentType, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(store.AttachmentType)
+	var res = new(loupe.AttachmentType)
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAttachmentType(ctx context.Context, sel ast.SelectionSet, v *store.AttachmentType) graphql.Marshaler {
+func (ec *executionContext) marshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentType(ctx context.Context, sel ast.SelectionSet, v *loupe.AttachmentType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return v
 }
 
-func (ec *executionContext) unmarshalOAuditAction2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx context.Context, v any) (*store.AuditAction, error) {
+func (ec *executionContext) unmarshalOAuditAction2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAuditAction(ctx context.Context, v any) (*loupe.AuditAction, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(store.AuditAction)
+	var res = new(loupe.AuditAction)
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOAuditAction2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAuditAction(ctx context.Context, sel ast.SelectionSet, v *store.AuditAction) graphql.Marshaler {
+func (ec *executionContext) marshalOAuditAction2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAuditAction(ctx context.Context, sel ast.SelectionSet, v *loupe.AuditAction) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -39427,16 +39428,16 @@ func (ec *executionContext) marshalOCommentOrder2ᚖgithubᚗcomᚋloupeᚑmam�
 	return v
 }
 
-func (ec *executionContext) unmarshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, v any) (*store.CommentType, error) {
+func (ec *executionContext) unmarshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐCommentType(ctx context.Context, v any) (*loupe.CommentType, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(store.CommentType)
+	var res = new(loupe.CommentType)
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentType(ctx context.Context, sel ast.SelectionSet, v *store.CommentType) graphql.Marshaler {
+func (ec *executionContext) marshalOCommentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐCommentType(ctx context.Context, sel ast.SelectionSet, v *loupe.CommentType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -39637,16 +39638,16 @@ func (ec *executionContext) marshalOItemOrder2ᚖgithubᚗcomᚋloupeᚑmamᚋlo
 	return v
 }
 
-func (ec *executionContext) unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx context.Context, v any) (store.JSON, error) {
+func (ec *executionContext) unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx context.Context, v any) (loupe.JSON, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res store.JSON
+	var res loupe.JSON
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON(ctx context.Context, sel ast.SelectionSet, v store.JSON) graphql.Marshaler {
+func (ec *executionContext) marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx context.Context, sel ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -39701,7 +39702,7 @@ func (ec *executionContext) marshalOMediaUsage2ᚖgithubᚗcomᚋloupeᚑmamᚋl
 	return ec._MediaUsage(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNode(ctx context.Context, sel ast.SelectionSet, v store.Node) graphql.Marshaler {
+func (ec *executionContext) marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚐNode(ctx context.Context, sel ast.SelectionSet, v loupe.Node) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

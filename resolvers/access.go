@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/auth"
 
 	"github.com/loupe-mam/loupe/store"
@@ -14,7 +15,7 @@ import (
 // path's own not-found error — and a write to one it may not change
 // EFORBIDDEN. Admins pass without a query; an id naming no item passes too,
 // so that the store answers its own not-found.
-func (r *Resolver) authorize(ctx context.Context, p *store.Principal, itemID string, write bool, missing error) error {
+func (r *Resolver) authorize(ctx context.Context, p *loupe.Principal, itemID string, write bool, missing error) error {
 	if p.IsAdmin {
 		return nil
 	}
@@ -29,14 +30,14 @@ func (r *Resolver) authorize(ctx context.Context, p *store.Principal, itemID str
 	case !a.Visible:
 		return missing
 	case write && !a.Updatable:
-		return store.Forbidden("you may not change this item")
+		return loupe.Forbidden("you may not change this item")
 	}
 	return nil
 }
 
 // authorizeAll is authorize for several items read (not written) at once:
 // each one the principal may not see answers missing(id).
-func (r *Resolver) authorizeAll(ctx context.Context, p *store.Principal, ids []string, missing func(id string) error) error {
+func (r *Resolver) authorizeAll(ctx context.Context, p *loupe.Principal, ids []string, missing func(id string) error) error {
 	if p.IsAdmin || len(ids) == 0 {
 		return nil
 	}
@@ -79,7 +80,7 @@ func (r *Resolver) visibleParentID(ctx context.Context, f *store.Folder) (*strin
 		return f.ParentID, err
 	}
 	if _, err := r.loaders(ctx).Folder.Load(ctx, *f.ParentID); err != nil {
-		if store.ErrorKind(err) == store.ENOTFOUND {
+		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 			return nil, nil
 		}
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
@@ -21,7 +22,7 @@ import (
 func (r *Resolver) itemAttachments(ctx context.Context, obj *store.Item, fileName *string) ([]*store.Attachment, error) {
 	if !obj.HasAttachments {
 		if fileName != nil {
-			return nil, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentNotFound}
+			return nil, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentNotFound}
 		}
 		return []*store.Attachment{}, nil
 	}
@@ -34,7 +35,7 @@ func (r *Resolver) itemAttachments(ctx context.Context, obj *store.Item, fileNam
 			return []*store.Attachment{a}, nil
 		}
 	}
-	return nil, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentNotFound}
+	return nil, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentNotFound}
 }
 
 func (r *Resolver) createAttachment(ctx context.Context, input store.CreateAttachmentInput) (*model.CreateAttachmentPayload, error) {
@@ -42,7 +43,7 @@ func (r *Resolver) createAttachment(ctx context.Context, input store.CreateAttac
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ItemID, true, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
+	if err := r.authorize(ctx, p, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	key := attachmentKey(p.TenantID, input.ItemID, input.FileName)
@@ -62,7 +63,7 @@ func (r *Resolver) updateAttachment(ctx context.Context, input store.UpdateAttac
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ItemID, true, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
+	if err := r.authorize(ctx, p, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	return r.Store.UpdateAttachment(ctx, p, &input)
@@ -73,7 +74,7 @@ func (r *Resolver) deleteAttachment(ctx context.Context, input model.DeleteAttac
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ItemID, true, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
+	if err := r.authorize(ctx, p, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	key, err := r.Store.DeleteAttachment(ctx, p.TenantID, input.ItemID, input.FileName)
@@ -89,7 +90,7 @@ func (r *Resolver) attachmentsPrecheck(ctx context.Context, itemID string, fileN
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, itemID, false, &store.Error{Kind: store.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
+	if err := r.authorize(ctx, p, itemID, false, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	names, err := r.Store.AttachmentsPrecheck(ctx, p.TenantID, itemID, fileNames)

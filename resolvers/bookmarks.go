@@ -6,6 +6,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -15,13 +16,13 @@ import (
 const msgBookmarksAdminOnly = "Only administrators may change system bookmarks and bookmark folders."
 
 // bookmarkAdmin returns the principal when it may write system bookmarks.
-func bookmarkAdmin(ctx context.Context) (*store.Principal, error) {
+func bookmarkAdmin(ctx context.Context) (*loupe.Principal, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !p.IsAdmin {
-		return nil, store.Errorf(store.EFORBIDDEN, msgBookmarksAdminOnly)
+		return nil, loupe.Errorf(loupe.EFORBIDDEN, msgBookmarksAdminOnly)
 	}
 	return p, nil
 }
@@ -64,14 +65,14 @@ func strictBookmark(raw any, ids, lists []string) error {
 	for _, k := range ids {
 		if v, given := m[k]; given && v != nil {
 			if _, ok := v.(string); !ok {
-				return store.Invalid("%s: must be a string", k)
+				return loupe.Invalid("%s: must be a string", k)
 			}
 		}
 	}
 	for _, k := range lists {
 		if v, given := m[k]; given && v != nil {
 			if _, ok := v.([]any); !ok {
-				return store.Invalid("%s: must be an array of strings", k)
+				return loupe.Invalid("%s: must be an array of strings", k)
 			}
 		}
 	}
@@ -80,11 +81,11 @@ func strictBookmark(raw any, ids, lists []string) error {
 
 // bookmarkInvalidAt names the element of a list that err (an EINVALID) is about.
 func bookmarkInvalidAt(list string, i int, err error) error {
-	var se *store.Error
-	if !errors.As(err, &se) || se.Kind != store.EINVALID {
+	var se *loupe.Error
+	if !errors.As(err, &se) || se.Kind != loupe.EINVALID {
 		return err
 	}
-	return store.Invalid("%s[%d]: %s", list, i, se.Message)
+	return loupe.Invalid("%s[%d]: %s", list, i, se.Message)
 }
 
 // givenKeys are the keys of an input object as written (nil when unknown).
@@ -116,12 +117,12 @@ func requiredBookmarkFields(in *model.BookmarkInput) []struct {
 // given holds the keys as written (nil: those of in that are not nil).
 func newBookmark(in *model.BookmarkInput, given map[string]bool) (*store.Bookmark, error) {
 	if in.FolderTreePath != nil || given["folderTreePath"] {
-		return nil, store.Invalid(store.MsgFolderTreePath)
+		return nil, loupe.Invalid(store.MsgFolderTreePath)
 	}
 	b := &store.Bookmark{IsFilterBookmark: in.IsFilterBookmark, ParentFolder: in.ParentFolder, SortKey: in.SortKey}
 	for _, f := range requiredBookmarkFields(in) {
 		if f.v == nil {
-			return nil, store.Invalid("%s is required", f.name)
+			return nil, loupe.Invalid("%s is required", f.name)
 		}
 	}
 	b.Title, b.Path, b.Icon = *in.Title, *in.Path, *in.Icon
@@ -159,7 +160,7 @@ func (r *Resolver) replaceBookmarks(ctx context.Context, in []*model.BookmarkInp
 		return nil, err
 	}
 	if len(in) > store.MaxBookmarks {
-		return nil, store.Invalid("at most %d system bookmarks", store.MaxBookmarks)
+		return nil, loupe.Invalid("at most %d system bookmarks", store.MaxBookmarks)
 	}
 	raw, _ := rawArgument(ctx, "input").([]any)
 	list := make([]*store.Bookmark, len(in))
@@ -193,14 +194,14 @@ func (r *Resolver) updateBookmark(ctx context.Context, id string, in model.Bookm
 	given := givenKeys(raw)
 	has := func(key string, set bool) bool { return set || given[key] }
 	if has("folderTreePath", in.FolderTreePath != nil) {
-		return nil, store.Invalid(store.MsgFolderTreePath)
+		return nil, loupe.Invalid(store.MsgFolderTreePath)
 	}
 	if in.ID != nil && *in.ID != id {
-		return nil, store.Invalid("id: the id of a bookmark cannot change")
+		return nil, loupe.Invalid("id: the id of a bookmark cannot change")
 	}
 	for _, f := range requiredBookmarkFields(&in) {
 		if given[f.name] && f.v == nil {
-			return nil, store.Invalid("%s is required and cannot be null", f.name)
+			return nil, loupe.Invalid("%s is required and cannot be null", f.name)
 		}
 	}
 	return r.Store.UpdateBookmark(ctx, p.TenantID, id, func(b *store.Bookmark) error {
@@ -246,7 +247,7 @@ func (r *Resolver) setBookmarkFolders(ctx context.Context, folders []*model.Book
 		return nil, err
 	}
 	if len(folders) > store.MaxBookmarkFolders {
-		return nil, store.Invalid("at most %d bookmark folders", store.MaxBookmarkFolders)
+		return nil, loupe.Invalid("at most %d bookmark folders", store.MaxBookmarkFolders)
 	}
 	raw, _ := rawArgument(ctx, "folders").([]any)
 	for i := range raw {

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -23,7 +24,7 @@ func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int
 	}
 	if after != nil && *after != "" {
 		if q.After, err = decodeCursor(*after); err != nil {
-			return nil, store.Invalid("invalid cursor (after / mScrollId)")
+			return nil, loupe.Invalid("invalid cursor (after / mScrollId)")
 		}
 	}
 	if err := q.Validate(); err != nil {
@@ -119,7 +120,7 @@ func (r *Resolver) reactToComment(ctx context.Context, input model.ReactToCommen
 
 // commentVisible answers NOT_FOUND for a comment on an item the principal
 // may not see, as for a missing comment.
-func (r *Resolver) commentVisible(ctx context.Context, p *store.Principal, id string) error {
+func (r *Resolver) commentVisible(ctx context.Context, p *loupe.Principal, id string) error {
 	if p.IsAdmin {
 		return nil
 	}
@@ -128,7 +129,7 @@ func (r *Resolver) commentVisible(ctx context.Context, p *store.Principal, id st
 		return err
 	}
 	if _, ok := visible[id]; !ok {
-		return store.NotFound()
+		return loupe.NotFound()
 	}
 	return nil
 }

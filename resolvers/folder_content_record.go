@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -11,7 +12,7 @@ import (
 // fields: what getFolderContent (rest/operations) selected, in its order —
 // total, hits {id owner folderParents itemType name createdOn visibleTo
 // {level groups} updatableBy {level groups}}, from, nextToken.
-func (r *Resolver) folderContentRecord(ctx context.Context, c *model.FolderContent) (store.JSON, error) {
+func (r *Resolver) folderContentRecord(ctx context.Context, c *model.FolderContent) (loupe.JSON, error) {
 	w := make(jsonw, 0, 256+len(c.Hits)*320)
 	w = append(w.key("total", true).int(c.Total).key("hits", false), '[')
 	for i, h := range c.Hits {
@@ -30,7 +31,7 @@ func (r *Resolver) folderContentRecord(ctx context.Context, c *model.FolderConte
 	}
 	w = append(w, ']')
 	w = w.key("from", false).int(c.From).key("nextToken", false).optStr(c.NextToken)
-	return store.JSON(append(w, '}')), nil
+	return loupe.JSON(append(w, '}')), nil
 }
 
 // access writes an access rule as the Access type does.

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -63,7 +64,7 @@ func (r *Resolver) updateFolder(ctx context.Context, in model.UpdateFolderInput)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, in.ID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, in.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	u := store.FolderUpdate{ID: in.ID, Name: in.Name, Parent: in.Parent, ToTop: in.ToTop != nil && *in.ToTop,
@@ -87,7 +88,7 @@ func (r *Resolver) deleteFolder(ctx context.Context, id string) (*model.DeleteFo
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, id, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, id, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if _, err := r.Store.Folder(ctx, p, id); err != nil {
@@ -105,7 +106,7 @@ func (r *Resolver) setFolderMetadata(ctx context.Context, in model.FolderMetadat
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, in.ID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, in.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	return r.Store.SetFolderMetadata(ctx, p, in.ID, in.Metadata.FormID, in.Metadata.FormData)
@@ -124,7 +125,7 @@ func (r *Resolver) changeItemFolders(ctx context.Context, itemID, from, to strin
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, itemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, itemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	return r.Store.MoveItem(ctx, p, itemID, from, to)
@@ -177,7 +178,7 @@ func (r *Resolver) folderAncestry(ctx context.Context, ids []string) ([]*model.A
 	}
 	ids = unique(ids)
 	if len(ids) == 0 || len(ids) > store.MaxExternalIDs {
-		return nil, store.Invalid("give 1 to %d ids", store.MaxExternalIDs)
+		return nil, loupe.Invalid("give 1 to %d ids", store.MaxExternalIDs)
 	}
 	paths, err := r.Store.AncestryOfItems(ctx, p, ids)
 	if err != nil {
@@ -232,7 +233,7 @@ func (r *Resolver) itemFolders(ctx context.Context, obj *store.Item) ([]*store.F
 	for _, id := range obj.FolderParentIDs {
 		f, err := l.Folder.Load(ctx, id)
 		switch {
-		case store.ErrorKind(err) == store.ENOTFOUND:
+		case loupe.ErrorKind(err) == loupe.ENOTFOUND:
 			continue // gone to the recycle bin, or not visible: not shown
 		case err != nil:
 			return nil, err

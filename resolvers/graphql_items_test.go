@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // missingID is a well-formed UUIDv7 no row has.
@@ -330,8 +330,8 @@ func TestItemAnswersNotFound(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := a.GraphQL(t, `query($id: ID!) { item(id: $id) { id title } }`, map[string]any{"id": c.id})
-			if msg := wantError(t, r, "NOT_FOUND", 404); msg != store.MsgNotFound {
-				t.Fatalf("message %q, want %q", msg, store.MsgNotFound)
+			if msg := wantError(t, r, "NOT_FOUND", 404); msg != loupe.MsgNotFound {
+				t.Fatalf("message %q, want %q", msg, loupe.MsgNotFound)
 			}
 			if len(r.Errors[0].Path) != 1 || r.Errors[0].Path[0] != "item" {
 				t.Fatalf("error path %v, want [item]", r.Errors[0].Path)
@@ -925,7 +925,7 @@ func TestGraphQLWithoutAValidKeyIsUnauthenticated(t *testing.T) {
 				}
 				r.JSON(&body)
 				if len(body.Errors) != 1 || body.Errors[0].Extensions["code"] != "UNAUTHENTICATED" ||
-					body.Errors[0].Extensions["statusCode"] != 401.0 || body.Errors[0].Message != store.MsgUnauthenticated ||
+					body.Errors[0].Extensions["statusCode"] != 401.0 || body.Errors[0].Message != loupe.MsgUnauthenticated ||
 					body.Data != nil { // no data entry: nothing ran
 					t.Fatalf("answer: %s", r.Body)
 				}

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // gqlRelation is a Relation with its related item.
@@ -299,7 +299,7 @@ func TestItemsWithCommentsRelationsAndFoldersCostConstantStatements(t *testing.T
 	// Four comments an item, each with two reactions, go in behind the API.
 	for _, id := range items {
 		for k := range 4 {
-			cid := store.NewID()
+			cid := loupe.NewID()
 			if _, err := api.DB.Exec(`INSERT INTO comments (tenant_id, id, item_id, type, text, author_id, created_on, modified_on)
 				VALUES ($1, $2, $3, 'top', $4, $5, now(), now())`, a.TenantID, cid, id, fmt.Sprint("comment ", k), a.UserID); err != nil {
 				t.Fatal(err)

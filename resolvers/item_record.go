@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -10,7 +11,7 @@ import (
 // rest/operations/items.graphql, field for field in its order (jsonw.go
 // says why records are written by hand), from the same item and the same
 // resolvers the fragment's fields use.
-func (r *itemResolver) itemRecord(ctx context.Context, it *store.Item, readable *bool) (store.JSON, error) {
+func (r *itemResolver) itemRecord(ctx context.Context, it *store.Item, readable *bool) (loupe.JSON, error) {
 	parents, err := r.FolderParents(ctx, it)
 	if err != nil {
 		return nil, err
@@ -94,5 +95,5 @@ func (r *itemResolver) itemRecord(ctx context.Context, it *store.Item, readable 
 		key("isExternalUpload", false).bool(it.IsExternalUpload).
 		key("uploadLockOwnerInstanceId", false).optStr(it.UploadLockOwnerInstanceID).
 		key("uploadProgressInfo", false).raw(it.UploadProgressInfo).key("uploadRequestedAt", false).optTime(it.UploadRequestedAt)
-	return store.JSON(append(w, '}')), nil
+	return loupe.JSON(append(w, '}')), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -14,7 +15,7 @@ func (r *Resolver) renameVersion(ctx context.Context, in model.RenameVersionInpu
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, in.ItemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, in.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := r.Store.RenameVersion(ctx, p.TenantID, in.ItemID, in.VersionID, in.Name); err != nil {
@@ -32,7 +33,7 @@ func (r *Resolver) setUploadLock(ctx context.Context, itemID string, owner *stri
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, itemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, itemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := r.Store.SetUploadLock(ctx, p.TenantID, itemID, owner); err != nil {
@@ -46,7 +47,7 @@ func (r *Resolver) updateMediaUsage(ctx context.Context, in model.UpdateMediaUsa
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, in.ItemID, false, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, in.ItemID, false, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	u := store.MediaUsage{LastUsedOn: time.Now().UTC().Truncate(time.Millisecond), LastUsedWorkflow: in.LastUsedWorkflow}
@@ -64,7 +65,7 @@ func (r *Resolver) migrateMediaLocation(ctx context.Context, in model.MigrateMed
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, in.ItemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, in.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := r.Store.MigrateMediaLocation(ctx, p.TenantID, in.ItemID, in.SourceFileLocation, in.GeneratedContentLocation); err != nil {

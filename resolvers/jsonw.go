@@ -5,8 +5,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/scalar"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // Records are the REST answers of the hottest routes as one JSON value
@@ -111,7 +111,7 @@ func (w jsonw) optBool(b *bool) jsonw {
 }
 
 // raw writes a JSON value as the JSON scalar does: as stored.
-func (w jsonw) raw(j store.JSON) jsonw {
+func (w jsonw) raw(j loupe.JSON) jsonw {
 	if j.IsNull() {
 		return append(w, "null"...)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/graph-gophers/dataloader/v7"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -458,12 +459,12 @@ func (l *Loader[V]) takeHints(key string) []string {
 
 // fetchFunc is a store read of many keys for a principal; what the
 // principal may not see is left out.
-type fetchFunc[V any] func(ctx context.Context, p *store.Principal, ids []string) (map[string]V, error)
+type fetchFunc[V any] func(ctx context.Context, p *loupe.Principal, ids []string) (map[string]V, error)
 
 // ofTenant adapts a store read scoped by tenant alone: nested data of an
 // item the principal already sees.
 func ofTenant[V any](fetch func(ctx context.Context, tenantID string, ids []string) (map[string]V, error)) fetchFunc[V] {
-	return func(ctx context.Context, p *store.Principal, ids []string) (map[string]V, error) {
+	return func(ctx context.Context, p *loupe.Principal, ids []string) (map[string]V, error) {
 		return fetch(ctx, p.TenantID, ids)
 	}
 }
@@ -483,7 +484,7 @@ func byKey[V any](fetch fetchFunc[V]) dataloader.BatchFunc[string, V] {
 			case err != nil:
 				out[i] = &dataloader.Result[V]{Error: err}
 			case !ok:
-				out[i] = &dataloader.Result[V]{Error: store.NotFound()}
+				out[i] = &dataloader.Result[V]{Error: loupe.NotFound()}
 			default:
 				out[i] = &dataloader.Result[V]{Data: v}
 			}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"reflect"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -164,7 +165,7 @@ func (r *Resolver) deleteOptionList(ctx context.Context, in model.DeleteOptionLi
 // request's form loader, nil when the tenant has no such form.
 func (r *Resolver) metadataForm(ctx context.Context, md *store.ItemMetadata) (*store.Mdf, error) {
 	m, err := r.loaders(ctx).Mdf.Load(ctx, md.FormID)
-	if store.ErrorKind(err) == store.ENOTFOUND {
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return nil, nil
 	}
 	return m, err
@@ -183,7 +184,7 @@ func strictInput[T any](ctx context.Context, name string, into *T) error {
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return store.Invalid("%s: %v", name, err)
+		return loupe.Invalid("%s: %v", name, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -191,9 +192,9 @@ func strictInput[T any](ctx context.Context, name string, into *T) error {
 	if err := dec.Decode(&typed); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return store.Invalid("%s: must be %s", te.Field, jsonKind(te.Type))
+			return loupe.Invalid("%s: must be %s", te.Field, jsonKind(te.Type))
 		}
-		return store.Invalid("%s: %v", name, err)
+		return loupe.Invalid("%s: %v", name, err)
 	}
 	return nil
 }

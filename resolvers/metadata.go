@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -13,7 +14,7 @@ func (r *Resolver) updateItemMetadata(ctx context.Context, in model.UpdateItemMe
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, in.ID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, in.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, err := r.Store.UpdateItemMetadata(ctx, p, store.MetadataUpdate{
@@ -31,7 +32,7 @@ func (r *Resolver) setCustomIcons(ctx context.Context, in model.SetCustomIconsIn
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, in.ItemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, in.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, err := r.Store.SetCustomIcons(ctx, p.TenantID, in.ItemID, in.CustomIcons, in.Merge != nil && *in.Merge)
@@ -47,7 +48,7 @@ func (r *Resolver) updateTimedMetadata(ctx context.Context, in model.UpdateTimed
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, in.ItemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, in.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	upsert := make([]store.TimedMetadataInput, len(in.Upsert))
@@ -65,12 +66,12 @@ func (r *Resolver) updateTimedMetadata(ctx context.Context, in model.UpdateTimed
 // of choice values, when asked (readableMetadataFields). The form comes
 // through the request's form loader; keys without a known label stay as
 // they are.
-func (r *Resolver) readableFormData(ctx context.Context, formID string, data store.JSON, readable bool) (store.JSON, error) {
+func (r *Resolver) readableFormData(ctx context.Context, formID string, data loupe.JSON, readable bool) (loupe.JSON, error) {
 	if !readable {
 		return data, nil
 	}
 	form, err := r.loaders(ctx).Mdf.Load(ctx, formID)
-	if err != nil && store.ErrorKind(err) != store.ENOTFOUND {
+	if err != nil && loupe.ErrorKind(err) != loupe.ENOTFOUND {
 		return nil, err
 	}
 	return store.ReadableFormData(form, data)

@@ -3,14 +3,15 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/store"
 )
 
 // nodes fetches anything by id: items (folders answered as Folder, persons
 // as Person), audit records and comments, in the order asked, nil for what
 // is missing. At most five queries whatever the number of ids.
-func (r *Resolver) nodes(ctx context.Context, p *store.Principal, ids []string) ([]store.Node, error) {
-	out := make([]store.Node, len(ids))
+func (r *Resolver) nodes(ctx context.Context, p *loupe.Principal, ids []string) ([]loupe.Node, error) {
+	out := make([]loupe.Node, len(ids))
 	items, err := r.Store.ItemsByIDs(ctx, p, ids)
 	if err != nil {
 		return nil, err

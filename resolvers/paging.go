@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -19,7 +20,7 @@ func encodeCursor(id string) string { return base64.RawURLEncoding.EncodeToStrin
 func decodeCursor(c string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
-		return "", store.Invalid("invalid cursor")
+		return "", loupe.Invalid("invalid cursor")
 	}
 	return string(b), nil
 }
@@ -66,11 +67,11 @@ func decodeChangeCursor(c string) (time.Time, string, error) {
 	}
 	at, id, ok := strings.Cut(s, "|")
 	if !ok {
-		return time.Time{}, "", store.Invalid("invalid cursor")
+		return time.Time{}, "", loupe.Invalid("invalid cursor")
 	}
 	t, err := time.Parse(time.RFC3339Nano, at)
 	if err != nil {
-		return time.Time{}, "", store.Invalid("invalid cursor")
+		return time.Time{}, "", loupe.Invalid("invalid cursor")
 	}
 	return t, id, nil
 }
@@ -84,22 +85,22 @@ func changesQuery(since time.Time, first *int, after *string) (store.ItemQuery, 
 	// Named as both surfaces call them: first and after in GraphQL, size
 	// and nextToken in REST.
 	if q.First < 1 || q.First > store.MaxItemPage {
-		return q, store.Invalid("first (size) must be between 1 and %d", store.MaxItemPage)
+		return q, loupe.Invalid("first (size) must be between 1 and %d", store.MaxItemPage)
 	}
 	if after != nil && *after != "" {
 		at, id, err := decodeChangeCursor(*after)
 		if err != nil {
-			return q, store.Invalid("after (nextToken) is not a valid cursor")
+			return q, loupe.Invalid("after (nextToken) is not a valid cursor")
 		}
 		q.AfterModified, q.After = at, id
 	}
 	if err := q.Validate(); err != nil {
-		return q, store.Invalid("after (nextToken) is not a valid cursor")
+		return q, loupe.Invalid("after (nextToken) is not a valid cursor")
 	}
 	return q, nil
 }
 
-func itemConnection(p *store.Principal, q store.ItemQuery, items []*store.Item, more bool) *model.ItemConnection {
+func itemConnection(p *loupe.Principal, q store.ItemQuery, items []*store.Item, more bool) *model.ItemConnection {
 	cursor := func(it *store.Item) string { return encodeCursor(it.ID) }
 	if q.ChangedSince != nil {
 		cursor = encodeChangeCursor
@@ -169,7 +170,7 @@ func auditQuery(f *model.AuditFilter, from, size *int) store.AuditQuery {
 // itemPage lists a page of items for the principal, hints the page to the
 // nested loaders and answers it as a connection: the one path of items,
 // itemChanges and Folder.items.
-func (r *Resolver) itemPage(ctx context.Context, p *store.Principal, q store.ItemQuery) (*model.ItemConnection, error) {
+func (r *Resolver) itemPage(ctx context.Context, p *loupe.Principal, q store.ItemQuery) (*model.ItemConnection, error) {
 	q.Lean = leanConnection(ctx)
 	items, more, err := r.Store.ListItems(ctx, p, q)
 	if err != nil {

@@ -3,13 +3,14 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
 // updateUserSettings merges settings into the caller's own settings.
-func (r *Resolver) updateUserSettings(ctx context.Context, in store.JSON) (*store.UserSettings, error) {
+func (r *Resolver) updateUserSettings(ctx context.Context, in loupe.JSON) (*store.UserSettings, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -41,7 +42,7 @@ func (r *Resolver) userStatus(ctx context.Context) (*model.UserStatus, error) {
 	if deactivated {
 		// Deactivated since the key was cached (the cache hears of it a
 		// moment later): the row says the key no longer authenticates.
-		return nil, &store.Error{Kind: store.EUNAUTHORIZED, Message: store.MsgUnauthenticated}
+		return nil, &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 	}
 	return &model.UserStatus{IsDeactivated: false}, nil
 }
@@ -53,7 +54,7 @@ func (r *Resolver) createPerson(ctx context.Context, in model.CreatePersonInput)
 		return nil, err
 	}
 	if err := r.authorizeAll(ctx, p, in.ImageIds, func(id string) error {
-		return store.Invalid("imageIds: item %s does not exist", id)
+		return loupe.Invalid("imageIds: item %s does not exist", id)
 	}); err != nil {
 		return nil, err
 	}

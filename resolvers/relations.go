@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -12,7 +13,7 @@ import (
 // RelationsOfItem (one query for a list of items), optionally of one type.
 func (r *Resolver) itemRelations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error) {
 	if relationType != nil && !store.ValidRelationType(*relationType) {
-		return nil, store.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", *relationType)
+		return nil, loupe.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", *relationType)
 	}
 	p, err := auth.Require(ctx)
 	if err != nil {
@@ -32,7 +33,7 @@ func (r *Resolver) itemRelations(ctx context.Context, obj *store.Item, relationT
 			// Relations to items the principal may not see are not
 			// shown (access control: invisible is missing).
 			a, err := l.Access.Load(ctx, rel.RelatedItemID)
-			if store.ErrorKind(err) == store.ENOTFOUND || (err == nil && !a.Visible) {
+			if loupe.ErrorKind(err) == loupe.ENOTFOUND || (err == nil && !a.Visible) {
 				continue
 			}
 			if err != nil {
@@ -49,11 +50,11 @@ func (r *Resolver) setRelations(ctx context.Context, input model.SetRelationsInp
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ItemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, input.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := r.authorizeAll(ctx, p, input.RelatedItemIds, func(id string) error {
-		return store.Invalid("item %s does not exist", id)
+		return loupe.Invalid("item %s does not exist", id)
 	}); err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (r *Resolver) deleteRelation(ctx context.Context, input model.DeleteRelatio
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ItemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, input.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	rels, err := r.Store.DeleteRelation(ctx, p, input.ItemID, input.RelationType, input.RelatedItemID)
@@ -97,7 +98,7 @@ func (r *Resolver) relatedItem(ctx context.Context, obj *store.Relation) (*store
 		items = r.loaders(ctx).ItemLean // a lean row serves what is asked
 	}
 	it, err := items.Load(ctx, obj.RelatedItemID)
-	if store.ErrorKind(err) == store.ENOTFOUND {
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return nil, nil
 	}
 	return it, err

@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
@@ -43,7 +44,7 @@ func (r *folderResolver) Parent(ctx context.Context, obj *store.Folder) (*store.
 		return nil, nil
 	}
 	f, err := r.loaders(ctx).Folder.Load(ctx, *obj.ParentID)
-	if store.ErrorKind(err) == store.ENOTFOUND {
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return nil, nil // the parent was deleted: the folder shows at the top
 	}
 	return f, err
@@ -61,7 +62,7 @@ func (r *folderResolver) Ancestors(ctx context.Context, obj *store.Folder) ([]*s
 	return r.folderAncestors(ctx, obj)
 }
 
-func (r *folderContentResolver) Record(ctx context.Context, obj *model.FolderContent) (store.JSON, error) {
+func (r *folderContentResolver) Record(ctx context.Context, obj *model.FolderContent) (loupe.JSON, error) {
 	return r.folderContentRecord(ctx, obj)
 }
 
@@ -109,7 +110,7 @@ func (r *itemResolver) Version(ctx context.Context, obj *store.Item) (*store.Ite
 		return nil, err
 	}
 	if len(versions) == 0 {
-		return nil, store.NotFound()
+		return nil, loupe.NotFound()
 	}
 	return versions[0], nil
 }
@@ -130,7 +131,7 @@ func (r *itemResolver) TimedTranscriptURL(ctx context.Context, obj *store.Item) 
 	return r.timedTranscriptURL(ctx, obj)
 }
 
-func (r *itemResolver) Record(ctx context.Context, obj *store.Item, readableFields *bool) (store.JSON, error) {
+func (r *itemResolver) Record(ctx context.Context, obj *store.Item, readableFields *bool) (loupe.JSON, error) {
 	return r.itemRecord(ctx, obj, readableFields)
 }
 
@@ -146,7 +147,7 @@ func (r *itemConnectionResolver) NextToken(ctx context.Context, obj *model.ItemC
 	return obj.PageInfo.EndCursor, nil
 }
 
-func (r *itemMetadataResolver) FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (store.JSON, error) {
+func (r *itemMetadataResolver) FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (loupe.JSON, error) {
 	return r.readableFormData(ctx, obj.FormID, obj.FormData, readableFields != nil && *readableFields)
 }
 
@@ -173,7 +174,7 @@ func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInp
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, _, err := r.Store.DeleteItem(ctx, p, input.ID)
@@ -189,7 +190,7 @@ func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDI
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, err := r.Store.UndeleteItem(ctx, p, input.ID)
@@ -205,7 +206,7 @@ func (r *mutationResolver) ToggleArchive(ctx context.Context, input model.ItemID
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, archived, folder, err := r.Store.ToggleArchive(ctx, p, input.ID)
@@ -339,7 +340,7 @@ func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*mo
 	return r.setBookmarkFolders(ctx, folders)
 }
 
-func (r *mutationResolver) UpdateUserSettings(ctx context.Context, input store.JSON) (*store.UserSettings, error) {
+func (r *mutationResolver) UpdateUserSettings(ctx context.Context, input loupe.JSON) (*store.UserSettings, error) {
 	return r.updateUserSettings(ctx, input)
 }
 
@@ -355,7 +356,7 @@ func (r *mutationResolver) DeleteRelation(ctx context.Context, input model.Delet
 	return r.deleteRelation(ctx, input)
 }
 
-func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input store.JSON) (*store.TenantConfig, error) {
+func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*store.TenantConfig, error) {
 	return r.updateTenantConfig(ctx, input)
 }
 
@@ -400,7 +401,7 @@ func (r *mutationResolver) DeleteOptionList(ctx context.Context, input model.Del
 }
 
 // Node is the resolver for the node field.
-func (r *queryResolver) Node(ctx context.Context, id string) (store.Node, error) {
+func (r *queryResolver) Node(ctx context.Context, id string) (loupe.Node, error) {
 	nodes, err := r.Nodes(ctx, []string{id})
 	if err != nil {
 		return nil, err
@@ -409,7 +410,7 @@ func (r *queryResolver) Node(ctx context.Context, id string) (store.Node, error)
 }
 
 // Nodes is the resolver for the nodes field.
-func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]store.Node, error) {
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]loupe.Node, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

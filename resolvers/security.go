@@ -7,6 +7,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/graph/scalar"
 	"github.com/loupe-mam/loupe/internal/auth"
@@ -47,7 +48,7 @@ func (r *Resolver) createAPIKey(ctx context.Context, in model.CreateAPIKeyInput)
 	if in.ExpiryDate != nil && *in.ExpiryDate != indefinite {
 		t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(*in.ExpiryDate))
 		if err != nil {
-			return nil, store.Invalid(`expiryDate must be an RFC 3339 timestamp or "indefinite", got %q`, *in.ExpiryDate)
+			return nil, loupe.Invalid(`expiryDate must be an RFC 3339 timestamp or "indefinite", got %q`, *in.ExpiryDate)
 		}
 		create.ExpiresOn = &t
 	}
@@ -72,7 +73,7 @@ func (r *Resolver) securitySettings(ctx context.Context) (*store.SecuritySetting
 		return nil, err
 	}
 	if !p.IsAdmin {
-		return nil, store.Forbidden("only admins read the security settings")
+		return nil, loupe.Forbidden("only admins read the security settings")
 	}
 	return r.Store.Security(ctx, p.TenantID)
 }
@@ -83,22 +84,22 @@ func (r *Resolver) updateSecuritySettings(ctx context.Context, in model.Security
 		return nil, err
 	}
 	if !p.IsAdmin {
-		return nil, store.Forbidden("only admins change the security settings")
+		return nil, loupe.Forbidden("only admins change the security settings")
 	}
 	u := store.SecurityUpdate{AutoAdd: in.AutoAddUsersToOrganizationGroup}
 	if _, u.SetJwksURL = given["jwksUrl"]; u.SetJwksURL && in.JwksURL != nil {
 		url := strings.TrimSpace(*in.JwksURL)
 		if len(url) > maxJwksURL {
-			return nil, store.Invalid("jwksUrl is longer than %d characters", maxJwksURL)
+			return nil, loupe.Invalid("jwksUrl is longer than %d characters", maxJwksURL)
 		}
 		if url == "" {
 			u.JwksURL = nil
 		} else {
 			if r.JWKS == nil {
-				return nil, store.Invalid("this server does not verify identity provider tokens")
+				return nil, loupe.Invalid("this server does not verify identity provider tokens")
 			}
 			if err := r.JWKS.CheckURL(ctx, url); err != nil {
-				return nil, store.Invalid("jwksUrl: %v", err)
+				return nil, loupe.Invalid("jwksUrl: %v", err)
 			}
 			u.JwksURL = &url
 		}
@@ -109,11 +110,11 @@ func (r *Resolver) updateSecuritySettings(ctx context.Context, in model.Security
 // wrongScope is the answer of a system endpoint to a tenant's key where
 // the spec wants 401 (storage managers).
 func wrongScope() error {
-	return &store.Error{Kind: store.EUNAUTHORIZED, Message: store.MsgUnauthenticated}
+	return &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 }
 
 func (r *Resolver) tenantIDs(ctx context.Context) (*model.TenantIds, error) {
-	if _, err := auth.RequireSystem(ctx, store.Forbidden("the tenant id list needs the system scope")); err != nil {
+	if _, err := auth.RequireSystem(ctx, loupe.Forbidden("the tenant id list needs the system scope")); err != nil {
 		return nil, err
 	}
 	ids, err := r.Store.TenantIDs(ctx)

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -17,13 +18,13 @@ const (
 
 // adminOnly returns the principal when it is an admin of its tenant, else
 // FORBIDDEN with msg.
-func adminOnly(ctx context.Context, msg string) (*store.Principal, error) {
+func adminOnly(ctx context.Context, msg string) (*loupe.Principal, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !p.IsAdmin {
-		return nil, store.Forbidden("%s", msg)
+		return nil, loupe.Forbidden("%s", msg)
 	}
 	return p, nil
 }
@@ -43,7 +44,7 @@ func (r *Resolver) tenantConfig(ctx context.Context) (*store.TenantConfig, error
 }
 
 // updateTenantConfig merges keys into the tenant configuration (admins).
-func (r *Resolver) updateTenantConfig(ctx context.Context, in store.JSON) (*store.TenantConfig, error) {
+func (r *Resolver) updateTenantConfig(ctx context.Context, in loupe.JSON) (*store.TenantConfig, error) {
 	p, err := adminOnly(ctx, msgConfigAdminOnly)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
@@ -22,7 +23,7 @@ func (r *Resolver) createThumbnail(ctx context.Context, input model.CreateThumbn
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ItemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, input.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	key := itemFilesPrefix(p.TenantID, input.ItemID) + "thumbnails/" +
@@ -47,10 +48,10 @@ func (r *Resolver) itemThumbnails(ctx context.Context, obj *store.Item, index, s
 		n = *size
 	}
 	if i < 0 {
-		return nil, store.Invalid("index must not be negative")
+		return nil, loupe.Invalid("index must not be negative")
 	}
 	if n < 1 || n > store.MaxThumbnailPage {
-		return nil, store.Invalid("size must be between 1 and %d", store.MaxThumbnailPage)
+		return nil, loupe.Invalid("size must be between 1 and %d", store.MaxThumbnailPage)
 	}
 	l := r.loaders(ctx)
 	l.HintThumbnails(i, n)
@@ -105,7 +106,7 @@ var (
 const maxPositionSeconds = 1e6
 
 func errPosition(s string) error {
-	return store.Invalid("position must be seconds (12.5) or a timecode (HH:MM:SS:FF), got %q", s)
+	return loupe.Invalid("position must be seconds (12.5) or a timecode (HH:MM:SS:FF), got %q", s)
 }
 
 func parsePosition(s string) (position, error) {
@@ -133,7 +134,7 @@ func (p position) ms(fps float64) (int64, error) {
 		return int64(math.Round(p.seconds * 1000)), nil
 	}
 	if float64(p.f) >= math.Ceil(fps) {
-		return 0, store.Invalid("position %q: frame %d does not exist at %.4g frames per second", p.originalInput, p.f, fps)
+		return 0, loupe.Invalid("position %q: frame %d does not exist at %.4g frames per second", p.originalInput, p.f, fps)
 	}
 	secs := (p.h*60+p.m)*60 + p.s
 	return secs*1000 + int64(math.Round(float64(p.f)*1000/fps)), nil
@@ -145,7 +146,7 @@ const defaultFrameRate = 25
 
 // frameRate reads technicalMetadata.frameRate (or fps): a number, or a
 // string such as "29.97" or "30000/1001". Anything else means 25.
-func frameRate(tech store.JSON) float64 {
+func frameRate(tech loupe.JSON) float64 {
 	if tech.IsNull() {
 		return defaultFrameRate
 	}

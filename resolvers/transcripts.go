@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
@@ -23,7 +24,7 @@ func (r *Resolver) updateTranscript(ctx context.Context, input model.UpdateTrans
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, input.ItemID, true, store.NotFound()); err != nil {
+	if err := r.authorize(ctx, p, input.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := store.ValidateTranscript(input.LanguageCode, input.TimedTranscript); err != nil {
@@ -67,7 +68,7 @@ func (r *Resolver) itemTranscript(ctx context.Context, obj *store.Item, language
 		lang, asked = *languageCode, *languageCode
 	}
 	if !store.ValidTranscriptLanguage(lang) {
-		return nil, store.Invalid("languageCode must be a BCP 47 language-region tag such as en-US, got %q", lang)
+		return nil, loupe.Invalid("languageCode must be a BCP 47 language-region tag such as en-US, got %q", lang)
 	}
 	// Items that never had a transcript (most) cost no query.
 	if obj.TranscriptLastUpdated == nil {

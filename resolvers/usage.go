@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
@@ -24,7 +25,7 @@ func (r *Resolver) metering(ctx context.Context, startDay, endDay *int, tenantID
 	tenants := tenantIDs
 	if p := auth.From(ctx); p != nil && p.System {
 		if len(tenantIDs) == 0 || len(tenantIDs) > maxMeteredTenants {
-			return nil, store.Invalid("the system scope names 1 to %d tenantIds", maxMeteredTenants)
+			return nil, loupe.Invalid("the system scope names 1 to %d tenantIds", maxMeteredTenants)
 		}
 		// A tenant named twice, or in two spellings, is metered once.
 		seen := map[string]bool{}
@@ -42,7 +43,7 @@ func (r *Resolver) metering(ctx context.Context, startDay, endDay *int, tenantID
 		}
 		for _, id := range tenantIDs {
 			if !strings.EqualFold(id, p.TenantID) {
-				return nil, store.Forbidden("Metering of other tenants needs the system scope.")
+				return nil, loupe.Forbidden("Metering of other tenants needs the system scope.")
 			}
 		}
 		tenants = []string{p.TenantID}
@@ -85,7 +86,7 @@ func (r *Resolver) stats(ctx context.Context, dateRange *model.StatsDateRange) (
 		}
 		counts[c.Name] = entry
 	}
-	return &model.Stats{Counts: store.JSONOf(counts), Counters: counters, DateRange: rng}, nil
+	return &model.Stats{Counts: loupe.JSONOf(counts), Counters: counters, DateRange: rng}, nil
 }
 
 // statsSince is the first hour of a range: ranges are whole hours up to
@@ -148,7 +149,7 @@ func encodeActivityCursor(hour time.Time, typ string) string {
 }
 
 func decodeActivityCursor(c string) (time.Time, string, error) {
-	bad := store.Invalid("invalid cursor (after / nextToken)")
+	bad := loupe.Invalid("invalid cursor (after / nextToken)")
 	s, err := decodeCursor(c)
 	if err != nil {
 		return time.Time{}, "", bad

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/loupe-mam/loupe/store"
+	"github.com/loupe-mam/loupe"
 )
 
 // A Binder moves what a request carries (path, query, body) into the
@@ -20,15 +20,15 @@ import (
 type Binder func(r *http.Request, vars map[string]any) error
 
 // MsgInvalidSyntax is the spec's answer to a body that cannot be parsed.
-const MsgInvalidSyntax = store.MsgInvalidSyntax
+const MsgInvalidSyntax = loupe.MsgInvalidSyntax
 
 // errUnparsable is the error for a body that is not JSON; a route may answer
 // it differently (Route.BadBody).
-var errUnparsable = store.Invalid(MsgInvalidSyntax)
+var errUnparsable = loupe.Invalid(MsgInvalidSyntax)
 
 // typeError is the spec's answer on the paths where an unparsable body is a
 // 500 TypeError (section 7).
-var typeError = &store.Error{Kind: store.EINTERNAL, Message: "TypeError"}
+var typeError = &loupe.Error{Kind: loupe.EINTERNAL, Message: "TypeError"}
 
 // all runs binders in order.
 func all(bs ...Binder) Binder {
@@ -71,7 +71,7 @@ func decodeBody(r *http.Request) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, store.Errorf(store.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
+			return nil, loupe.Errorf(loupe.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
 		}
 		return nil, errUnparsable
 	}
@@ -101,7 +101,7 @@ func queryInt(param, obj, name string) Binder {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return store.Invalid("query parameter %s must be an integer, got %q", param, v)
+			return loupe.Invalid("query parameter %s must be an integer, got %q", param, v)
 		}
 		set(vars, obj, name, n)
 		return nil
@@ -117,7 +117,7 @@ func queryBool(param, obj, name string) Binder {
 		}
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return store.Invalid("query parameter %s must be true or false, got %q", param, v)
+			return loupe.Invalid("query parameter %s must be true or false, got %q", param, v)
 		}
 		set(vars, obj, name, b)
 		return nil
@@ -130,7 +130,7 @@ func queryList(name string, params ...string) Binder {
 	return func(r *http.Request, vars map[string]any) error {
 		list := queryValues(r, params)
 		if len(list) == 0 {
-			return store.Invalid("query parameter %s is required", params[0])
+			return loupe.Invalid("query parameter %s is required", params[0])
 		}
 		vars[name] = list
 		return nil
@@ -188,7 +188,7 @@ func bodyObject(r *http.Request) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, store.Invalid("the request body must be a JSON object")
+		return nil, loupe.Invalid("the request body must be a JSON object")
 	}
 	return m, nil
 }
@@ -203,11 +203,11 @@ func bodyKeyInto(key, obj, name string) Binder {
 		}
 		v, ok := m[key]
 		if !ok {
-			return store.Invalid("the request body needs %s", key)
+			return loupe.Invalid("the request body needs %s", key)
 		}
 		for k := range m {
 			if k != key {
-				return store.Invalid("%s: unknown field", k)
+				return loupe.Invalid("%s: unknown field", k)
 			}
 		}
 		set(vars, obj, name, v)
@@ -247,7 +247,7 @@ func bodyArrayAs(name string) Binder {
 			return err
 		}
 		if _, ok := v.([]any); !ok {
-			return store.Invalid("the request body must be a JSON array")
+			return loupe.Invalid("the request body must be a JSON array")
 		}
 		vars[name] = v
 		return nil
@@ -267,7 +267,7 @@ func queryEnum(param, name string, values ...string) Binder {
 				return nil
 			}
 		}
-		return store.Invalid("query parameter %s must be one of %s, got %q", param, strings.Join(values, ", "), v)
+		return loupe.Invalid("query parameter %s must be one of %s, got %q", param, strings.Join(values, ", "), v)
 	}
 }
 
@@ -283,12 +283,12 @@ func requiredBodyAs(name string) Binder {
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				return store.Errorf(store.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
+				return loupe.Errorf(loupe.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
 			}
 			return errUnparsable
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
-			return store.Invalid(MsgMissingBody)
+			return loupe.Invalid(MsgMissingBody)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		return bodyAs(name)(r, vars)

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/loupe-mam/loupe/store"
+	"github.com/loupe-mam/loupe"
 )
 
 // Binders of the tenant administration routes.
@@ -22,11 +22,11 @@ func transcriptionLanguagesBody(r *http.Request, vars map[string]any) error {
 	if err != nil {
 		return err
 	}
-	bad := store.Invalid(`the request body must be {"total": n, "_embedded": {"collection": [{"languageCode", "transcriptionService", "label"}]}}`)
+	bad := loupe.Invalid(`the request body must be {"total": n, "_embedded": {"collection": [{"languageCode", "transcriptionService", "label"}]}}`)
 	if m, ok := v.(map[string]any); ok {
 		for k := range m {
 			if k != "_embedded" && k != "total" {
-				return store.Invalid("%s: unknown field", k)
+				return loupe.Invalid("%s: unknown field", k)
 			}
 		}
 		emb, ok := m["_embedded"].(map[string]any)
@@ -37,7 +37,7 @@ func transcriptionLanguagesBody(r *http.Request, vars map[string]any) error {
 		list, isList := v.([]any)
 		if total, ok := m["total"]; ok && isList {
 			if n, ok := total.(json.Number); !ok || n.String() != strconv.Itoa(len(list)) {
-				return store.Invalid("total must count the %d entries of the collection", len(list))
+				return loupe.Invalid("total must count the %d entries of the collection", len(list))
 			}
 		}
 	}

@@ -3,7 +3,7 @@ package rest
 import (
 	"net/http"
 
-	"github.com/loupe-mam/loupe/store"
+	"github.com/loupe-mam/loupe"
 )
 
 // Binders for bodies whose spec shape differs from the GraphQL input.
@@ -21,7 +21,7 @@ func customIconsBody(merge bool) Binder {
 			icons = inner
 		}
 		if _, ok := icons.(map[string]any); !ok {
-			return store.Invalid("customIcons must be an object with keys pos1 to pos8")
+			return loupe.Invalid("customIcons must be an object with keys pos1 to pos8")
 		}
 		set(vars, "input", "customIcons", icons)
 		set(vars, "input", "merge", merge)
@@ -39,12 +39,12 @@ func relatedIDsBody(r *http.Request, vars map[string]any) error {
 	if m, ok := v.(map[string]any); ok {
 		ids, ok := m["relatedItemIds"]
 		if !ok || len(m) != 1 {
-			return store.Invalid("the request body must be {\"relatedItemIds\": [...]}")
+			return loupe.Invalid("the request body must be {\"relatedItemIds\": [...]}")
 		}
 		v = ids
 	}
 	if _, ok := v.([]any); !ok {
-		return store.Invalid("relatedItemIds must be an array of item ids")
+		return loupe.Invalid("relatedItemIds must be an array of item ids")
 	}
 	set(vars, "input", "relatedItemIds", v)
 	return nil
@@ -59,7 +59,7 @@ func timedMetadataBody(r *http.Request, vars map[string]any) error {
 	}
 	items, ok := m["items"].(map[string]any)
 	if !ok || len(m) != 1 {
-		return store.Invalid("the request body must be {\"items\": {\"<id>\": {startMs, endMs, data} or null}}")
+		return loupe.Invalid("the request body must be {\"items\": {\"<id>\": {startMs, endMs, data} or null}}")
 	}
 	upsert, remove := []any{}, []any{}
 	for id, e := range items {
@@ -69,10 +69,10 @@ func timedMetadataBody(r *http.Request, vars map[string]any) error {
 		}
 		entry, ok := e.(map[string]any)
 		if !ok {
-			return store.Invalid("timed metadata %q must be an object or null", id)
+			return loupe.Invalid("timed metadata %q must be an object or null", id)
 		}
 		if given, ok := entry["id"]; ok && given != id {
-			return store.Invalid("timed metadata %q carries another id %v", id, given)
+			return loupe.Invalid("timed metadata %q carries another id %v", id, given)
 		}
 		entry["id"] = id
 		upsert = append(upsert, entry)
@@ -96,7 +96,7 @@ func precheckBody(r *http.Request, vars map[string]any) error {
 		vars["fileNames"] = []any{name}
 		return nil
 	}
-	return store.Invalid("the request body needs fileNames (or fileName)")
+	return loupe.Invalid("the request body needs fileNames (or fileName)")
 }
 
 // folderUpdateBody binds the folder update body to input; "parent": null
@@ -129,7 +129,7 @@ func idsBody(r *http.Request, vars map[string]any) error {
 		}
 	}
 	if _, ok := v.([]any); !ok {
-		return store.Invalid("the request body must be {\"ids\": [...]}")
+		return loupe.Invalid("the request body must be {\"ids\": [...]}")
 	}
 	vars["ids"] = v
 	return nil

@@ -8,8 +8,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // Envelope is the error body of spec section 7.
@@ -47,9 +47,9 @@ func WriteError(w http.ResponseWriter, err error) {
 }
 
 func envelopeOf(err error) EnvelopeError {
-	e, ok := err.(*store.Error)
+	e, ok := err.(*loupe.Error)
 	if !ok {
-		e = &store.Error{Kind: store.EINTERNAL, Message: graph.MsgInternal}
+		e = &loupe.Error{Kind: loupe.EINTERNAL, Message: graph.MsgInternal}
 	}
 	return EnvelopeError{StatusCode: graph.StatusOf(e.Kind), Message: e.Message,
 		DeveloperMessage: e.DeveloperMessage, Payload: e.Payload}
@@ -91,5 +91,5 @@ func envelopeOfGraphQL(e *gqlerror.Error) EnvelopeError {
 
 // NotFound answers unknown paths and wrong methods: the spec wants 404, not 405.
 func NotFound(w http.ResponseWriter, _ *http.Request) {
-	WriteError(w, store.NotFound())
+	WriteError(w, loupe.NotFound())
 }

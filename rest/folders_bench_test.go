@@ -7,8 +7,8 @@ import (
 
 	"github.com/lib/pq"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // bigFolder is how many children BenchmarkFolderContent seeds in one folder.
@@ -23,7 +23,7 @@ func BenchmarkFolderContent(b *testing.B) {
 	f := a.CreateItem(b, map[string]any{"title": "Big", "itemType": "folder"})
 	ids := make([]string, bigFolder)
 	for i := range ids {
-		ids[i] = store.NewID()
+		ids[i] = loupe.NewID()
 	}
 	if _, err := api.DB.Exec(`
 INSERT INTO items (tenant_id, id, item_type, title, created_by, created_on, modified_on)

@@ -13,7 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/go-chi/chi/v5"
 
-	"github.com/loupe-mam/loupe/store"
+	"github.com/loupe-mam/loupe"
 )
 
 // Mount registers every route of the table on r, each through mw (the
@@ -72,7 +72,7 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 		}
 		body, err := pick(resp.Data, field, sole)
 		if err != nil || bytes.Equal(body, []byte("null")) {
-			WriteError(w, store.NotFound())
+			WriteError(w, loupe.NotFound())
 			return
 		}
 		if rt.Shape != nil {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/loupe-mam/loupe/store"
+	"github.com/loupe-mam/loupe"
 )
 
 // Route is one path of the spec: which stored operation runs, how the request
@@ -24,7 +24,7 @@ type Route struct {
 	Status int
 	// BadBody replaces the answer to a body that is not JSON, where the
 	// spec prescribes another one.
-	BadBody *store.Error
+	BadBody *loupe.Error
 	// Invalid replaces the message of every 400 the route answers, where
 	// the spec prescribes one message for any invalid request; the
 	// specific problem moves to developerMessage.
@@ -214,7 +214,7 @@ var Routes = []Route{
 	{Method: "GET", Path: "/auxiliary/api/v1/itemAnalyticsSearch", Op: "itemAnalyticsSearch", Field: "itemAnalytics",
 		Bind: all(
 			queryString("itemId", "filter", "itemId"),
-			queryCheck("actionType", func(v string) error { _, err := store.ParseAuditAction(v); return err }),
+			queryCheck("actionType", func(v string) error { _, err := loupe.ParseAuditAction(v); return err }),
 			queryString("actionType", "filter", "actionType"),
 			queryString("executedBy", "filter", "executedBy"),
 			queryString("since", "filter", "since"),

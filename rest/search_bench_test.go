@@ -7,8 +7,8 @@ import (
 
 	"github.com/lib/pq"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // benchItems is how many items BenchmarkSearch seeds.
@@ -22,7 +22,7 @@ func seedSearch(b *testing.B, api *loupetest.API, c *loupetest.Client, n int) {
 	b.Helper()
 	ids := make([]string, n)
 	for i := range ids {
-		ids[i] = store.NewID()
+		ids[i] = loupe.NewID()
 	}
 	if _, err := api.DB.Exec(`
 WITH words AS (SELECT ARRAY['sunset','harbour','interview','mayor','city','hall','raw','footage','timelapse','portrait',

@@ -15,11 +15,11 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/reqlog"
 	"github.com/loupe-mam/loupe/rest"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // requestIDHeader carries the request id to and from clients and proxies.
@@ -75,7 +75,7 @@ func capBody(limit int64) func(http.Handler) http.Handler {
 }
 
 func tooLarge(limit int64) error {
-	return store.Errorf(store.ETOOLARGE, "The request body is larger than %d bytes.", limit)
+	return loupe.Errorf(loupe.ETOOLARGE, "The request body is larger than %d bytes.", limit)
 }
 
 // refuseDeclaredLarge answers 413 before reading when the declared length is
@@ -110,7 +110,7 @@ func bufferBody(limit int64) func(http.Handler) http.Handler {
 					writeGraphQLError(w, tooLarge(limit))
 					return
 				}
-				writeGraphQLError(w, store.Invalid("could not read the request body"))
+				writeGraphQLError(w, loupe.Invalid("could not read the request body"))
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(b))
@@ -137,7 +137,7 @@ func authenticate(a *auth.Authenticator, fail func(http.ResponseWriter, error)) 
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, err := a.AuthenticateRequest(r)
 			if err != nil {
-				if store.ErrorKind(err) != store.EUNAUTHORIZED {
+				if loupe.ErrorKind(err) != loupe.EUNAUTHORIZED {
 					reqlog.From(r.Context()).Error("authentication failed", "err", err)
 				}
 				fail(w, err)
@@ -152,9 +152,9 @@ func authenticate(a *auth.Authenticator, fail func(http.ResponseWriter, error)) 
 // GraphQL's own shape: errors and no data entry, which the GraphQL-over-HTTP
 // spec reserves for operations that ran (docs/graphql-over-http.md).
 func writeGraphQLError(w http.ResponseWriter, err error) {
-	kind := store.ErrorKind(err)
+	kind := loupe.ErrorKind(err)
 	msg := graph.MsgInternal
-	if e, ok := err.(*store.Error); ok {
+	if e, ok := err.(*loupe.Error); ok {
 		msg = e.Message
 	}
 	status := graph.StatusOf(kind)

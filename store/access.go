@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/loupe-mam/loupe"
+
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -15,9 +17,9 @@ const (
 	AccessSelectedGroups AccessLevel = "selected_groups"
 )
 
-func (l AccessLevel) MarshalGQL(w io.Writer) { marshalEnum(w, string(l)) }
+func (l AccessLevel) MarshalGQL(w io.Writer) { loupe.MarshalEnum(w, string(l)) }
 func (l *AccessLevel) UnmarshalGQL(v any) (err error) {
-	*l, err = unmarshalEnum(v, "access level", AccessTenant, AccessSelectedGroups)
+	*l, err = loupe.UnmarshalEnum(v, "access level", AccessTenant, AccessSelectedGroups)
 	return err
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"strconv"
 )
 
@@ -84,14 +85,14 @@ FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[])`
 // AccessOf answers, for the items among ids (live or in the recycle bin),
 // whether the principal may see and change them, in one query. Ids that name
 // no item of the tenant are absent from the answer.
-func (s *Store) AccessOf(ctx context.Context, p *Principal, ids []string) (map[string]ItemAccess, error) {
+func (s *Store) AccessOf(ctx context.Context, p *loupe.Principal, ids []string) (map[string]ItemAccess, error) {
 	out := make(map[string]ItemAccess, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var rows []ItemAccess
-	if err := s.selectPrepared(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(ids), p.UserID, aclTokens(p)); err != nil {
 		return nil, fmt.Errorf("store: unable to check access: %w", err)
 	}
 	for _, r := range rows {

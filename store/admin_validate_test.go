@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"github.com/loupe-mam/loupe"
 	"reflect"
 	"sort"
 	"strings"
@@ -61,10 +62,10 @@ func TestValidateTenantConfig(t *testing.T) {
 		{`null`, "the tenant configuration must be a JSON object"},
 	}
 	for _, c := range cases {
-		_, err := validateTenantConfig(JSON(c.in))
+		_, err := validateTenantConfig(loupe.JSON(c.in))
 		got := ""
 		if err != nil {
-			got = err.(*Error).Message
+			got = err.(*loupe.Error).Message
 		}
 		if got != c.wantErr {
 			t.Errorf("%.60s: error %q, want %q", c.in, got, c.wantErr)
@@ -79,7 +80,7 @@ func TestMaskedTenantConfig(t *testing.T) {
 	}
 	key := "sk-secret"
 	c.TranscriptionAPIKey = &key
-	c.CustomActionsHeaders = JSON(`{"a": "x", "b": ["y", 1], "c": {"d": "z"}}`)
+	c.CustomActionsHeaders = loupe.JSON(`{"a": "x", "b": ["y", 1], "c": {"d": "z"}}`)
 	m := c.Masked()
 	if *m.TranscriptionAPIKey != MaskedSecret || string(m.CustomActionsHeaders) != `{"a":"********","b":["********",1],"c":{"d":"********"}}` {
 		t.Fatalf("masked: %s %s", *m.TranscriptionAPIKey, m.CustomActionsHeaders)
@@ -112,7 +113,7 @@ func TestMeteringPeriod(t *testing.T) {
 		first, last, err := MeteringPeriod(c.start, c.end, now)
 		got := ""
 		if err != nil {
-			got = err.(*Error).Message
+			got = err.(*loupe.Error).Message
 		}
 		if got != c.wantErr || c.wantErr == "" && (!first.Equal(c.first) || !last.Equal(c.last)) {
 			t.Errorf("%s: %v..%v %q, want %v..%v %q", c.name, first, last, got, c.first, c.last, c.wantErr)

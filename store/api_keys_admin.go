@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the management of API keys (spec 2.19, 4.7): a user
@@ -98,7 +99,7 @@ RETURNING id`
 )
 
 // APIKeys lists the principal's keys; an admin's listing is the tenant's.
-func (s *Store) APIKeys(ctx context.Context, p *Principal) ([]*APIKey, error) {
+func (s *Store) APIKeys(ctx context.Context, p *loupe.Principal) ([]*APIKey, error) {
 	out := []*APIKey{}
 	var err error
 	if p.IsAdmin {
@@ -117,21 +118,21 @@ func (s *Store) APIKeys(ctx context.Context, p *Principal) ([]*APIKey, error) {
 // secret's hash (internal/auth made them); the answer carries header, the
 // credential, which is not kept. Returns EINVALID for a bad label, a past
 // expiry or a bad maxUnusedDays, or when the user has too many keys.
-func (s *Store) CreateAPIKey(ctx context.Context, p *Principal, in APIKeyInput, key NewKey, header string) (*APIKey, error) {
+func (s *Store) CreateAPIKey(ctx context.Context, p *loupe.Principal, in APIKeyInput, key NewKey, header string) (*APIKey, error) {
 	in.Label = strings.TrimSpace(in.Label)
 	now := time.Now().UTC()
 	switch {
 	case in.Label == "":
-		return nil, Invalid("label is required")
+		return nil, loupe.Invalid("label is required")
 	case utf8.RuneCountInString(in.Label) > maxKeyLabel:
-		return nil, Invalid("label is longer than %d characters", maxKeyLabel)
+		return nil, loupe.Invalid("label is longer than %d characters", maxKeyLabel)
 	case strings.ContainsRune(in.Label, 0):
 		// Postgres text cannot hold it.
-		return nil, Invalid("label must not contain NUL characters")
+		return nil, loupe.Invalid("label must not contain NUL characters")
 	case in.ExpiresOn != nil && !in.ExpiresOn.After(now):
-		return nil, Invalid("expiryDate must be in the future")
+		return nil, loupe.Invalid("expiryDate must be in the future")
 	case in.MaxUnusedDays != nil && (*in.MaxUnusedDays < 1 || *in.MaxUnusedDays > maxUnusedDaysCap):
-		return nil, Invalid("maxUnusedDays must be between 1 and %d", maxUnusedDaysCap)
+		return nil, loupe.Invalid("maxUnusedDays must be between 1 and %d", maxUnusedDaysCap)
 	}
 	var k APIKey
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -140,13 +141,13 @@ func (s *Store) CreateAPIKey(ctx context.Context, p *Principal, in APIKeyInput, 
 			return err
 		}
 		if n >= MaxKeysPerUser {
-			return Invalid("a user has at most %d keys: delete one first", MaxKeysPerUser)
+			return loupe.Invalid("a user has at most %d keys: delete one first", MaxKeysPerUser)
 		}
 		return tx.GetContext(ctx, &k, insertManagedKeySQL, p.TenantID, key.ID, p.UserID, in.Label, key.SecretHash,
 			in.ExpiresOn, in.MaxUnusedDays, now)
 	})
 	if err != nil {
-		var se *Error
+		var se *loupe.Error
 		if errors.As(err, &se) {
 			return nil, err
 		}
@@ -160,10 +161,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, p *Principal, in APIKeyInput, 
 // for an admin. The key stops working on the very next request (the
 // authentication cache is told before this returns). Returns ENOTFOUND for
 // a key the principal cannot delete, as for a missing one.
-func (s *Store) DeleteAPIKey(ctx context.Context, p *Principal, keyID string) (*APIKey, error) {
+func (s *Store) DeleteAPIKey(ctx context.Context, p *loupe.Principal, keyID string) (*APIKey, error) {
 	if keyID == "" || strings.ContainsRune(keyID, 0) || !utf8.ValidString(keyID) {
 		// No key has such an id (and Postgres text cannot hold it).
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var owner any = p.UserID
 	if p.IsAdmin {
@@ -172,7 +173,7 @@ func (s *Store) DeleteAPIKey(ctx context.Context, p *Principal, keyID string) (*
 	var k APIKey
 	if err := s.db.GetContext(ctx, &k, deleteKeySQL, p.TenantID, keyID, owner); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, NotFound()
+			return nil, loupe.NotFound()
 		}
 		return nil, fmt.Errorf("store: unable to delete api key: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // KeyRecord is what authentication needs to know about a presented key.
@@ -41,9 +42,9 @@ func (k *KeyRecord) UnusedUntil(last time.Time) *time.Time {
 }
 
 // Principal is the identity the key proves.
-func (k *KeyRecord) Principal() *Principal {
+func (k *KeyRecord) Principal() *loupe.Principal {
 	if k.System {
-		return &Principal{System: true, KeyID: k.KeyID}
+		return &loupe.Principal{System: true, KeyID: k.KeyID}
 	}
 	tokens := make([]string, 0, 2*len(k.Groups))
 	for i, name := range k.Groups {
@@ -52,7 +53,7 @@ func (k *KeyRecord) Principal() *Principal {
 			tokens = append(tokens, k.GroupIDs[i])
 		}
 	}
-	return &Principal{
+	return &loupe.Principal{
 		TenantID: k.TenantID, UserID: k.UserID, Email: k.Email,
 		IsAdmin: k.IsAdmin, Groups: []string(k.Groups), Tokens: tokens, KeyID: k.KeyID,
 	}
@@ -87,7 +88,7 @@ func (s *Store) KeyByID(ctx context.Context, keyID string) (*KeyRecord, error) {
 	var k KeyRecord
 	if err := s.getPrepared(ctx, &k, keyByIDSQL, keyID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, &Error{Kind: EUNAUTHORIZED, Message: MsgUnauthenticated}
+			return nil, &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 		}
 		return nil, fmt.Errorf("store: unable to fetch api key: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // Attachment is a file attached to an item (spec 2.4). The blob itself lives
@@ -49,26 +50,26 @@ ORDER BY item_id, file_name`
 )
 
 // errItemForAttachment is the spec's 404 for attachment writes.
-func errItemForAttachment() *Error {
-	return &Error{Kind: ENOTFOUND, Message: MsgAttachmentItemNotFound}
+func errItemForAttachment() *loupe.Error {
+	return &loupe.Error{Kind: loupe.ENOTFOUND, Message: MsgAttachmentItemNotFound}
 }
 
-func errAttachmentNotFound() *Error {
-	return &Error{Kind: ENOTFOUND, Message: MsgAttachmentNotFound}
+func errAttachmentNotFound() *loupe.Error {
+	return &loupe.Error{Kind: loupe.ENOTFOUND, Message: MsgAttachmentNotFound}
 }
 
 // ValidateFileName checks an attachment's file name: 1 to 255 characters,
 // no slash and no control characters. It is a name, not a path.
 func ValidateFileName(name string) error {
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxFileName {
-		return Invalid("fileName must be 1 to %d characters", MaxFileName)
+		return loupe.Invalid("fileName must be 1 to %d characters", MaxFileName)
 	}
 	if strings.ContainsRune(name, '/') {
-		return Invalid("fileName must not contain /")
+		return loupe.Invalid("fileName must not contain /")
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) {
-			return Invalid("fileName must not contain control characters")
+			return loupe.Invalid("fileName must not contain control characters")
 		}
 	}
 	return nil
@@ -79,10 +80,10 @@ var fileLanguageRE = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z]{4})?(-([a-zA-Z
 
 func validateAttachmentText(language, description *string) error {
 	if language != nil && *language != "" && (len(*language) > maxAttachmentLang || !fileLanguageRE.MatchString(*language)) {
-		return Invalid("language must be a BCP 47 tag such as en-US, got %q", *language)
+		return loupe.Invalid("language must be a BCP 47 tag such as en-US, got %q", *language)
 	}
 	if description != nil && (!utf8.ValidString(*description) || utf8.RuneCountInString(*description) > MaxDescription) {
-		return Invalid("description must be at most %d characters", MaxDescription)
+		return loupe.Invalid("description must be at most %d characters", MaxDescription)
 	}
 	return nil
 }
@@ -148,7 +149,7 @@ GROUP BY i.id`
 // whose file the caller deletes once this has committed.
 // Returns ENOTFOUND (MsgAttachmentItemNotFound) for an unknown item and
 // EINVALID for a bad file name, language or description.
-func (s *Store) CreateAttachment(ctx context.Context, p *Principal, in *CreateAttachmentInput, blobKey string) (*Attachment, string, error) {
+func (s *Store) CreateAttachment(ctx context.Context, p *loupe.Principal, in *CreateAttachmentInput, blobKey string) (*Attachment, string, error) {
 	if err := ValidateFileName(in.FileName); err != nil {
 		return nil, "", err
 	}
@@ -188,10 +189,10 @@ func (s *Store) CreateAttachment(ctx context.Context, p *Principal, in *CreateAt
 // Returns ENOTFOUND with MsgAttachmentItemNotFound for an unknown item and
 // MsgAttachmentNotFound for an unknown attachment, ECONFLICT when the new
 // file name is taken, EINVALID for bad values.
-func (s *Store) UpdateAttachment(ctx context.Context, p *Principal, in *UpdateAttachmentInput) (*Attachment, error) {
+func (s *Store) UpdateAttachment(ctx context.Context, p *loupe.Principal, in *UpdateAttachmentInput) (*Attachment, error) {
 	if in.NewFileName != nil {
 		if err := ValidateFileName(*in.NewFileName); err != nil {
-			return nil, Invalid("newFileName%s", strings.TrimPrefix(err.(*Error).Message, "fileName"))
+			return nil, loupe.Invalid("newFileName%s", strings.TrimPrefix(err.(*loupe.Error).Message, "fileName"))
 		}
 	}
 	if err := validateAttachmentText(in.Language, in.Description); err != nil {
@@ -232,7 +233,7 @@ func (s *Store) UpdateAttachment(ctx context.Context, p *Principal, in *UpdateAt
 			name, typ, role, lang, desc, p.UserID, at)
 		var pqErr *pq.Error
 		if errors.As(err, &pqErr) && pqErr.Code == "23505" {
-			return Errorf(ECONFLICT, "the item already has an attachment named %q", name)
+			return loupe.Errorf(loupe.ECONFLICT, "the item already has an attachment named %q", name)
 		}
 		if err != nil {
 			return fmt.Errorf("store: unable to update attachment: %w", err)
@@ -272,7 +273,7 @@ func (s *Store) DeleteAttachment(ctx context.Context, tenantID, itemID, fileName
 // EINVALID for more than MaxPrecheckNames names.
 func (s *Store) AttachmentsPrecheck(ctx context.Context, tenantID, itemID string, fileNames []string) ([]string, error) {
 	if len(fileNames) > MaxPrecheckNames {
-		return nil, Invalid("give at most %d fileNames", MaxPrecheckNames)
+		return nil, loupe.Invalid("give at most %d fileNames", MaxPrecheckNames)
 	}
 	if !validID(itemID) {
 		return nil, errItemForAttachment()

@@ -3,66 +3,23 @@ package store
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
-
-// AuditAction is what happened to an item (spec 2.9 actionType).
-type AuditAction string
-
-const (
-	ActionCreate             AuditAction = "create"
-	ActionDelete             AuditAction = "delete"
-	ActionUndelete           AuditAction = "undelete"
-	ActionArchiveInitiated   AuditAction = "archiveInitiated"
-	ActionUnarchiveInitiated AuditAction = "unarchiveInitiated"
-	ActionMetadataUpdated    AuditAction = "metadataUpdated"
-)
-
-var auditActions = []AuditAction{ActionCreate, ActionDelete, ActionUndelete, ActionArchiveInitiated,
-	ActionUnarchiveInitiated, ActionMetadataUpdated}
-
-// ParseAuditAction validates an action type given by a client.
-func ParseAuditAction(s string) (AuditAction, error) {
-	for _, a := range auditActions {
-		if string(a) == s {
-			return a, nil
-		}
-	}
-	names := make([]string, len(auditActions))
-	for i, a := range auditActions {
-		names[i] = string(a)
-	}
-	return "", Invalid("invalid actionType %q: expected one of %s", s, strings.Join(names, ", "))
-}
-
-func (a AuditAction) MarshalGQL(w io.Writer) { marshalEnum(w, string(a)) }
-
-// UnmarshalGQL reads the enum value (gqlgen).
-func (a *AuditAction) UnmarshalGQL(v any) error {
-	s, _ := v.(string)
-	p, err := ParseAuditAction(s)
-	if err != nil {
-		return err
-	}
-	*a = p
-	return nil
-}
 
 // AuditRecord is one operation on an item (spec 2.9).
 type AuditRecord struct {
-	TenantID   string      `db:"tenant_id"`
-	ID         string      `db:"id"`
-	ItemID     string      `db:"item_id"`
-	ActionType AuditAction `db:"action_type"`
-	ExecutedBy string      `db:"executed_by"`
-	ExecutedOn time.Time   `db:"executed_on"`
-	Email      string      `db:"email"`
-	ItemTitle  string      `db:"item_title"`
-	MdfDiff    JSON        `db:"mdf_diff"`
+	TenantID   string            `db:"tenant_id"`
+	ID         string            `db:"id"`
+	ItemID     string            `db:"item_id"`
+	ActionType loupe.AuditAction `db:"action_type"`
+	ExecutedBy string            `db:"executed_by"`
+	ExecutedOn time.Time         `db:"executed_on"`
+	Email      string            `db:"email"`
+	ItemTitle  string            `db:"item_title"`
+	MdfDiff    loupe.JSON        `db:"mdf_diff"`
 }
 
 // NodeID implements Node.
@@ -73,8 +30,8 @@ INSERT INTO audit_records (tenant_id, id, item_id, action_type, executed_by, ema
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
 // auditTx records an action inside the transaction of the change it records.
-func auditTx(ctx context.Context, tx *sqlx.Tx, p *Principal, itemID, itemTitle string, action AuditAction, at time.Time, mdfDiff JSON) error {
-	_, err := tx.ExecContext(ctx, insertAuditSQL, p.TenantID, NewID(), itemID, string(action),
+func auditTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, itemID, itemTitle string, action loupe.AuditAction, at time.Time, mdfDiff loupe.JSON) error {
+	_, err := tx.ExecContext(ctx, insertAuditSQL, p.TenantID, loupe.NewID(), itemID, string(action),
 		p.UserID, p.Email, itemTitle, at, mdfDiff)
 	if err != nil {
 		return fmt.Errorf("store: unable to write audit record: %w", err)
@@ -88,10 +45,10 @@ SELECT $1, r.id, r.item_id, $4, $5, $6, r.title, $7
 FROM unnest($2::uuid[], $3::uuid[], $8::text[]) AS r(id, item_id, title)`
 
 // auditManyTx records one action on several items in one statement.
-func auditManyTx(ctx context.Context, tx *sqlx.Tx, p *Principal, items []changedItem, action AuditAction, at time.Time) error {
+func auditManyTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, items []changedItem, action loupe.AuditAction, at time.Time) error {
 	ids, itemIDs, titles := make([]string, len(items)), make([]string, len(items)), make([]string, len(items))
 	for i, it := range items {
-		ids[i], itemIDs[i], titles[i] = NewID(), it.ID, it.Title
+		ids[i], itemIDs[i], titles[i] = loupe.NewID(), it.ID, it.Title
 	}
 	_, err := tx.ExecContext(ctx, insertAuditManySQL, p.TenantID, stringArray(ids), stringArray(itemIDs),
 		string(action), p.UserID, p.Email, at, stringArray(titles))
@@ -104,7 +61,7 @@ func auditManyTx(ctx context.Context, tx *sqlx.Tx, p *Principal, items []changed
 // AuditQuery filters an audit search. Zero values do not filter.
 type AuditQuery struct {
 	ItemID     string
-	ActionType AuditAction
+	ActionType loupe.AuditAction
 	ExecutedBy string
 	Since      *time.Time
 	Until      *time.Time
@@ -118,13 +75,13 @@ const MaxAuditPage = 1000
 // Validate checks paging and ids.
 func (q *AuditQuery) Validate() error {
 	if q.From < 0 {
-		return Invalid("from must not be negative")
+		return loupe.Invalid("from must not be negative")
 	}
 	if q.Size < 1 || q.Size > MaxAuditPage {
-		return Invalid("size must be between 1 and %d", MaxAuditPage)
+		return loupe.Invalid("size must be between 1 and %d", MaxAuditPage)
 	}
 	if q.Since != nil && q.Until != nil && !q.Since.Before(*q.Until) {
-		return Invalid("since must be before until")
+		return loupe.Invalid("since must be before until")
 	}
 	return nil
 }
@@ -158,7 +115,7 @@ WHERE a.tenant_id = $1 AND a.id = ANY($2::uuid[]) AND ` + auditVisible34
 // SearchAudit returns one page of the tenant's audit records the principal
 // may see, newest first, and how many match in all. Returns EINVALID for bad
 // paging.
-func (s *Store) SearchAudit(ctx context.Context, p *Principal, q AuditQuery) ([]*AuditRecord, int, error) {
+func (s *Store) SearchAudit(ctx context.Context, p *loupe.Principal, q AuditQuery) ([]*AuditRecord, int, error) {
 	if err := q.Validate(); err != nil {
 		return nil, 0, err
 	}
@@ -167,7 +124,7 @@ func (s *Store) SearchAudit(ctx context.Context, p *Principal, q AuditQuery) ([]
 		return []*AuditRecord{}, 0, nil
 	}
 	args := []any{p.TenantID, nullString(q.ItemID), nullString(string(q.ActionType)), nullString(q.ExecutedBy),
-		q.Since, q.Until, p.UserID, p.aclTokens()}
+		q.Since, q.Until, p.UserID, aclTokens(p)}
 	var total int
 	if err := s.getPrepared(ctx, &total, countAuditSQL, args...); err != nil {
 		return nil, 0, fmt.Errorf("store: unable to count audit records: %w", err)
@@ -183,14 +140,14 @@ func (s *Store) SearchAudit(ctx context.Context, p *Principal, q AuditQuery) ([]
 
 // AuditRecordsByIDs returns the records among ids the principal may see,
 // keyed by id.
-func (s *Store) AuditRecordsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*AuditRecord, error) {
+func (s *Store) AuditRecordsByIDs(ctx context.Context, p *loupe.Principal, ids []string) (map[string]*AuditRecord, error) {
 	out := map[string]*AuditRecord{}
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var recs []*AuditRecord
-	if err := s.selectPrepared(ctx, &recs, auditByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &recs, auditByIDsSQL, p.TenantID, stringArray(ids), p.UserID, aclTokens(p)); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch audit records: %w", err)
 	}
 	for _, r := range recs {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the tenant's system bookmarks and their folders (spec
@@ -60,20 +61,20 @@ func (b *Bookmark) Validate() error {
 	// An application route: one leading slash. "//host" and "/\host" are
 	// refused because browsers read them as another site.
 	if !strings.HasPrefix(b.Path, "/") || strings.HasPrefix(b.Path, "//") || strings.HasPrefix(b.Path, "/\\") {
-		return Invalid("path must be an application route starting with a single /")
+		return loupe.Invalid("path must be an application route starting with a single /")
 	}
 	if strings.ContainsFunc(b.Path, unicode.IsControl) {
-		return Invalid("path must not contain control characters")
+		return loupe.Invalid("path must not contain control characters")
 	}
 	if err := requiredText("icon", b.Icon, MaxBookmarkIcon); err != nil {
 		return err
 	}
 	if b.ParentFolder != nil && !bookmarkFolderIDRE.MatchString(*b.ParentFolder) {
 		// No such folder can exist.
-		return Invalid("parentFolder %q does not exist", *b.ParentFolder)
+		return loupe.Invalid("parentFolder %q does not exist", *b.ParentFolder)
 	}
 	if b.SortKey != nil && utf8.RuneCountInString(*b.SortKey) > MaxBookmarkSortKey {
-		return Invalid("sortKey: at most %d characters", MaxBookmarkSortKey)
+		return loupe.Invalid("sortKey: at most %d characters", MaxBookmarkSortKey)
 	}
 	if b.VisibleToGroups != nil {
 		groups, err := normalizeGroups(b.VisibleToGroups)
@@ -87,21 +88,21 @@ func (b *Bookmark) Validate() error {
 
 // invalidAt names the element of a list that err (an EINVALID) is about.
 func invalidAt(list string, i int, err error) error {
-	var se *Error
-	if !errors.As(err, &se) || se.Kind != EINVALID {
+	var se *loupe.Error
+	if !errors.As(err, &se) || se.Kind != loupe.EINVALID {
 		return err
 	}
-	return Invalid("%s[%d]: %s", list, i, se.Message)
+	return loupe.Invalid("%s[%d]: %s", list, i, se.Message)
 }
 
 // requiredText checks a required, non-blank text field of at most max
 // characters.
 func requiredText(field, v string, max int) error {
 	if strings.TrimSpace(v) == "" {
-		return Invalid("%s is required", field)
+		return loupe.Invalid("%s is required", field)
 	}
 	if utf8.RuneCountInString(v) > max {
-		return Invalid("%s: at most %d characters", field, max)
+		return loupe.Invalid("%s: at most %d characters", field, max)
 	}
 	return nil
 }
@@ -111,14 +112,14 @@ func requiredText(field, v string, max int) error {
 // case so that it matches what the database prints, and drops repeats.
 func normalizeGroups(groups []string) (pq.StringArray, error) {
 	if len(groups) > MaxBookmarkGroups {
-		return nil, Invalid("visibleToGroups: at most %d entries", MaxBookmarkGroups)
+		return nil, loupe.Invalid("visibleToGroups: at most %d entries", MaxBookmarkGroups)
 	}
 	out := make(pq.StringArray, 0, len(groups))
 	seen := map[string]bool{}
 	for _, g := range groups {
 		g = strings.TrimSpace(g)
 		if g == "" || utf8.RuneCountInString(g) > MaxBookmarkGroup {
-			return nil, Invalid("visibleToGroups: entries are group ids or <tenant_id>:<group_name>, 1 to %d characters", MaxBookmarkGroup)
+			return nil, loupe.Invalid("visibleToGroups: entries are group ids or <tenant_id>:<group_name>, 1 to %d characters", MaxBookmarkGroup)
 		}
 		if u, err := uuid.Parse(g); err == nil && len(g) == 36 {
 			g = u.String()
@@ -138,13 +139,13 @@ func normalizeGroups(groups []string) (pq.StringArray, error) {
 // Validate checks one bookmark folder (not its place in the set).
 func (f *BookmarkFolder) Validate() error {
 	if !bookmarkFolderIDRE.MatchString(f.ID) {
-		return Invalid("id: 1 to 128 of A-Z a-z 0-9 _ . : -, got %q", f.ID)
+		return loupe.Invalid("id: 1 to 128 of A-Z a-z 0-9 _ . : -, got %q", f.ID)
 	}
 	if err := requiredText("title", f.Title, MaxBookmarkTitle); err != nil {
 		return err
 	}
 	if f.SortKey != nil && utf8.RuneCountInString(*f.SortKey) > MaxBookmarkSortKey {
-		return Invalid("sortKey: at most %d characters", MaxBookmarkSortKey)
+		return loupe.Invalid("sortKey: at most %d characters", MaxBookmarkSortKey)
 	}
 	return nil
 }
@@ -153,7 +154,7 @@ func (f *BookmarkFolder) Validate() error {
 // ids, parents inside the set, no cycles.
 func ValidateBookmarkFolders(folders []*BookmarkFolder) error {
 	if len(folders) > MaxBookmarkFolders {
-		return Invalid("at most %d bookmark folders", MaxBookmarkFolders)
+		return loupe.Invalid("at most %d bookmark folders", MaxBookmarkFolders)
 	}
 	parent := make(map[string]*string, len(folders))
 	for i, f := range folders {
@@ -161,7 +162,7 @@ func ValidateBookmarkFolders(folders []*BookmarkFolder) error {
 			return invalidAt("folders", i, err)
 		}
 		if _, dup := parent[f.ID]; dup {
-			return Invalid("folders[%d]: duplicate id %q", i, f.ID)
+			return loupe.Invalid("folders[%d]: duplicate id %q", i, f.ID)
 		}
 		parent[f.ID] = f.ParentFolder
 	}
@@ -170,13 +171,13 @@ func ValidateBookmarkFolders(folders []*BookmarkFolder) error {
 			continue
 		}
 		if _, ok := parent[*f.ParentFolder]; !ok {
-			return Invalid("folders[%d]: parentFolder %q is not one of the folders", i, *f.ParentFolder)
+			return loupe.Invalid("folders[%d]: parentFolder %q is not one of the folders", i, *f.ParentFolder)
 		}
 		// Walk up: a chain longer than the set is a cycle.
 		at := f.ParentFolder
 		for steps := 0; at != nil; steps++ {
 			if *at == f.ID || steps > len(folders) {
-				return Invalid("folders[%d]: folder %q is its own ancestor", i, f.ID)
+				return loupe.Invalid("folders[%d]: folder %q is its own ancestor", i, f.ID)
 			}
 			at = parent[*at]
 		}
@@ -262,7 +263,7 @@ WHERE tenant_id = $1 AND parent_folder IS NOT NULL AND parent_folder <> ALL($2::
 )
 
 // viewerArgs are the visibility parameters $1..$3 of bookmarkVisible.
-func viewerArgs(p *Principal) []any {
+func viewerArgs(p *loupe.Principal) []any {
 	var userID any // NULL: in no group
 	if validID(p.UserID) {
 		userID = p.UserID
@@ -272,7 +273,7 @@ func viewerArgs(p *Principal) []any {
 
 // Bookmarks returns the system bookmarks of p's tenant that p may see (all
 // of them for an admin), in listing order.
-func (s *Store) Bookmarks(ctx context.Context, p *Principal) ([]*Bookmark, error) {
+func (s *Store) Bookmarks(ctx context.Context, p *loupe.Principal) ([]*Bookmark, error) {
 	out := []*Bookmark{}
 	if err := s.selectPrepared(ctx, &out, visibleBookmarksSQL, viewerArgs(p)...); err != nil {
 		return nil, fmt.Errorf("store: unable to list bookmarks: %w", err)
@@ -282,9 +283,9 @@ func (s *Store) Bookmarks(ctx context.Context, p *Principal) ([]*Bookmark, error
 
 // Bookmark returns one bookmark p may see. Returns ENOTFOUND when it is
 // missing, of another tenant or not visible to p.
-func (s *Store) Bookmark(ctx context.Context, p *Principal, id string) (*Bookmark, error) {
+func (s *Store) Bookmark(ctx context.Context, p *loupe.Principal, id string) (*Bookmark, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var b Bookmark
 	if err := s.getPrepared(ctx, &b, visibleBookmarkSQL, append(viewerArgs(p), id)...); err != nil {
@@ -307,12 +308,12 @@ func (s *Store) CreateBookmark(ctx context.Context, tenantID string, b *Bookmark
 			return fmt.Errorf("store: unable to count bookmarks: %w", err)
 		}
 		if n >= MaxBookmarks {
-			return Errorf(ECONFLICT, "the tenant has %d system bookmarks, the most it may have", MaxBookmarks)
+			return loupe.Errorf(loupe.ECONFLICT, "the tenant has %d system bookmarks, the most it may have", MaxBookmarks)
 		}
 		if err := checkBookmarkFolder(ctx, tx, tenantID, b.ParentFolder); err != nil {
 			return err
 		}
-		return tx.GetContext(ctx, &out, insertBookmarkSQL, tenantID, NewID(), b.Title, b.Path, b.Icon,
+		return tx.GetContext(ctx, &out, insertBookmarkSQL, tenantID, loupe.NewID(), b.Title, b.Path, b.Icon,
 			b.IsFilterBookmark, b.ParentFolder, b.VisibleToGroups, b.SortKey)
 	})
 	if err != nil {
@@ -328,7 +329,7 @@ func (s *Store) CreateBookmark(ctx context.Context, tenantID string, b *Bookmark
 // order of list. Returns EINVALID naming the element.
 func (s *Store) ReplaceBookmarks(ctx context.Context, tenantID string, list []*Bookmark) ([]*Bookmark, error) {
 	if len(list) > MaxBookmarks {
-		return nil, Invalid("at most %d system bookmarks", MaxBookmarks)
+		return nil, loupe.Invalid("at most %d system bookmarks", MaxBookmarks)
 	}
 	seen := make(map[string]int, len(list))
 	for i, b := range list {
@@ -338,10 +339,10 @@ func (s *Store) ReplaceBookmarks(ctx context.Context, tenantID string, list []*B
 		if u, err := uuid.Parse(b.ID); err == nil && validID(b.ID) {
 			b.ID = u.String()
 		} else {
-			b.ID = NewID()
+			b.ID = loupe.NewID()
 		}
 		if j, dup := seen[b.ID]; dup {
-			return nil, Invalid("bookmarks[%d]: id %s is the id of bookmarks[%d] too", i, b.ID, j)
+			return nil, loupe.Invalid("bookmarks[%d]: id %s is the id of bookmarks[%d] too", i, b.ID, j)
 		}
 		seen[b.ID] = i
 		b.TenantID = tenantID
@@ -361,7 +362,7 @@ func (s *Store) ReplaceBookmarks(ctx context.Context, tenantID string, list []*B
 		}
 		for i, b := range list {
 			if b.ParentFolder != nil && !folders[*b.ParentFolder] {
-				return Invalid("bookmarks[%d]: parentFolder %q does not exist", i, *b.ParentFolder)
+				return loupe.Invalid("bookmarks[%d]: parentFolder %q does not exist", i, *b.ParentFolder)
 			}
 		}
 		if _, err := tx.ExecContext(ctx, deleteAllBookmarksSQL, tenantID); err != nil {
@@ -405,7 +406,7 @@ func bookmarkRows(list []*Bookmark) []bookmarkRow {
 // EINVALID for a bad result or a parentFolder that does not exist.
 func (s *Store) UpdateBookmark(ctx context.Context, tenantID, id string, apply func(*Bookmark) error) (*Bookmark, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var out Bookmark
 	err := s.bookmarkTx(ctx, tenantID, func(tx *sqlx.Tx) error {
@@ -437,7 +438,7 @@ func (s *Store) UpdateBookmark(ctx context.Context, tenantID, id string, apply f
 // DeleteBookmark removes a bookmark. Returns ENOTFOUND for a missing id.
 func (s *Store) DeleteBookmark(ctx context.Context, tenantID, id string) error {
 	if !validID(id) {
-		return NotFound()
+		return loupe.NotFound()
 	}
 	res, err := s.db.ExecContext(ctx, deleteBookmarkSQL, tenantID, id)
 	if err != nil {
@@ -523,7 +524,7 @@ func checkBookmarkFolder(ctx context.Context, tx *sqlx.Tx, tenantID string, id *
 		return fmt.Errorf("store: unable to check bookmark folder: %w", err)
 	}
 	if !ok {
-		return Invalid("parentFolder %q does not exist", *id)
+		return loupe.Invalid("parentFolder %q does not exist", *id)
 	}
 	return nil
 }
@@ -533,13 +534,13 @@ func checkBookmarkFolder(ctx context.Context, tx *sqlx.Tx, tenantID string, id *
 // at commit) means a writer that bypassed it; it is still the client's
 // folder that is missing.
 func bookmarkWriteError(err error, what string) error {
-	var se *Error
+	var se *loupe.Error
 	if errors.As(err, &se) {
 		return se
 	}
 	var pqErr *pq.Error
 	if errors.As(err, &pqErr) && pqErr.Code == "23503" {
-		return Invalid("parentFolder does not exist")
+		return loupe.Invalid("parentFolder does not exist")
 	}
 	return fmt.Errorf("store: unable to %s bookmarks: %w", what, err)
 }

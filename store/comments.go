@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds comments on items (spec 2.5) and their reactions.
@@ -145,9 +146,9 @@ DELETE FROM comment_reactions WHERE tenant_id = $1 AND comment_id = $2 AND user_
 // CommentItemNotFound is the spec's answer to a comment on an unknown item
 // (section 7): "Item not found", with a developer message and the
 // NotFoundError debug kind.
-func CommentItemNotFound(itemID string) *Error {
-	return &Error{
-		Kind:             ENOTFOUND,
+func CommentItemNotFound(itemID string) *loupe.Error {
+	return &loupe.Error{
+		Kind:             loupe.ENOTFOUND,
 		Message:          "Item not found",
 		DeveloperMessage: fmt.Sprintf("Item %s does not exist", itemID),
 		Payload:          map[string]any{"debug": []string{"NotFoundError"}},
@@ -168,10 +169,10 @@ type CommentQuery struct {
 // Validate checks the page size and the cursor.
 func (q *CommentQuery) Validate() error {
 	if q.First < 1 || q.First > MaxCommentPage {
-		return Invalid("first (size) must be between 1 and %d", MaxCommentPage)
+		return loupe.Invalid("first (size) must be between 1 and %d", MaxCommentPage)
 	}
 	if q.After != "" && !validID(q.After) {
-		return Invalid("invalid cursor (after / mScrollId)")
+		return loupe.Invalid("invalid cursor (after / mScrollId)")
 	}
 	return nil
 }
@@ -251,14 +252,14 @@ func (s *Store) FirstCommentsOfItems(ctx context.Context, tenantID string, itemI
 
 // CommentsByIDs returns the comments among ids whose item the principal may
 // see, keyed by id, in one query.
-func (s *Store) CommentsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Comment, error) {
+func (s *Store) CommentsByIDs(ctx context.Context, p *loupe.Principal, ids []string) (map[string]*Comment, error) {
 	out := make(map[string]*Comment, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var rows []*Comment
-	if err := s.selectPrepared(ctx, &rows, commentsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, commentsByIDsSQL, p.TenantID, stringArray(ids), p.UserID, aclTokens(p)); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch comments: %w", err)
 	}
 	for _, c := range rows {
@@ -269,7 +270,7 @@ func (s *Store) CommentsByIDs(ctx context.Context, p *Principal, ids []string) (
 
 func getComment(ctx context.Context, q queryer, tenantID, id string) (*Comment, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var c Comment
 	if err := q.GetContext(ctx, &c, commentByIDSQL, tenantID, id); err != nil {
@@ -282,7 +283,7 @@ func getComment(ctx context.Context, q queryer, tenantID, id string) (*Comment, 
 func commentText(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if n := utf8.RuneCountInString(s); n < 1 || n > MaxCommentText {
-		return "", Invalid("text must be 1 to %d characters", MaxCommentText)
+		return "", loupe.Invalid("text must be 1 to %d characters", MaxCommentText)
 	}
 	return s, nil
 }
@@ -291,43 +292,43 @@ func commentText(s string) (string, error) {
 // and returns the id.
 func commentUserRef(field string, in *UserRefInput) (string, error) {
 	if in.Type != nil && *in.Type != "user" {
-		return "", Invalid("%s.type must be user", field)
+		return "", loupe.Invalid("%s.type must be user", field)
 	}
 	if !validID(in.ID) {
-		return "", Invalid("%s %s is not a user of the tenant", field, in.ID)
+		return "", loupe.Invalid("%s %s is not a user of the tenant", field, in.ID)
 	}
 	return in.ID, nil
 }
 
 // validate checks a new comment and answers its type and context document.
-func (in *CreateCommentInput) validate() (CommentType, string, JSON, error) {
+func (in *CreateCommentInput) validate() (loupe.CommentType, string, loupe.JSON, error) {
 	text, err := commentText(in.Text)
 	if err != nil {
 		return "", "", nil, err
 	}
-	typ := CommentTop
+	typ := loupe.CommentTop
 	if in.ParentID != nil {
-		typ = CommentReply
+		typ = loupe.CommentReply
 	}
 	if in.Type != nil {
 		switch {
-		case *in.Type == CommentReply && in.ParentID == nil:
-			return "", "", nil, Invalid("a reply needs parentId")
-		case *in.Type == CommentTop && in.ParentID != nil:
-			return "", "", nil, Invalid("a top comment has no parentId")
+		case *in.Type == loupe.CommentReply && in.ParentID == nil:
+			return "", "", nil, loupe.Invalid("a reply needs parentId")
+		case *in.Type == loupe.CommentTop && in.ParentID != nil:
+			return "", "", nil, loupe.Invalid("a top comment has no parentId")
 		}
 		typ = *in.Type
 	}
-	var ctxDoc JSON
+	var ctxDoc loupe.JSON
 	if c := in.Context; c != nil {
 		if c.Type != nil && *c.Type != "timeline" {
-			return "", "", nil, Invalid("context.type must be timeline")
+			return "", "", nil, loupe.Invalid("context.type must be timeline")
 		}
 		start, end := c.StartSecond.Approximate, c.EndSecond.Approximate
 		if math.IsNaN(start) || math.IsNaN(end) || math.IsInf(end, 0) || start < 0 || end < start {
-			return "", "", nil, Invalid("context: need 0 <= startSecond.approximate <= endSecond.approximate")
+			return "", "", nil, loupe.Invalid("context: need 0 <= startSecond.approximate <= endSecond.approximate")
 		}
-		ctxDoc = JSONOf(CommentContext{Type: "timeline",
+		ctxDoc = loupe.JSONOf(CommentContext{Type: "timeline",
 			StartSecond: ApproximateSecond{start}, EndSecond: ApproximateSecond{end}})
 	}
 	return typ, text, ctxDoc, nil
@@ -337,7 +338,7 @@ func (in *CreateCommentInput) validate() (CommentType, string, JSON, error) {
 // Returns ItemNotFound for an unknown, deleted or foreign item, EINVALID for
 // bad input (a reply needs a live top comment of the same item; an assignee
 // must be an active user of the tenant).
-func (s *Store) CreateComment(ctx context.Context, p *Principal, in *CreateCommentInput) (*Comment, error) {
+func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *CreateCommentInput) (*Comment, error) {
 	typ, text, ctxDoc, err := in.validate()
 	if err != nil {
 		return nil, err
@@ -354,9 +355,9 @@ func (s *Store) CreateComment(ctx context.Context, p *Principal, in *CreateComme
 		return nil, CommentItemNotFound(in.ItemID)
 	}
 	if in.ParentID != nil && !validID(*in.ParentID) {
-		return nil, Invalid("parent comment %s does not exist on this item", *in.ParentID)
+		return nil, loupe.Invalid("parent comment %s does not exist on this item", *in.ParentID)
 	}
-	id, at := NewID(), now()
+	id, at := loupe.NewID(), now()
 	var assignedOn any
 	if assignee != nil {
 		assignedOn = at
@@ -375,11 +376,11 @@ func (s *Store) CreateComment(ctx context.Context, p *Principal, in *CreateComme
 		case !chk.ItemLive:
 			return CommentItemNotFound(in.ItemID)
 		case in.ParentID != nil && chk.ParentType == nil:
-			return Invalid("parent comment %s does not exist on this item", *in.ParentID)
-		case in.ParentID != nil && *chk.ParentType != string(CommentTop):
-			return Invalid("parent comment %s is a reply: replies answer top comments", *in.ParentID)
+			return loupe.Invalid("parent comment %s does not exist on this item", *in.ParentID)
+		case in.ParentID != nil && *chk.ParentType != string(loupe.CommentTop):
+			return loupe.Invalid("parent comment %s is a reply: replies answer top comments", *in.ParentID)
 		case assignee != nil && !chk.AssigneeOK:
-			return Invalid("assignee %s is not a user of the tenant", *assignee)
+			return loupe.Invalid("assignee %s is not a user of the tenant", *assignee)
 		}
 		if _, err := tx.ExecContext(ctx, insertCommentSQL, p.TenantID, id, in.ItemID, string(typ), in.ParentID,
 			text, p.UserID, assignee, assignedOn, ctxDoc, at); err != nil {
@@ -413,7 +414,7 @@ type lockedComment struct {
 // tenant has no such comment.
 func lockComment(ctx context.Context, tx *sqlx.Tx, tenantID, id string) (*lockedComment, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var lc lockedComment
 	if err := tx.GetContext(ctx, &lc, lockCommentSQL, tenantID, id); err != nil {
@@ -423,7 +424,7 @@ func lockComment(ctx context.Context, tx *sqlx.Tx, tenantID, id string) (*locked
 }
 
 func commentDeleted(id string) error {
-	return Errorf(ECONFLICT, "comment %s is deleted", id)
+	return loupe.Errorf(loupe.ECONFLICT, "comment %s is deleted", id)
 }
 
 // UpdateComment changes a comment's text (author only: it sets
@@ -431,7 +432,7 @@ func commentDeleted(id string) error {
 // Returns ENOTFOUND for an unknown comment, EFORBIDDEN when someone other
 // than the author edits the text, ECONFLICT for a deleted comment, EINVALID
 // for bad input or a change of nothing.
-func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateCommentInput) (*Comment, error) {
+func (s *Store) UpdateComment(ctx context.Context, p *loupe.Principal, in *UpdateCommentInput) (*Comment, error) {
 	var text *string
 	if in.Text != nil {
 		t, err := commentText(*in.Text)
@@ -444,7 +445,7 @@ func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateComme
 	var assignee *string
 	if in.Assignee != nil {
 		if unassign {
-			return nil, Invalid("give assignee or unassign, not both")
+			return nil, loupe.Invalid("give assignee or unassign, not both")
 		}
 		id, err := commentUserRef("assignee", in.Assignee)
 		if err != nil {
@@ -453,7 +454,7 @@ func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateComme
 		assignee = &id
 	}
 	if text == nil && in.Resolved == nil && assignee == nil && !unassign {
-		return nil, Invalid("nothing to change: give text, resolved, assignee or unassign")
+		return nil, loupe.Invalid("nothing to change: give text, resolved, assignee or unassign")
 	}
 	var (
 		c                 *Comment
@@ -470,7 +471,7 @@ func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateComme
 		resolves = in.Resolved != nil && *in.Resolved && !lc.Resolved
 		assigns = assignee != nil && (lc.AssigneeID == nil || !strings.EqualFold(*lc.AssigneeID, *assignee))
 		if text != nil && lc.AuthorID != p.UserID {
-			return Errorf(EFORBIDDEN, "only the author may edit a comment's text")
+			return loupe.Errorf(loupe.EFORBIDDEN, "only the author may edit a comment's text")
 		}
 		if assignee != nil {
 			var ok bool
@@ -478,7 +479,7 @@ func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateComme
 				return fmt.Errorf("store: unable to check assignee: %w", err)
 			}
 			if !ok {
-				return Invalid("assignee %s is not a user of the tenant", *assignee)
+				return loupe.Invalid("assignee %s is not a user of the tenant", *assignee)
 			}
 		}
 		var out Comment
@@ -505,7 +506,7 @@ func (s *Store) UpdateComment(ctx context.Context, p *Principal, in *UpdateComme
 // set and its text removed. Only its author or a tenant admin may. Deleting
 // a deleted comment changes nothing. Returns ENOTFOUND for an unknown
 // comment, EFORBIDDEN for anyone else.
-func (s *Store) DeleteComment(ctx context.Context, p *Principal, id string) (*Comment, error) {
+func (s *Store) DeleteComment(ctx context.Context, p *loupe.Principal, id string) (*Comment, error) {
 	var c *Comment
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		lc, err := lockComment(ctx, tx, p.TenantID, id)
@@ -513,7 +514,7 @@ func (s *Store) DeleteComment(ctx context.Context, p *Principal, id string) (*Co
 			return err
 		}
 		if lc.AuthorID != p.UserID && !p.IsAdmin {
-			return Errorf(EFORBIDDEN, "only the author or an admin may delete a comment")
+			return loupe.Errorf(loupe.EFORBIDDEN, "only the author or an admin may delete a comment")
 		}
 		if lc.DeletedOn == nil {
 			if _, err := tx.ExecContext(ctx, deleteCommentSQL, p.TenantID, id, now()); err != nil {
@@ -530,10 +531,10 @@ func (s *Store) DeleteComment(ctx context.Context, p *Principal, id string) (*Co
 // takes it back; either is a no-op when already so. Returns ENOTFOUND for an
 // unknown comment, ECONFLICT for a deleted one, EINVALID for a blank or
 // overlong reaction or one more than MaxReactionsPerUser.
-func (s *Store) ReactToComment(ctx context.Context, p *Principal, id, reaction string, remove bool) (*Comment, error) {
+func (s *Store) ReactToComment(ctx context.Context, p *loupe.Principal, id, reaction string, remove bool) (*Comment, error) {
 	reaction = strings.TrimSpace(reaction)
 	if n := utf8.RuneCountInString(reaction); n < 1 || n > MaxReaction {
-		return nil, Invalid("reaction must be 1 to %d characters", MaxReaction)
+		return nil, loupe.Invalid("reaction must be 1 to %d characters", MaxReaction)
 	}
 	var c *Comment
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -564,7 +565,7 @@ func (s *Store) ReactToComment(ctx context.Context, p *Principal, id, reaction s
 				return fmt.Errorf("store: unable to read reaction: %w", err)
 			}
 			if !there {
-				return Invalid("at most %d different reactions per user on a comment", MaxReactionsPerUser)
+				return loupe.Invalid("at most %d different reactions per user on a comment", MaxReactionsPerUser)
 			}
 		}
 		if n > 0 {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/loupe-mam/loupe"
+
 	"context"
 	"fmt"
 	"io"
@@ -22,9 +24,9 @@ const (
 	SubjectOptionList DefinitionSubject = "optionList"
 )
 
-func (e DefinitionSubject) MarshalGQL(w io.Writer) { marshalEnum(w, string(e)) }
+func (e DefinitionSubject) MarshalGQL(w io.Writer) { loupe.MarshalEnum(w, string(e)) }
 func (e *DefinitionSubject) UnmarshalGQL(v any) (err error) {
-	*e, err = unmarshalEnum(v, "definition subject", SubjectMdf, SubjectOptionList)
+	*e, err = loupe.UnmarshalEnum(v, "definition subject", SubjectMdf, SubjectOptionList)
 	return err
 }
 
@@ -37,9 +39,9 @@ const (
 	ActionDefinitionDelete DefinitionAction = "delete"
 )
 
-func (e DefinitionAction) MarshalGQL(w io.Writer) { marshalEnum(w, string(e)) }
+func (e DefinitionAction) MarshalGQL(w io.Writer) { loupe.MarshalEnum(w, string(e)) }
 func (e *DefinitionAction) UnmarshalGQL(v any) (err error) {
-	*e, err = unmarshalEnum(v, "definition action", ActionDefinitionCreate, ActionDefinitionUpdate, ActionDefinitionDelete)
+	*e, err = loupe.UnmarshalEnum(v, "definition action", ActionDefinitionCreate, ActionDefinitionUpdate, ActionDefinitionDelete)
 	return err
 }
 
@@ -55,8 +57,8 @@ type DefinitionChange struct {
 	ExecutedOn  time.Time         `db:"executed_on"`
 	// Before and After are the definition around the change (null before
 	// a create and after a delete).
-	Before JSON `db:"before"`
-	After  JSON `db:"after"`
+	Before loupe.JSON `db:"before"`
+	After  loupe.JSON `db:"after"`
 }
 
 const (
@@ -72,16 +74,16 @@ ORDER BY executed_on DESC, id DESC OFFSET $3 LIMIT $4`
 )
 
 // definitionChangeTx records a write inside its transaction.
-func definitionChangeTx(ctx context.Context, tx *sqlx.Tx, p *Principal, subject DefinitionSubject, id string,
+func definitionChangeTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, subject DefinitionSubject, id string,
 	action DefinitionAction, at time.Time, before, after map[string]any) error {
-	var b, a JSON
+	var b, a loupe.JSON
 	if before != nil {
-		b = JSONOf(before)
+		b = loupe.JSONOf(before)
 	}
 	if after != nil {
-		a = JSONOf(after)
+		a = loupe.JSONOf(after)
 	}
-	if _, err := tx.ExecContext(ctx, insertDefinitionChangeSQL, p.TenantID, NewID(), string(subject), id,
+	if _, err := tx.ExecContext(ctx, insertDefinitionChangeSQL, p.TenantID, loupe.NewID(), string(subject), id,
 		string(action), p.UserID, p.Email, at, b, a); err != nil {
 		return fmt.Errorf("store: unable to record definition change: %w", err)
 	}
@@ -92,15 +94,15 @@ func definitionChangeTx(ctx context.Context, tx *sqlx.Tx, p *Principal, subject 
 // list writes (of one subject when subjectID is not empty), newest first,
 // and how many there are. Returns EFORBIDDEN for non-admins, EINVALID for
 // bad paging.
-func (s *Store) DefinitionChanges(ctx context.Context, p *Principal, subjectID string, from, size int) ([]*DefinitionChange, int, error) {
+func (s *Store) DefinitionChanges(ctx context.Context, p *loupe.Principal, subjectID string, from, size int) ([]*DefinitionChange, int, error) {
 	if err := definitionsAdmin(p); err != nil {
 		return nil, 0, err
 	}
 	if from < 0 {
-		return nil, 0, Invalid("from must not be negative")
+		return nil, 0, loupe.Invalid("from must not be negative")
 	}
 	if size < 1 || size > MaxAuditPage {
-		return nil, 0, Invalid("size must be between 1 and %d", MaxAuditPage)
+		return nil, 0, loupe.Invalid("size must be between 1 and %d", MaxAuditPage)
 	}
 	var total int
 	if err := s.getPrepared(ctx, &total, countDefinitionChangesSQL, p.TenantID, nullString(subjectID)); err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"github.com/loupe-mam/loupe"
 	"time"
 )
 
@@ -35,23 +36,23 @@ type Reaction struct {
 
 // Comment is a comment on an item (spec 2.5).
 type Comment struct {
-	TenantID     string      `db:"tenant_id"`
-	ID           string      `db:"id"`
-	ItemID       string      `db:"item_id"`
-	Type         CommentType `db:"type"`
-	ParentID     *string     `db:"parent_id"`
-	Text         string      `db:"text"`
-	AuthorID     string      `db:"author_id"`
-	AssigneeID   *string     `db:"assignee_id"`
-	AssignedOn   *time.Time  `db:"assigned_on"`
-	ContextDoc   JSON        `db:"context"`
-	Resolved     bool        `db:"resolved"`
-	CreatedOn    time.Time   `db:"created_on"`
-	ModifiedOn   time.Time   `db:"modified_on"`
-	TextEditedOn *time.Time  `db:"text_edited_on"`
-	DeletedOn    *time.Time  `db:"deleted_on"`
+	TenantID     string            `db:"tenant_id"`
+	ID           string            `db:"id"`
+	ItemID       string            `db:"item_id"`
+	Type         loupe.CommentType `db:"type"`
+	ParentID     *string           `db:"parent_id"`
+	Text         string            `db:"text"`
+	AuthorID     string            `db:"author_id"`
+	AssigneeID   *string           `db:"assignee_id"`
+	AssignedOn   *time.Time        `db:"assigned_on"`
+	ContextDoc   loupe.JSON        `db:"context"`
+	Resolved     bool              `db:"resolved"`
+	CreatedOn    time.Time         `db:"created_on"`
+	ModifiedOn   time.Time         `db:"modified_on"`
+	TextEditedOn *time.Time        `db:"text_edited_on"`
+	DeletedOn    *time.Time        `db:"deleted_on"`
 	// ReactionsDoc is the comment's reactions as one JSON array.
-	ReactionsDoc JSON `db:"reactions"`
+	ReactionsDoc loupe.JSON `db:"reactions"`
 }
 
 // NodeID implements Node.
@@ -111,7 +112,7 @@ type CommentContextInput struct {
 type CreateCommentInput struct {
 	ItemID   string               `json:"itemId"`
 	Text     string               `json:"text"`
-	Type     *CommentType         `json:"type"`
+	Type     *loupe.CommentType   `json:"type"`
 	ParentID *string              `json:"parentId"`
 	Context  *CommentContextInput `json:"context"`
 	Assignee *UserRefInput        `json:"assignee"`
@@ -128,21 +129,21 @@ type UpdateCommentInput struct {
 
 // Relation is a directed relation seen from one of its items.
 type Relation struct {
-	ItemID        string            `db:"item_id"`
-	RelationType  string            `db:"relation_type"`
-	Direction     RelationDirection `db:"direction"`
-	RelatedItemID string            `db:"related_item_id"`
-	CreatedOn     time.Time         `db:"created_on"`
+	ItemID        string                  `db:"item_id"`
+	RelationType  string                  `db:"relation_type"`
+	Direction     loupe.RelationDirection `db:"direction"`
+	RelatedItemID string                  `db:"related_item_id"`
+	CreatedOn     time.Time               `db:"created_on"`
 }
 
 // TimedMetadata is form data for a span of the media.
 type TimedMetadata struct {
-	ItemID   string `db:"item_id"`
-	ID       string `db:"id"`
-	StartMs  int64  `db:"start_ms"`
-	EndMs    int64  `db:"end_ms"`
-	FormID   string `db:"form_id"`
-	FormData JSON   `db:"form_data"`
+	ItemID   string     `db:"item_id"`
+	ID       string     `db:"id"`
+	StartMs  int64      `db:"start_ms"`
+	EndMs    int64      `db:"end_ms"`
+	FormID   string     `db:"form_id"`
+	FormData loupe.JSON `db:"form_data"`
 }
 
 // Data is the entry's form and values.
@@ -160,12 +161,12 @@ type TimedMetadataInput struct {
 
 // ItemVersion is a version of an item's media (spec 2.7).
 type ItemVersion struct {
-	ItemID       string       `db:"item_id"`
-	ID           string       `db:"id"`
-	Name         string       `db:"name"`
-	CreatedBy    string       `db:"created_by"`
-	CreatedOn    time.Time    `db:"created_on"`
-	VersionState VersionState `db:"version_state"`
+	ItemID       string             `db:"item_id"`
+	ID           string             `db:"id"`
+	Name         string             `db:"name"`
+	CreatedBy    string             `db:"created_by"`
+	CreatedOn    time.Time          `db:"created_on"`
+	VersionState loupe.VersionState `db:"version_state"`
 }
 
 // VersionCreatedOn is when the version was made.
@@ -183,11 +184,11 @@ type TranscriptSegmentInput = TranscriptSegment
 
 // Transcript is an item's timed transcript in one language.
 type Transcript struct {
-	ItemID       string    `db:"item_id"`
-	LanguageCode string    `db:"language_code"`
-	Segments     JSON      `db:"segments"`
-	BlobKey      string    `db:"blob_key"`
-	UpdatedOn    time.Time `db:"updated_on"`
+	ItemID       string     `db:"item_id"`
+	LanguageCode string     `db:"language_code"`
+	Segments     loupe.JSON `db:"segments"`
+	BlobKey      string     `db:"blob_key"`
+	UpdatedOn    time.Time  `db:"updated_on"`
 }
 
 // TimedTranscript is the transcript's segments.
@@ -230,21 +231,21 @@ type ExternalIDMatch struct {
 
 // CreateAttachmentInput registers an attachment.
 type CreateAttachmentInput struct {
-	ItemID      string         `json:"itemId"`
-	FileName    string         `json:"fileName"`
-	Type        AttachmentType `json:"type"`
-	Role        AttachmentRole `json:"role"`
-	Language    *string        `json:"language"`
-	Description *string        `json:"description"`
+	ItemID      string               `json:"itemId"`
+	FileName    string               `json:"fileName"`
+	Type        loupe.AttachmentType `json:"type"`
+	Role        loupe.AttachmentRole `json:"role"`
+	Language    *string              `json:"language"`
+	Description *string              `json:"description"`
 }
 
 // UpdateAttachmentInput changes an attachment; nil fields stay.
 type UpdateAttachmentInput struct {
-	ItemID      string          `json:"itemId"`
-	FileName    string          `json:"fileName"`
-	NewFileName *string         `json:"newFileName"`
-	Type        *AttachmentType `json:"type"`
-	Role        *AttachmentRole `json:"role"`
-	Language    *string         `json:"language"`
-	Description *string         `json:"description"`
+	ItemID      string                `json:"itemId"`
+	FileName    string                `json:"fileName"`
+	NewFileName *string               `json:"newFileName"`
+	Type        *loupe.AttachmentType `json:"type"`
+	Role        *loupe.AttachmentRole `json:"role"`
+	Language    *string               `json:"language"`
+	Description *string               `json:"description"`
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"slices"
 )
 
@@ -43,7 +44,7 @@ func (c *ContentCursor) Token() string {
 // ParseContentCursor reads a nextToken. Returns EINVALID for anything that
 // is not one.
 func ParseContentCursor(token string) (*ContentCursor, error) {
-	bad := Invalid("nextToken is not a valid folder content token")
+	bad := loupe.Invalid("nextToken is not a valid folder content token")
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
 		return nil, bad
@@ -156,33 +157,33 @@ FROM items fo WHERE fo.tenant_id = $1 AND fo.id = $2 AND fo.item_type = 'folder'
 // principal may see, its size, and the position after it (nil at the end).
 // Returns ENOTFOUND for an unknown or invisible folder, EINVALID for bad
 // paging or a cursor of another sort.
-func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string, q ContentQuery) ([]*FolderEntry, int, *ContentCursor, error) {
+func (s *Store) FolderContent(ctx context.Context, p *loupe.Principal, folderID string, q ContentQuery) ([]*FolderEntry, int, *ContentCursor, error) {
 	if q.From < 0 {
-		return nil, 0, nil, Invalid("from must not be negative")
+		return nil, 0, nil, loupe.Invalid("from must not be negative")
 	}
 	if q.Size < 1 || q.Size > MaxContentPage {
-		return nil, 0, nil, Invalid("size must be between 1 and %d", MaxContentPage)
+		return nil, 0, nil, loupe.Invalid("size must be between 1 and %d", MaxContentPage)
 	}
 	if c := q.After; c != nil {
 		if q.From != 0 {
-			return nil, 0, nil, Invalid("give from or nextToken, not both")
+			return nil, 0, nil, loupe.Invalid("give from or nextToken, not both")
 		}
 		if c.ByName != q.ByName || c.Desc != q.Desc {
-			return nil, 0, nil, Invalid("nextToken was made for another sort or order")
+			return nil, 0, nil, loupe.Invalid("nextToken was made for another sort or order")
 		}
 		q.From = c.From
 	}
 	if !validID(folderID) {
-		return nil, 0, nil, NotFound()
+		return nil, 0, nil, loupe.NotFound()
 	}
 	var total int
 	query := folderTotalSQL
 	if !p.IsAdmin {
 		query = visibleFolderTotalSQL
 	}
-	if err := s.getPrepared(ctx, &total, query, p.TenantID, folderID, p.UserID, p.aclTokens()); err != nil {
+	if err := s.getPrepared(ctx, &total, query, p.TenantID, folderID, p.UserID, aclTokens(p)); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, 0, nil, NotFound()
+			return nil, 0, nil, loupe.NotFound()
 		}
 		return nil, 0, nil, fmt.Errorf("store: unable to count folder content: %w", err)
 	}
@@ -204,7 +205,7 @@ func (s *Store) FolderContent(ctx context.Context, p *Principal, folderID string
 // contentPage cuts a page by the index: after a cursor, from it; at an
 // offset in the back half, walking from the other end, so that no offset
 // walks more than half the folder.
-func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, q ContentQuery, total int) ([]*FolderEntry, error) {
+func (s *Store) contentPage(ctx context.Context, p *loupe.Principal, folderID string, q ContentQuery, total int) ([]*FolderEntry, error) {
 	desc, keyset, reverse := q.Desc, q.After != nil, false
 	args := []any{p.TenantID, folderID, q.From, q.Size}
 	switch {
@@ -218,7 +219,7 @@ func (s *Store) contentPage(ctx context.Context, p *Principal, folderID string, 
 		args[2], args[3] = total-end, end-q.From
 	}
 	if !p.IsAdmin {
-		args = append(args, p.UserID, p.aclTokens())
+		args = append(args, p.UserID, aclTokens(p))
 	}
 	if keyset && q.ByName {
 		args = append(args, q.After.ID)
@@ -250,16 +251,16 @@ func SubfolderCursor(f *Folder) string {
 
 // Subfolders returns a page of a folder's live subfolders the principal may see, by name, after a
 // cursor, and whether more follow. Returns EINVALID for a bad cursor or size.
-func (s *Store) Subfolders(ctx context.Context, p *Principal, folderID, after string, first int) ([]*Folder, bool, error) {
+func (s *Store) Subfolders(ctx context.Context, p *loupe.Principal, folderID, after string, first int) ([]*Folder, bool, error) {
 	if first < 1 || first > MaxItemPage {
-		return nil, false, Invalid("first must be between 1 and %d", MaxItemPage)
+		return nil, false, loupe.Invalid("first must be between 1 and %d", MaxItemPage)
 	}
 	var name, id *string
 	if after != "" {
 		var pos [2]string
 		b, err := base64.RawURLEncoding.DecodeString(after)
 		if err != nil || json.Unmarshal(b, &pos) != nil || !validID(pos[1]) {
-			return nil, false, Invalid("invalid cursor")
+			return nil, false, loupe.Invalid("invalid cursor")
 		}
 		name, id = &pos[0], &pos[1]
 	}
@@ -267,7 +268,7 @@ func (s *Store) Subfolders(ctx context.Context, p *Principal, folderID, after st
 	if !validID(folderID) {
 		return out, false, nil
 	}
-	if err := s.selectPrepared(ctx, &out, subfoldersSQL, p.TenantID, folderID, name, id, first+1, p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &out, subfoldersSQL, p.TenantID, folderID, name, id, first+1, p.UserID, aclTokens(p)); err != nil {
 		return nil, false, fmt.Errorf("store: unable to list subfolders: %w", err)
 	}
 	more := len(out) > first

@@ -10,23 +10,24 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // Folder is an item of itemType folder seen as a folder (spec 2.10).
 type Folder struct {
-	TenantID         string    `db:"tenant_id"`
-	ID               string    `db:"id"`
-	Owner            string    `db:"owner"`
-	Name             string    `db:"title"`
-	CreatedOn        time.Time `db:"created_on"`
-	ParentID         *string   `db:"parent_id"`
-	ItemType         string    `db:"item_type"`
-	VisibleTo        Access    `db:"visible_to"`
-	UpdatableBy      Access    `db:"updatable_by"`
-	MetadataFormID   string    `db:"metadata_form_id"`
-	MetadataFormData JSON      `db:"metadata_form_data"`
-	SortKey          *string   `db:"sort_key"`
-	HasSubfolder     bool      `db:"has_subfolder"`
+	TenantID         string     `db:"tenant_id"`
+	ID               string     `db:"id"`
+	Owner            string     `db:"owner"`
+	Name             string     `db:"title"`
+	CreatedOn        time.Time  `db:"created_on"`
+	ParentID         *string    `db:"parent_id"`
+	ItemType         string     `db:"item_type"`
+	VisibleTo        Access     `db:"visible_to"`
+	UpdatableBy      Access     `db:"updatable_by"`
+	MetadataFormID   string     `db:"metadata_form_id"`
+	MetadataFormData loupe.JSON `db:"metadata_form_data"`
+	SortKey          *string    `db:"sort_key"`
+	HasSubfolder     bool       `db:"has_subfolder"`
 }
 
 // NodeID implements Node.
@@ -76,14 +77,14 @@ WHERE i.deleted_on IS NULL AND ` + admitsSQL("i", 3, 4)
 
 // Folder returns one live folder the principal may see. Returns ENOTFOUND
 // when there is no such live folder in the tenant, or it is not visible.
-func (s *Store) Folder(ctx context.Context, p *Principal, id string) (*Folder, error) {
+func (s *Store) Folder(ctx context.Context, p *loupe.Principal, id string) (*Folder, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var f Folder
-	if err := s.getPrepared(ctx, &f, visibleFolderByIDSQL, p.TenantID, id, p.UserID, p.aclTokens()); err != nil {
+	if err := s.getPrepared(ctx, &f, visibleFolderByIDSQL, p.TenantID, id, p.UserID, aclTokens(p)); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, NotFound()
+			return nil, loupe.NotFound()
 		}
 		return nil, fmt.Errorf("store: unable to fetch folder %s: %w", id, err)
 	}
@@ -92,14 +93,14 @@ func (s *Store) Folder(ctx context.Context, p *Principal, id string) (*Folder, e
 
 // FoldersByIDs returns the live folders among ids that the principal may
 // see, keyed by id, in one query.
-func (s *Store) FoldersByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Folder, error) {
+func (s *Store) FoldersByIDs(ctx context.Context, p *loupe.Principal, ids []string) (map[string]*Folder, error) {
 	out := make(map[string]*Folder, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
 	}
 	var folders []*Folder
-	if err := s.selectPrepared(ctx, &folders, foldersByIDsSQL, p.TenantID, stringArray(ids), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &folders, foldersByIDsSQL, p.TenantID, stringArray(ids), p.UserID, aclTokens(p)); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch folders: %w", err)
 	}
 	for _, f := range folders {
@@ -122,13 +123,13 @@ func (l *folderLinks) dests() []any {
 
 // FoldersOfItems returns, per item id, the live folders the item sits in
 // that the principal may see, in folderParents order, in one query.
-func (s *Store) FoldersOfItems(ctx context.Context, p *Principal, itemIDs []string) (map[string][]*Folder, error) {
+func (s *Store) FoldersOfItems(ctx context.Context, p *loupe.Principal, itemIDs []string) (map[string][]*Folder, error) {
 	out := make(map[string][]*Folder, len(itemIDs))
 	itemIDs = validIDs(itemIDs)
 	if len(itemIDs) == 0 {
 		return out, nil
 	}
-	rows, err := selectScanned(ctx, s, (*folderLinks).dests, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens())
+	rows, err := selectScanned(ctx, s, (*folderLinks).dests, foldersOfItemsSQL, p.TenantID, stringArray(itemIDs), p.UserID, aclTokens(p))
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to fetch folders of items: %w", err)
 	}

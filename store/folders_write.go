@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // FolderUpdate changes a folder; nil fields stay as they are.
@@ -36,7 +37,7 @@ func validFolderName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 256 || strings.ContainsRune(name, '/') ||
 		strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return "", Invalid("invalid folder name %q: 1 to 256 characters, no slash", name)
+		return "", loupe.Invalid("invalid folder name %q: 1 to 256 characters, no slash", name)
 	}
 	return name, nil
 }
@@ -49,15 +50,15 @@ func (a *Access) Validate(field string) error {
 		a.Groups = []string{}
 	case AccessSelectedGroups:
 		if len(a.Groups) == 0 || len(a.Groups) > maxGroupsInRule {
-			return Invalid("%s: selected_groups needs 1 to %d groups", field, maxGroupsInRule)
+			return loupe.Invalid("%s: selected_groups needs 1 to %d groups", field, maxGroupsInRule)
 		}
 		for _, g := range a.Groups {
 			if strings.TrimSpace(g) == "" || len(g) > 256 {
-				return Invalid("%s: invalid group %q", field, g)
+				return loupe.Invalid("%s: invalid group %q", field, g)
 			}
 		}
 	default:
-		return Invalid("%s: invalid level %q: expected tenant or selected_groups", field, a.Level)
+		return loupe.Invalid("%s: invalid level %q: expected tenant or selected_groups", field, a.Level)
 	}
 	return nil
 }
@@ -99,7 +100,7 @@ WHERE tenant_id = $1 AND id = $2`
 // or sortKey, in one transaction. Returns ENOTFOUND for an unknown folder,
 // EINVALID for a bad value, an unknown parent (the spec's message) or a
 // move into the folder's own subtree.
-func (s *Store) UpdateFolder(ctx context.Context, p *Principal, u FolderUpdate) (*Folder, error) {
+func (s *Store) UpdateFolder(ctx context.Context, p *loupe.Principal, u FolderUpdate) (*Folder, error) {
 	var name *string
 	if u.Name != nil {
 		n, err := validFolderName(*u.Name)
@@ -122,13 +123,13 @@ func (s *Store) UpdateFolder(ctx context.Context, p *Principal, u FolderUpdate) 
 		updatable = *u.UpdatableBy
 	}
 	if u.SortKey != nil && len(*u.SortKey) > 256 {
-		return nil, Invalid("sortKey is longer than 256 characters")
+		return nil, loupe.Invalid("sortKey is longer than 256 characters")
 	}
 	if u.Parent != nil && u.ToTop {
-		return nil, Invalid("give parent or toTop, not both")
+		return nil, loupe.Invalid("give parent or toTop, not both")
 	}
 	if !validID(u.ID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := lockLiveFolder(ctx, tx, p.TenantID, u.ID); err != nil {
@@ -140,7 +141,7 @@ func (s *Store) UpdateFolder(ctx context.Context, p *Principal, u FolderUpdate) 
 				return fmt.Errorf("store: unable to check owner: %w", err)
 			}
 			if !ok {
-				return Invalid("owner %s is not an active user of the tenant", *u.Owner)
+				return loupe.Invalid("owner %s is not an active user of the tenant", *u.Owner)
 			}
 		}
 		if u.Parent != nil || u.ToTop {
@@ -162,11 +163,11 @@ func (s *Store) UpdateFolder(ctx context.Context, p *Principal, u FolderUpdate) 
 }
 
 // moveFolderTx puts a folder under parent (nil: at the top).
-func moveFolderTx(ctx context.Context, tx *sqlx.Tx, p *Principal, id string, parent *string) error {
+func moveFolderTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, id string, parent *string) error {
 	tenantID := p.TenantID
 	if parent != nil {
 		if !validID(*parent) {
-			return Invalid(MsgParentMissing)
+			return loupe.Invalid(MsgParentMissing)
 		}
 		var t struct {
 			Live  bool `db:"live"`
@@ -176,14 +177,14 @@ func moveFolderTx(ctx context.Context, tx *sqlx.Tx, p *Principal, id string, par
 			return fmt.Errorf("store: unable to check move target: %w", err)
 		}
 		if !t.Live {
-			return Invalid(MsgParentMissing)
+			return loupe.Invalid(MsgParentMissing)
 		}
 		if t.Cycle {
-			return Invalid(msgMoveIntoSelf)
+			return loupe.Invalid(msgMoveIntoSelf)
 		}
 		if err := checkParentsTx(ctx, tx, p, []string{*parent}); err != nil {
-			if ErrorKind(err) == EINVALID {
-				return Invalid(MsgParentMissing) // invisible answers like missing
+			if loupe.ErrorKind(err) == loupe.EINVALID {
+				return loupe.Invalid(MsgParentMissing) // invisible answers like missing
 			}
 			return err
 		}
@@ -222,22 +223,22 @@ WHERE tenant_id = $1 AND id = $2`
 // SetFolderMetadata replaces a live folder's form and values; a non-empty
 // default_title renames the folder. Returns ENOTFOUND for an unknown folder,
 // EINVALID for bad metadata.
-func (s *Store) SetFolderMetadata(ctx context.Context, p *Principal, id string, formID *string, formData JSON) (*Folder, error) {
+func (s *Store) SetFolderMetadata(ctx context.Context, p *loupe.Principal, id string, formID *string, formData loupe.JSON) (*Folder, error) {
 	form := "default_folder"
 	if formID != nil {
 		if !formIDRE.MatchString(*formID) {
-			return nil, Invalid("invalid metadata.formId %q", *formID)
+			return nil, loupe.Invalid("invalid metadata.formId %q", *formID)
 		}
 		form = *formID
 	}
 	data := map[string]json.RawMessage{}
 	if !formData.IsNull() {
 		if err := json.Unmarshal(formData, &data); err != nil || data == nil {
-			return nil, Invalid("metadata.formData must be an object")
+			return nil, loupe.Invalid("metadata.formData must be an object")
 		}
 	}
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := lockLiveFolder(ctx, tx, p.TenantID, id); err != nil {
@@ -251,7 +252,7 @@ func (s *Store) SetFolderMetadata(ctx context.Context, p *Principal, id string, 
 		if raw, ok := data["default_title"]; ok {
 			var t string
 			if json.Unmarshal(raw, &t) != nil {
-				return Invalid("default_title must be a string")
+				return loupe.Invalid("default_title must be a string")
 			}
 			if t != "" {
 				if name, err = validFolderName(t); err != nil {
@@ -267,7 +268,7 @@ func (s *Store) SetFolderMetadata(ctx context.Context, p *Principal, id string, 
 		if data, err = replaceFormDataTx(ctx, tx, p.TenantID, cur.MetadataFormID, before, form, data, ""); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, setFolderMetadataSQL, p.TenantID, id, form, JSONOf(data), name, now()); err != nil {
+		if _, err := tx.ExecContext(ctx, setFolderMetadataSQL, p.TenantID, id, form, loupe.JSONOf(data), name, now()); err != nil {
 			return fmt.Errorf("store: unable to write folder metadata: %w", err)
 		}
 		return nil
@@ -313,7 +314,7 @@ ORDER BY i.id LIMIT 1`
 // CreateFolderPath makes the missing folders of a slash-separated path and
 // answers the path's folders from the top down. It is idempotent, also
 // under concurrent calls. Returns EINVALID for an empty or bad path.
-func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string) ([]*Folder, error) {
+func (s *Store) CreateFolderPath(ctx context.Context, p *loupe.Principal, path string) ([]*Folder, error) {
 	var names []string
 	for _, part := range strings.Split(path, "/") {
 		if strings.TrimSpace(part) == "" {
@@ -326,7 +327,7 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string)
 		names = append(names, name)
 	}
 	if len(names) == 0 || len(names) > maxFolderDepth {
-		return nil, Invalid("path must name 1 to %d folders, such as /Projects/2026/Promo", maxFolderDepth)
+		return nil, loupe.Invalid("path must name 1 to %d folders, such as /Projects/2026/Promo", maxFolderDepth)
 	}
 	ids := make([]string, len(names))
 	created := 0
@@ -340,9 +341,9 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *Principal, path string)
 			var found []string
 			var err error
 			if parent == "" {
-				err = tx.SelectContext(ctx, &found, topFolderSQL, p.TenantID, name, p.UserID, p.aclTokens())
+				err = tx.SelectContext(ctx, &found, topFolderSQL, p.TenantID, name, p.UserID, aclTokens(p))
 			} else {
-				err = tx.SelectContext(ctx, &found, childFolderSQL, p.TenantID, parent, name, p.UserID, p.aclTokens())
+				err = tx.SelectContext(ctx, &found, childFolderSQL, p.TenantID, parent, name, p.UserID, aclTokens(p))
 			}
 			if err != nil {
 				return fmt.Errorf("store: unable to look up folder %q: %w", name, err)
@@ -396,25 +397,25 @@ ON CONFLICT DO NOTHING`
 // changes when it is there already). Returns ENOTFOUND for an unknown item,
 // EINVALID for an unknown folder or a folder item (folders move with
 // UpdateFolder).
-func (s *Store) AddItemToFolder(ctx context.Context, p *Principal, itemID, folderID string) (*Item, error) {
+func (s *Store) AddItemToFolder(ctx context.Context, p *loupe.Principal, itemID, folderID string) (*Item, error) {
 	return s.changeFolders(ctx, p, itemID, "", folderID)
 }
 
 // RemoveItemFromFolder takes a live item out of one of its folders.
 // Returns ENOTFOUND when the item is not in that folder.
-func (s *Store) RemoveItemFromFolder(ctx context.Context, p *Principal, itemID, folderID string) (*Item, error) {
+func (s *Store) RemoveItemFromFolder(ctx context.Context, p *loupe.Principal, itemID, folderID string) (*Item, error) {
 	return s.changeFolders(ctx, p, itemID, folderID, "")
 }
 
 // MoveItem moves a live item from one of its folders to another, keeping
 // its place in folderParents.
-func (s *Store) MoveItem(ctx context.Context, p *Principal, itemID, from, to string) (*Item, error) {
+func (s *Store) MoveItem(ctx context.Context, p *loupe.Principal, itemID, from, to string) (*Item, error) {
 	return s.changeFolders(ctx, p, itemID, from, to)
 }
 
-func (s *Store) changeFolders(ctx context.Context, p *Principal, itemID, from, to string) (*Item, error) {
+func (s *Store) changeFolders(ctx context.Context, p *loupe.Principal, itemID, from, to string) (*Item, error) {
 	if !validID(itemID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var it *Item
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -423,11 +424,11 @@ func (s *Store) changeFolders(ctx context.Context, p *Principal, itemID, from, t
 			return notFoundOr(err, "store: unable to lock item %s: %w", itemID)
 		}
 		if typ == "folder" {
-			return Invalid("folders move with updateFolder (POST /api/v1/folders/{folderId} with parent)")
+			return loupe.Invalid("folders move with updateFolder (POST /api/v1/folders/{folderId} with parent)")
 		}
 		if to != "" {
 			if !validID(to) {
-				return Invalid("folder %s does not exist", to)
+				return loupe.Invalid("folder %s does not exist", to)
 			}
 			if err := checkParentsTx(ctx, tx, p, []string{to}); err != nil {
 				return err
@@ -447,13 +448,13 @@ func (s *Store) changeFolders(ctx context.Context, p *Principal, itemID, from, t
 		}
 		if err != nil {
 			if isUniqueViolation(err) {
-				return Errorf(ECONFLICT, "the item is in folder %s already", to)
+				return loupe.Errorf(loupe.ECONFLICT, "the item is in folder %s already", to)
 			}
 			return fmt.Errorf("store: unable to change folders of %s: %w", itemID, err)
 		}
 		if from != "" {
 			if err := oneRow(res); err != nil {
-				return Errorf(ENOTFOUND, "the item is not in folder %s", from)
+				return loupe.Errorf(loupe.ENOTFOUND, "the item is not in folder %s", from)
 			}
 		}
 		if err := touchItem(ctx, tx, p.TenantID, itemID, now()); err != nil {

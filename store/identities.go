@@ -10,6 +10,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file maps users of a tenant's identity provider (verified bearer
@@ -80,11 +81,11 @@ SELECT id::text FROM found UNION ALL SELECT id::text FROM made`
 // email (who gets the subject), else a new user — who joins the
 // organisation group when autoAdd is set. Returns EUNAUTHORIZED for a
 // deactivated user.
-func (s *Store) PrincipalForIdentity(ctx context.Context, tenantID string, id Identity, autoAdd bool) (*Principal, error) {
+func (s *Store) PrincipalForIdentity(ctx context.Context, tenantID string, id Identity, autoAdd bool) (*loupe.Principal, error) {
 	// Claims are the provider's strings, which Postgres text may not hold:
 	// such a subject names nobody, such an email or group is left out.
 	if !textOK(id.Subject) {
-		return nil, &Error{Kind: EUNAUTHORIZED, Message: MsgUnauthenticated}
+		return nil, &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 	}
 	if !textOK(id.Email) {
 		id.Email = ""
@@ -97,12 +98,12 @@ func (s *Store) PrincipalForIdentity(ctx context.Context, tenantID string, id Id
 	}
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, &Error{Kind: EUNAUTHORIZED, Message: MsgUnauthenticated}
+			return nil, &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 		}
 		return nil, err
 	}
 	if u.Deactivated {
-		return nil, &Error{Kind: EUNAUTHORIZED, Message: MsgUnauthenticated}
+		return nil, &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 	}
 	k := &KeyRecord{TenantID: tenantID, UserID: u.ID, Email: u.Email, IsAdmin: u.IsAdmin,
 		Groups: u.Groups, GroupIDs: u.GroupIDs}
@@ -164,7 +165,7 @@ func (s *Store) provisionIdentity(ctx context.Context, tenantID string, id Ident
 			// that gives none gets a name no mailbox has.
 			email = id.Subject + "@identity.invalid"
 		}
-		userID := NewID()
+		userID := loupe.NewID()
 		res, err := tx.ExecContext(ctx, insertIdentityUserSQL, tenantID, userID, email, id.Subject)
 		if err != nil {
 			return fmt.Errorf("store: unable to add identity user: %w", err)
@@ -173,7 +174,7 @@ func (s *Store) provisionIdentity(ctx context.Context, tenantID string, id Ident
 			return nil
 		}
 		var groupID string
-		err = tx.GetContext(ctx, &groupID, orgGroupSQL, tenantID, NewID(), OrganizationGroup)
+		err = tx.GetContext(ctx, &groupID, orgGroupSQL, tenantID, loupe.NewID(), OrganizationGroup)
 		if errors.Is(err, sql.ErrNoRows) {
 			err = tx.GetContext(ctx, &groupID, orgGroupByNameSQL, tenantID, OrganizationGroup)
 		}

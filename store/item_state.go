@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"strings"
 )
 
@@ -35,10 +36,10 @@ const MaxVersionName = 256
 func (s *Store) RenameVersion(ctx context.Context, tenantID, itemID, versionID, name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > MaxVersionName {
-		return Invalid("name must be 1 to %d characters", MaxVersionName)
+		return loupe.Invalid("name must be 1 to %d characters", MaxVersionName)
 	}
 	if !validID(itemID) || !validID(versionID) {
-		return NotFound()
+		return loupe.NotFound()
 	}
 	res, err := s.db.ExecContext(ctx, renameVersionSQL, tenantID, itemID, versionID, name)
 	if err != nil {
@@ -57,10 +58,10 @@ WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL`
 // live item. Returns ENOTFOUND for an unknown item.
 func (s *Store) SetUploadLock(ctx context.Context, tenantID, itemID string, owner *string) error {
 	if owner != nil && (strings.TrimSpace(*owner) == "" || len(*owner) > 256) {
-		return Invalid("ownerInstanceId must be 1 to 256 characters")
+		return loupe.Invalid("ownerInstanceId must be 1 to 256 characters")
 	}
 	if !validID(itemID) {
-		return NotFound()
+		return loupe.NotFound()
 	}
 	res, err := s.db.ExecContext(ctx, setUploadLockSQL, tenantID, itemID, owner, now())
 	if err != nil {
@@ -78,12 +79,12 @@ UPDATE items SET media_usage = $3 WHERE tenant_id = $1 AND id = $2 AND deleted_o
 func (s *Store) SetMediaUsage(ctx context.Context, tenantID, itemID string, u MediaUsage) error {
 	u.LastUsedWorkflow = strings.TrimSpace(u.LastUsedWorkflow)
 	if u.LastUsedWorkflow == "" || len(u.LastUsedWorkflow) > 256 {
-		return Invalid("lastUsedWorkflow must be 1 to 256 characters")
+		return loupe.Invalid("lastUsedWorkflow must be 1 to 256 characters")
 	}
 	if !validID(itemID) {
-		return NotFound()
+		return loupe.NotFound()
 	}
-	res, err := s.db.ExecContext(ctx, setMediaUsageSQL, tenantID, itemID, JSONOf(u))
+	res, err := s.db.ExecContext(ctx, setMediaUsageSQL, tenantID, itemID, loupe.JSONOf(u))
 	if err != nil {
 		return fmt.Errorf("store: unable to set media usage: %w", err)
 	}
@@ -104,17 +105,17 @@ func (s *Store) MigrateMediaLocation(ctx context.Context, tenantID, itemID strin
 			continue
 		}
 		if !strings.Contains(*v, "://") || len(*v) > 2048 || strings.ContainsAny(*v, " \t\n") {
-			return Invalid("%s must be a URI such as s3://bucket/key, got %q", key, *v)
+			return loupe.Invalid("%s must be a URI such as s3://bucket/key, got %q", key, *v)
 		}
 		patch[key] = *v
 	}
 	if len(patch) == 0 {
-		return Invalid("give sourceFileLocation or generatedContentLocation")
+		return loupe.Invalid("give sourceFileLocation or generatedContentLocation")
 	}
 	if !validID(itemID) {
-		return NotFound()
+		return loupe.NotFound()
 	}
-	res, err := s.db.ExecContext(ctx, migrateLocationSQL, tenantID, itemID, JSONOf(patch), now())
+	res, err := s.db.ExecContext(ctx, migrateLocationSQL, tenantID, itemID, loupe.JSONOf(patch), now())
 	if err != nil {
 		return fmt.Errorf("store: unable to migrate media location: %w", err)
 	}
@@ -130,15 +131,15 @@ WHERE i.tenant_id = $1 AND i.external_id = ANY($2::text[]) AND i.deleted_on IS N
 
 // ItemsByExternalIDs answers, in the order asked, which live item has each
 // external id. Returns EINVALID for none or too many ids.
-func (s *Store) ItemsByExternalIDs(ctx context.Context, p *Principal, externalIDs []string) ([]*ExternalIDMatch, error) {
+func (s *Store) ItemsByExternalIDs(ctx context.Context, p *loupe.Principal, externalIDs []string) ([]*ExternalIDMatch, error) {
 	if len(externalIDs) == 0 || len(externalIDs) > MaxExternalIDs {
-		return nil, Invalid("give 1 to %d external ids", MaxExternalIDs)
+		return nil, loupe.Invalid("give 1 to %d external ids", MaxExternalIDs)
 	}
 	var rows []struct {
 		ExternalID string `db:"external_id"`
 		ID         string `db:"id"`
 	}
-	if err := s.selectPrepared(ctx, &rows, itemsByExternalIDSQL, p.TenantID, stringArray(externalIDs), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, itemsByExternalIDSQL, p.TenantID, stringArray(externalIDs), p.UserID, aclTokens(p)); err != nil {
 		return nil, fmt.Errorf("store: unable to look up external ids: %w", err)
 	}
 	found := make(map[string]string, len(rows))
@@ -183,17 +184,17 @@ FROM up ORDER BY item_id, pos, depth DESC`
 // in (in folderParents order), each path from the top folder down. Folders
 // the principal may not see end a path (it starts below them) or, for the
 // folder the item sits in, leave the path out.
-func (s *Store) AncestryOfItems(ctx context.Context, p *Principal, itemIDs []string) (map[string][][]*PathEntry, error) {
+func (s *Store) AncestryOfItems(ctx context.Context, p *loupe.Principal, itemIDs []string) (map[string][][]*PathEntry, error) {
 	out := make(map[string][][]*PathEntry, len(itemIDs))
 	itemIDs = validIDs(itemIDs)
 	if len(itemIDs) == 0 {
 		return out, nil
 	}
 	var rows []struct {
-		ItemID string `db:"item_id"`
-		Path   JSON   `db:"path"`
+		ItemID string     `db:"item_id"`
+		Path   loupe.JSON `db:"path"`
 	}
-	if err := s.selectPrepared(ctx, &rows, ancestrySQL, p.TenantID, stringArray(itemIDs), p.UserID, p.aclTokens()); err != nil {
+	if err := s.selectPrepared(ctx, &rows, ancestrySQL, p.TenantID, stringArray(itemIDs), p.UserID, aclTokens(p)); err != nil {
 		return nil, fmt.Errorf("store: unable to fetch ancestry: %w", err)
 	}
 	for _, r := range rows {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"time"
 )
 
@@ -27,12 +28,12 @@ type Item struct {
 	MediaSize        *int64     `db:"media_size"`
 	FrameCount       *int64     `db:"frame_count"`
 
-	MetadataFormID    string `db:"metadata_form_id"`
-	MetadataFormData  JSON   `db:"metadata_form_data"`
-	MetadataVersion   int    `db:"metadata_version"`
-	TechnicalMetadata JSON   `db:"technical_metadata"`
-	GeoLocation       JSON   `db:"geo_location"`
-	CustomIconsDoc    JSON   `db:"custom_icons"`
+	MetadataFormID    string     `db:"metadata_form_id"`
+	MetadataFormData  loupe.JSON `db:"metadata_form_data"`
+	MetadataVersion   int        `db:"metadata_version"`
+	TechnicalMetadata loupe.JSON `db:"technical_metadata"`
+	GeoLocation       loupe.JSON `db:"geo_location"`
+	CustomIconsDoc    loupe.JSON `db:"custom_icons"`
 
 	LanguageCode              string `db:"language_code"`
 	TranscodingState          string `db:"transcoding_state"`
@@ -50,7 +51,7 @@ type Item struct {
 	ArchivedOn *time.Time `db:"archived_on"`
 	DeletedOn  *time.Time `db:"deleted_on"`
 
-	MediaUsageDoc             JSON       `db:"media_usage"`
+	MediaUsageDoc             loupe.JSON `db:"media_usage"`
 	UploadLockOwnerInstanceID *string    `db:"upload_lock_owner"`
 	UploadLockedOn            *time.Time `db:"upload_locked_on"`
 	TranscriptLastUpdated     *time.Time `db:"transcript_last_updated"`
@@ -60,7 +61,7 @@ type Item struct {
 	// MediaDoc is the media column as read; decodeMedia fills ItemMedia
 	// from it. (ItemMedia itself has no Scan method: promoted to Item, it
 	// would make sqlx scan a whole row into it.)
-	MediaDoc  JSON `db:"media"`
+	MediaDoc  loupe.JSON `db:"media"`
 	ItemMedia `db:"-"`
 }
 
@@ -69,32 +70,32 @@ type Item struct {
 // It is stored as one document because it is read whole and written by
 // pipelines, never filtered on.
 type ItemMedia struct {
-	ItemState             *string  `json:"itemState,omitempty"`
-	TranscodingBy         *string  `json:"transcodingBy,omitempty"`
-	TranscodingService    *string  `json:"transcodingService,omitempty"`
-	ProgressInfo          JSON     `json:"progressInfo,omitempty"`
-	TranscriptionState    *string  `json:"transcriptionState,omitempty"`
-	TranscriptionProgress *float64 `json:"transcriptionProgress,omitempty"`
-	TranscriptionBy       *string  `json:"transcriptionBy,omitempty"`
-	TranscriptionService  *string  `json:"transcriptionService,omitempty"`
-	TranscriptionChannels JSON     `json:"transcriptionChannels,omitempty"`
-	TranslationBy         *string  `json:"translationBy,omitempty"`
-	TranslationLanguage   *string  `json:"translationLanguage,omitempty"`
-	TranscriptOffsetMs    *int64   `json:"transcriptOffsetMs,omitempty"`
-	DetectedPersons       JSON     `json:"detectedPersons,omitempty"`
+	ItemState             *string    `json:"itemState,omitempty"`
+	TranscodingBy         *string    `json:"transcodingBy,omitempty"`
+	TranscodingService    *string    `json:"transcodingService,omitempty"`
+	ProgressInfo          loupe.JSON `json:"progressInfo,omitempty"`
+	TranscriptionState    *string    `json:"transcriptionState,omitempty"`
+	TranscriptionProgress *float64   `json:"transcriptionProgress,omitempty"`
+	TranscriptionBy       *string    `json:"transcriptionBy,omitempty"`
+	TranscriptionService  *string    `json:"transcriptionService,omitempty"`
+	TranscriptionChannels loupe.JSON `json:"transcriptionChannels,omitempty"`
+	TranslationBy         *string    `json:"translationBy,omitempty"`
+	TranslationLanguage   *string    `json:"translationLanguage,omitempty"`
+	TranscriptOffsetMs    *int64     `json:"transcriptOffsetMs,omitempty"`
+	DetectedPersons       loupe.JSON `json:"detectedPersons,omitempty"`
 
-	Proxy                    *string `json:"proxy,omitempty"`
-	ProxySize                *int64  `json:"proxySize,omitempty"`
-	HighRes                  *string `json:"highRes,omitempty"`
-	HasExternalHighres       bool    `json:"hasExternalHighres,omitempty"`
-	EditProxyFormat          *string `json:"editProxyFormat,omitempty"`
-	WebProxyLocation         *string `json:"webProxyLocation,omitempty"`
-	ProxyAudioTrackUrls      JSON    `json:"proxyAudioTrackUrls,omitempty"`
-	Thumbnail                *string `json:"thumbnail,omitempty"`
-	ThumbnailInfo            JSON    `json:"thumbnailInfo,omitempty"`
-	ThumbnailStrip           *string `json:"thumbnailStrip,omitempty"`
-	GeneratedContentLocation *string `json:"generatedContentLocation,omitempty"`
-	SourceFileLocation       *string `json:"sourceFileLocation,omitempty"`
+	Proxy                    *string    `json:"proxy,omitempty"`
+	ProxySize                *int64     `json:"proxySize,omitempty"`
+	HighRes                  *string    `json:"highRes,omitempty"`
+	HasExternalHighres       bool       `json:"hasExternalHighres,omitempty"`
+	EditProxyFormat          *string    `json:"editProxyFormat,omitempty"`
+	WebProxyLocation         *string    `json:"webProxyLocation,omitempty"`
+	ProxyAudioTrackUrls      loupe.JSON `json:"proxyAudioTrackUrls,omitempty"`
+	Thumbnail                *string    `json:"thumbnail,omitempty"`
+	ThumbnailInfo            loupe.JSON `json:"thumbnailInfo,omitempty"`
+	ThumbnailStrip           *string    `json:"thumbnailStrip,omitempty"`
+	GeneratedContentLocation *string    `json:"generatedContentLocation,omitempty"`
+	SourceFileLocation       *string    `json:"sourceFileLocation,omitempty"`
 
 	VttURL                       *string `json:"vttUrl,omitempty"`
 	SrtURL                       *string `json:"srtUrl,omitempty"`
@@ -109,7 +110,7 @@ type ItemMedia struct {
 	IngestSourceObjBucket *string    `json:"ingestSourceObjBucket,omitempty"`
 	IngestSourceStorageID *string    `json:"ingestSourceStorageId,omitempty"`
 	IsExternalUpload      bool       `json:"isExternalUpload,omitempty"`
-	UploadProgressInfo    JSON       `json:"uploadProgressInfo,omitempty"`
+	UploadProgressInfo    loupe.JSON `json:"uploadProgressInfo,omitempty"`
 	UploadRequestedAt     *time.Time `json:"uploadRequestedAt,omitempty"`
 }
 
@@ -162,11 +163,11 @@ func (i *Item) CustomIcons() CustomIcons {
 }
 
 // VersionState is EXISTS for a live item, IN_RECYCLE_BIN for a deleted one.
-func (i *Item) VersionState() VersionState {
+func (i *Item) VersionState() loupe.VersionState {
 	if i.DeletedOn != nil {
-		return VersionInRecycleBin
+		return loupe.VersionInRecycleBin
 	}
-	return VersionExists
+	return loupe.VersionExists
 }
 
 // IsUploadLocked reports whether an upload holds the item's lock.
@@ -186,20 +187,20 @@ func (i *Item) MediaUsage() *MediaUsage {
 
 // ItemMetadata is an item's form id and form data.
 type ItemMetadata struct {
-	FormID   string `json:"formId"`
-	FormData JSON   `json:"formData"`
+	FormID   string     `json:"formId"`
+	FormData loupe.JSON `json:"formData"`
 }
 
 // CustomIcons holds an icon value or null at each of the eight positions (spec 2.6).
 type CustomIcons struct {
-	Pos1 JSON `json:"pos1"`
-	Pos2 JSON `json:"pos2"`
-	Pos3 JSON `json:"pos3"`
-	Pos4 JSON `json:"pos4"`
-	Pos5 JSON `json:"pos5"`
-	Pos6 JSON `json:"pos6"`
-	Pos7 JSON `json:"pos7"`
-	Pos8 JSON `json:"pos8"`
+	Pos1 loupe.JSON `json:"pos1"`
+	Pos2 loupe.JSON `json:"pos2"`
+	Pos3 loupe.JSON `json:"pos3"`
+	Pos4 loupe.JSON `json:"pos4"`
+	Pos5 loupe.JSON `json:"pos5"`
+	Pos6 loupe.JSON `json:"pos6"`
+	Pos7 loupe.JSON `json:"pos7"`
+	Pos8 loupe.JSON `json:"pos8"`
 }
 
 // itemColumns selects an Item from items aliased i.
@@ -250,16 +251,16 @@ var visibleItemByIDSQL = itemByIDSQL + ` AND ` + visibleItem
 // Item returns one live item of the principal's tenant that the principal
 // may see. Returns ENOTFOUND if it does not exist, is deleted, belongs to
 // another tenant or is not visible.
-func (s *Store) Item(ctx context.Context, p *Principal, id string) (*Item, error) {
+func (s *Store) Item(ctx context.Context, p *loupe.Principal, id string) (*Item, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	st, err := s.prepared(ctx, visibleItemByIDSQL)
 	if err != nil {
 		return nil, err
 	}
 	var it Item
-	if err := st.QueryRowContext(ctx, p.TenantID, id, p.UserID, p.aclTokens()).Scan(it.dests()...); err != nil {
+	if err := st.QueryRowContext(ctx, p.TenantID, id, p.UserID, aclTokens(p)).Scan(it.dests()...); err != nil {
 		return nil, notFoundOr(err, "store: unable to fetch item %s: %w", id)
 	}
 	return &it, decodeMedia(&it)
@@ -267,12 +268,12 @@ func (s *Store) Item(ctx context.Context, p *Principal, id string) (*Item, error
 
 func getItem(ctx context.Context, q queryer, query, tenantID, id string, more ...any) (*Item, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var it Item
 	if err := q.GetContext(ctx, &it, query, append([]any{tenantID, id}, more...)...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, NotFound()
+			return nil, loupe.NotFound()
 		}
 		return nil, fmt.Errorf("store: unable to fetch item %s: %w", id, err)
 	}
@@ -281,16 +282,16 @@ func getItem(ctx context.Context, q queryer, query, tenantID, id string, more ..
 
 // ItemsByIDs returns the live items among ids that the principal may see,
 // keyed by id, in one query.
-func (s *Store) ItemsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Item, error) {
+func (s *Store) ItemsByIDs(ctx context.Context, p *loupe.Principal, ids []string) (map[string]*Item, error) {
 	return s.itemsByIDs(ctx, p, ids, false)
 }
 
 // ItemsByIDsLean is ItemsByIDs reading lean items (itemLeanColumns).
-func (s *Store) ItemsByIDsLean(ctx context.Context, p *Principal, ids []string) (map[string]*Item, error) {
+func (s *Store) ItemsByIDsLean(ctx context.Context, p *loupe.Principal, ids []string) (map[string]*Item, error) {
 	return s.itemsByIDs(ctx, p, ids, true)
 }
 
-func (s *Store) itemsByIDs(ctx context.Context, p *Principal, ids []string, lean bool) (map[string]*Item, error) {
+func (s *Store) itemsByIDs(ctx context.Context, p *loupe.Principal, ids []string, lean bool) (map[string]*Item, error) {
 	out := make(map[string]*Item, len(ids))
 	ids = validIDs(ids)
 	if len(ids) == 0 {
@@ -300,7 +301,7 @@ func (s *Store) itemsByIDs(ctx context.Context, p *Principal, ids []string, lean
 	if lean {
 		query = itemsByIDsLeanSQL
 	}
-	items, err := selectScanned(ctx, s, itemDests(lean), query, p.TenantID, stringArray(ids), p.UserID, p.aclTokens())
+	items, err := selectScanned(ctx, s, itemDests(lean), query, p.TenantID, stringArray(ids), p.UserID, aclTokens(p))
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to fetch items: %w", err)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"strconv"
 	"strings"
 	"time"
@@ -39,13 +40,13 @@ const MaxItemPage = 100
 // Validate checks the page size and ids.
 func (q *ItemQuery) Validate() error {
 	if q.First < 1 || q.First > MaxItemPage {
-		return Invalid("first must be between 1 and %d", MaxItemPage)
+		return loupe.Invalid("first must be between 1 and %d", MaxItemPage)
 	}
 	if q.After != "" && !validID(q.After) {
-		return Invalid("invalid cursor")
+		return loupe.Invalid("invalid cursor")
 	}
 	if q.ChangedSince != nil && q.After != "" && q.AfterModified.IsZero() {
-		return Invalid("invalid cursor")
+		return loupe.Invalid("invalid cursor")
 	}
 	return nil
 }
@@ -55,7 +56,7 @@ func (q *ItemQuery) Validate() error {
 // poll of changes walks items_modified_idx (tenant_id, modified_on, id).
 //
 // A non-admin's items are filtered by what the principal may see.
-func (q *ItemQuery) sql(count bool, p *Principal) (string, []any) {
+func (q *ItemQuery) sql(count bool, p *loupe.Principal) (string, []any) {
 	var b strings.Builder
 	args := []any{p.TenantID} // $1 is the tenant
 	arg := func(v any) string {
@@ -90,7 +91,7 @@ func (q *ItemQuery) sql(count bool, p *Principal) (string, []any) {
 		b.WriteString(" AND i.item_type = " + arg(q.ItemType))
 	}
 	if !p.IsAdmin {
-		args = append(args, p.UserID, p.aclTokens())
+		args = append(args, p.UserID, aclTokens(p))
 		u, t := len(args)-1, len(args)
 		b.WriteString(" AND " + visibleSQL("i", u, t))
 		if folder != "" {
@@ -129,7 +130,7 @@ func (q *ItemQuery) sql(count bool, p *Principal) (string, []any) {
 
 // ListItems returns one page of items and whether more follow.
 // Returns EINVALID for a bad page size or cursor.
-func (s *Store) ListItems(ctx context.Context, p *Principal, q ItemQuery) ([]*Item, bool, error) {
+func (s *Store) ListItems(ctx context.Context, p *loupe.Principal, q ItemQuery) ([]*Item, bool, error) {
 	if err := q.Validate(); err != nil {
 		return nil, false, err
 	}
@@ -152,7 +153,7 @@ func (s *Store) ListItems(ctx context.Context, p *Principal, q ItemQuery) ([]*It
 }
 
 // CountItems counts the items a query would page through.
-func (s *Store) CountItems(ctx context.Context, p *Principal, q ItemQuery) (int, error) {
+func (s *Store) CountItems(ctx context.Context, p *loupe.Principal, q ItemQuery) (int, error) {
 	if q.FolderID != "" && !validID(q.FolderID) {
 		return 0, nil
 	}

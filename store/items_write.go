@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // CreateItemInput is a new item (GraphQL CreateItemInput, REST POST /api/v1/items).
@@ -36,8 +37,8 @@ type CreateItemInput struct {
 
 // ItemMetadataInput is the metadata given with a new item.
 type ItemMetadataInput struct {
-	FormID   *string `json:"formId"`
-	FormData JSON    `json:"formData"`
+	FormID   *string    `json:"formId"`
+	FormData loupe.JSON `json:"formData"`
 }
 
 // Limits on item input.
@@ -70,7 +71,7 @@ type newItem struct {
 func (in *CreateItemInput) validate() (*newItem, error) {
 	n := &newItem{in: in, formID: "default", language: "en-US"}
 	if !itemTypeRE.MatchString(in.ItemType) {
-		return nil, Invalid("invalid itemType %q: lowercase letters, digits, _ and -, starting with a letter", in.ItemType)
+		return nil, loupe.Invalid("invalid itemType %q: lowercase letters, digits, _ and -, starting with a letter", in.ItemType)
 	}
 	if in.ItemType == "folder" {
 		n.formID = "default_folder"
@@ -82,13 +83,13 @@ func (in *CreateItemInput) validate() (*newItem, error) {
 	if in.Metadata != nil {
 		if in.Metadata.FormID != nil {
 			if !formIDRE.MatchString(*in.Metadata.FormID) {
-				return nil, Invalid("invalid metadata.formId %q", *in.Metadata.FormID)
+				return nil, loupe.Invalid("invalid metadata.formId %q", *in.Metadata.FormID)
 			}
 			n.formID = *in.Metadata.FormID
 		}
 		if !in.Metadata.FormData.IsNull() {
 			if err := json.Unmarshal(in.Metadata.FormData, &n.formData); err != nil || n.formData == nil {
-				return nil, Invalid("metadata.formData must be an object")
+				return nil, loupe.Invalid("metadata.formData must be an object")
 			}
 		}
 	}
@@ -105,40 +106,40 @@ func (in *CreateItemInput) validate() (*newItem, error) {
 		n.title = n.fileName
 	}
 	if n.title == "" {
-		return nil, Invalid("title is required (or originalFileName, or metadata.formData.default_title)")
+		return nil, loupe.Invalid("title is required (or originalFileName, or metadata.formData.default_title)")
 	}
 	if len(n.title) > MaxTitleLength {
-		return nil, Invalid("title is longer than %d bytes", MaxTitleLength)
+		return nil, loupe.Invalid("title is longer than %d bytes", MaxTitleLength)
 	}
 	if _, ok := n.formData["default_title"]; !ok {
 		n.formData["default_title"] = mustJSON(n.title)
 	}
 	if in.LanguageCode != nil {
 		if !languageCodeRE.MatchString(*in.LanguageCode) {
-			return nil, Invalid("invalid languageCode %q: expected a BCP 47 tag such as en-US", *in.LanguageCode)
+			return nil, loupe.Invalid("invalid languageCode %q: expected a BCP 47 tag such as en-US", *in.LanguageCode)
 		}
 		n.language = *in.LanguageCode
 	}
 	if in.ExternalID != nil && (strings.TrimSpace(*in.ExternalID) == "" || len(*in.ExternalID) > maxExternalIDLen) {
-		return nil, Invalid("externalId must be 1 to %d characters", maxExternalIDLen)
+		return nil, loupe.Invalid("externalId must be 1 to %d characters", maxExternalIDLen)
 	}
 	if len(in.FolderParents) > MaxFolderParents {
-		return nil, Invalid("an item can sit in at most %d folders", MaxFolderParents)
+		return nil, loupe.Invalid("an item can sit in at most %d folders", MaxFolderParents)
 	}
 	if in.ItemType == "folder" && len(in.FolderParents) > 1 {
-		return nil, Invalid("a folder has at most one parent folder")
+		return nil, loupe.Invalid("a folder has at most one parent folder")
 	}
 	seen := map[string]bool{}
 	for _, id := range in.FolderParents {
 		if seen[id] {
-			return nil, Invalid("folderParents lists %s twice", id)
+			return nil, loupe.Invalid("folderParents lists %s twice", id)
 		}
 		seen[id] = true
 	}
 	return n, nil
 }
 
-func mustJSON(v any) json.RawMessage { return json.RawMessage(JSONOf(v)) }
+func mustJSON(v any) json.RawMessage { return json.RawMessage(loupe.JSONOf(v)) }
 
 const (
 	insertItemSQL = `
@@ -174,7 +175,7 @@ SELECT $1, $2, p.id, p.ord FROM unnest($3::uuid[]) WITH ORDINALITY AS p(id, ord)
 // CreateItem stores a new item and its create audit record in one
 // transaction. Returns EINVALID for bad input or an unknown folder parent,
 // ECONFLICT for an externalId in use.
-func (s *Store) CreateItem(ctx context.Context, p *Principal, in *CreateItemInput) (*Item, error) {
+func (s *Store) CreateItem(ctx context.Context, p *loupe.Principal, in *CreateItemInput) (*Item, error) {
 	var it *Item
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
@@ -189,17 +190,17 @@ func (s *Store) CreateItem(ctx context.Context, p *Principal, in *CreateItemInpu
 }
 
 // createItemTx is CreateItem inside a transaction of the caller's.
-func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItemInput) (*Item, error) {
+func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *CreateItemInput) (*Item, error) {
 	n, err := in.validate()
 	if err != nil {
 		return nil, err
 	}
 	for _, id := range in.FolderParents {
 		if !validID(id) {
-			return nil, Invalid("folder %s does not exist", id)
+			return nil, loupe.Invalid("folder %s does not exist", id)
 		}
 	}
-	id, at := NewID(), now()
+	id, at := loupe.NewID(), now()
 	if err := checkParentsTx(ctx, tx, p, in.FolderParents); err != nil {
 		return nil, err
 	}
@@ -223,18 +224,18 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItem
 		}
 	}
 	_, err = tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, in.ItemType, n.title, n.fileName,
-		in.ExternalID, p.UserID, at, in.MediaCreatedOn, in.MediaType, n.formID, JSONOf(n.formData),
+		in.ExternalID, p.UserID, at, in.MediaCreatedOn, in.MediaType, n.formID, loupe.JSONOf(n.formData),
 		n.language, isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled),
 		isTrue(in.CelebrityDetectionEnabled), isTrue(in.LabelDetectionEnabled),
 		isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled),
 		isTrue(in.CreateUnknownPersons), owner, visible, updatable)
 	if err != nil {
 		if isUniqueViolation(err) {
-			return nil, Errorf(ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
+			return nil, loupe.Errorf(loupe.ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
 		}
 		return nil, fmt.Errorf("store: unable to create item: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, NewID(), p.UserID, at); err != nil {
+	if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, loupe.NewID(), p.UserID, at); err != nil {
 		return nil, fmt.Errorf("store: unable to create first version: %w", err)
 	}
 	if len(in.FolderParents) > 0 {
@@ -242,7 +243,7 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItem
 			return nil, fmt.Errorf("store: unable to place item in folders: %w", err)
 		}
 	}
-	if err := auditTx(ctx, tx, p, id, n.title, ActionCreate, at, CreateDiff(n.formID, n.formData)); err != nil {
+	if err := auditTx(ctx, tx, p, id, n.title, loupe.ActionCreate, at, CreateDiff(n.formID, n.formData)); err != nil {
 		return nil, err
 	}
 	return getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
@@ -251,27 +252,27 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *Principal, in *CreateItem
 // checkParentsTx checks the folders a new item goes into: each must be a
 // live folder the principal may see (EINVALID "does not exist" otherwise,
 // as for a missing one) and change (EFORBIDDEN).
-func checkParentsTx(ctx context.Context, tx *sqlx.Tx, p *Principal, parents []string) error {
+func checkParentsTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, parents []string) error {
 	if len(parents) == 0 {
 		return nil
 	}
 	var found []string
-	if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray(parents), p.UserID, p.aclTokens()); err != nil {
+	if err := tx.SelectContext(ctx, &found, liveFoldersSQL, p.TenantID, stringArray(parents), p.UserID, aclTokens(p)); err != nil {
 		return fmt.Errorf("store: unable to check folders: %w", err)
 	}
 	if missing := firstMissing(parents, found); missing != "" {
-		return Invalid("folder %s does not exist", missing)
+		return loupe.Invalid("folder %s does not exist", missing)
 	}
 	if p.IsAdmin {
 		return nil
 	}
 	var rows []ItemAccess
-	if err := tx.SelectContext(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(parents), p.UserID, p.aclTokens()); err != nil {
+	if err := tx.SelectContext(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(parents), p.UserID, aclTokens(p)); err != nil {
 		return fmt.Errorf("store: unable to check folders: %w", err)
 	}
 	for _, r := range rows {
 		if !r.Updatable {
-			return Forbidden("you may not add items to folder %s", r.ID)
+			return loupe.Forbidden("you may not add items to folder %s", r.ID)
 		}
 	}
 	return nil
@@ -279,7 +280,7 @@ func checkParentsTx(ctx context.Context, tx *sqlx.Tx, p *Principal, parents []st
 
 // CreateDiff is the mdfDiff of a create record: every field set, from
 // nothing (also what bulk seeding writes, to look like the API's records).
-func CreateDiff(formID string, formData map[string]json.RawMessage) JSON {
+func CreateDiff(formID string, formData map[string]json.RawMessage) loupe.JSON {
 	type change struct {
 		FieldID  string          `json:"fieldId"`
 		OldValue json.RawMessage `json:"oldValue"`
@@ -294,7 +295,7 @@ func CreateDiff(formID string, formData map[string]json.RawMessage) JSON {
 	for _, k := range keys {
 		fields = append(fields, change{FieldID: k, OldValue: json.RawMessage("null"), NewValue: formData[k]})
 	}
-	return JSONOf(map[string]any{"newMdfId": formID, "metadataFields": fields})
+	return loupe.JSONOf(map[string]any{"newMdfId": formID, "metadataFields": fields})
 }
 
 func firstMissing(want, found []string) string {
@@ -360,22 +361,22 @@ type changedItem struct {
 // items went (itself included).
 // Returns ENOTFOUND when there is no such live item, EINVALID for the
 // tenant's archive folder.
-func (s *Store) DeleteItem(ctx context.Context, p *Principal, id string) (*Item, int, error) {
-	return s.changeState(ctx, p, id, deleteItemSQL, ActionDelete, itemAnyStateSQL)
+func (s *Store) DeleteItem(ctx context.Context, p *loupe.Principal, id string) (*Item, int, error) {
+	return s.changeState(ctx, p, id, deleteItemSQL, loupe.ActionDelete, itemAnyStateSQL)
 }
 
 // UndeleteItem restores an item from the recycle bin, with what was deleted
 // with it (a folder's content), and records each.
 // Returns ENOTFOUND when no such item is in the recycle bin, ECONFLICT when
 // an externalId has been taken by another item meanwhile.
-func (s *Store) UndeleteItem(ctx context.Context, p *Principal, id string) (*Item, error) {
-	it, _, err := s.changeState(ctx, p, id, undeleteItemSQL, ActionUndelete, itemByIDSQL)
+func (s *Store) UndeleteItem(ctx context.Context, p *loupe.Principal, id string) (*Item, error) {
+	it, _, err := s.changeState(ctx, p, id, undeleteItemSQL, loupe.ActionUndelete, itemByIDSQL)
 	return it, err
 }
 
-func (s *Store) changeState(ctx context.Context, p *Principal, id, change string, action AuditAction, reread string) (*Item, int, error) {
+func (s *Store) changeState(ctx context.Context, p *loupe.Principal, id, change string, action loupe.AuditAction, reread string) (*Item, int, error) {
 	if !validID(id) {
-		return nil, 0, NotFound()
+		return nil, 0, loupe.NotFound()
 	}
 	var (
 		it   *Item
@@ -385,19 +386,19 @@ func (s *Store) changeState(ctx context.Context, p *Principal, id, change string
 		at := now()
 		if err := tx.SelectContext(ctx, &rows, change, p.TenantID, id, at); err != nil {
 			if isUniqueViolation(err) {
-				return Errorf(ECONFLICT, "an externalId of the restored items is used by another item")
+				return loupe.Errorf(loupe.ECONFLICT, "an externalId of the restored items is used by another item")
 			}
 			return fmt.Errorf("store: unable to %s item %s: %w", action, id, err)
 		}
 		found := false
 		for _, r := range rows {
 			if r.IsArchive {
-				return Invalid("the archive folder cannot be deleted")
+				return loupe.Invalid("the archive folder cannot be deleted")
 			}
 			found = found || r.ID == id
 		}
 		if !found {
-			return NotFound()
+			return loupe.NotFound()
 		}
 		if err := auditManyTx(ctx, tx, p, rows, action, at); err != nil {
 			return err
@@ -409,7 +410,7 @@ func (s *Store) changeState(ctx context.Context, p *Principal, id, change string
 	if err != nil {
 		return nil, 0, err
 	}
-	if action == ActionDelete {
+	if action == loupe.ActionDelete {
 		s.countUsage(p.TenantID, MetricItemsDeleted, len(rows))
 	}
 	return it, len(rows), nil
@@ -435,9 +436,9 @@ WHERE t.id = $1`
 // ToggleArchive archives a live item, or unarchives an archived one, and
 // records it. It answers whether the item is now archived and names the
 // tenant's archive folder. Returns ENOTFOUND when there is no such live item.
-func (s *Store) ToggleArchive(ctx context.Context, p *Principal, id string) (*Item, bool, *ArchiveFolder, error) {
+func (s *Store) ToggleArchive(ctx context.Context, p *loupe.Principal, id string) (*Item, bool, *ArchiveFolder, error) {
 	if !validID(id) {
-		return nil, false, nil, NotFound()
+		return nil, false, nil, loupe.NotFound()
 	}
 	var (
 		it  *Item
@@ -455,9 +456,9 @@ func (s *Store) ToggleArchive(ctx context.Context, p *Principal, id string) (*It
 		if err := tx.GetContext(ctx, &folder, archiveFolderSQL, p.TenantID); err != nil {
 			return fmt.Errorf("store: unable to find archive folder: %w", err)
 		}
-		action := ActionArchiveInitiated
+		action := loupe.ActionArchiveInitiated
 		if !row.Archived {
-			action = ActionUnarchiveInitiated
+			action = loupe.ActionUnarchiveInitiated
 		}
 		if err := auditTx(ctx, tx, p, id, row.Title, action, at, nil); err != nil {
 			return err
@@ -481,7 +482,7 @@ SELECT id FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR
 // lockLiveItem locks a live item of the tenant for a write of its details,
 // so that it cannot be deleted meanwhile; missing answers when it does not
 // exist.
-func lockLiveItem(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, missing *Error) error {
+func lockLiveItem(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, missing *loupe.Error) error {
 	if !validID(itemID) {
 		return missing
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"strings"
 	"unicode/utf8"
 )
@@ -21,10 +22,10 @@ type MdfInput struct {
 	Icon         *string          `json:"icon"`
 	Rule         *string          `json:"rule"`
 	Fields       []*MdfFieldInput `json:"fields"`
-	Views        JSON             `json:"views"`
-	ViewSections JSON             `json:"viewSections"`
-	Permissions  JSON             `json:"permissions"`
-	UsageRules   JSON             `json:"usageRules"`
+	Views        loupe.JSON       `json:"views"`
+	ViewSections loupe.JSON       `json:"viewSections"`
+	Permissions  loupe.JSON       `json:"permissions"`
+	UsageRules   loupe.JSON       `json:"usageRules"`
 }
 
 // MdfFieldInput is a field as a client writes it.
@@ -39,7 +40,7 @@ type MdfFieldInput struct {
 	// SystemDefaultField is the server's to say; accepted so that a form
 	// read can be written back.
 	SystemDefaultField *bool               `json:"systemDefaultField"`
-	DefaultValue       JSON                `json:"defaultValue"`
+	DefaultValue       loupe.JSON          `json:"defaultValue"`
 	Alternatives       []*AlternativeInput `json:"alternatives"`
 	OptionListID       *string             `json:"optionListId"`
 }
@@ -69,7 +70,7 @@ func (in *MdfInput) optionListIDs() []string {
 func (in *MdfInput) build(id string, old *Mdf, lists map[string][]Alternative) (*Mdf, error) {
 	m := &Mdf{ID: id, Active: true}
 	if in.Label == nil {
-		return nil, Invalid("label is required")
+		return nil, loupe.Invalid("label is required")
 	}
 	m.Label = strings.TrimSpace(*in.Label)
 	if err := requiredText("label", m.Label, MaxMdfText); err != nil {
@@ -90,13 +91,13 @@ func (in *MdfInput) build(id string, old *Mdf, lists map[string][]Alternative) (
 		return nil, err
 	}
 	if m.Flavor != nil && *m.Flavor != FlavorTechnicalData && *m.Flavor != FlavorTimedMetadata {
-		return nil, Invalid("flavor: expected %s or %s, got %q", FlavorTechnicalData, FlavorTimedMetadata, *m.Flavor)
+		return nil, loupe.Invalid("flavor: expected %s or %s, got %q", FlavorTechnicalData, FlavorTimedMetadata, *m.Flavor)
 	}
 	if m.Color, err = optionalText("color", in.Color, MaxMdfText); err != nil {
 		return nil, err
 	}
 	if m.Color != nil && !colorRE.MatchString(*m.Color) {
-		return nil, Invalid("color: expected #RRGGBBAA (8 hex digits), got %q", *m.Color)
+		return nil, loupe.Invalid("color: expected #RRGGBBAA (8 hex digits), got %q", *m.Color)
 	}
 	if m.Icon, err = optionalText("icon", in.Icon, MaxMdfText); err != nil {
 		return nil, err
@@ -128,7 +129,7 @@ func (in *MdfInput) build(id string, old *Mdf, lists map[string][]Alternative) (
 	if old != nil {
 		m.IsDefault, m.CreatedOn = old.IsDefault, old.CreatedOn
 		if m.IsDefault && !m.Active {
-			return nil, Invalid("active: default form %q cannot be made inactive", id)
+			return nil, loupe.Invalid("active: default form %q cannot be made inactive", id)
 		}
 		m.retired = retire(old, m.fields)
 	}
@@ -142,7 +143,7 @@ func optionalText(field string, v *string, max int) (*string, error) {
 	}
 	s := strings.TrimSpace(*v)
 	if utf8.RuneCountInString(s) > max {
-		return nil, Invalid("%s: at most %d characters", field, max)
+		return nil, loupe.Invalid("%s: at most %d characters", field, max)
 	}
 	return &s, nil
 }
@@ -151,7 +152,7 @@ func optionalText(field string, v *string, max int) (*string, error) {
 // it lacks (at the front, where default forms have them).
 func buildFields(in []*MdfFieldInput, old *Mdf, lists map[string][]Alternative) ([]*MdfField, error) {
 	if len(in) > MaxMdfFields {
-		return nil, Invalid("fields: at most %d fields", MaxMdfFields)
+		return nil, loupe.Invalid("fields: at most %d fields", MaxMdfFields)
 	}
 	fields := make([]*MdfField, 0, len(in)+len(systemFields))
 	ids, fieldIDs := map[string]bool{}, map[string]bool{}
@@ -162,10 +163,10 @@ func buildFields(in []*MdfFieldInput, old *Mdf, lists map[string][]Alternative) 
 			return nil, err
 		}
 		if ids[f.ID] {
-			return nil, Invalid("%s.id: %q is given twice", at, f.ID)
+			return nil, loupe.Invalid("%s.id: %q is given twice", at, f.ID)
 		}
 		if fieldIDs[f.FieldID] {
-			return nil, Invalid("%s.fieldId: %q is given twice", at, f.FieldID)
+			return nil, loupe.Invalid("%s.fieldId: %q is given twice", at, f.FieldID)
 		}
 		ids[f.ID], fieldIDs[f.FieldID] = true, true
 		fields = append(fields, f)
@@ -176,7 +177,7 @@ func buildFields(in []*MdfFieldInput, old *Mdf, lists map[string][]Alternative) 
 			continue
 		}
 		if fieldIDs[sf.FieldID] {
-			return nil, Invalid("fields: fieldId %q belongs to the system field %q", sf.FieldID, sf.ID)
+			return nil, loupe.Invalid("fields: fieldId %q belongs to the system field %q", sf.FieldID, sf.ID)
 		}
 		f := *sf
 		missing = append(missing, &f)
@@ -187,7 +188,7 @@ func buildFields(in []*MdfFieldInput, old *Mdf, lists map[string][]Alternative) 
 // buildField checks one field of a form input.
 func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alternative) (*MdfField, error) {
 	if fi == nil {
-		return nil, Invalid("%s must be an object", at)
+		return nil, loupe.Invalid("%s must be an object", at)
 	}
 	f := &MdfField{}
 	switch {
@@ -196,10 +197,10 @@ func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alter
 	case fi.ID != nil && strings.TrimSpace(*fi.ID) != "":
 		f.FieldID = strings.TrimSpace(*fi.ID)
 	default:
-		return nil, Invalid("%s.fieldId is required", at)
+		return nil, loupe.Invalid("%s.fieldId is required", at)
 	}
 	if !fieldIDRE.MatchString(f.FieldID) {
-		return nil, Invalid("%s.fieldId: invalid %q: 1 to 128 letters, digits, _ and -", at, f.FieldID)
+		return nil, loupe.Invalid("%s.fieldId: invalid %q: 1 to 128 letters, digits, _ and -", at, f.FieldID)
 	}
 	if fi.ID != nil && strings.TrimSpace(*fi.ID) != "" {
 		f.ID = strings.TrimSpace(*fi.ID)
@@ -207,7 +208,7 @@ func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alter
 		f.ID = defaultFieldID(f.FieldID, old)
 	}
 	if !fieldIDRE.MatchString(f.ID) {
-		return nil, Invalid("%s.id: invalid %q: 1 to 128 letters, digits, _ and -", at, f.ID)
+		return nil, loupe.Invalid("%s.id: invalid %q: 1 to 128 letters, digits, _ and -", at, f.ID)
 	}
 	f.Label = f.FieldID
 	if fi.Label != nil && strings.TrimSpace(*fi.Label) != "" {
@@ -217,32 +218,32 @@ func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alter
 		}
 	}
 	if fi.Type == nil {
-		return nil, Invalid("%s.type is required", at)
+		return nil, loupe.Invalid("%s.type is required", at)
 	}
 	if err := f.Type.UnmarshalGQL(string(*fi.Type)); err != nil {
-		return nil, Invalid("%s.type: %q is not one of %s", at, *fi.Type, joinTypes())
+		return nil, loupe.Invalid("%s.type: %q is not one of %s", at, *fi.Type, joinTypes())
 	}
 	f.Required, f.ReadOnly, f.Sortable = isTrue(fi.Required), isTrue(fi.ReadOnly), isTrue(fi.Sortable)
 	f.SystemDefaultField = isSystemField(f.ID)
 	if f.SystemDefaultField && f.Type != FieldText {
-		return nil, Invalid("%s.type: %q is a system field and always text", at, f.ID)
+		return nil, loupe.Invalid("%s.type: %q is a system field and always text", at, f.ID)
 	}
 	hasList := fi.OptionListID != nil && *fi.OptionListID != ""
 	switch {
 	case !f.Type.hasAlternatives():
 		if hasList || len(fi.Alternatives) > 0 {
-			return nil, Invalid("%s: only choice and multiplechoice fields take alternatives", at)
+			return nil, loupe.Invalid("%s: only choice and multiplechoice fields take alternatives", at)
 		}
 	case hasList:
 		id := strings.ToLower(*fi.OptionListID)
 		alts, ok := lists[id]
 		if !ok {
-			return nil, Invalid("%s.optionListId: option list %s does not exist", at, *fi.OptionListID)
+			return nil, loupe.Invalid("%s.optionListId: option list %s does not exist", at, *fi.OptionListID)
 		}
 		f.OptionListID, f.Alternatives = &id, alts
 	default:
 		if len(fi.Alternatives) == 0 {
-			return nil, Invalid("%s: a %s field needs alternatives or an optionListId", at, f.Type)
+			return nil, loupe.Invalid("%s: a %s field needs alternatives or an optionListId", at, f.Type)
 		}
 		alts, err := buildAlternatives(at+".alternatives", fi.Alternatives)
 		if err != nil {
@@ -253,7 +254,7 @@ func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alter
 	if !fi.DefaultValue.IsNull() {
 		// User ids are checked against the tenant's users by the caller.
 		if exp := f.checkValue(json.RawMessage(fi.DefaultValue), nil); exp != "" {
-			return nil, Invalid("%s.defaultValue: %s", at, exp)
+			return nil, loupe.Invalid("%s.defaultValue: %s", at, exp)
 		}
 		f.DefaultValue = compactJSON(fi.DefaultValue)
 	}
@@ -291,26 +292,26 @@ func joinTypes() string {
 // labels default to the value.
 func buildAlternatives(at string, in []*AlternativeInput) ([]Alternative, error) {
 	if len(in) > MaxAlternatives {
-		return nil, Invalid("%s: at most %d alternatives", at, MaxAlternatives)
+		return nil, loupe.Invalid("%s: at most %d alternatives", at, MaxAlternatives)
 	}
 	out := make([]Alternative, 0, len(in))
 	seen := make(map[string]bool, len(in))
 	for i, a := range in {
 		if a == nil {
-			return nil, Invalid("%s[%d] must be an object", at, i)
+			return nil, loupe.Invalid("%s[%d] must be an object", at, i)
 		}
 		if a.Value == "" || utf8.RuneCountInString(a.Value) > MaxAlternativeText {
-			return nil, Invalid("%s[%d].value: 1 to %d characters", at, i, MaxAlternativeText)
+			return nil, loupe.Invalid("%s[%d].value: 1 to %d characters", at, i, MaxAlternativeText)
 		}
 		if seen[a.Value] {
-			return nil, Invalid("%s[%d].value: %q is given twice", at, i, a.Value)
+			return nil, loupe.Invalid("%s[%d].value: %q is given twice", at, i, a.Value)
 		}
 		seen[a.Value] = true
 		alt := Alternative{Value: a.Value, Label: a.Value}
 		if a.Label != nil && strings.TrimSpace(*a.Label) != "" {
 			alt.Label = strings.TrimSpace(*a.Label)
 			if utf8.RuneCountInString(alt.Label) > MaxAlternativeText {
-				return nil, Invalid("%s[%d].label: at most %d characters", at, i, MaxAlternativeText)
+				return nil, loupe.Invalid("%s[%d].label: at most %d characters", at, i, MaxAlternativeText)
 			}
 		}
 		out = append(out, alt)
@@ -327,52 +328,52 @@ func checkRule(rule string, fields []*MdfField) error {
 	}
 	for _, m := range rulePlaceholderRE.FindAllStringSubmatch(rule, -1) {
 		if !known[m[1]] {
-			return Invalid("rule: {%s} names no fieldId of the form", m[1])
+			return loupe.Invalid("rule: {%s} names no fieldId of the form", m[1])
 		}
 	}
 	if strings.ContainsAny(rulePlaceholderRE.ReplaceAllString(rule, ""), "{}") {
-		return Invalid("rule: unbalanced braces: placeholders are {fieldId}")
+		return loupe.Invalid("rule: unbalanced braces: placeholders are {fieldId}")
 	}
 	return nil
 }
 
 // objectOr checks an optional JSON object; absent is {}.
-func objectOr(field string, v JSON) (JSON, error) {
+func objectOr(field string, v loupe.JSON) (loupe.JSON, error) {
 	if v.IsNull() {
-		return JSON("{}"), nil
+		return loupe.JSON("{}"), nil
 	}
 	obj, err := v.Object()
 	if err != nil {
-		return nil, Invalid("%s must be an object", field)
+		return nil, loupe.Invalid("%s must be an object", field)
 	}
-	return JSONOf(obj), nil
+	return loupe.JSONOf(obj), nil
 }
 
 // permissions checks {read: object, write: object}; absent parts are {}.
-func permissions(v JSON) (JSON, error) {
+func permissions(v loupe.JSON) (loupe.JSON, error) {
 	out := map[string]json.RawMessage{"read": json.RawMessage("{}"), "write": json.RawMessage("{}")}
 	if v.IsNull() {
-		return JSONOf(out), nil
+		return loupe.JSONOf(out), nil
 	}
 	obj, err := v.Object()
 	if err != nil {
-		return nil, Invalid("permissions must be an object {read: object, write: object}")
+		return nil, loupe.Invalid("permissions must be an object {read: object, write: object}")
 	}
 	for k, part := range obj {
 		if k != "read" && k != "write" {
-			return nil, Invalid("permissions.%s: unknown field (expected read and write)", k)
+			return nil, loupe.Invalid("permissions.%s: unknown field (expected read and write)", k)
 		}
-		if _, err := JSON(part).Object(); err != nil || JSON(part).IsNull() {
-			return nil, Invalid("permissions.%s must be an object", k)
+		if _, err := loupe.JSON(part).Object(); err != nil || loupe.JSON(part).IsNull() {
+			return nil, loupe.Invalid("permissions.%s must be an object", k)
 		}
 		out[k] = part
 	}
-	return JSONOf(out), nil
+	return loupe.JSONOf(out), nil
 }
 
 // usageRules checks the documented parts of usage rules (spec 2.22); more
 // keys are kept as written.
-func usageRules(v JSON) (JSON, error) {
+func usageRules(v loupe.JSON) (loupe.JSON, error) {
 	if v.IsNull() {
 		return nil, nil
 	}
@@ -394,27 +395,27 @@ func usageRules(v JSON) (JSON, error) {
 		} `json:"contexts"`
 	}
 	if err := json.Unmarshal(v, &rules); err != nil || rules == nil {
-		return nil, Invalid("usageRules must be an array of {identifier: {key, label}, contexts: [{name, warningLevel, validity: {from: {offsetFrom}, to: {offsetFrom}}}]}")
+		return nil, loupe.Invalid("usageRules must be an array of {identifier: {key, label}, contexts: [{name, warningLevel, validity: {from: {offsetFrom}, to: {offsetFrom}}}]}")
 	}
 	if len(rules) > MaxUsageRules {
-		return nil, Invalid("usageRules: at most %d rules", MaxUsageRules)
+		return nil, loupe.Invalid("usageRules: at most %d rules", MaxUsageRules)
 	}
 	for i, r := range rules {
 		at := fmt.Sprintf("usageRules[%d]", i)
 		if r.Identifier == nil || r.Identifier.Key == nil || *r.Identifier.Key == "" || r.Identifier.Label == nil {
-			return nil, Invalid("%s.identifier needs key and label", at)
+			return nil, loupe.Invalid("%s.identifier needs key and label", at)
 		}
 		if r.Contexts == nil {
-			return nil, Invalid("%s.contexts is required (an array)", at)
+			return nil, loupe.Invalid("%s.contexts is required (an array)", at)
 		}
 		for j, c := range *r.Contexts {
 			cat := fmt.Sprintf("%s.contexts[%d]", at, j)
 			if c == nil || c.Name == nil || *c.Name == "" || c.WarningLevel == nil || *c.WarningLevel == "" {
-				return nil, Invalid("%s needs name and warningLevel", cat)
+				return nil, loupe.Invalid("%s needs name and warningLevel", cat)
 			}
 			if c.Validity == nil || c.Validity.From == nil || c.Validity.From.OffsetFrom == nil ||
 				c.Validity.To == nil || c.Validity.To.OffsetFrom == nil {
-				return nil, Invalid("%s.validity needs from.offsetFrom and to.offsetFrom", cat)
+				return nil, loupe.Invalid("%s.validity needs from.offsetFrom and to.offsetFrom", cat)
 			}
 		}
 	}
@@ -451,10 +452,10 @@ func retire(old *Mdf, fields []*MdfField) []*MdfField {
 }
 
 // compactJSON re-encodes a value the client wrote, without its spacing.
-func compactJSON(v JSON) JSON {
+func compactJSON(v loupe.JSON) loupe.JSON {
 	var x any
 	if err := json.Unmarshal(v, &x); err != nil {
 		return v
 	}
-	return JSONOf(x)
+	return loupe.JSONOf(x)
 }

@@ -1,6 +1,9 @@
 package store
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/loupe-mam/loupe"
+)
 
 // ReadableFormData is form data as readableMetadataFields answers it: keyed
 // by the fields' labels (retired fields' too), with the labels of the
@@ -8,7 +11,7 @@ import "encoding/json"
 // alternative has, stay as they are; a label two fields share gets the
 // field id in brackets the second time. m may be nil (an unknown form): the
 // system fields are labelled still.
-func ReadableFormData(m *Mdf, data JSON) (JSON, error) {
+func ReadableFormData(m *Mdf, data loupe.JSON) (loupe.JSON, error) {
 	obj, err := data.Object()
 	if err != nil {
 		return nil, err
@@ -38,7 +41,7 @@ func ReadableFormData(m *Mdf, data JSON) (JSON, error) {
 			put(k, k, obj[k])
 		}
 	}
-	return JSONOf(out), nil
+	return loupe.JSONOf(out), nil
 }
 
 // readableValue is a value with its alternatives' labels for its values.

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file checks form data against its form on every metadata write
@@ -209,7 +210,7 @@ type problem struct{ msg, dev string }
 // keeps read-only values.
 func (w *formWrite) prepare() {
 	for k, v := range w.after {
-		if JSON(v).IsNull() {
+		if loupe.JSON(v).IsNull() {
 			delete(w.after, k)
 		}
 	}
@@ -337,7 +338,7 @@ func problemsError(ps []problem) error {
 	for i, p := range ps {
 		msgs[i] = p.msg
 	}
-	return &Error{Kind: EINVALID, Message: ps[0].msg, DeveloperMessage: ps[0].dev,
+	return &loupe.Error{Kind: loupe.EINVALID, Message: ps[0].msg, DeveloperMessage: ps[0].dev,
 		Payload: map[string]any{"messages": msgs}}
 }
 
@@ -387,7 +388,7 @@ func isEmptyValue(v json.RawMessage) bool {
 
 // shortJSON is a value as a message shows it: compact, at most 80 bytes.
 func shortJSON(v json.RawMessage) string {
-	s := string(compactJSON(JSON(v)))
+	s := string(compactJSON(loupe.JSON(v)))
 	if len(s) <= 80 {
 		return s
 	}
@@ -492,8 +493,8 @@ func formDataChanges(before, after map[string]json.RawMessage) []fieldChange {
 
 // prefixed puts prefix before the message of an EINVALID error.
 func prefixed(prefix string, err error) error {
-	var se *Error
-	if prefix == "" || !errors.As(err, &se) || se.Kind != EINVALID {
+	var se *loupe.Error
+	if prefix == "" || !errors.As(err, &se) || se.Kind != loupe.EINVALID {
 		return err
 	}
 	c := *se
@@ -525,9 +526,9 @@ func checkTimedFormDataTx(ctx context.Context, tx *sqlx.Tx, tenantID, itemID str
 		ids[i], formIDs[i] = e.id, e.formID
 	}
 	var rows []struct {
-		ID       string `db:"id"`
-		FormID   string `db:"form_id"`
-		FormData JSON   `db:"form_data"`
+		ID       string     `db:"id"`
+		FormID   string     `db:"form_id"`
+		FormData loupe.JSON `db:"form_data"`
 	}
 	if err := tx.SelectContext(ctx, &rows, timedEntriesSQL, tenantID, itemID, stringArray(ids)); err != nil {
 		return fmt.Errorf("store: unable to read timed metadata: %w", err)

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"reflect"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func testForm() *Mdf {
 		&MdfField{ID: "status", FieldID: "status", Label: "Status", Type: FieldChoice, Required: true,
 			Alternatives: []Alternative{{"draft", "Draft"}, {"final", "Final"}}},
 		&MdfField{ID: "code", FieldID: "code", Label: "Code", Type: FieldText, ReadOnly: true},
-		&MdfField{ID: "desk", FieldID: "desk", Label: "Desk", Type: FieldText, ReadOnly: true, DefaultValue: JSON(`"national"`)},
+		&MdfField{ID: "desk", FieldID: "desk", Label: "Desk", Type: FieldText, ReadOnly: true, DefaultValue: loupe.JSON(`"national"`)},
 		&MdfField{ID: "n", FieldID: "count", Label: "Count", Type: FieldNumber},
 	)
 	m.retired = []*MdfField{{ID: "old", FieldID: "old", Label: "Old", Type: FieldText}}
@@ -149,7 +150,7 @@ func TestFormWriteRules(t *testing.T) {
 				t.Fatalf("problems = %q, want %q", got, c.want)
 			}
 			if c.stored != "" {
-				if g, want := JSONOf(w.after), JSONOf(data(c.stored)); string(g) != string(want) {
+				if g, want := loupe.JSONOf(w.after), loupe.JSONOf(data(c.stored)); string(g) != string(want) {
 					t.Fatalf("stored %s, want %s", g, want)
 				}
 			}
@@ -182,7 +183,7 @@ func TestCanonicalKeys(t *testing.T) {
 	if want := data(`{"n":1,"default_title":"T","status":"draft","x":2}`); !reflect.DeepEqual(got, want) {
 		t.Fatalf("canonical keys = %v", got)
 	}
-	if _, err := m.canonicalKeys(data(`{"default_count":1,"n":2}`)); err == nil || err.(*Error).Message != `field given twice: "n"` {
+	if _, err := m.canonicalKeys(data(`{"default_count":1,"n":2}`)); err == nil || err.(*loupe.Error).Message != `field given twice: "n"` {
 		t.Fatalf("two keys of one field: %v", err)
 	}
 }
@@ -239,7 +240,7 @@ func TestReadableFormData(t *testing.T) {
 	m.fields = append(m.fields,
 		&MdfField{ID: "tags", FieldID: "tags", Label: "Tags", Type: FieldMultipleChoice, Alternatives: []Alternative{{"x", "Ex"}}},
 		&MdfField{ID: "dup", FieldID: "dup", Label: "Status", Type: FieldText})
-	got, err := ReadableFormData(m, JSON(`{"default_title":"T","status":"final","tags":["x","gone"],"old":1,"dup":"d","free":true}`))
+	got, err := ReadableFormData(m, loupe.JSON(`{"default_title":"T","status":"final","tags":["x","gone"],"old":1,"dup":"d","free":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func TestReadableFormData(t *testing.T) {
 		t.Fatalf("readable = %s, want %s", got, want)
 	}
 	// An unknown form still labels the system fields.
-	got, _ = ReadableFormData(nil, JSON(`{"default_description":"D","x":1}`))
+	got, _ = ReadableFormData(nil, loupe.JSON(`{"default_description":"D","x":1}`))
 	if string(got) != `{"Description":"D","x":1}` {
 		t.Fatalf("readable without a form = %s", got)
 	}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/loupe-mam/loupe"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -85,9 +87,9 @@ const (
 var MdfFieldTypes = []MdfFieldType{FieldText, FieldDate, FieldChoice, FieldCheckbox, FieldNumber,
 	FieldMultipleChoice, FieldLink, FieldUser}
 
-func (e MdfFieldType) MarshalGQL(w io.Writer) { marshalEnum(w, string(e)) }
+func (e MdfFieldType) MarshalGQL(w io.Writer) { loupe.MarshalEnum(w, string(e)) }
 func (e *MdfFieldType) UnmarshalGQL(v any) (err error) {
-	*e, err = unmarshalEnum(v, "field type", MdfFieldTypes...)
+	*e, err = loupe.UnmarshalEnum(v, "field type", MdfFieldTypes...)
 	return err
 }
 
@@ -110,7 +112,7 @@ type MdfField struct {
 	ReadOnly           bool          `json:"readOnly"`
 	Sortable           bool          `json:"sortable"`
 	SystemDefaultField bool          `json:"systemDefaultField"`
-	DefaultValue       JSON          `json:"defaultValue,omitempty"`
+	DefaultValue       loupe.JSON    `json:"defaultValue,omitempty"`
 	Alternatives       []Alternative `json:"alternatives,omitempty"`
 	// OptionListID names the option list the alternatives come from; the
 	// stored field then carries none of its own.
@@ -119,27 +121,27 @@ type MdfField struct {
 
 // Mdf is a metadata definition form (spec 2.22).
 type Mdf struct {
-	TenantID     string    `db:"tenant_id"`
-	ID           string    `db:"id"`
-	Label        string    `db:"label"`
-	DisplayName  string    `db:"display_name"`
-	Active       bool      `db:"active"`
-	Flavor       *string   `db:"flavor"`
-	Color        *string   `db:"color"`
-	Icon         *string   `db:"icon"`
-	Rule         *string   `db:"rule"`
-	FieldsDoc    JSON      `db:"fields"`
-	RetiredDoc   JSON      `db:"retired_fields"`
-	Views        JSON      `db:"views"`
-	ViewSections JSON      `db:"view_sections"`
-	Permissions  JSON      `db:"permissions"`
-	UsageRules   JSON      `db:"usage_rules"`
-	IsDefault    bool      `db:"is_default"`
-	CreatedOn    time.Time `db:"created_on"`
-	ModifiedOn   time.Time `db:"modified_on"`
+	TenantID     string     `db:"tenant_id"`
+	ID           string     `db:"id"`
+	Label        string     `db:"label"`
+	DisplayName  string     `db:"display_name"`
+	Active       bool       `db:"active"`
+	Flavor       *string    `db:"flavor"`
+	Color        *string    `db:"color"`
+	Icon         *string    `db:"icon"`
+	Rule         *string    `db:"rule"`
+	FieldsDoc    loupe.JSON `db:"fields"`
+	RetiredDoc   loupe.JSON `db:"retired_fields"`
+	Views        loupe.JSON `db:"views"`
+	ViewSections loupe.JSON `db:"view_sections"`
+	Permissions  loupe.JSON `db:"permissions"`
+	UsageRules   loupe.JSON `db:"usage_rules"`
+	IsDefault    bool       `db:"is_default"`
+	CreatedOn    time.Time  `db:"created_on"`
+	ModifiedOn   time.Time  `db:"modified_on"`
 	// OptionAlternatives holds the alternatives of the option lists the
 	// fields name, keyed by list id, as read with the form.
-	OptionAlternatives JSON `db:"option_alternatives"`
+	OptionAlternatives loupe.JSON `db:"option_alternatives"`
 
 	fields  []*MdfField
 	retired []*MdfField
@@ -214,7 +216,7 @@ func decodeMdfs(ms ...*Mdf) error {
 
 // storedFields is the fields column of a form: fields that name an option
 // list do not keep its alternatives.
-func storedFields(fields []*MdfField) JSON {
+func storedFields(fields []*MdfField) loupe.JSON {
 	out := make([]MdfField, len(fields))
 	for i, f := range fields {
 		out[i] = *f
@@ -222,7 +224,7 @@ func storedFields(fields []*MdfField) JSON {
 			out[i].Alternatives = nil
 		}
 	}
-	return JSONOf(out)
+	return loupe.JSONOf(out)
 }
 
 // record is the form as its audit records keep it.
@@ -297,7 +299,7 @@ func (s *Store) Mdfs(ctx context.Context, tenantID string) ([]*Mdf, error) {
 // none of that id.
 func (s *Store) Mdf(ctx context.Context, tenantID, id string) (*Mdf, error) {
 	if !formIDRE.MatchString(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var m Mdf
 	if err := s.getPrepared(ctx, &m, mdfByIDSQL, tenantID, id); err != nil {
@@ -308,7 +310,7 @@ func (s *Store) Mdf(ctx context.Context, tenantID, id string) (*Mdf, error) {
 
 // MdfsByIDs returns the forms among ids of the principal's tenant, keyed by
 // id, in one statement (the form loader's fetch).
-func (s *Store) MdfsByIDs(ctx context.Context, p *Principal, ids []string) (map[string]*Mdf, error) {
+func (s *Store) MdfsByIDs(ctx context.Context, p *loupe.Principal, ids []string) (map[string]*Mdf, error) {
 	return mdfsByIDs(ctx, s.prepQueryer(), mdfsByIDsSQL, p.TenantID, ids)
 }
 
@@ -356,9 +358,9 @@ func (p preparedSelecter) SelectContext(ctx context.Context, dest any, query str
 }
 
 // definitionsAdmin refuses form and option list writes of non-admins.
-func definitionsAdmin(p *Principal) error {
+func definitionsAdmin(p *loupe.Principal) error {
 	if !p.IsAdmin {
-		return Forbidden(msgDefinitionsAdmin)
+		return loupe.Forbidden(msgDefinitionsAdmin)
 	}
 	return nil
 }
@@ -366,15 +368,15 @@ func definitionsAdmin(p *Principal) error {
 // CreateMdf stores a new form and its audit record. Without an id the form
 // gets a UUIDv7. Returns EFORBIDDEN for non-admins, EINVALID for a bad
 // definition or when the tenant has MaxMdfs forms, ECONFLICT for an id in use.
-func (s *Store) CreateMdf(ctx context.Context, p *Principal, in *MdfInput) (*Mdf, error) {
+func (s *Store) CreateMdf(ctx context.Context, p *loupe.Principal, in *MdfInput) (*Mdf, error) {
 	if err := definitionsAdmin(p); err != nil {
 		return nil, err
 	}
-	id := NewID()
+	id := loupe.NewID()
 	if in.ID != nil && strings.TrimSpace(*in.ID) != "" {
 		id = strings.TrimSpace(*in.ID)
 		if !formIDRE.MatchString(id) {
-			return nil, Invalid("id: invalid %q: 1 to 128 letters, digits, _ and -", id)
+			return nil, loupe.Invalid("id: invalid %q: 1 to 128 letters, digits, _ and -", id)
 		}
 	}
 	var m *Mdf
@@ -384,7 +386,7 @@ func (s *Store) CreateMdf(ctx context.Context, p *Principal, in *MdfInput) (*Mdf
 			return fmt.Errorf("store: unable to count forms: %w", err)
 		}
 		if n >= MaxMdfs {
-			return Invalid("a tenant has at most %d forms", MaxMdfs)
+			return loupe.Invalid("a tenant has at most %d forms", MaxMdfs)
 		}
 		var err error
 		if m, err = buildMdfTx(ctx, tx, p.TenantID, id, in, nil); err != nil {
@@ -393,13 +395,13 @@ func (s *Store) CreateMdf(ctx context.Context, p *Principal, in *MdfInput) (*Mdf
 		at := now()
 		m.CreatedOn, m.ModifiedOn = at, at
 		res, err := tx.ExecContext(ctx, insertMdfSQL, p.TenantID, m.ID, m.Label, m.DisplayName, m.Active,
-			m.Flavor, m.Color, m.Icon, m.Rule, storedFields(m.fields), JSONOf(m.retired), m.Views,
+			m.Flavor, m.Color, m.Icon, m.Rule, storedFields(m.fields), loupe.JSONOf(m.retired), m.Views,
 			m.ViewSections, m.Permissions, m.UsageRules, at)
 		if err != nil {
 			return fmt.Errorf("store: unable to create form: %w", err)
 		}
 		if oneRow(res) != nil {
-			return Errorf(ECONFLICT, "A form with id %q already exists", m.ID)
+			return loupe.Errorf(loupe.ECONFLICT, "A form with id %q already exists", m.ID)
 		}
 		return definitionChangeTx(ctx, tx, p, SubjectMdf, m.ID, ActionDefinitionCreate, at, nil, m.record())
 	})
@@ -415,20 +417,20 @@ func (s *Store) CreateMdf(ctx context.Context, p *Principal, in *MdfInput) (*Mdf
 // fit a changed field are kept until written again.
 // Returns EFORBIDDEN for non-admins, ENOTFOUND for an unknown form,
 // EINVALID for a bad definition or no id.
-func (s *Store) UpdateMdf(ctx context.Context, p *Principal, in *MdfInput) (*Mdf, error) {
+func (s *Store) UpdateMdf(ctx context.Context, p *loupe.Principal, in *MdfInput) (*Mdf, error) {
 	if err := definitionsAdmin(p); err != nil {
 		return nil, err
 	}
 	if in.ID == nil {
-		return nil, Invalid("id is required: the form to overwrite")
+		return nil, loupe.Invalid("id is required: the form to overwrite")
 	}
 	if !formIDRE.MatchString(*in.ID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	if in.Fields == nil {
 		// An overwrite without fields would retire every field: far more
 		// likely a client's mistake than the intent.
-		return nil, Invalid("fields is required (the full list of the form's fields)")
+		return nil, loupe.Invalid("fields is required (the full list of the form's fields)")
 	}
 	var m *Mdf
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -446,7 +448,7 @@ func (s *Store) UpdateMdf(ctx context.Context, p *Principal, in *MdfInput) (*Mdf
 		at := now()
 		m.ModifiedOn = at
 		if _, err := tx.ExecContext(ctx, updateMdfSQL, p.TenantID, m.ID, m.Label, m.DisplayName, m.Active,
-			m.Flavor, m.Color, m.Icon, m.Rule, storedFields(m.fields), JSONOf(m.retired), m.Views,
+			m.Flavor, m.Color, m.Icon, m.Rule, storedFields(m.fields), loupe.JSONOf(m.retired), m.Views,
 			m.ViewSections, m.Permissions, m.UsageRules, at); err != nil {
 			return fmt.Errorf("store: unable to update form %s: %w", m.ID, err)
 		}
@@ -488,7 +490,7 @@ func buildMdfTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string, in *MdfIn
 	for i, f := range given {
 		if f.Type == FieldUser && !f.DefaultValue.IsNull() {
 			if exp := f.checkValue(json.RawMessage(f.DefaultValue), known); exp != "" {
-				return nil, Invalid("fields[%d].defaultValue: %s", i, exp)
+				return nil, loupe.Invalid("fields[%d].defaultValue: %s", i, exp)
 			}
 		}
 	}
@@ -499,12 +501,12 @@ func buildMdfTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string, in *MdfIn
 // and records it. Returns EFORBIDDEN for non-admins, ENOTFOUND for an
 // unknown form, EINVALID for a default form (the spec's message), ECONFLICT
 // while the form is in use.
-func (s *Store) DeleteMdf(ctx context.Context, p *Principal, id string) error {
+func (s *Store) DeleteMdf(ctx context.Context, p *loupe.Principal, id string) error {
 	if err := definitionsAdmin(p); err != nil {
 		return err
 	}
 	if !formIDRE.MatchString(id) {
-		return NotFound()
+		return loupe.NotFound()
 	}
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {
 		// The row lock waits for metadata writes that read the form (FOR
@@ -514,7 +516,7 @@ func (s *Store) DeleteMdf(ctx context.Context, p *Principal, id string) error {
 			return notFoundOr(err, "store: unable to lock form %s: %w", id)
 		}
 		if isDefault {
-			return Invalid(MsgDeleteDefaultForm)
+			return loupe.Invalid(MsgDeleteDefaultForm)
 		}
 		var old Mdf
 		if err := tx.GetContext(ctx, &old, mdfByIDSQL, p.TenantID, id); err != nil {
@@ -528,7 +530,7 @@ func (s *Store) DeleteMdf(ctx context.Context, p *Principal, id string) error {
 			return fmt.Errorf("store: unable to check use of form %s: %w", id, err)
 		}
 		if inUse {
-			return Errorf(ECONFLICT, "Form %q is used by items or timed metadata and cannot be deleted: move them to another form first", id)
+			return loupe.Errorf(loupe.ECONFLICT, "Form %q is used by items or timed metadata and cannot be deleted: move them to another form first", id)
 		}
 		if _, err := tx.ExecContext(ctx, deleteMdfSQL, p.TenantID, id); err != nil {
 			return fmt.Errorf("store: unable to delete form %s: %w", id, err)

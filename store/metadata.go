@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds writes of an item's descriptive metadata: form data
@@ -19,7 +20,7 @@ type MetadataUpdate struct {
 	// FormID switches the item to another form when set.
 	FormID *string
 	// FormData is merged key by key; a null value removes the key.
-	FormData JSON
+	FormData loupe.JSON
 	// RequiredVersion, when set, must equal the item's metadataVersion.
 	RequiredVersion *int
 }
@@ -42,29 +43,29 @@ WHERE tenant_id = $1 AND id = $2 AND metadata_version = $7`
 // transaction. The title follows default_title.
 // Returns ENOTFOUND for an unknown item, ECONFLICT when RequiredVersion is
 // stale (nothing is written), EINVALID for a bad delta.
-func (s *Store) UpdateItemMetadata(ctx context.Context, p *Principal, u MetadataUpdate) (*Item, error) {
+func (s *Store) UpdateItemMetadata(ctx context.Context, p *loupe.Principal, u MetadataUpdate) (*Item, error) {
 	var delta map[string]json.RawMessage
 	if u.FormData.IsNull() {
 		delta = map[string]json.RawMessage{}
 	} else if err := json.Unmarshal(u.FormData, &delta); err != nil || delta == nil {
-		return nil, Invalid("metadataDelta.formData must be an object")
+		return nil, loupe.Invalid("metadataDelta.formData must be an object")
 	}
 	if u.FormID != nil && !formIDRE.MatchString(*u.FormID) {
-		return nil, Invalid("invalid metadataDelta.formId %q", *u.FormID)
+		return nil, loupe.Invalid("invalid metadataDelta.formId %q", *u.FormID)
 	}
 	if len(delta) == 0 && u.FormID == nil {
-		return nil, Invalid("metadataDelta changes nothing: give formId or formData")
+		return nil, loupe.Invalid("metadataDelta changes nothing: give formId or formData")
 	}
 	if !validID(u.ItemID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var it *Item
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var cur struct {
-			Title    string `db:"title"`
-			FormID   string `db:"metadata_form_id"`
-			FormData JSON   `db:"metadata_form_data"`
-			Version  int    `db:"metadata_version"`
+			Title    string     `db:"title"`
+			FormID   string     `db:"metadata_form_id"`
+			FormData loupe.JSON `db:"metadata_form_data"`
+			Version  int        `db:"metadata_version"`
 		}
 		if err := tx.GetContext(ctx, &cur, lockItemMetadataSQL, p.TenantID, u.ItemID); err != nil {
 			return notFoundOr(err, "store: unable to read metadata of %s: %w", u.ItemID)
@@ -89,20 +90,20 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *Principal, u Metadata
 		if raw, ok := data["default_title"]; ok {
 			var t string
 			if json.Unmarshal(raw, &t) != nil || t == "" || len(t) > MaxTitleLength {
-				return Invalid("default_title must be a non-empty string of at most %d bytes", MaxTitleLength)
+				return loupe.Invalid("default_title must be a non-empty string of at most %d bytes", MaxTitleLength)
 			}
 			title = t
 		}
 		at := now()
-		res, err := tx.ExecContext(ctx, writeItemMetadataSQL, p.TenantID, u.ItemID, formID, JSONOf(data), title, at, cur.Version)
+		res, err := tx.ExecContext(ctx, writeItemMetadataSQL, p.TenantID, u.ItemID, formID, loupe.JSONOf(data), title, at, cur.Version)
 		if err != nil {
 			return fmt.Errorf("store: unable to write metadata of %s: %w", u.ItemID, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return staleVersion(cur.Version, cur.Version+1)
 		}
-		diff := JSONOf(map[string]any{"oldMdfId": cur.FormID, "newMdfId": formID, "metadataFields": changes})
-		if err := auditTx(ctx, tx, p, u.ItemID, title, ActionMetadataUpdated, at, diff); err != nil {
+		diff := loupe.JSONOf(map[string]any{"oldMdfId": cur.FormID, "newMdfId": formID, "metadataFields": changes})
+		if err := auditTx(ctx, tx, p, u.ItemID, title, loupe.ActionMetadataUpdated, at, diff); err != nil {
 			return err
 		}
 		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, u.ItemID)
@@ -112,7 +113,7 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *Principal, u Metadata
 }
 
 func staleVersion(required, current int) error {
-	return &Error{Kind: ECONFLICT,
+	return &loupe.Error{Kind: loupe.ECONFLICT,
 		Message: fmt.Sprintf("metadataVersion %d is stale: the item is at version %d", required, current),
 		Payload: map[string]any{"debug": []string{"ConditionalCheckFailedException"}, "metadataVersion": current}}
 }
@@ -166,10 +167,10 @@ UPDATE items SET custom_icons = $3, modified_on = $4 WHERE tenant_id = $1 AND id
 // with merge, changes only those (a null value empties a position).
 // Returns ENOTFOUND for an unknown item, EINVALID for keys other than pos1
 // to pos8 or a body that is not an object.
-func (s *Store) SetCustomIcons(ctx context.Context, tenantID, itemID string, icons JSON, merge bool) (*Item, error) {
+func (s *Store) SetCustomIcons(ctx context.Context, tenantID, itemID string, icons loupe.JSON, merge bool) (*Item, error) {
 	var given map[string]json.RawMessage
 	if err := json.Unmarshal(icons, &given); err != nil || given == nil {
-		return nil, Invalid("customIcons must be an object with keys pos1 to pos8")
+		return nil, loupe.Invalid("customIcons must be an object with keys pos1 to pos8")
 	}
 	keys := make([]string, 0, len(given))
 	for k := range given {
@@ -178,15 +179,15 @@ func (s *Store) SetCustomIcons(ctx context.Context, tenantID, itemID string, ico
 	sort.Strings(keys)
 	for _, k := range keys {
 		if !iconPositionRE.MatchString(k) {
-			return nil, Invalid("invalid custom icon position %q: expected pos1 to pos8", k)
+			return nil, loupe.Invalid("invalid custom icon position %q: expected pos1 to pos8", k)
 		}
 	}
 	if !validID(itemID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var it *Item
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		var cur JSON
+		var cur loupe.JSON
 		if err := tx.GetContext(ctx, &cur, lockCustomIconsSQL, tenantID, itemID); err != nil {
 			return notFoundOr(err, "store: unable to read custom icons of %s: %w", itemID)
 		}
@@ -204,7 +205,7 @@ func (s *Store) SetCustomIcons(ctx context.Context, tenantID, itemID string, ico
 				icons[k] = v
 			}
 		}
-		if _, err := tx.ExecContext(ctx, writeCustomIconsSQL, tenantID, itemID, JSONOf(icons), now()); err != nil {
+		if _, err := tx.ExecContext(ctx, writeCustomIconsSQL, tenantID, itemID, loupe.JSONOf(icons), now()); err != nil {
 			return fmt.Errorf("store: unable to write custom icons of %s: %w", itemID, err)
 		}
 		var err error
@@ -247,7 +248,7 @@ func (s *Store) TimedMetadataOfItems(ctx context.Context, tenantID string, itemI
 // Returns ENOTFOUND for an unknown item, EINVALID for a bad entry.
 func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string, upsert []TimedMetadataInput, remove []string) ([]*TimedMetadata, error) {
 	if len(upsert)+len(remove) > MaxTimedMetadataWrite {
-		return nil, Invalid("at most %d timed metadata entries per write", MaxTimedMetadataWrite)
+		return nil, loupe.Invalid("at most %d timed metadata entries per write", MaxTimedMetadataWrite)
 	}
 	type row struct {
 		in    TimedMetadataInput
@@ -257,19 +258,19 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 	seen := map[string]bool{}
 	for _, e := range upsert {
 		if !timedIDRE.MatchString(e.ID) {
-			return nil, Invalid("invalid timed metadata id %q", e.ID)
+			return nil, loupe.Invalid("invalid timed metadata id %q", e.ID)
 		}
 		if seen[e.ID] {
-			return nil, Invalid("timed metadata id %q is given twice", e.ID)
+			return nil, loupe.Invalid("timed metadata id %q is given twice", e.ID)
 		}
 		seen[e.ID] = true
 		if e.StartMs < 0 || e.EndMs < e.StartMs {
-			return nil, Invalid("timed metadata %q: need 0 <= startMs <= endMs", e.ID)
+			return nil, loupe.Invalid("timed metadata %q: need 0 <= startMs <= endMs", e.ID)
 		}
 		r := row{in: e, entry: &timedWrite{id: e.ID, formID: "default"}}
 		if e.Data.FormID != nil {
 			if !formIDRE.MatchString(*e.Data.FormID) {
-				return nil, Invalid("timed metadata %q: invalid formId %q", e.ID, *e.Data.FormID)
+				return nil, loupe.Invalid("timed metadata %q: invalid formId %q", e.ID, *e.Data.FormID)
 			}
 			r.entry.formID = *e.Data.FormID
 		}
@@ -277,21 +278,21 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 		if e.Data.FormData.IsNull() {
 			obj = map[string]json.RawMessage{}
 		} else if err := json.Unmarshal(e.Data.FormData, &obj); err != nil || obj == nil {
-			return nil, Invalid("timed metadata %q: data.formData must be an object", e.ID)
+			return nil, loupe.Invalid("timed metadata %q: data.formData must be an object", e.ID)
 		}
 		r.entry.data = obj
 		rows = append(rows, r)
 	}
 	for _, id := range remove {
 		if seen[id] {
-			return nil, Invalid("timed metadata id %q is both written and removed", id)
+			return nil, loupe.Invalid("timed metadata id %q is both written and removed", id)
 		}
 	}
 	if !validID(itemID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockLiveItem(ctx, tx, tenantID, itemID, NotFound()); err != nil {
+		if err := lockLiveItem(ctx, tx, tenantID, itemID, loupe.NotFound()); err != nil {
 			return err
 		}
 		entries := make([]*timedWrite, len(rows))
@@ -304,7 +305,7 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 		at := now()
 		for _, r := range rows {
 			if _, err := tx.ExecContext(ctx, upsertTimedMetadataSQL, tenantID, itemID, r.in.ID,
-				r.in.StartMs, r.in.EndMs, r.entry.formID, JSONOf(r.entry.data), at); err != nil {
+				r.in.StartMs, r.in.EndMs, r.entry.formID, loupe.JSONOf(r.entry.data), at); err != nil {
 				return fmt.Errorf("store: unable to write timed metadata: %w", err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the files a tenant stores and the metering (spec 2.25)
@@ -38,7 +39,7 @@ func (s *Store) RecordStoredFile(ctx context.Context, tenantID, key string, size
 			if _, err := tx.ExecContext(ctx, closeStoredFileSQL, tenantID, key, at); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, insertStoredFileSQL, tenantID, NewID(), key, size, at)
+			_, err := tx.ExecContext(ctx, insertStoredFileSQL, tenantID, loupe.NewID(), key, size, at)
 			return err
 		})
 	}
@@ -96,10 +97,10 @@ type MeteringStorage struct {
 // MeteringEntry is one kind of usage: its cost, units, count and the same
 // per provider.
 type MeteringEntry struct {
-	Cost       float64 `json:"cost"`
-	Unit       float64 `json:"unit"`
-	Count      int64   `json:"count"`
-	ByProvider JSON    `json:"byProvider"`
+	Cost       float64    `json:"cost"`
+	Unit       float64    `json:"unit"`
+	Count      int64      `json:"count"`
+	ByProvider loupe.JSON `json:"byProvider"`
 	// HeldBytes is, for storage, the bytes held at the end of the period.
 	HeldBytes *int64 `json:"-"`
 }
@@ -114,7 +115,7 @@ func MeteringPeriod(startDay, endDay *int64, now time.Time) (first, last time.Ti
 	first, last = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC), today
 	if endDay != nil {
 		if *endDay < 0 {
-			return first, last, Invalid("endDay must be epoch milliseconds, not negative")
+			return first, last, loupe.Invalid("endDay must be epoch milliseconds, not negative")
 		}
 		last = time.UnixMilli(*endDay).UTC().Truncate(day)
 		if startDay == nil {
@@ -123,15 +124,15 @@ func MeteringPeriod(startDay, endDay *int64, now time.Time) (first, last time.Ti
 	}
 	if startDay != nil {
 		if *startDay < 0 {
-			return first, last, Invalid("startDay must be epoch milliseconds, not negative")
+			return first, last, loupe.Invalid("startDay must be epoch milliseconds, not negative")
 		}
 		first = time.UnixMilli(*startDay).UTC().Truncate(day)
 	}
 	if last.Before(first) {
-		return first, last, Invalid("endDay must not be before startDay")
+		return first, last, loupe.Invalid("endDay must not be before startDay")
 	}
 	if days := int(last.Sub(first)/day) + 1; days > MaxMeteringDays {
-		return first, last, Invalid("the period spans %d days; at most %d", days, MaxMeteringDays)
+		return first, last, loupe.Invalid("the period spans %d days; at most %d", days, MaxMeteringDays)
 	}
 	return first, last, nil
 }
@@ -171,10 +172,10 @@ func (s *Store) Metering(ctx context.Context, tenantIDs []string, first, last, n
 	if end.After(start) {
 		storage.Unit = held.ByteSeconds / end.Sub(start).Seconds() / 1e9
 	}
-	storage.ByProvider = JSONOf(map[string]any{MeteringProvider: map[string]any{
+	storage.ByProvider = loupe.JSONOf(map[string]any{MeteringProvider: map[string]any{
 		"cost": storage.Cost, "unit": storage.Unit, "count": storage.Count,
 	}})
-	none := func() *MeteringEntry { return &MeteringEntry{ByProvider: JSON("{}")} }
+	none := func() *MeteringEntry { return &MeteringEntry{ByProvider: loupe.JSON("{}")} }
 	return &Metering{
 		StartDay: first.UnixMilli(),
 		EndDay:   last.UnixMilli(),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds option lists (spec 2.23): named sets of alternatives that
@@ -33,13 +34,13 @@ const MsgOptionListNameInUse = "Name %s is already used by another option list"
 
 // OptionList is a named set of alternatives (spec 2.23).
 type OptionList struct {
-	TenantID        string    `db:"tenant_id"`
-	ID              string    `db:"id"`
-	Name            string    `db:"name"`
-	OptionListType  string    `db:"option_list_type"`
-	AlternativesDoc JSON      `db:"alternatives"`
-	CreatedOn       time.Time `db:"created_on"`
-	ModifiedOn      time.Time `db:"modified_on"`
+	TenantID        string     `db:"tenant_id"`
+	ID              string     `db:"id"`
+	Name            string     `db:"name"`
+	OptionListType  string     `db:"option_list_type"`
+	AlternativesDoc loupe.JSON `db:"alternatives"`
+	CreatedOn       time.Time  `db:"created_on"`
+	ModifiedOn      time.Time  `db:"modified_on"`
 }
 
 // Alternatives are the list's values and labels, in the order written.
@@ -67,23 +68,23 @@ type OptionListInput struct {
 func (in *OptionListInput) build() (*OptionList, error) {
 	o := &OptionList{OptionListType: OptionListTypeChoice}
 	if in.Name == nil {
-		return nil, Invalid("name is required")
+		return nil, loupe.Invalid("name is required")
 	}
 	o.Name = strings.TrimSpace(*in.Name)
 	if err := requiredText("name", o.Name, MaxMdfText); err != nil {
 		return nil, err
 	}
 	if in.OptionListType != nil && *in.OptionListType != OptionListTypeChoice {
-		return nil, Invalid("optionListType: expected %s, got %q", OptionListTypeChoice, *in.OptionListType)
+		return nil, loupe.Invalid("optionListType: expected %s, got %q", OptionListTypeChoice, *in.OptionListType)
 	}
 	if in.Alternatives == nil {
-		return nil, Invalid("alternatives is required (an array of {value, label})")
+		return nil, loupe.Invalid("alternatives is required (an array of {value, label})")
 	}
 	alts, err := buildAlternatives("alternatives", in.Alternatives)
 	if err != nil {
 		return nil, err
 	}
-	o.AlternativesDoc = JSONOf(alts)
+	o.AlternativesDoc = loupe.JSONOf(alts)
 	return o, nil
 }
 
@@ -129,7 +130,7 @@ func (s *Store) OptionLists(ctx context.Context, tenantID string) ([]*OptionList
 // the tenant has none of that id.
 func (s *Store) OptionList(ctx context.Context, tenantID, id string) (*OptionList, error) {
 	if !validID(id) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var o OptionList
 	if err := s.getPrepared(ctx, &o, optionListByIDSQL, tenantID, id); err != nil {
@@ -147,8 +148,8 @@ func optionListsTx(ctx context.Context, tx *sqlx.Tx, tenantID string, ids []stri
 		return out, nil
 	}
 	var rows []struct {
-		ID   string `db:"id"`
-		Alts JSON   `db:"alternatives"`
+		ID   string     `db:"id"`
+		Alts loupe.JSON `db:"alternatives"`
 	}
 	if err := tx.SelectContext(ctx, &rows, optionListsForFormSQL, tenantID, stringArray(ids)); err != nil {
 		return nil, fmt.Errorf("store: unable to read option lists: %w", err)
@@ -167,7 +168,7 @@ func optionListsTx(ctx context.Context, tx *sqlx.Tx, tenantID string, ids []stri
 // the input is not used). Returns EFORBIDDEN for non-admins and for a name
 // in use (the spec's answer), EINVALID for a bad list or when the tenant has
 // MaxOptionLists lists.
-func (s *Store) CreateOptionList(ctx context.Context, p *Principal, in *OptionListInput) (*OptionList, error) {
+func (s *Store) CreateOptionList(ctx context.Context, p *loupe.Principal, in *OptionListInput) (*OptionList, error) {
 	if err := definitionsAdmin(p); err != nil {
 		return nil, err
 	}
@@ -175,21 +176,21 @@ func (s *Store) CreateOptionList(ctx context.Context, p *Principal, in *OptionLi
 	if err != nil {
 		return nil, err
 	}
-	o.TenantID, o.ID = p.TenantID, NewID()
+	o.TenantID, o.ID = p.TenantID, loupe.NewID()
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var n int
 		if err := tx.GetContext(ctx, &n, countOptionListsSQL, p.TenantID); err != nil {
 			return fmt.Errorf("store: unable to count option lists: %w", err)
 		}
 		if n >= MaxOptionLists {
-			return Invalid("a tenant has at most %d option lists", MaxOptionLists)
+			return loupe.Invalid("a tenant has at most %d option lists", MaxOptionLists)
 		}
 		at := now()
 		o.CreatedOn, o.ModifiedOn = at, at
 		if _, err := tx.ExecContext(ctx, insertOptionListSQL, p.TenantID, o.ID, o.Name, o.OptionListType,
 			o.AlternativesDoc, at); err != nil {
 			if isUniqueViolation(err) {
-				return Forbidden(MsgOptionListNameInUse, o.Name)
+				return loupe.Forbidden(MsgOptionListNameInUse, o.Name)
 			}
 			return fmt.Errorf("store: unable to create option list: %w", err)
 		}
@@ -206,15 +207,15 @@ func (s *Store) CreateOptionList(ctx context.Context, p *Principal, in *OptionLi
 // alternatives at once; item values no longer among them are kept until
 // written again. Returns EFORBIDDEN for non-admins and for a name in use
 // (the spec's answer), ENOTFOUND for an unknown list, EINVALID for a bad one.
-func (s *Store) UpdateOptionList(ctx context.Context, p *Principal, in *OptionListInput) (*OptionList, error) {
+func (s *Store) UpdateOptionList(ctx context.Context, p *loupe.Principal, in *OptionListInput) (*OptionList, error) {
 	if err := definitionsAdmin(p); err != nil {
 		return nil, err
 	}
 	if in.ID == nil {
-		return nil, Invalid("id is required: the option list to replace")
+		return nil, loupe.Invalid("id is required: the option list to replace")
 	}
 	if !validID(*in.ID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	o, err := in.build()
 	if err != nil {
@@ -229,7 +230,7 @@ func (s *Store) UpdateOptionList(ctx context.Context, p *Principal, in *OptionLi
 		if _, err := tx.ExecContext(ctx, updateOptionListSQL, p.TenantID, o.ID, o.Name, o.OptionListType,
 			o.AlternativesDoc, o.ModifiedOn); err != nil {
 			if isUniqueViolation(err) {
-				return Forbidden(MsgOptionListNameInUse, o.Name)
+				return loupe.Forbidden(MsgOptionListNameInUse, o.Name)
 			}
 			return fmt.Errorf("store: unable to update option list %s: %w", o.ID, err)
 		}
@@ -245,12 +246,12 @@ func (s *Store) UpdateOptionList(ctx context.Context, p *Principal, in *OptionLi
 // DeleteOptionList deletes an option list no form field uses, and records
 // it. Returns EFORBIDDEN for non-admins, ENOTFOUND for an unknown list,
 // ECONFLICT while a field uses it.
-func (s *Store) DeleteOptionList(ctx context.Context, p *Principal, id string) error {
+func (s *Store) DeleteOptionList(ctx context.Context, p *loupe.Principal, id string) error {
 	if err := definitionsAdmin(p); err != nil {
 		return err
 	}
 	if !validID(id) {
-		return NotFound()
+		return loupe.NotFound()
 	}
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {
 		// The row lock waits for form writes that read the list (FOR KEY
@@ -267,7 +268,7 @@ func (s *Store) DeleteOptionList(ctx context.Context, p *Principal, id string) e
 			return fmt.Errorf("store: unable to check use of option list %s: %w", id, err)
 		}
 		if len(uses) > 0 {
-			return Errorf(ECONFLICT, "Option list %s is used by field %q of form %q and cannot be deleted",
+			return loupe.Errorf(loupe.ECONFLICT, "Option list %s is used by field %q of form %q and cannot be deleted",
 				old.Name, uses[0].FieldID, uses[0].FormID)
 		}
 		if _, err := tx.ExecContext(ctx, deleteOptionListSQL, p.TenantID, old.ID); err != nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the types of the tenant's people-facing configuration:
@@ -55,17 +56,17 @@ type BookmarkFolder struct {
 
 // UserSettings are one user's settings (spec 2.18).
 type UserSettings struct {
-	Bookmarks               JSON   `json:"bookmarks"`
-	BookmarksFolders        JSON   `json:"bookmarksFolders"`
-	DefaultFilters          JSON   `json:"defaultFilters"`
-	DismissedNotifications  JSON   `json:"dismissedNotifications"`
-	LastSeenChangelogID     string `json:"lastSeenChangelogId"`
-	ShowRenameSubclipDialog bool   `json:"showRenameSubclipDialog"`
-	ShowSequenceParts       bool   `json:"showSequenceParts"`
-	Language                string `json:"language"`
-	Theme                   string `json:"theme"`
-	SubtitlePreference      string `json:"subtitlePreference"`
-	ShowPopups              bool   `json:"showPopups"`
-	PinnedItems             JSON   `json:"pinnedItems"`
-	WorkFolderID            string `json:"workFolderId"`
+	Bookmarks               loupe.JSON `json:"bookmarks"`
+	BookmarksFolders        loupe.JSON `json:"bookmarksFolders"`
+	DefaultFilters          loupe.JSON `json:"defaultFilters"`
+	DismissedNotifications  loupe.JSON `json:"dismissedNotifications"`
+	LastSeenChangelogID     string     `json:"lastSeenChangelogId"`
+	ShowRenameSubclipDialog bool       `json:"showRenameSubclipDialog"`
+	ShowSequenceParts       bool       `json:"showSequenceParts"`
+	Language                string     `json:"language"`
+	Theme                   string     `json:"theme"`
+	SubtitlePreference      string     `json:"subtitlePreference"`
+	ShowPopups              bool       `json:"showPopups"`
+	PinnedItems             loupe.JSON `json:"pinnedItems"`
+	WorkFolderID            string     `json:"workFolderId"`
 }

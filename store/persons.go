@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds persons (spec 2.17): items of itemType person, with the
@@ -36,30 +37,30 @@ type NewPerson struct {
 func (in *NewPerson) validate() error {
 	in.Name = strings.TrimSpace(in.Name)
 	if in.Name == "" {
-		return Invalid("name is required")
+		return loupe.Invalid("name is required")
 	}
 	if utf8.RuneCountInString(in.Name) > MaxPersonNameLength {
-		return Invalid("name must be 1 to %d characters", MaxPersonNameLength)
+		return loupe.Invalid("name must be 1 to %d characters", MaxPersonNameLength)
 	}
 	if in.Description != nil {
 		d := strings.TrimSpace(*in.Description)
 		if utf8.RuneCountInString(d) > MaxPersonDescriptionLength {
-			return Invalid("description is longer than %d characters", MaxPersonDescriptionLength)
+			return loupe.Invalid("description is longer than %d characters", MaxPersonDescriptionLength)
 		}
 		in.Description = &d
 	}
 	if len(in.ImageIDs) > MaxPersonImages {
-		return Invalid("imageIds: a person has at most %d images", MaxPersonImages)
+		return loupe.Invalid("imageIds: a person has at most %d images", MaxPersonImages)
 	}
 	ids := make([]string, len(in.ImageIDs))
 	seen := make(map[string]bool, len(in.ImageIDs))
 	for i, id := range in.ImageIDs {
 		if !validID(id) {
-			return Invalid("imageIds: item %s does not exist", id)
+			return loupe.Invalid("imageIds: item %s does not exist", id)
 		}
 		id = strings.ToLower(id)
 		if seen[id] {
-			return Invalid("imageIds lists %s twice", id)
+			return loupe.Invalid("imageIds lists %s twice", id)
 		}
 		seen[id] = true
 		ids[i] = id
@@ -98,7 +99,7 @@ SELECT $1, $2, p.id, p.ord FROM unnest($3::uuid[]) WITH ORDINALITY AS p(id, ord)
 // create audit record, in one transaction. Returns EINVALID for bad input or
 // an image that is not a live item of the tenant (folders and persons are
 // not images).
-func (s *Store) CreatePerson(ctx context.Context, p *Principal, in NewPerson) (*Person, error) {
+func (s *Store) CreatePerson(ctx context.Context, p *loupe.Principal, in NewPerson) (*Person, error) {
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func (s *Store) CreatePerson(ctx context.Context, p *Principal, in NewPerson) (*
 		description = *in.Description
 		formData["default_description"] = mustJSON(description)
 	}
-	id, at := NewID(), now()
+	id, at := loupe.NewID(), now()
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if len(in.ImageIDs) > 0 {
 			var found []struct {
@@ -126,19 +127,19 @@ func (s *Store) CreatePerson(ctx context.Context, p *Principal, in NewPerson) (*
 			for _, img := range in.ImageIDs {
 				switch t, ok := types[img]; {
 				case !ok:
-					return Invalid("imageIds: item %s does not exist", img)
+					return loupe.Invalid("imageIds: item %s does not exist", img)
 				case t == "folder" || t == ItemTypePerson:
-					return Invalid("imageIds: item %s is a %s, not an image", img, t)
+					return loupe.Invalid("imageIds: item %s is a %s, not an image", img, t)
 				}
 			}
 		}
 		_, err := tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, ItemTypePerson, in.Name, "",
-			nil, p.UserID, at, nil, nil, formID, JSONOf(formData),
+			nil, p.UserID, at, nil, nil, formID, loupe.JSONOf(formData),
 			"en-US", false, false, false, false, false, false, false, nil, nil, nil)
 		if err != nil {
 			return fmt.Errorf("store: unable to create person: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, NewID(), p.UserID, at); err != nil {
+		if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, loupe.NewID(), p.UserID, at); err != nil {
 			return fmt.Errorf("store: unable to create first version: %w", err)
 		}
 		if len(in.ImageIDs) > 0 {
@@ -146,7 +147,7 @@ func (s *Store) CreatePerson(ctx context.Context, p *Principal, in NewPerson) (*
 				return fmt.Errorf("store: unable to store person images: %w", err)
 			}
 		}
-		return auditTx(ctx, tx, p, id, in.Name, ActionCreate, at, CreateDiff(formID, formData))
+		return auditTx(ctx, tx, p, id, in.Name, loupe.ActionCreate, at, CreateDiff(formID, formData))
 	})
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds directed, typed relations between items of a tenant, and
@@ -129,7 +130,7 @@ func beginRelationWrite(ctx context.Context, tx *sqlx.Tx, tenantID, itemID strin
 		return fmt.Errorf("store: unable to check item %s: %w", itemID, err)
 	}
 	if !live {
-		return NotFound()
+		return loupe.NotFound()
 	}
 	return nil
 }
@@ -150,15 +151,15 @@ func syncRelationFlags(ctx context.Context, tx *sqlx.Tx, tenantID, from string, 
 // relations of the item afterwards, both directions.
 // Returns ENOTFOUND for an unknown item, EINVALID naming a bad related id,
 // a bad relation type or too many ids.
-func (s *Store) SetRelations(ctx context.Context, p *Principal, itemID, relationType string, relatedIDs []string) ([]*Relation, error) {
+func (s *Store) SetRelations(ctx context.Context, p *loupe.Principal, itemID, relationType string, relatedIDs []string) ([]*Relation, error) {
 	if !ValidRelationType(relationType) {
-		return nil, Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", relationType)
+		return nil, loupe.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", relationType)
 	}
 	if len(relatedIDs) > MaxRelatedItems {
-		return nil, Invalid("at most %d related items of one type", MaxRelatedItems)
+		return nil, loupe.Invalid("at most %d related items of one type", MaxRelatedItems)
 	}
 	if !validID(itemID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	// Ids compare as Postgres compares uuids: case does not matter.
 	itemID = strings.ToLower(itemID)
@@ -167,11 +168,11 @@ func (s *Store) SetRelations(ctx context.Context, p *Principal, itemID, relation
 	for _, id := range relatedIDs {
 		switch {
 		case id == itemID:
-			return nil, Invalid("item %s cannot be related to itself", id)
+			return nil, loupe.Invalid("item %s cannot be related to itself", id)
 		case !validID(id):
-			return nil, Invalid("item %s does not exist", id)
+			return nil, loupe.Invalid("item %s does not exist", id)
 		case seen[id]:
-			return nil, Invalid("relatedItemIds lists %s twice", id)
+			return nil, loupe.Invalid("relatedItemIds lists %s twice", id)
 		}
 		seen[id] = true
 	}
@@ -186,7 +187,7 @@ func (s *Store) SetRelations(ctx context.Context, p *Principal, itemID, relation
 				return fmt.Errorf("store: unable to check related items: %w", err)
 			}
 			if missing := firstMissing(relatedIDs, live); missing != "" {
-				return Invalid("item %s does not exist", missing)
+				return loupe.Invalid("item %s does not exist", missing)
 			}
 		}
 		var dropped, added []string
@@ -217,10 +218,10 @@ func (s *Store) SetRelations(ctx context.Context, p *Principal, itemID, relation
 // Returns EINVALID with the spec's invalid-syntax message for a bad relation
 // type, a related id that is not an id or the item itself; ENOTFOUND for an
 // unknown item or a relation that does not exist.
-func (s *Store) DeleteRelation(ctx context.Context, p *Principal, itemID, relationType, relatedID string) ([]*Relation, error) {
+func (s *Store) DeleteRelation(ctx context.Context, p *loupe.Principal, itemID, relationType, relatedID string) ([]*Relation, error) {
 	itemID, relatedID = strings.ToLower(itemID), strings.ToLower(relatedID)
 	syntax := func(why string) error {
-		return &Error{Kind: EINVALID, Message: MsgInvalidSyntax, DeveloperMessage: why}
+		return &loupe.Error{Kind: loupe.EINVALID, Message: loupe.MsgInvalidSyntax, DeveloperMessage: why}
 	}
 	switch {
 	case !ValidRelationType(relationType):
@@ -230,7 +231,7 @@ func (s *Store) DeleteRelation(ctx context.Context, p *Principal, itemID, relati
 	case relatedID == itemID:
 		return nil, syntax("an item is never related to itself")
 	case !validID(itemID):
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var out []*Relation
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -246,7 +247,7 @@ func (s *Store) DeleteRelation(ctx context.Context, p *Principal, itemID, relati
 			return fmt.Errorf("store: %w", err)
 		}
 		if n == 0 {
-			e := NotFound()
+			e := loupe.NotFound()
 			e.DeveloperMessage = fmt.Sprintf("item %s has no %s relation to %s", itemID, relationType, relatedID)
 			return e
 		}

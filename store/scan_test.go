@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
 
@@ -24,7 +25,7 @@ func TestScansReadWhatSqlxReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Principal{TenantID: ten.TenantID, UserID: ten.UserID, IsAdmin: true}
+	p := &loupe.Principal{TenantID: ten.TenantID, UserID: ten.UserID, IsAdmin: true}
 	str := func(v string) *string { return &v }
 	folder, err := s.CreateItem(ctx, p, &CreateItemInput{Title: str("Reel"), ItemType: "folder"})
 	if err != nil {
@@ -32,7 +33,7 @@ func TestScansReadWhatSqlxReads(t *testing.T) {
 	}
 	full, err := s.CreateItem(ctx, p, &CreateItemInput{Title: str("Full"), ItemType: "video", FolderParents: []string{folder.ID, ten.ArchiveFolder},
 		OriginalFileName: str("a.mov"), ExternalID: str("ext-1"), LanguageCode: str("en"), MediaType: str("video/mp4"),
-		Metadata: &ItemMetadataInput{FormData: JSON(`{"default_description": "d"}`)}})
+		Metadata: &ItemMetadataInput{FormData: loupe.JSON(`{"default_description": "d"}`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestScansReadWhatSqlxReads(t *testing.T) {
 	}
 
 	ids := stringArray([]string{full.ID, bare.ID, folder.ID})
-	acl := []any{p.UserID, p.aclTokens()}
+	acl := []any{p.UserID, aclTokens(p)}
 	lean, whole := ItemQuery{FolderID: folder.ID, First: 10, Lean: true}, ItemQuery{FolderID: folder.ID, First: 10}
 	leanSQL, leanArgs := lean.sql(false, p)
 	wholeSQL, wholeArgs := whole.sql(false, p)
@@ -123,7 +124,7 @@ func TestScansReadWhatSqlxReads(t *testing.T) {
 	}, 2)
 	t.Run("one item", func(t *testing.T) {
 		var want Item
-		if err := s.getPrepared(ctx, &want, visibleItemByIDSQL, p.TenantID, full.ID, p.UserID, p.aclTokens()); err != nil {
+		if err := s.getPrepared(ctx, &want, visibleItemByIDSQL, p.TenantID, full.ID, p.UserID, aclTokens(p)); err != nil {
 			t.Fatal(err)
 		}
 		if err := decodeMedia(&want); err != nil {
@@ -136,7 +137,7 @@ func TestScansReadWhatSqlxReads(t *testing.T) {
 		if !reflect.DeepEqual(*got, want) {
 			t.Fatalf("hand scan\n %s\nsqlx\n %s", dump(got), dump(&want))
 		}
-		if _, err := s.Item(ctx, p, "01234567-0123-7123-8123-0123456789ab"); ErrorKind(err) != ENOTFOUND {
+		if _, err := s.Item(ctx, p, "01234567-0123-7123-8123-0123456789ab"); loupe.ErrorKind(err) != loupe.ENOTFOUND {
 			t.Fatalf("a missing item: %v", err)
 		}
 	})

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,19 +39,19 @@ const (
 // Validate checks the paging and the search string, naming the parameter.
 func (q *SearchQuery) Validate() error {
 	if q.Size < 1 || q.Size > MaxSearchPage {
-		return Invalid("itemsPerPage must be between 1 and %d", MaxSearchPage)
+		return loupe.Invalid("itemsPerPage must be between 1 and %d", MaxSearchPage)
 	}
 	if q.From < 0 || q.From > MaxSearchFrom {
-		return Invalid("from must be between 0 and %d", MaxSearchFrom)
+		return loupe.Invalid("from must be between 0 and %d", MaxSearchFrom)
 	}
 	if !utf8.ValidString(q.Text) {
-		return Invalid("searchString must be valid UTF-8")
+		return loupe.Invalid("searchString must be valid UTF-8")
 	}
 	if strings.IndexByte(q.Text, 0) >= 0 {
-		return Invalid("searchString must not contain NUL characters")
+		return loupe.Invalid("searchString must not contain NUL characters")
 	}
 	if n := utf8.RuneCountInString(q.Text); n > MaxSearchText {
-		return Invalid("searchString must be at most %d characters, got %d", MaxSearchText, n)
+		return loupe.Invalid("searchString must be at most %d characters, got %d", MaxSearchText, n)
 	}
 	return nil
 }
@@ -98,14 +99,14 @@ ORDER BY p.rank DESC, p.id DESC`
 //
 // For a non-admin, the user and tokens follow, and the hits and the scope's
 // root folder are filtered by what the principal may see.
-func (q *SearchQuery) sql(count bool, p *Principal) (string, []any) {
+func (q *SearchQuery) sql(count bool, p *loupe.Principal) (string, []any) {
 	args := []any{p.TenantID, q.Text, q.Size, q.From}
 	if q.FolderID != "" {
 		args = append(args, q.FolderID)
 	}
 	visible, rootVisible := "", ""
 	if !p.IsAdmin {
-		args = append(args, p.UserID, p.aclTokens())
+		args = append(args, p.UserID, aclTokens(p))
 		visible = " AND " + visibleSQL("i", len(args)-1, len(args))
 		rootVisible = " AND " + admitsSQL("r", len(args)-1, len(args))
 	}
@@ -146,7 +147,7 @@ func (q *SearchQuery) sql(count bool, p *Principal) (string, []any) {
 // Search returns the total number of hits and one page of them, best match
 // first (then newest), or newest first without words.
 // Returns EINVALID for bad paging or an unusable search string.
-func (s *Store) Search(ctx context.Context, p *Principal, q SearchQuery) (int, []*Item, error) {
+func (s *Store) Search(ctx context.Context, p *loupe.Principal, q SearchQuery) (int, []*Item, error) {
 	if err := q.Validate(); err != nil {
 		return 0, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"time"
 )
 
@@ -37,12 +38,12 @@ RETURNING jwks_url, auto_add_users_to_org_group`
 // Security returns the tenant's security settings.
 func (s *Store) Security(ctx context.Context, tenantID string) (*SecuritySettings, error) {
 	if !validID(tenantID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var out SecuritySettings
 	if err := s.getPrepared(ctx, &out, securitySQL, tenantID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, NotFound()
+			return nil, loupe.NotFound()
 		}
 		return nil, fmt.Errorf("store: unable to read security settings: %w", err)
 	}
@@ -52,9 +53,9 @@ func (s *Store) Security(ctx context.Context, tenantID string) (*SecuritySetting
 // UpdateSecurity changes an admin's tenant's security settings. The caller
 // has checked the URL (internal/jwtauth). Returns EFORBIDDEN for a
 // non-admin.
-func (s *Store) UpdateSecurity(ctx context.Context, p *Principal, u SecurityUpdate) (*SecuritySettings, error) {
+func (s *Store) UpdateSecurity(ctx context.Context, p *loupe.Principal, u SecurityUpdate) (*SecuritySettings, error) {
 	if !p.IsAdmin {
-		return nil, Forbidden("only admins change the security settings")
+		return nil, loupe.Forbidden("only admins change the security settings")
 	}
 	var out SecuritySettings
 	if err := s.db.GetContext(ctx, &out, updateSecuritySQL, p.TenantID, u.SetJwksURL, u.JwksURL, u.AutoAdd, time.Now().UTC()); err != nil {

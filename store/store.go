@@ -66,9 +66,6 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return nil
 }
 
-// NewID returns a fresh UUIDv7: time-ordered, so ids sort by creation.
-func NewID() string { return uuid.Must(uuid.NewV7()).String() }
-
 // validID reports whether s is a UUID. Ids arrive from paths and bodies; one
 // that cannot be a UUID cannot name a row, so it is answered as missing
 // instead of reaching Postgres as a cast error.

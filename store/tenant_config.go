@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the tenant configuration (spec 2.12): one object with
@@ -38,24 +39,24 @@ const MaskedSecret = "********"
 // and lists of objects as JSON (docs/tenant-config.md).
 type TenantConfig struct {
 	// Detection and analysis.
-	ConfidenceLevel                float64 `json:"confidenceLevel"`
-	FaceDetectionMinimumWidthRatio float64 `json:"faceDetectionMinimumWidthRatio"`
-	UnknownPersonDetectionConfig   JSON    `json:"unknownPersonDetectionConfig"`
-	AnalyticConfig                 JSON    `json:"analyticConfig"`
-	ConformAnalyticConfig          JSON    `json:"conformAnalyticConfig"`
-	RecordingsAnalyticConfig       JSON    `json:"recordingsAnalyticConfig"`
-	AutoAddImagesToDetectedPersons bool    `json:"autoAddImagesToDetectedPersons"`
-	SpeakerDiarizationEnabled      bool    `json:"speakerDiarizationEnabled"`
+	ConfidenceLevel                float64    `json:"confidenceLevel"`
+	FaceDetectionMinimumWidthRatio float64    `json:"faceDetectionMinimumWidthRatio"`
+	UnknownPersonDetectionConfig   loupe.JSON `json:"unknownPersonDetectionConfig"`
+	AnalyticConfig                 loupe.JSON `json:"analyticConfig"`
+	ConformAnalyticConfig          loupe.JSON `json:"conformAnalyticConfig"`
+	RecordingsAnalyticConfig       loupe.JSON `json:"recordingsAnalyticConfig"`
+	AutoAddImagesToDetectedPersons bool       `json:"autoAddImagesToDetectedPersons"`
+	SpeakerDiarizationEnabled      bool       `json:"speakerDiarizationEnabled"`
 
 	// Transcription and translation.
-	TranscriptionAPIKey          *string `json:"transcriptionApiKey"`
-	RealtimeTranscriptionConfig  JSON    `json:"realtimeTranscriptionConfig"`
-	TranscodingService           string  `json:"transcodingService"`
-	SubtitleParametricRules      JSON    `json:"subtitleParametricRules"`
-	ParagraphParametricRules     JSON    `json:"paragraphParametricRules"`
-	SecondaryTranslationLanguage *string `json:"secondaryTranslationLanguage"`
-	TranslationLanguage          *string `json:"translationLanguage"`
-	AutoTranslationEnabled       bool    `json:"autoTranslationEnabled"`
+	TranscriptionAPIKey          *string    `json:"transcriptionApiKey"`
+	RealtimeTranscriptionConfig  loupe.JSON `json:"realtimeTranscriptionConfig"`
+	TranscodingService           string     `json:"transcodingService"`
+	SubtitleParametricRules      loupe.JSON `json:"subtitleParametricRules"`
+	ParagraphParametricRules     loupe.JSON `json:"paragraphParametricRules"`
+	SecondaryTranslationLanguage *string    `json:"secondaryTranslationLanguage"`
+	TranslationLanguage          *string    `json:"translationLanguage"`
+	AutoTranslationEnabled       bool       `json:"autoTranslationEnabled"`
 
 	// Time and naming.
 	TenantWideTimezone   string   `json:"tenantWideTimezone"`
@@ -64,48 +65,48 @@ type TenantConfig struct {
 	ServiceRate          *float64 `json:"serviceRate"`
 
 	// Metadata forms.
-	MdfTypeDefaults                JSON `json:"mdfTypeDefaults"`
-	MetadataDefaults               JSON `json:"metadataDefaults"`
-	MdfTypePermissions             JSON `json:"mdfTypePermissions"`
-	ShouldDefaultExportMdfOverride bool `json:"shouldDefaultExportMdfOverride"`
+	MdfTypeDefaults                loupe.JSON `json:"mdfTypeDefaults"`
+	MetadataDefaults               loupe.JSON `json:"metadataDefaults"`
+	MdfTypePermissions             loupe.JSON `json:"mdfTypePermissions"`
+	ShouldDefaultExportMdfOverride bool       `json:"shouldDefaultExportMdfOverride"`
 
 	// Interface switches.
-	FeatureFlags                    JSON     `json:"featureFlags"`
-	ShowPersonFunctionality         bool     `json:"showPersonFunctionality"`
-	ShowLabelFunctionality          bool     `json:"showLabelFunctionality"`
-	ShowFolderFunctionality         bool     `json:"showFolderFunctionality"`
-	ShowFileFunctionality           bool     `json:"showFileFunctionality"`
-	ShowAudioFunctionality          bool     `json:"showAudioFunctionality"`
-	ShowAllItemTypesInDefaultSearch bool     `json:"showAllItemTypesInDefaultSearch"`
-	DefaultCompactViewFields        []string `json:"defaultCompactViewFields"`
-	IsMoveDefault                   bool     `json:"isMoveDefault"`
+	FeatureFlags                    loupe.JSON `json:"featureFlags"`
+	ShowPersonFunctionality         bool       `json:"showPersonFunctionality"`
+	ShowLabelFunctionality          bool       `json:"showLabelFunctionality"`
+	ShowFolderFunctionality         bool       `json:"showFolderFunctionality"`
+	ShowFileFunctionality           bool       `json:"showFileFunctionality"`
+	ShowAudioFunctionality          bool       `json:"showAudioFunctionality"`
+	ShowAllItemTypesInDefaultSearch bool       `json:"showAllItemTypesInDefaultSearch"`
+	DefaultCompactViewFields        []string   `json:"defaultCompactViewFields"`
+	IsMoveDefault                   bool       `json:"isMoveDefault"`
 
 	// Projects and recordings.
-	ProjectTemplates                    JSON   `json:"projectTemplates"`
-	ShouldCreateItemForProjectTemplates bool   `json:"shouldCreateItemForProjectTemplates"`
-	ForceCreateP2RootItem               bool   `json:"forceCreateP2RootItem"`
-	CrashRecordingDuration              int    `json:"crashRecordingDuration"`
-	CrashRecordingName                  string `json:"crashRecordingName"`
+	ProjectTemplates                    loupe.JSON `json:"projectTemplates"`
+	ShouldCreateItemForProjectTemplates bool       `json:"shouldCreateItemForProjectTemplates"`
+	ForceCreateP2RootItem               bool       `json:"forceCreateP2RootItem"`
+	CrashRecordingDuration              int        `json:"crashRecordingDuration"`
+	CrashRecordingName                  string     `json:"crashRecordingName"`
 
 	// Editing and subclips.
-	EditProxyConfig                    JSON     `json:"editProxyConfig"`
-	SubclipFormatConfig                JSON     `json:"subclipFormatConfig"`
-	CutterConfig                       JSON     `json:"cutterConfig"`
-	UseCutterRendererForSubclips       bool     `json:"useCutterRendererForSubclips"`
-	DefaultSubclipPresetID             *string  `json:"defaultSubclipPresetId"`
-	UploadAllEditorClips               bool     `json:"uploadAllEditorClips"`
-	SkippedFileExtensionsForEditor     []string `json:"skippedFileExtensionsForEditor"`
-	UseEditorPreferenceForScaleToFrame bool     `json:"useEditorPreferenceForScaleToFrame"`
+	EditProxyConfig                    loupe.JSON `json:"editProxyConfig"`
+	SubclipFormatConfig                loupe.JSON `json:"subclipFormatConfig"`
+	CutterConfig                       loupe.JSON `json:"cutterConfig"`
+	UseCutterRendererForSubclips       bool       `json:"useCutterRendererForSubclips"`
+	DefaultSubclipPresetID             *string    `json:"defaultSubclipPresetId"`
+	UploadAllEditorClips               bool       `json:"uploadAllEditorClips"`
+	SkippedFileExtensionsForEditor     []string   `json:"skippedFileExtensionsForEditor"`
+	UseEditorPreferenceForScaleToFrame bool       `json:"useEditorPreferenceForScaleToFrame"`
 
 	// Extensions and limits.
-	Plugins                   JSON     `json:"plugins"`
-	PluginConfig              JSON     `json:"pluginConfig"`
-	CustomActions             JSON     `json:"customActions"`
-	CustomActionsHeaders      JSON     `json:"customActionsHeaders"`
-	CustomIcons               JSON     `json:"customIcons"`
-	CustomIconRules           JSON     `json:"customIconRules"`
-	ShareLimits               JSON     `json:"shareLimits"`
-	BlacklistedFileExtensions []string `json:"blacklistedFileExtensions"`
+	Plugins                   loupe.JSON `json:"plugins"`
+	PluginConfig              loupe.JSON `json:"pluginConfig"`
+	CustomActions             loupe.JSON `json:"customActions"`
+	CustomActionsHeaders      loupe.JSON `json:"customActionsHeaders"`
+	CustomIcons               loupe.JSON `json:"customIcons"`
+	CustomIconRules           loupe.JSON `json:"customIconRules"`
+	ShareLimits               loupe.JSON `json:"shareLimits"`
+	BlacklistedFileExtensions []string   `json:"blacklistedFileExtensions"`
 }
 
 // defaultTenantConfig is what a tenant that never wrote its configuration
@@ -348,8 +349,8 @@ SELECT t.name, m.config FROM m JOIN tenants t ON t.id = m.tenant_id`
 
 // tenantConfigRow is what the reads answer.
 type tenantConfigRow struct {
-	Name   string `db:"name"`
-	Config JSON   `db:"config"`
+	Name   string     `db:"name"`
+	Config loupe.JSON `db:"config"`
 }
 
 // config lays the stored keys over the defaults.
@@ -368,7 +369,7 @@ func (r *tenantConfigRow) config() (*TenantConfig, error) {
 // those never written. Returns ENOTFOUND for an unknown tenant.
 func (s *Store) TenantConfig(ctx context.Context, tenantID string) (*TenantConfig, error) {
 	if !validID(tenantID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var row tenantConfigRow
 	if err := s.getPrepared(ctx, &row, tenantConfigSQL, tenantID); err != nil {
@@ -382,7 +383,7 @@ func (s *Store) TenantConfig(ctx context.Context, tenantID string) (*TenantConfi
 // checked that the principal may. Returns EINVALID naming the first unknown
 // key or wrong value (keys in name order), or for a document that would grow
 // beyond MaxTenantConfigBytes; nothing is written then.
-func (s *Store) UpdateTenantConfig(ctx context.Context, p *Principal, in JSON) (*TenantConfig, error) {
+func (s *Store) UpdateTenantConfig(ctx context.Context, p *loupe.Principal, in loupe.JSON) (*TenantConfig, error) {
 	delta, err := validateTenantConfig(in)
 	if err != nil {
 		return nil, err
@@ -393,14 +394,14 @@ func (s *Store) UpdateTenantConfig(ctx context.Context, p *Principal, in JSON) (
 	var c *TenantConfig
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var row tenantConfigRow
-		if err := tx.GetContext(ctx, &row, mergeTenantConfigSQL, p.TenantID, JSONOf(delta), p.UserID, now()); err != nil {
+		if err := tx.GetContext(ctx, &row, mergeTenantConfigSQL, p.TenantID, loupe.JSONOf(delta), p.UserID, now()); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return NotFound()
+				return loupe.NotFound()
 			}
 			return fmt.Errorf("store: unable to write tenant config: %w", err)
 		}
 		if len(row.Config) > MaxTenantConfigBytes {
-			return Invalid("the tenant configuration would be larger than %d bytes", MaxTenantConfigBytes)
+			return loupe.Invalid("the tenant configuration would be larger than %d bytes", MaxTenantConfigBytes)
 		}
 		var err error
 		c, err = row.config()
@@ -412,13 +413,13 @@ func (s *Store) UpdateTenantConfig(ctx context.Context, p *Principal, in JSON) (
 // validateTenantConfig checks a configuration write: an object of known
 // keys with values of their kinds. Keys are checked in name order, so the
 // error names the first bad one.
-func validateTenantConfig(in JSON) (map[string]json.RawMessage, error) {
+func validateTenantConfig(in loupe.JSON) (map[string]json.RawMessage, error) {
 	if len(in) > MaxTenantConfigBytes {
-		return nil, Invalid("the tenant configuration would be larger than %d bytes", MaxTenantConfigBytes)
+		return nil, loupe.Invalid("the tenant configuration would be larger than %d bytes", MaxTenantConfigBytes)
 	}
 	var delta map[string]json.RawMessage
 	if jsonType(in) != "object" || json.Unmarshal(in, &delta) != nil {
-		return nil, Invalid("the tenant configuration must be a JSON object")
+		return nil, loupe.Invalid("the tenant configuration must be a JSON object")
 	}
 	names := make([]string, 0, len(delta))
 	for k := range delta {
@@ -436,13 +437,13 @@ func validateTenantConfig(in JSON) (map[string]json.RawMessage, error) {
 func validateConfigValue(name string, raw json.RawMessage) error {
 	key, ok := tenantConfigKeys[name]
 	if !ok {
-		return Invalid("unknown configuration key %q", name)
+		return loupe.Invalid("unknown configuration key %q", name)
 	}
 	typ := jsonType(raw)
 	switch key.kind {
 	case configBool:
 		if typ != "boolean" {
-			return Invalid("%s must be a boolean", name)
+			return loupe.Invalid("%s must be a boolean", name)
 		}
 	case configString, configNullString:
 		if typ == "null" && key.kind == configNullString {
@@ -451,16 +452,16 @@ func validateConfigValue(name string, raw json.RawMessage) error {
 		var s string
 		if typ != "string" || json.Unmarshal(raw, &s) != nil {
 			if key.kind == configNullString {
-				return Invalid("%s must be a string or null", name)
+				return loupe.Invalid("%s must be a string or null", name)
 			}
-			return Invalid("%s must be a string", name)
+			return loupe.Invalid("%s must be a string", name)
 		}
 		if utf8.RuneCountInString(s) > MaxConfigStringLength {
-			return Invalid("%s is longer than %d characters", name, MaxConfigStringLength)
+			return loupe.Invalid("%s is longer than %d characters", name, MaxConfigStringLength)
 		}
 		if key.check != nil {
 			if err := key.check(s); err != nil {
-				return Invalid("%s %v", name, err)
+				return loupe.Invalid("%s %v", name, err)
 			}
 		}
 	case configNumber, configNullNumber, configInteger:
@@ -471,41 +472,41 @@ func validateConfigValue(name string, raw json.RawMessage) error {
 		if typ != "number" || json.Unmarshal(raw, &f) != nil {
 			switch key.kind {
 			case configNullNumber:
-				return Invalid("%s must be a number or null", name)
+				return loupe.Invalid("%s must be a number or null", name)
 			case configInteger:
-				return Invalid("%s must be an integer", name)
+				return loupe.Invalid("%s must be an integer", name)
 			}
-			return Invalid("%s must be a number", name)
+			return loupe.Invalid("%s must be a number", name)
 		}
 		if key.kind == configInteger && f != math.Trunc(f) {
-			return Invalid("%s must be an integer", name)
+			return loupe.Invalid("%s must be an integer", name)
 		}
 		if f < key.min || f > key.max {
 			if key.max == math.MaxFloat64 {
-				return Invalid("%s must be %v or more", name, key.min)
+				return loupe.Invalid("%s must be %v or more", name, key.min)
 			}
-			return Invalid("%s must be between %v and %v", name, key.min, key.max)
+			return loupe.Invalid("%s must be between %v and %v", name, key.min, key.max)
 		}
 	case configObject:
 		if typ != "object" {
-			return Invalid("%s must be an object", name)
+			return loupe.Invalid("%s must be an object", name)
 		}
 	case configArray:
 		if typ != "array" {
-			return Invalid("%s must be an array", name)
+			return loupe.Invalid("%s must be an array", name)
 		}
 	case configStrings:
 		var list []any
 		if typ != "array" || json.Unmarshal(raw, &list) != nil {
-			return Invalid("%s must be an array of strings", name)
+			return loupe.Invalid("%s must be an array of strings", name)
 		}
 		if len(list) > MaxConfigListEntries {
-			return Invalid("%s has more than %d entries", name, MaxConfigListEntries)
+			return loupe.Invalid("%s has more than %d entries", name, MaxConfigListEntries)
 		}
 		for _, v := range list {
 			s, ok := v.(string)
 			if !ok || s == "" || utf8.RuneCountInString(s) > MaxConfigStringLength {
-				return Invalid("%s must be an array of strings of 1 to %d characters", name, MaxConfigStringLength)
+				return loupe.Invalid("%s must be an array of strings of 1 to %d characters", name, MaxConfigStringLength)
 			}
 		}
 	}
@@ -524,9 +525,9 @@ func (c *TenantConfig) Masked() *TenantConfig {
 	if !out.CustomActionsHeaders.IsNull() {
 		var v any
 		if err := json.Unmarshal(out.CustomActionsHeaders, &v); err == nil {
-			out.CustomActionsHeaders = JSONOf(maskStrings(v))
+			out.CustomActionsHeaders = loupe.JSONOf(maskStrings(v))
 		} else {
-			out.CustomActionsHeaders = JSON("{}")
+			out.CustomActionsHeaders = loupe.JSON("{}")
 		}
 	}
 	return &out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // NewKey is an API key to store: the caller (internal/auth) generates it and
@@ -78,16 +79,16 @@ func (s *Store) CreateSystemKey(ctx context.Context, key NewKey) error {
 func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key NewKey) (*TenantCreated, error) {
 	name, adminEmail = strings.TrimSpace(name), strings.TrimSpace(adminEmail)
 	if name == "" {
-		return nil, Invalid("tenant name is required")
+		return nil, loupe.Invalid("tenant name is required")
 	}
 	if err := validEmail(adminEmail); err != nil {
 		return nil, err
 	}
-	out := &TenantCreated{TenantID: NewID(), UserID: NewID(), ArchiveFolder: NewID()}
+	out := &TenantCreated{TenantID: loupe.NewID(), UserID: loupe.NewID(), ArchiveFolder: loupe.NewID()}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, insertTenantSQL, out.TenantID, name); err != nil {
 			if isUniqueViolation(err) {
-				return Errorf(ECONFLICT, "tenant name %q is already in use", name)
+				return loupe.Errorf(loupe.ECONFLICT, "tenant name %q is already in use", name)
 			}
 			return fmt.Errorf("store: unable to create tenant: %w", err)
 		}
@@ -97,9 +98,9 @@ func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key N
 		if _, err := tx.ExecContext(ctx, insertKeySQL, out.TenantID, key.ID, out.UserID, key.Label, key.SecretHash); err != nil {
 			return fmt.Errorf("store: unable to create api key: %w", err)
 		}
-		formData := JSONOf(map[string]string{"default_title": ArchiveFolderName})
+		formData := loupe.JSONOf(map[string]string{"default_title": ArchiveFolderName})
 		if _, err := tx.ExecContext(ctx, insertArchiveFolderSQL, out.TenantID, out.ArchiveFolder,
-			ArchiveFolderName, out.UserID, now(), formData, JSONOf(TenantAccess())); err != nil {
+			ArchiveFolderName, out.UserID, now(), formData, loupe.JSONOf(TenantAccess())); err != nil {
 			return fmt.Errorf("store: unable to create archive folder: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, setArchiveFolderSQL, out.TenantID, out.ArchiveFolder); err != nil {
@@ -132,30 +133,30 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email string, groups [
 	}
 	for _, g := range groups {
 		if strings.TrimSpace(g) == "" || strings.Contains(g, ":") {
-			return "", Invalid("invalid group name %q", g)
+			return "", loupe.Invalid("invalid group name %q", g)
 		}
 	}
 	if !validID(tenantID) {
-		return "", Errorf(ENOTFOUND, "tenant %s does not exist", tenantID)
+		return "", loupe.Errorf(loupe.ENOTFOUND, "tenant %s does not exist", tenantID)
 	}
-	userID := NewID()
+	userID := loupe.NewID()
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var exists bool
 		if err := tx.GetContext(ctx, &exists, tenantExistsSQL, tenantID); err != nil {
 			return fmt.Errorf("store: unable to look up tenant: %w", err)
 		}
 		if !exists {
-			return Errorf(ENOTFOUND, "tenant %s does not exist", tenantID)
+			return loupe.Errorf(loupe.ENOTFOUND, "tenant %s does not exist", tenantID)
 		}
 		if _, err := tx.ExecContext(ctx, insertUserSQL, tenantID, userID, email, admin); err != nil {
 			if isUniqueViolation(err) {
-				return Errorf(ECONFLICT, "a user with email %s already exists", email)
+				return loupe.Errorf(loupe.ECONFLICT, "a user with email %s already exists", email)
 			}
 			return fmt.Errorf("store: unable to create user: %w", err)
 		}
 		for _, g := range groups {
 			var groupID string
-			if err := tx.GetContext(ctx, &groupID, ensureGroupSQL, tenantID, NewID(), strings.TrimSpace(g)); err != nil {
+			if err := tx.GetContext(ctx, &groupID, ensureGroupSQL, tenantID, loupe.NewID(), strings.TrimSpace(g)); err != nil {
 				return fmt.Errorf("store: unable to create group: %w", err)
 			}
 			if _, err := tx.ExecContext(ctx, insertUserGroupSQL, tenantID, userID, groupID); err != nil && !isUniqueViolation(err) {
@@ -173,7 +174,7 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email string, groups [
 func validEmail(email string) error {
 	at := strings.IndexByte(email, '@')
 	if at < 1 || at == len(email)-1 || strings.ContainsAny(email, " \t\r\n") {
-		return Invalid("invalid email address %q", email)
+		return loupe.Invalid("invalid email address %q", email)
 	}
 	return nil
 }

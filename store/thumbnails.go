@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // Limits of thumbnails.
@@ -48,11 +49,11 @@ UNION ALL
 // position or a side outside 1 to MaxThumbnailSide.
 func (s *Store) CreateThumbnail(ctx context.Context, tenantID, itemID string, positionMs int64, width, height *int, blobKey string) (*Thumbnail, string, error) {
 	if positionMs < 0 {
-		return nil, "", Invalid("positionMs must not be negative")
+		return nil, "", loupe.Invalid("positionMs must not be negative")
 	}
 	for name, v := range map[string]*int{"width": width, "height": height} {
 		if v != nil && (*v < 1 || *v > MaxThumbnailSide) {
-			return nil, "", Invalid("%s must be between 1 and %d", name, MaxThumbnailSide)
+			return nil, "", loupe.Invalid("%s must be between 1 and %d", name, MaxThumbnailSide)
 		}
 	}
 	var (
@@ -60,7 +61,7 @@ func (s *Store) CreateThumbnail(ctx context.Context, tenantID, itemID string, po
 		oldKey string
 	)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockLiveItem(ctx, tx, tenantID, itemID, NotFound()); err != nil {
+		if err := lockLiveItem(ctx, tx, tenantID, itemID, loupe.NotFound()); err != nil {
 			return err
 		}
 		if err := tx.GetContext(ctx, &oldKey, thumbnailForUpdateSQL, tenantID, itemID, positionMs); err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -83,7 +84,7 @@ func (s *Store) CreateThumbnail(ctx context.Context, tenantID, itemID string, po
 // Returns ENOTFOUND when the item has no thumbnails.
 func (s *Store) NearestThumbnail(ctx context.Context, tenantID, itemID string, positionMs int64) (*Thumbnail, error) {
 	if !validID(itemID) {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	var rows []*Thumbnail
 	if err := s.selectPrepared(ctx, &rows, nearestThumbnailsSQL, tenantID, itemID, positionMs); err != nil {
@@ -96,7 +97,7 @@ func (s *Store) NearestThumbnail(ctx context.Context, tenantID, itemID string, p
 		}
 	}
 	if best == nil {
-		return nil, NotFound()
+		return nil, loupe.NotFound()
 	}
 	return best, nil
 }
@@ -122,10 +123,10 @@ CROSS JOIN LATERAL (
 // MaxThumbnailPage.
 func (s *Store) ThumbnailPagesOfItems(ctx context.Context, tenantID string, itemIDs []string, index, size int) (map[string][]*Thumbnail, error) {
 	if index < 0 {
-		return nil, Invalid("index must not be negative")
+		return nil, loupe.Invalid("index must not be negative")
 	}
 	if size < 1 || size > MaxThumbnailPage {
-		return nil, Invalid("size must be between 1 and %d", MaxThumbnailPage)
+		return nil, loupe.Invalid("size must be between 1 and %d", MaxThumbnailPage)
 	}
 	out := make(map[string][]*Thumbnail, len(itemIDs))
 	itemIDs = validIDs(itemIDs)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/loupe-mam/loupe"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -112,7 +113,7 @@ SET settings = EXCLUDED.settings, modified_by = EXCLUDED.modified_by, modified_o
 // TranscriptionLanguageSettings returns the tenant's settings, or the
 // system's while the tenant has none of its own.
 func (s *Store) TranscriptionLanguageSettings(ctx context.Context, tenantID string) (*TranscriptionLanguageSettings, error) {
-	var doc JSON
+	var doc loupe.JSON
 	if err := s.getPrepared(ctx, &doc, transcriptionLanguagesSQL, tenantID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return SystemTranscriptionLanguageSettings(), nil
@@ -130,12 +131,12 @@ func (s *Store) TranscriptionLanguageSettings(ctx context.Context, tenantID stri
 // (in its order) and returns them; an empty list offers no language. The
 // caller has checked that the principal may. Returns EINVALID naming the
 // first bad entry; nothing is written then.
-func (s *Store) SetTranscriptionLanguageSettings(ctx context.Context, p *Principal, list []*TranscriptionLanguageSetting) (*TranscriptionLanguageSettings, error) {
+func (s *Store) SetTranscriptionLanguageSettings(ctx context.Context, p *loupe.Principal, list []*TranscriptionLanguageSetting) (*TranscriptionLanguageSettings, error) {
 	clean, err := validateTranscriptionLanguages(list)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.db.ExecContext(ctx, setTranscriptionLanguagesSQL, p.TenantID, JSONOf(clean), p.UserID, now()); err != nil {
+	if _, err := s.db.ExecContext(ctx, setTranscriptionLanguagesSQL, p.TenantID, loupe.JSONOf(clean), p.UserID, now()); err != nil {
 		return nil, fmt.Errorf("store: unable to write transcription language settings: %w", err)
 	}
 	return transcriptionLanguageList(clean), nil
@@ -145,13 +146,13 @@ func (s *Store) SetTranscriptionLanguageSettings(ctx context.Context, p *Princip
 // copies. A language may appear once per service.
 func validateTranscriptionLanguages(list []*TranscriptionLanguageSetting) ([]*TranscriptionLanguageSetting, error) {
 	if len(list) > MaxTranscriptionLanguages {
-		return nil, Invalid("at most %d transcription languages", MaxTranscriptionLanguages)
+		return nil, loupe.Invalid("at most %d transcription languages", MaxTranscriptionLanguages)
 	}
 	out := make([]*TranscriptionLanguageSetting, 0, len(list))
 	seen := map[[2]string]bool{}
 	for i, e := range list {
 		if e == nil {
-			return nil, Invalid("collection[%d] must be an object", i)
+			return nil, loupe.Invalid("collection[%d] must be an object", i)
 		}
 		c := TranscriptionLanguageSetting{
 			LanguageCode:         e.LanguageCode,
@@ -160,16 +161,16 @@ func validateTranscriptionLanguages(list []*TranscriptionLanguageSetting) ([]*Tr
 		}
 		switch {
 		case !transcriptionLanguageRE.MatchString(c.LanguageCode):
-			return nil, Invalid("collection[%d].languageCode must have the form xx-XX (en-US), got %q", i, e.LanguageCode)
+			return nil, loupe.Invalid("collection[%d].languageCode must have the form xx-XX (en-US), got %q", i, e.LanguageCode)
 		case !transcriptionServiceRE.MatchString(c.TranscriptionService):
-			return nil, Invalid("collection[%d].transcriptionService must be a service name such as %s, got %q",
+			return nil, loupe.Invalid("collection[%d].transcriptionService must be a service name such as %s, got %q",
 				i, SystemTranscriptionService, e.TranscriptionService)
 		case c.Label == "" || utf8.RuneCountInString(c.Label) > MaxTranscriptionLabelLength:
-			return nil, Invalid("collection[%d].label must be 1 to %d characters", i, MaxTranscriptionLabelLength)
+			return nil, loupe.Invalid("collection[%d].label must be 1 to %d characters", i, MaxTranscriptionLabelLength)
 		}
 		k := [2]string{c.LanguageCode, c.TranscriptionService}
 		if seen[k] {
-			return nil, Invalid("collection[%d]: %s with %s is listed twice", i, c.LanguageCode, c.TranscriptionService)
+			return nil, loupe.Invalid("collection[%d]: %s with %s is listed twice", i, c.LanguageCode, c.TranscriptionService)
 		}
 		seen[k] = true
 		out = append(out, &c)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // Limits of a transcript.
@@ -27,8 +28,8 @@ var transcriptLanguageRE = regexp.MustCompile(`^[a-z]{2,3}(-[A-Z][a-z]{3})?-([A-
 // ValidTranscriptLanguage reports whether code can name a transcript's language.
 func ValidTranscriptLanguage(code string) bool { return transcriptLanguageRE.MatchString(code) }
 
-func invalidTranscript(format string, args ...any) *Error {
-	return &Error{Kind: EINVALID, Message: MsgInvalidSyntax, DeveloperMessage: fmt.Sprintf(format, args...)}
+func invalidTranscript(format string, args ...any) *loupe.Error {
+	return &loupe.Error{Kind: loupe.EINVALID, Message: loupe.MsgInvalidSyntax, DeveloperMessage: fmt.Sprintf(format, args...)}
 }
 
 // ValidateTranscript checks a transcript before it is written: a
@@ -91,7 +92,7 @@ WHERE tenant_id = $1 AND id = $2`
 
 // TranscriptKeys reads, from an item's media document, the blob key of its
 // transcript in each language (written by UpdateTranscript).
-func TranscriptKeys(media JSON) map[string]string {
+func TranscriptKeys(media loupe.JSON) map[string]string {
 	var doc struct {
 		Keys map[string]string `json:"timedTranscriptKeys"`
 	}
@@ -107,7 +108,7 @@ func TranscriptKeys(media JSON) map[string]string {
 // of the transcript replaced ("" when new), whose file the caller deletes
 // once this has committed.
 // Returns EINVALID (see ValidateTranscript) and ENOTFOUND for an unknown item.
-func (s *Store) UpdateTranscript(ctx context.Context, p *Principal, itemID, languageCode string, segments []*TranscriptSegment, blobKey string) (time.Time, string, error) {
+func (s *Store) UpdateTranscript(ctx context.Context, p *loupe.Principal, itemID, languageCode string, segments []*TranscriptSegment, blobKey string) (time.Time, string, error) {
 	if err := ValidateTranscript(languageCode, segments); err != nil {
 		return time.Time{}, "", err
 	}
@@ -119,14 +120,14 @@ func (s *Store) UpdateTranscript(ctx context.Context, p *Principal, itemID, lang
 		oldKey string
 	)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockLiveItem(ctx, tx, p.TenantID, itemID, NotFound()); err != nil {
+		if err := lockLiveItem(ctx, tx, p.TenantID, itemID, loupe.NotFound()); err != nil {
 			return err
 		}
 		if err := tx.GetContext(ctx, &oldKey, transcriptKeyForUpdateSQL, p.TenantID, itemID, languageCode); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("store: unable to fetch transcript: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, upsertTranscriptSQL, p.TenantID, itemID, languageCode,
-			JSONOf(segments), blobKey, p.UserID, at); err != nil {
+			loupe.JSONOf(segments), blobKey, p.UserID, at); err != nil {
 			return fmt.Errorf("store: unable to write transcript: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, stampItemTranscriptSQL, p.TenantID, itemID, at, languageCode, blobKey); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the usage figures of tenants (docs/usage.md): hourly
@@ -263,13 +264,13 @@ type ActivityQuery struct {
 // Validate checks the page size and the range.
 func (q *ActivityQuery) Validate() error {
 	if q.First < 1 || q.First > MaxActivityPage {
-		return Invalid("size must be between 1 and %d", MaxActivityPage)
+		return loupe.Invalid("size must be between 1 and %d", MaxActivityPage)
 	}
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
-		return Invalid("since must be before until")
+		return loupe.Invalid("since must be before until")
 	}
 	if len(q.Types) > len(StatsCounters) {
-		return Invalid("at most %d types", len(StatsCounters))
+		return loupe.Invalid("at most %d types", len(StatsCounters))
 	}
 	return nil
 }

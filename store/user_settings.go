@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the per-user settings (spec 2.18) and the user's status.
@@ -60,10 +61,10 @@ var userSettingKinds = map[string]settingKind{
 // (docs/users-persons.md). Each call returns fresh values.
 func DefaultUserSettings() *UserSettings {
 	return &UserSettings{
-		Bookmarks:               JSON("[]"),
-		BookmarksFolders:        JSON("[]"),
-		DefaultFilters:          JSON("[]"),
-		DismissedNotifications:  JSON("{}"),
+		Bookmarks:               loupe.JSON("[]"),
+		BookmarksFolders:        loupe.JSON("[]"),
+		DefaultFilters:          loupe.JSON("[]"),
+		DismissedNotifications:  loupe.JSON("{}"),
 		LastSeenChangelogID:     "",
 		ShowRenameSubclipDialog: true,
 		ShowSequenceParts:       false,
@@ -71,7 +72,7 @@ func DefaultUserSettings() *UserSettings {
 		Theme:                   "light",
 		SubtitlePreference:      "off",
 		ShowPopups:              true,
-		PinnedItems:             JSON("[]"),
+		PinnedItems:             loupe.JSON("[]"),
 		WorkFolderID:            "",
 	}
 }
@@ -109,8 +110,8 @@ SELECT EXISTS (SELECT 1 FROM items
 
 // settingsRow is a user_settings row as read.
 type settingsRow struct {
-	Settings       JSON `db:"settings"`
-	WorkFolderLive bool `db:"work_folder_live"`
+	Settings       loupe.JSON `db:"settings"`
+	WorkFolderLive bool       `db:"work_folder_live"`
 }
 
 // settings is the row over the defaults.
@@ -127,7 +128,7 @@ func (r *settingsRow) settings() (*UserSettings, error) {
 
 // UserSettings returns the principal's settings, defaults for keys never
 // written.
-func (s *Store) UserSettings(ctx context.Context, p *Principal) (*UserSettings, error) {
+func (s *Store) UserSettings(ctx context.Context, p *loupe.Principal) (*UserSettings, error) {
 	var row settingsRow
 	if err := s.getPrepared(ctx, &row, userSettingsSQL, p.TenantID, p.UserID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -144,7 +145,7 @@ func (s *Store) UserSettings(ctx context.Context, p *Principal) (*UserSettings, 
 // EINVALID naming the first bad setting, an unknown work folder, or a
 // document that would grow beyond MaxUserSettingsBytes; nothing is written
 // then.
-func (s *Store) UpdateUserSettings(ctx context.Context, p *Principal, in JSON) (*UserSettings, error) {
+func (s *Store) UpdateUserSettings(ctx context.Context, p *loupe.Principal, in loupe.JSON) (*UserSettings, error) {
 	delta, err := validateUserSettings(in)
 	if err != nil {
 		return nil, err
@@ -170,15 +171,15 @@ func (s *Store) UpdateUserSettings(ctx context.Context, p *Principal, in JSON) (
 				return fmt.Errorf("store: unable to check work folder: %w", err)
 			}
 			if !live {
-				return Invalid("setting workFolderId: folder %s does not exist", folder)
+				return loupe.Invalid("setting workFolderId: folder %s does not exist", folder)
 			}
 		}
 		var row settingsRow
-		if err := tx.GetContext(ctx, &row, mergeUserSettingsSQL, p.TenantID, p.UserID, JSONOf(delta), now()); err != nil {
+		if err := tx.GetContext(ctx, &row, mergeUserSettingsSQL, p.TenantID, p.UserID, loupe.JSONOf(delta), now()); err != nil {
 			return fmt.Errorf("store: unable to write user settings: %w", err)
 		}
 		if len(row.Settings) > MaxUserSettingsBytes {
-			return Invalid("user settings would be larger than %d bytes", MaxUserSettingsBytes)
+			return loupe.Invalid("user settings would be larger than %d bytes", MaxUserSettingsBytes)
 		}
 		var err error
 		us, err = row.settings()
@@ -190,16 +191,16 @@ func (s *Store) UpdateUserSettings(ctx context.Context, p *Principal, in JSON) (
 // validateUserSettings checks a settings write: an object of known settings
 // of the right types within the limits. It returns the settings by name.
 // Keys are checked in name order, so the error names the first bad one.
-func validateUserSettings(in JSON) (map[string]json.RawMessage, error) {
+func validateUserSettings(in loupe.JSON) (map[string]json.RawMessage, error) {
 	if len(in) > MaxUserSettingsBytes {
-		return nil, Invalid("user settings would be larger than %d bytes", MaxUserSettingsBytes)
+		return nil, loupe.Invalid("user settings would be larger than %d bytes", MaxUserSettingsBytes)
 	}
 	if jsonType(in) != "object" {
-		return nil, Invalid("user settings must be a JSON object")
+		return nil, loupe.Invalid("user settings must be a JSON object")
 	}
 	var delta map[string]json.RawMessage
 	if err := json.Unmarshal(in, &delta); err != nil {
-		return nil, Invalid("user settings must be a JSON object")
+		return nil, loupe.Invalid("user settings must be a JSON object")
 	}
 	names := make([]string, 0, len(delta))
 	for k := range delta {
@@ -217,47 +218,47 @@ func validateUserSettings(in JSON) (map[string]json.RawMessage, error) {
 func validateSetting(name string, raw json.RawMessage) error {
 	kind, ok := userSettingKinds[name]
 	if !ok {
-		return Invalid("unknown setting %q", name)
+		return loupe.Invalid("unknown setting %q", name)
 	}
 	switch kind {
 	case settingArray:
 		var list []json.RawMessage
 		if jsonType(raw) != "array" || json.Unmarshal(raw, &list) != nil {
-			return Invalid("setting %s must be an array", name)
+			return loupe.Invalid("setting %s must be an array", name)
 		}
 		if len(list) > MaxUserSettingsEntries {
-			return Invalid("setting %s has more than %d entries", name, MaxUserSettingsEntries)
+			return loupe.Invalid("setting %s has more than %d entries", name, MaxUserSettingsEntries)
 		}
 	case settingBoolMap:
 		var m map[string]json.RawMessage
 		if jsonType(raw) != "object" || json.Unmarshal(raw, &m) != nil {
-			return Invalid("setting %s must be an object of booleans", name)
+			return loupe.Invalid("setting %s must be an object of booleans", name)
 		}
 		if len(m) > MaxUserSettingsEntries {
-			return Invalid("setting %s has more than %d entries", name, MaxUserSettingsEntries)
+			return loupe.Invalid("setting %s has more than %d entries", name, MaxUserSettingsEntries)
 		}
 		for k, v := range m {
 			if k == "" || utf8.RuneCountInString(k) > MaxUserSettingLength {
-				return Invalid("setting %s: keys must be 1 to %d characters", name, MaxUserSettingLength)
+				return loupe.Invalid("setting %s: keys must be 1 to %d characters", name, MaxUserSettingLength)
 			}
 			if jsonType(v) != "boolean" {
-				return Invalid("setting %s.%s must be a boolean", name, k)
+				return loupe.Invalid("setting %s.%s must be a boolean", name, k)
 			}
 		}
 	case settingString, settingFolderID:
 		var s string
 		if jsonType(raw) != "string" || json.Unmarshal(raw, &s) != nil {
-			return Invalid("setting %s must be a string", name)
+			return loupe.Invalid("setting %s must be a string", name)
 		}
 		if utf8.RuneCountInString(s) > MaxUserSettingLength {
-			return Invalid("setting %s is longer than %d characters", name, MaxUserSettingLength)
+			return loupe.Invalid("setting %s is longer than %d characters", name, MaxUserSettingLength)
 		}
 		if kind == settingFolderID && s != "" && !validID(s) {
-			return Invalid("setting %s: folder %s does not exist", name, s)
+			return loupe.Invalid("setting %s: folder %s does not exist", name, s)
 		}
 	case settingBool:
 		if jsonType(raw) != "boolean" {
-			return Invalid("setting %s must be a boolean", name)
+			return loupe.Invalid("setting %s must be a boolean", name)
 		}
 	}
 	return nil
@@ -289,11 +290,11 @@ const userDeactivatedSQL = `SELECT deactivated FROM users WHERE tenant_id = $1 A
 
 // UserDeactivated reports whether the principal's user is deactivated, as
 // the users row says now. Returns EUNAUTHORIZED when the user is gone.
-func (s *Store) UserDeactivated(ctx context.Context, p *Principal) (bool, error) {
+func (s *Store) UserDeactivated(ctx context.Context, p *loupe.Principal) (bool, error) {
 	var deactivated bool
 	if err := s.getPrepared(ctx, &deactivated, userDeactivatedSQL, p.TenantID, p.UserID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return false, &Error{Kind: EUNAUTHORIZED, Message: MsgUnauthenticated}
+			return false, &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 		}
 		return false, fmt.Errorf("store: unable to fetch user status: %w", err)
 	}

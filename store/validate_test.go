@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"github.com/loupe-mam/loupe"
 	"testing"
 )
 
@@ -16,13 +17,13 @@ func TestCreateItemInputValidate(t *testing.T) {
 		wantForm  string
 	}{
 		{"title given", CreateItemInput{Title: ptr(" Clip "), ItemType: "video"}, false, "Clip", "default"},
-		{"title from form", CreateItemInput{ItemType: "video", Metadata: &ItemMetadataInput{FormData: JSON(`{"default_title":"From form"}`)}}, false, "From form", "default"},
+		{"title from form", CreateItemInput{ItemType: "video", Metadata: &ItemMetadataInput{FormData: loupe.JSON(`{"default_title":"From form"}`)}}, false, "From form", "default"},
 		{"title from file name", CreateItemInput{ItemType: "audio", OriginalFileName: ptr("take1.wav")}, false, "take1.wav", "default"},
 		{"folder form", CreateItemInput{Title: ptr("F"), ItemType: "folder"}, false, "F", "default_folder"},
 		{"no title", CreateItemInput{ItemType: "video"}, true, "", ""},
 		{"bad item type", CreateItemInput{Title: ptr("x"), ItemType: "Video"}, true, "", ""},
 		{"bad language", CreateItemInput{Title: ptr("x"), ItemType: "video", LanguageCode: ptr("english")}, true, "", ""},
-		{"form data not object", CreateItemInput{Title: ptr("x"), ItemType: "video", Metadata: &ItemMetadataInput{FormData: JSON(`[1]`)}}, true, "", ""},
+		{"form data not object", CreateItemInput{Title: ptr("x"), ItemType: "video", Metadata: &ItemMetadataInput{FormData: loupe.JSON(`[1]`)}}, true, "", ""},
 		{"folder with two parents", CreateItemInput{Title: ptr("x"), ItemType: "folder", FolderParents: []string{"a", "b"}}, true, "", ""},
 		{"parent twice", CreateItemInput{Title: ptr("x"), ItemType: "video", FolderParents: []string{"a", "a"}}, true, "", ""},
 		{"blank external id", CreateItemInput{Title: ptr("x"), ItemType: "video", ExternalID: ptr(" ")}, true, "", ""},
@@ -34,8 +35,8 @@ func TestCreateItemInputValidate(t *testing.T) {
 				t.Fatalf("validate() error = %v, want error %v", err, c.wantErr)
 			}
 			if err != nil {
-				if ErrorKind(err) != EINVALID {
-					t.Fatalf("error kind %s, want %s", ErrorKind(err), EINVALID)
+				if loupe.ErrorKind(err) != loupe.EINVALID {
+					t.Fatalf("error kind %s, want %s", loupe.ErrorKind(err), loupe.EINVALID)
 				}
 				return
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/bench/benchseed"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -29,7 +30,7 @@ func startReference(ctx context.Context, dbURL string, s *benchseed.Seeded) (str
 		return "", nil, err
 	}
 	st := store.New(db)
-	p := &store.Principal{TenantID: s.TenantID, UserID: s.UserID, IsAdmin: true}
+	p := &loupe.Principal{TenantID: s.TenantID, UserID: s.UserID, IsAdmin: true}
 	want := "Bearer " + s.APIKey
 	r := chi.NewRouter()
 	r.Get("/api/v1/items/{id}", func(w http.ResponseWriter, r *http.Request) {

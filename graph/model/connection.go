@@ -2,7 +2,10 @@
 // filters, connections. Most is generated (models_gen.go).
 package model
 
-import "github.com/loupe-mam/loupe/store"
+import (
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/store"
+)
 
 // ItemConnection is a page of items. It keeps the query it was made from so
 // that totalCount is counted only when a client asks for it.
@@ -11,6 +14,6 @@ type ItemConnection struct {
 	Nodes    []*store.Item `json:"nodes"`
 	PageInfo *PageInfo     `json:"pageInfo"`
 
-	Principal *store.Principal `json:"-"`
+	Principal *loupe.Principal `json:"-"`
 	Query     store.ItemQuery  `json:"-"`
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -36,7 +37,7 @@ type AttachmentsPrecheck struct {
 
 type AuditFilter struct {
 	ItemID     *string            `json:"itemId,omitempty"`
-	ActionType *store.AuditAction `json:"actionType,omitempty"`
+	ActionType *loupe.AuditAction `json:"actionType,omitempty"`
 	// User id of the actor.
 	ExecutedBy *string `json:"executedBy,omitempty"`
 	// Records at or after this time.
@@ -235,7 +236,7 @@ type ItemIDInput struct {
 type ItemStatePayload struct {
 	ID string `json:"id"`
 	// EXISTS after undelete, IN_RECYCLE_BIN after delete.
-	VersionState store.VersionState `json:"versionState"`
+	VersionState loupe.VersionState `json:"versionState"`
 	// The item after the change.
 	Item *store.Item `json:"item"`
 }
@@ -343,7 +344,7 @@ type SecuritySettingsInput struct {
 type SetCustomIconsInput struct {
 	ItemID string `json:"itemId"`
 	// An object with keys pos1 to pos8; a null value empties a position.
-	CustomIcons store.JSON `json:"customIcons"`
+	CustomIcons loupe.JSON `json:"customIcons"`
 	// Keep the positions the object does not name (PATCH) instead of emptying them (PUT).
 	Merge *bool `json:"merge,omitempty"`
 }
@@ -363,7 +364,7 @@ type SetRelationsInput struct {
 // Usage statistics (spec 2.26).
 type Stats struct {
 	// Counters keyed by name: {sum, maxHourly?: {value, hour}} (the spec's shape).
-	Counts store.JSON `json:"counts"`
+	Counts loupe.JSON `json:"counts"`
 	// The same counters as a list, spec's counters first.
 	Counters  []*store.StatsCounter `json:"counters"`
 	DateRange StatsDateRange        `json:"dateRange"`

@@ -8,7 +8,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"github.com/loupe-mam/loupe/store"
+	"github.com/loupe-mam/loupe"
 )
 
 // Layout is how timestamps are written: RFC 3339 in UTC with milliseconds,
@@ -27,11 +27,11 @@ func MarshalDateTime(t time.Time) graphql.Marshaler {
 func UnmarshalDateTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, store.Invalid("DateTime must be an RFC 3339 string, got %T", v)
+		return time.Time{}, loupe.Invalid("DateTime must be an RFC 3339 string, got %T", v)
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, store.Invalid("invalid timestamp %q: expected RFC 3339 such as 2026-01-31T12:00:00Z", s)
+		return time.Time{}, loupe.Invalid("invalid timestamp %q: expected RFC 3339 such as 2026-01-31T12:00:00Z", s)
 	}
 	return t.UTC(), nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -44,7 +45,7 @@ const touchEvery = time.Minute
 // unauthenticated is the one answer for every bad credential: which check
 // failed is not told to the caller.
 func unauthenticated() error {
-	return &store.Error{Kind: store.EUNAUTHORIZED, Message: store.MsgUnauthenticated}
+	return &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 }
 
 // Credential returns the API key a request presents, if any.
@@ -61,7 +62,7 @@ func Credential(r *http.Request) string {
 
 // AuthenticateRequest authenticates a request's credential: an API key, or
 // a bearer JWT for the tenant named by TenantHeader.
-func (a *Authenticator) AuthenticateRequest(r *http.Request) (*store.Principal, error) {
+func (a *Authenticator) AuthenticateRequest(r *http.Request) (*loupe.Principal, error) {
 	cred := Credential(r)
 	if cred == "" {
 		return nil, unauthenticated()
@@ -76,7 +77,7 @@ func (a *Authenticator) AuthenticateRequest(r *http.Request) (*store.Principal, 
 // active, unexpired, used recently enough (maxUnusedDays) and its user not
 // deactivated, and records its use. Every failure is EUNAUTHORIZED with the
 // spec's message; other errors are the database's.
-func (a *Authenticator) Authenticate(ctx context.Context, presented string) (*store.Principal, error) {
+func (a *Authenticator) Authenticate(ctx context.Context, presented string) (*loupe.Principal, error) {
 	id, secret, err := ParseKey(presented)
 	if err != nil {
 		return nil, unauthenticated()

@@ -6,25 +6,25 @@ package auth
 import (
 	"context"
 
-	"github.com/loupe-mam/loupe/store"
+	"github.com/loupe-mam/loupe"
 )
 
 type principalKey struct{}
 
 // WithPrincipal returns ctx carrying p.
-func WithPrincipal(ctx context.Context, p *store.Principal) context.Context {
+func WithPrincipal(ctx context.Context, p *loupe.Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
 // From returns the request's principal, or nil for an unauthenticated context.
-func From(ctx context.Context) *store.Principal {
-	p, _ := ctx.Value(principalKey{}).(*store.Principal)
+func From(ctx context.Context) *loupe.Principal {
+	p, _ := ctx.Value(principalKey{}).(*loupe.Principal)
 	return p
 }
 
 // Require returns the request's principal, a user of a tenant, or
 // EUNAUTHORIZED: a system key is the wrong scope for tenant operations.
-func Require(ctx context.Context) (*store.Principal, error) {
+func Require(ctx context.Context) (*loupe.Principal, error) {
 	if p := From(ctx); p != nil && !p.System {
 		return p, nil
 	}
@@ -34,7 +34,7 @@ func Require(ctx context.Context) (*store.Principal, error) {
 // RequireSystem returns the request's principal when it has the system
 // scope; a tenant's user gets wrongScope (the spec answers 403 for the
 // tenant id list, 401 for storage managers).
-func RequireSystem(ctx context.Context, wrongScope error) (*store.Principal, error) {
+func RequireSystem(ctx context.Context, wrongScope error) (*loupe.Principal, error) {
 	p := From(ctx)
 	if p == nil {
 		return nil, unauthenticated()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/internal/reqlog"
 	"github.com/loupe-mam/loupe/store"
@@ -17,7 +18,7 @@ const TenantHeader = "X-Loupe-Tenant"
 // IdentityStore is what token authentication reads (store.Store).
 type IdentityStore interface {
 	Security(ctx context.Context, tenantID string) (*store.SecuritySettings, error)
-	PrincipalForIdentity(ctx context.Context, tenantID string, id store.Identity, autoAdd bool) (*store.Principal, error)
+	PrincipalForIdentity(ctx context.Context, tenantID string, id store.Identity, autoAdd bool) (*loupe.Principal, error)
 }
 
 // Tokens authenticates bearer JWTs of a tenant's identity provider. A
@@ -54,7 +55,7 @@ func (t *Tokens) verifier(tenantID string) *jwtauth.Verifier {
 // Authenticate verifies token for tenantID and returns its bearer's
 // principal. Every failure is EUNAUTHORIZED; other errors are the
 // database's.
-func (t *Tokens) Authenticate(ctx context.Context, tenantID, token string) (*store.Principal, error) {
+func (t *Tokens) Authenticate(ctx context.Context, tenantID, token string) (*loupe.Principal, error) {
 	// A tenant id is a UUID, which any mix of cases spells: the canonical
 	// (lower-case) spelling is the audience, the principal's tenant and the
 	// verifier's key, so that spellings share one key set cache (else each
@@ -65,7 +66,7 @@ func (t *Tokens) Authenticate(ctx context.Context, tenantID, token string) (*sto
 	}
 	sec, err := t.Store.Security(ctx, tenantID)
 	if err != nil {
-		if store.ErrorKind(err) == store.ENOTFOUND {
+		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 			return nil, unauthenticated()
 		}
 		return nil, err

@@ -60,19 +60,19 @@ var marshalFunc = regexp.MustCompile(`(?m)^func \(ec \*executionContext\) (marsh
 // (NaN is an error), nor non-null JSON (nil is an error), nor lists.
 // Enums are safe too: their marshaler is "return v".
 var safe = map[string]bool{
-	"marshalNString2string":       true,
-	"marshalNID2string":           true,
-	"marshalNBoolean2bool":        true,
-	"marshalNInt2int":             true,
-	"marshalNInt2int64":           true,
-	"marshalNDateTime2timeᚐTime":  true,
-	"marshalOString2ᚖstring":      true,
-	"marshalOID2ᚖstring":          true,
-	"marshalOBoolean2ᚖbool":       true,
-	"marshalOInt2ᚖint":            true,
-	"marshalOInt2ᚖint64":          true,
-	"marshalODateTime2ᚖtimeᚐTime": true,
-	"marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐJSON": true,
+	"marshalNString2string":                        true,
+	"marshalNID2string":                            true,
+	"marshalNBoolean2bool":                         true,
+	"marshalNInt2int":                              true,
+	"marshalNInt2int64":                            true,
+	"marshalNDateTime2timeᚐTime":                   true,
+	"marshalOString2ᚖstring":                       true,
+	"marshalOID2ᚖstring":                           true,
+	"marshalOBoolean2ᚖbool":                        true,
+	"marshalOInt2ᚖint":                             true,
+	"marshalOInt2ᚖint64":                           true,
+	"marshalODateTime2ᚖtimeᚐTime":                  true,
+	"marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON": true,
 }
 
 const marker = "\tif !fieldsIntercepted(ec.OperationContext) {\n"

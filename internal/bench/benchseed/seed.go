@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -170,14 +171,14 @@ func newPlan(spec Spec, tenant, admin, name string) *plan {
 		foldersFrom: now.AddDate(-1, -1, 0), itemsFrom: now.AddDate(-1, 0, 0), itemsTo: now.AddDate(0, 0, -30)}
 	p.users, p.emails = []string{admin}, []string{"admin@" + name + ".test"}
 	for j := range seedUsers {
-		p.users = append(p.users, store.NewID())
+		p.users = append(p.users, loupe.NewID())
 		p.emails = append(p.emails, strings.ToLower(people[j])+"@"+name+".test")
 	}
-	p.folderAccessJSON = string(store.JSONOf(store.TenantAccess()))
+	p.folderAccessJSON = string(loupe.JSONOf(store.TenantAccess()))
 	p.planFolders()
 	p.itemIDs = make([]string, spec.Items)
 	for i := range p.itemIDs {
-		p.itemIDs[i] = store.NewID()
+		p.itemIDs[i] = loupe.NewID()
 	}
 	p.planRelations()
 	return p
@@ -193,7 +194,7 @@ func (p *plan) planFolders() {
 	p.folderIDs, p.folderTitles, p.folderParent = make([]string, n), make([]string, n), make([]int, n)
 	depth := make([]int, n)
 	for f := range n {
-		p.folderIDs[f] = store.NewID()
+		p.folderIDs[f] = loupe.NewID()
 		h := mix(uint64(f) ^ 0x666f6c64)
 		switch {
 		case f == 0 && p.spec.BigFolderItems > 0:
@@ -283,7 +284,7 @@ func (p *plan) seedUsersAndFolders(ctx context.Context, tx *sql.Tx) error {
 	err = copyRows(ctx, tx, "items", itemCols, func(emit func(...any) error) error {
 		for f, id := range p.folderIDs {
 			title := p.folderTitles[f]
-			data := string(store.JSONOf(map[string]string{"default_title": title}))
+			data := string(loupe.JSONOf(map[string]string{"default_title": title}))
 			parents := uuidArray()
 			if par := p.folderParent[f]; par >= 0 {
 				parents = uuidArray(p.folderIDs[par])
@@ -300,7 +301,7 @@ func (p *plan) seedUsersAndFolders(ctx context.Context, tx *sql.Tx) error {
 	}
 	err = copyRows(ctx, tx, "item_versions", versionCols, func(emit func(...any) error) error {
 		for f, id := range p.folderIDs {
-			if err := emit(p.tenant, id, store.NewID(), "Version 1", p.admin, created(f)); err != nil {
+			if err := emit(p.tenant, id, loupe.NewID(), "Version 1", p.admin, created(f)); err != nil {
 				return err
 			}
 		}
@@ -464,7 +465,7 @@ func (p *plan) copyItems(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) err
 	}
 	err = copyRows(ctx, tx, "item_versions", versionCols, func(emit func(...any) error) error {
 		for i := lo; i < hi; i++ {
-			if err := emit(p.tenant, p.itemIDs[i], store.NewID(), "Version 1", p.admin, p.itemCreated(i)); err != nil {
+			if err := emit(p.tenant, p.itemIDs[i], loupe.NewID(), "Version 1", p.admin, p.itemCreated(i)); err != nil {
 				return err
 			}
 		}
@@ -519,7 +520,7 @@ func (p *plan) copyComments(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) 
 				j = min(97*r.IntN((n+96)/97), n-1)
 			}
 			counts[j]++
-			id, at := store.NewID(), spread(p.itemsTo, p.now, k, p.spec.Comments)
+			id, at := loupe.NewID(), spread(p.itemsTo, p.now, k, p.spec.Comments)
 			author := r.IntN(len(p.users))
 			typ, text := "top", pick(commentTexts, r.Uint64())
 			var parent, assignee, assignedOn, timeline any
@@ -612,7 +613,7 @@ func (p *plan) copyAudit(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) err
 					action = "unarchiveInitiated"
 				}
 			}
-			if err := emit(p.tenant, store.NewID(), p.itemIDs[i], action, p.users[by], p.emails[by],
+			if err := emit(p.tenant, loupe.NewID(), p.itemIDs[i], action, p.users[by], p.emails[by],
 				itemTitle(i), at, diff); err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package store
+package loupe
 
 // Node is anything fetched by id alone (GraphQL interface Node).
 type Node interface {
