@@ -16,6 +16,28 @@ import (
 	"github.com/loupe-mam/loupe"
 )
 
+// Bookmark is a system bookmark (spec 2.11).
+type Bookmark struct {
+	TenantID         string         `db:"tenant_id"`
+	ID               string         `db:"id"`
+	Title            string         `db:"title"`
+	Path             string         `db:"path"`
+	Icon             string         `db:"icon"`
+	IsFilterBookmark *bool          `db:"is_filter_bookmark"`
+	ParentFolder     *string        `db:"parent_folder"`
+	VisibleToGroups  pq.StringArray `db:"visible_to_groups"`
+	SortKey          *string        `db:"sort_key"`
+}
+
+// BookmarkFolder is a folder of system bookmarks.
+type BookmarkFolder struct {
+	TenantID     string  `db:"tenant_id"`
+	ID           string  `db:"id"`
+	Title        string  `db:"title"`
+	ParentFolder *string `db:"parent_folder"`
+	SortKey      *string `db:"sort_key"`
+}
+
 // This file holds the tenant's system bookmarks and their folders (spec
 // 2.11). Everyone reads the bookmarks visible to them; only admins write
 // (the resolvers check that). Every write takes the tenant's bookmark lock,

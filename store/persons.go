@@ -5,14 +5,38 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 	"github.com/loupe-mam/loupe"
 )
 
+// Person is an item of itemType person (spec 2.17).
+type Person struct {
+	TenantID     string         `db:"tenant_id"`
+	ID           string         `db:"id"`
+	CreatedOn    time.Time      `db:"created_on"`
+	ItemType     string         `db:"item_type"`
+	Name         string         `db:"name"`
+	Description  string         `db:"description"`
+	ImageIDsList pq.StringArray `db:"image_ids"`
+}
+
+// NodeID implements Node.
+func (p *Person) NodeID() string { return p.ID }
+
+// ImageIds are the ids of image items showing the person.
+func (p *Person) ImageIds() []string {
+	if p.ImageIDsList == nil {
+		return []string{}
+	}
+	return p.ImageIDsList
+}
+
 // This file holds persons (spec 2.17): items of itemType person, with the
-// images that show them. The type is in people.go.
+// images that show them.
 
 // Limits on persons.
 const (

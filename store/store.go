@@ -20,7 +20,7 @@ type Store struct {
 	// authHooks run after a committed change that can alter what a stored
 	// key authenticates (see OnAuthChange).
 	authHooks []func(tenantID, userID string)
-	// usage counts events (usage.go); nil counts nothing.
+	// usage counts events (usage_counters.go); nil counts nothing.
 	usage UsageRecorder
 }
 

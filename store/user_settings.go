@@ -15,6 +15,23 @@ import (
 	"github.com/loupe-mam/loupe"
 )
 
+// UserSettings are one user's settings (spec 2.18).
+type UserSettings struct {
+	Bookmarks               loupe.JSON `json:"bookmarks"`
+	BookmarksFolders        loupe.JSON `json:"bookmarksFolders"`
+	DefaultFilters          loupe.JSON `json:"defaultFilters"`
+	DismissedNotifications  loupe.JSON `json:"dismissedNotifications"`
+	LastSeenChangelogID     string     `json:"lastSeenChangelogId"`
+	ShowRenameSubclipDialog bool       `json:"showRenameSubclipDialog"`
+	ShowSequenceParts       bool       `json:"showSequenceParts"`
+	Language                string     `json:"language"`
+	Theme                   string     `json:"theme"`
+	SubtitlePreference      string     `json:"subtitlePreference"`
+	ShowPopups              bool       `json:"showPopups"`
+	PinnedItems             loupe.JSON `json:"pinnedItems"`
+	WorkFolderID            string     `json:"workFolderId"`
+}
+
 // This file holds the per-user settings (spec 2.18) and the user's status.
 
 // Limits on user settings.
