@@ -2,9 +2,12 @@
 // configures it (server.go): limits, error presentation, recovery.
 package graph
 
-// gqlgen writes generated.go; its lists then go through marshalSlice
-// (overrides.go) instead of one goroutine per element, no input
-// unmarshaler map is built per operation (noUnmarshalerMap, overrides.go),
-// and leaves read from struct fields are answered directly unless a field
-// interceptor is installed (internal/leaves, fieldsIntercepted).
-//go:generate sh -c "cd .. && go tool gqlgen generate && sed -i -e 's/graphql\\.MarshalSliceConcurrently(/marshalSlice(/g' -e 's/graphql\\.BuildUnmarshalerMap(/noUnmarshalerMap(/g' graph/generated.go && go run ./graph/internal/leaves graph/generated.go"
+// gqlgen writes generated.go, then postgen (internal/postgen) patches it
+// where gqlgen has no option for what Loupe needs: lists go through
+// marshalSlice (overrides.go) instead of one goroutine per element, no
+// input unmarshaler map is built per operation (noUnmarshalerMap,
+// overrides.go), and leaves read from struct fields are answered directly
+// unless a field interceptor is installed (fieldsIntercepted). postgen
+// fails, naming the patch, when gqlgen's output no longer has the shape a
+// patch expects (docs/codegen.md).
+//go:generate sh -c "cd .. && go tool gqlgen generate && go run ./graph/internal/postgen graph/generated.go"

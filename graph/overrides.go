@@ -1,7 +1,7 @@
 package graph
 
 // The functions here stand in for gqlgen's in the generated code: go:generate
-// (generate.go) points generated.go at them.
+// (generate.go, graph/internal/postgen) points generated.go at them.
 
 import (
 	"context"
@@ -67,8 +67,8 @@ func noUnmarshalerMap(...any) map[reflect.Type]reflect.Value { return nil }
 // fieldsIntercepted reports whether the operation runs its fields through
 // a field interceptor (a FieldInterceptor extension). When none is
 // installed, the generated code answers a leaf read from a struct field
-// directly (graph/internal/leaves); otherwise every field takes gqlgen's
-// way, so that the interceptor sees it.
+// directly (the leaves patch, graph/internal/postgen); otherwise every
+// field takes gqlgen's way, so that the interceptor sees it.
 //
 // gqlgen's executor gives an operation without field interceptors its
 // one default middleware, a function literal without captures; any
