@@ -21,9 +21,8 @@ import (
 // to the loaders before any element resolves (resolvers/loaders.go), and
 // the first element's load fetches every hinted key at once — so the
 // elements' own loads are cache hits, and goroutines per element are pure
-// cost. Measured (docs/performance.md): the nested grid page +35% requests
-// per second, a folder content page +50%, the same statements. A load of a
-// key nobody hinted still works, one batch window later.
+// cost (measured in docs/performance.md). A load of a key nobody hinted
+// still works, one batch window later.
 //
 // A panic in an element is recovered as gqlgen does: the error is added,
 // and the list answers null.
@@ -59,8 +58,8 @@ func marshalRecovered(ctx context.Context, ret graphql.Array, i int,
 
 // noUnmarshalerMap stands for graphql.BuildUnmarshalerMap in the generated
 // Exec (go:generate, generate.go), which builds by reflection, on every
-// operation, a map of the schema's ~100 input unmarshalers — 4 % of a
-// get-item's CPU. The map serves only graphql.UnmarshalInputFromContext,
+// operation, a map of the schema's ~100 input unmarshalers (a measurable
+// share of a get-item's CPU, docs/performance.md). The map serves only graphql.UnmarshalInputFromContext,
 // for directives that unmarshal input themselves; Loupe has none.
 func noUnmarshalerMap(...any) map[reflect.Type]reflect.Value { return nil }
 

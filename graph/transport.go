@@ -14,7 +14,7 @@ import (
 // and a shorter way out for the common case, an operation that runs.
 // gqlgen writes every answer through json.Marshal, which re-reads the
 // executor's already compact data byte by byte to compact and validate it
-// again — ~5 % of a grid page's CPU. post writes the data as the executor
+// again (docs/performance.md). post writes the data as the executor
 // made it (writeResponse), in either media type.
 //
 // The one visible difference in what runs: gqlgen's json.Marshal escapes

@@ -6,8 +6,8 @@ import (
 )
 
 // IDs reads a uuid[] column. lib/pq's StringArray parses any text array
-// (quotes, escapes, NULLs) byte by byte: reading the folder ids of a folder
-// content page's 50 hits was 8 % of the request. A uuid[] is written
+// (quotes, escapes, NULLs) byte by byte, a visible share of a folder
+// content page (docs/performance.md). A uuid[] is written
 // {id,id,...} with nothing to unquote, so it is split on its commas.
 type IDs []string
 

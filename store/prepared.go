@@ -9,9 +9,8 @@ import (
 )
 
 // Hot queries run as prepared statements: Postgres then plans them once per
-// connection (and settles on a generic plan) instead of on every request. A
-// one-row read of an item plans for ~0.3–0.8 ms and executes in ~0.05 ms, so
-// planning was most of its cost. database/sql prepares a statement on each
+// connection (and settles on a generic plan) instead of on every request:
+// planning a one-row read costs more than executing it. database/sql prepares a statement on each
 // connection the first time it runs there.
 type preparedCache struct {
 	mu    sync.Mutex

@@ -26,11 +26,10 @@ const shutdownGrace = 15 * time.Second
 
 // gcPercent is the server's GOGC unless the environment sets one. Go's
 // default (100) collects whenever the heap doubles; a server's live heap is
-// a few MiB, so under load it collected hundreds of times a second (a
-// quarter of the CPU in the grid profile, docs/performance.md). 800 costs
-// about eight live heaps of memory — with /graphql admitting a few
-// operations at a time the live heap stays small: 57–60 MiB of RSS under
-// the grid's load against 41–43 at 400, for 5–15 % more pages a second.
+// a few MiB, so under load it collected hundreds of times a second. 800
+// costs about eight live heaps of memory, which stays small because
+// /graphql admits a few operations at a time (measurements:
+// docs/performance.md).
 //
 // memoryLimit (unless GOMEMLIMIT is set) is the soft bound that keeps it
 // so: nearing it, the collector runs as often as it must, so that the
