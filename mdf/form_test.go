@@ -2,6 +2,8 @@ package mdf
 
 import (
 	"encoding/json"
+	"reflect"
+	"testing"
 
 	"github.com/loupe-mam/loupe"
 )
@@ -34,3 +36,56 @@ func data(s string) map[string]json.RawMessage {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestDecode(t *testing.T) {
+	cases := []struct {
+		name                   string
+		fields, retired, lists string
+		want                   []Alternative // the alternatives of the second field
+		wantErr                bool
+	}{
+		{name: "own alternatives", fields: `[{"id":"a","type":"text"},{"id":"b","type":"choice","alternatives":[{"value":"x","label":"X"}]}]`,
+			want: []Alternative{{"x", "X"}}},
+		{name: "alternatives of the option list", fields: `[{"id":"a","type":"text"},{"id":"b","type":"choice","optionListId":"l"}]`,
+			lists: `{"l":[{"value":"y","label":"Y"}]}`, want: []Alternative{{"y", "Y"}}},
+		{name: "an option list that is gone offers none", fields: `[{"id":"a","type":"text"},{"id":"b","type":"choice","optionListId":"l"}]`,
+			lists: `{}`, want: []Alternative{}},
+		{name: "retired fields", fields: `[{"id":"a","type":"text"},{"id":"b","type":"text"}]`, retired: `[{"id":"r","type":"text"}]`},
+		{name: "unreadable fields", fields: `{"id":"a"}`, wantErr: true},
+		{name: "unreadable retired fields", fields: `[]`, retired: `{}`, wantErr: true},
+		{name: "unreadable option lists", fields: `[]`, lists: `[]`, wantErr: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := &Mdf{ID: "f", FieldsDoc: loupe.JSON(c.fields)}
+			if c.retired != "" {
+				m.RetiredDoc = loupe.JSON(c.retired)
+			}
+			if c.lists != "" {
+				m.OptionAlternatives = loupe.JSON(c.lists)
+			}
+			err := m.Decode()
+			if (err != nil) != c.wantErr {
+				t.Fatalf("Decode() = %v, want error %v", err, c.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if c.retired != "" && len(m.RetiredFields()) != 1 {
+				t.Fatalf("retired = %+v", m.RetiredFields())
+			}
+			if got := m.Fields()[1].Alternatives; !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("alternatives = %#v, want %#v", got, c.want)
+			}
+			// The stored fields keep a field's own alternatives, not a list's.
+			var stored []MdfField
+			if err := json.Unmarshal(m.StoredFields(), &stored); err != nil {
+				t.Fatal(err)
+			}
+			listed, kept := m.Fields()[1].OptionListID != nil, stored[1].Alternatives != nil
+			if len(c.want) > 0 && kept == listed {
+				t.Fatalf("stored %s", m.StoredFields())
+			}
+		})
+	}
+}

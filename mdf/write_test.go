@@ -126,3 +126,77 @@ func TestCanonicalKeys(t *testing.T) {
 		})
 	}
 }
+
+// A write's CanonicalKeys: its form's, with its prefix on the message.
+func TestWriteCanonicalKeys(t *testing.T) {
+	cases := []struct {
+		name, prefix, data, want string
+		form                     func() *Mdf
+		wantErr                  string
+		wantMessages             []string
+	}{
+		{name: "keyed by field ids", form: testForm, data: `{"default_count":1}`, want: `{"n":1}`},
+		{name: "without a form, as written", form: noForm, data: `{"default_count":1,"n":2}`, want: `{"default_count":1,"n":2}`},
+		{name: "the message without a prefix", form: testForm, data: `{"default_count":1,"n":2}`,
+			wantErr: `field given twice: "n"`, wantMessages: []string{`field given twice: "n"`}},
+		{name: "the message after the prefix", form: testForm, prefix: `timed metadata "t1": `, data: `{"default_count":1,"n":2}`,
+			wantErr:      `timed metadata "t1": field given twice: "n"`,
+			wantMessages: []string{`timed metadata "t1": field given twice: "n"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := &Write{FormID: "story", Form: c.form(), Prefix: c.prefix}
+			got, err := w.CanonicalKeys(data(c.data))
+			if c.wantErr != "" {
+				se, ok := err.(*loupe.Error)
+				if !ok || se.Kind != loupe.EINVALID || se.Message != c.wantErr ||
+					!reflect.DeepEqual(se.Payload["messages"], c.wantMessages) {
+					t.Fatalf("error %#v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := data(c.want); !reflect.DeepEqual(got, want) {
+				t.Fatalf("canonical keys = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// Check answers every problem of every write, the first as the message.
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name     string
+		writes   []*Write
+		wantMsgs []string // nil: no error
+		wantDev  string
+	}{
+		{name: "no problem", writes: []*Write{{FormID: "story", Form: testForm(), After: data(`{"status":"draft"}`), Fresh: true}}},
+		{name: "the problems of every write", writes: []*Write{
+			{FormID: "story", Form: testForm(), After: data(`{}`), Fresh: true, Prefix: "a: "},
+			{FormID: "nope", After: data(`{}`), Fresh: true, Prefix: "b: "},
+		}, wantMsgs: []string{`a: missing value for required field: "status"`, `b: unknown form: "nope"`},
+			wantDev: `form "story" requires a value for "status" (Status)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, w := range c.writes {
+				w.Prepare()
+			}
+			err := Check(nil, c.writes...)
+			if c.wantMsgs == nil {
+				if err != nil {
+					t.Fatalf("Check() = %v, want nil", err)
+				}
+				return
+			}
+			se, ok := err.(*loupe.Error)
+			if !ok || se.Kind != loupe.EINVALID || se.Message != c.wantMsgs[0] || se.DeveloperMessage != c.wantDev ||
+				!reflect.DeepEqual(se.Payload["messages"], c.wantMsgs) {
+				t.Fatalf("Check() = %#v, want %q", err, c.wantMsgs)
+			}
+		})
+	}
+}
