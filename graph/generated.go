@@ -17,6 +17,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/graph/scalar"
+	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -532,7 +533,7 @@ type ComplexityRoot struct {
 		CreateComment                    func(childComplexity int, input store.CreateCommentInput) int
 		CreateFolderPath                 func(childComplexity int, input model.FolderPathInput) int
 		CreateItem                       func(childComplexity int, input store.CreateItemInput) int
-		CreateMdf                        func(childComplexity int, input store.MdfInput) int
+		CreateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
 		CreateThumbnail                  func(childComplexity int, input model.CreateThumbnailInput) int
@@ -565,7 +566,7 @@ type ComplexityRoot struct {
 		UpdateComment                    func(childComplexity int, input store.UpdateCommentInput) int
 		UpdateFolder                     func(childComplexity int, input model.UpdateFolderInput) int
 		UpdateItemMetadata               func(childComplexity int, input model.UpdateItemMetadataInput) int
-		UpdateMdf                        func(childComplexity int, input store.MdfInput) int
+		UpdateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
 		UpdateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		UpdateSecuritySettings           func(childComplexity int, input model.SecuritySettingsInput) int
@@ -941,7 +942,7 @@ type ItemConnectionResolver interface {
 }
 type ItemMetadataResolver interface {
 	FormData(ctx context.Context, obj *store.ItemMetadata, readableFields *bool) (loupe.JSON, error)
-	Form(ctx context.Context, obj *store.ItemMetadata) (*store.Mdf, error)
+	Form(ctx context.Context, obj *store.ItemMetadata) (*mdf.Mdf, error)
 }
 type MutationResolver interface {
 	CreateItem(ctx context.Context, input store.CreateItemInput) (*model.CreateItemPayload, error)
@@ -986,8 +987,8 @@ type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error)
 	DeleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error)
 	UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error)
-	CreateMdf(ctx context.Context, input store.MdfInput) (*model.MdfPayload, error)
-	UpdateMdf(ctx context.Context, input store.MdfInput) (*model.MdfPayload, error)
+	CreateMdf(ctx context.Context, input mdf.MdfInput) (*model.MdfPayload, error)
+	UpdateMdf(ctx context.Context, input mdf.MdfInput) (*model.MdfPayload, error)
 	DeleteMdf(ctx context.Context, input model.DeleteMdfInput) (*model.DeleteMdfPayload, error)
 	CreateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error)
 	UpdateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error)
@@ -1023,7 +1024,7 @@ type QueryResolver interface {
 	TenantIds(ctx context.Context) (*model.TenantIds, error)
 	StorageManagers(ctx context.Context) ([]*model.StorageManager, error)
 	Mdfs(ctx context.Context) (*model.MdfCollection, error)
-	Mdf(ctx context.Context, id string) (*store.Mdf, error)
+	Mdf(ctx context.Context, id string) (*mdf.Mdf, error)
 	OptionLists(ctx context.Context) (*model.OptionListCollection, error)
 	OptionList(ctx context.Context, id string) (*store.OptionList, error)
 	DefinitionChanges(ctx context.Context, subjectID *string, from *int, size *int) (*model.DefinitionChanges, error)
@@ -3073,7 +3074,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateMdf(childComplexity, args["input"].(store.MdfInput)), true
+		return e.ComplexityRoot.Mutation.CreateMdf(childComplexity, args["input"].(mdf.MdfInput)), true
 	case "Mutation.createOptionList":
 		if e.ComplexityRoot.Mutation.CreateOptionList == nil {
 			break
@@ -3436,7 +3437,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateMdf(childComplexity, args["input"].(store.MdfInput)), true
+		return e.ComplexityRoot.Mutation.UpdateMdf(childComplexity, args["input"].(mdf.MdfInput)), true
 	case "Mutation.updateMediaUsage":
 		if e.ComplexityRoot.Mutation.UpdateMediaUsage == nil {
 			break
@@ -8602,8 +8603,8 @@ func (ec *executionContext) field_Mutation_createMdf_args(ctx context.Context, r
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.MdfInput, error) {
-			return ec.unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfInput(ctx, v)
+		func(ctx context.Context, v any) (mdf.MdfInput, error) {
+			return ec.unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9072,8 +9073,8 @@ func (ec *executionContext) field_Mutation_updateMdf_args(ctx context.Context, r
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.MdfInput, error) {
-			return ec.unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfInput(ctx, v)
+		func(ctx context.Context, v any) (mdf.MdfInput, error) {
+			return ec.unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9888,7 +9889,7 @@ func (ec *executionContext) fieldContext_ActivityEvent_count(_ context.Context, 
 	return graphql.NewScalarFieldContext("ActivityEvent", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Alternative_value(ctx context.Context, field graphql.CollectedField, obj *store.Alternative) (ret graphql.Marshaler) {
+func (ec *executionContext) _Alternative_value(ctx context.Context, field graphql.CollectedField, obj *mdf.Alternative) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Value)
 	}
@@ -9914,7 +9915,7 @@ func (ec *executionContext) fieldContext_Alternative_value(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Alternative", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Alternative_label(ctx context.Context, field graphql.CollectedField, obj *store.Alternative) (ret graphql.Marshaler) {
+func (ec *executionContext) _Alternative_label(ctx context.Context, field graphql.CollectedField, obj *mdf.Alternative) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
 	}
@@ -16413,8 +16414,8 @@ func (ec *executionContext) _ItemMetadata_form(ctx context.Context, field graphq
 			return ec.Resolvers.ItemMetadata().Form(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
-			return ec.marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *mdf.Mdf) graphql.Marshaler {
+			return ec.marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdf(ctx, selections, v)
 		},
 		true,
 		false,
@@ -16644,7 +16645,7 @@ func (ec *executionContext) fieldContext_ItemVersion_createdBy(_ context.Context
 	return graphql.NewScalarFieldContext("ItemVersion", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_id(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_id(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -16670,7 +16671,7 @@ func (ec *executionContext) fieldContext_Mdf_id(_ context.Context, field graphql
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_label(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_label(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
 	}
@@ -16696,7 +16697,7 @@ func (ec *executionContext) fieldContext_Mdf_label(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_displayName(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_displayName(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.DisplayName)
 	}
@@ -16722,7 +16723,7 @@ func (ec *executionContext) fieldContext_Mdf_displayName(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_active(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_active(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Active)
 	}
@@ -16748,7 +16749,7 @@ func (ec *executionContext) fieldContext_Mdf_active(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_flavor(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_flavor(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Flavor)
 	}
@@ -16774,7 +16775,7 @@ func (ec *executionContext) fieldContext_Mdf_flavor(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_color(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_color(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Color)
 	}
@@ -16800,7 +16801,7 @@ func (ec *executionContext) fieldContext_Mdf_color(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_icon(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_icon(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Icon)
 	}
@@ -16826,7 +16827,7 @@ func (ec *executionContext) fieldContext_Mdf_icon(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_rule(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_rule(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Rule)
 	}
@@ -16852,7 +16853,7 @@ func (ec *executionContext) fieldContext_Mdf_rule(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_fields(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_fields(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16864,8 +16865,8 @@ func (ec *executionContext) _Mdf_fields(ctx context.Context, field graphql.Colle
 			return obj.Fields(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.MdfField) graphql.Marshaler {
-			return ec.marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*mdf.MdfField) graphql.Marshaler {
+			return ec.marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16884,7 +16885,7 @@ func (ec *executionContext) fieldContext_Mdf_fields(_ context.Context, field gra
 	return fc, nil
 }
 
-func (ec *executionContext) _Mdf_retiredFields(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_retiredFields(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16896,8 +16897,8 @@ func (ec *executionContext) _Mdf_retiredFields(ctx context.Context, field graphq
 			return obj.RetiredFields(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.MdfField) graphql.Marshaler {
-			return ec.marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*mdf.MdfField) graphql.Marshaler {
+			return ec.marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16916,7 +16917,7 @@ func (ec *executionContext) fieldContext_Mdf_retiredFields(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Mdf_views(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_views(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16939,7 +16940,7 @@ func (ec *executionContext) fieldContext_Mdf_views(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_viewSections(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_viewSections(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16962,7 +16963,7 @@ func (ec *executionContext) fieldContext_Mdf_viewSections(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_permissions(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_permissions(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16985,7 +16986,7 @@ func (ec *executionContext) fieldContext_Mdf_permissions(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_usageRules(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_usageRules(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.UsageRules)
 	}
@@ -17011,7 +17012,7 @@ func (ec *executionContext) fieldContext_Mdf_usageRules(_ context.Context, field
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_isDefault(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_isDefault(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsDefault)
 	}
@@ -17037,7 +17038,7 @@ func (ec *executionContext) fieldContext_Mdf_isDefault(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Mdf", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Mdf_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.Mdf) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mdf_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *mdf.Mdf) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
 	}
@@ -17133,8 +17134,8 @@ func (ec *executionContext) _MdfEmbedded_collection(ctx context.Context, field g
 			return obj.Collection, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Mdf) graphql.Marshaler {
-			return ec.marshalNMdf2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*mdf.Mdf) graphql.Marshaler {
+			return ec.marshalNMdf2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17153,7 +17154,7 @@ func (ec *executionContext) fieldContext_MdfEmbedded_collection(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _MdfField_id(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_id(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -17179,7 +17180,7 @@ func (ec *executionContext) fieldContext_MdfField_id(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_fieldId(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_fieldId(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.FieldID)
 	}
@@ -17205,7 +17206,7 @@ func (ec *executionContext) fieldContext_MdfField_fieldId(_ context.Context, fie
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_label(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_label(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
 	}
@@ -17231,9 +17232,9 @@ func (ec *executionContext) fieldContext_MdfField_label(_ context.Context, field
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_type(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_type(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx, field.Selections, obj.Type)
+		return ec.marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldType(ctx, field.Selections, obj.Type)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -17246,8 +17247,8 @@ func (ec *executionContext) _MdfField_type(ctx context.Context, field graphql.Co
 			return obj.Type, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.MdfFieldType) graphql.Marshaler {
-			return ec.marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v mdf.MdfFieldType) graphql.Marshaler {
+			return ec.marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldType(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17257,7 +17258,7 @@ func (ec *executionContext) fieldContext_MdfField_type(_ context.Context, field 
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type MdfFieldType does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_required(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_required(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Required)
 	}
@@ -17283,7 +17284,7 @@ func (ec *executionContext) fieldContext_MdfField_required(_ context.Context, fi
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_readOnly(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_readOnly(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ReadOnly)
 	}
@@ -17309,7 +17310,7 @@ func (ec *executionContext) fieldContext_MdfField_readOnly(_ context.Context, fi
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_sortable(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_sortable(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Sortable)
 	}
@@ -17335,7 +17336,7 @@ func (ec *executionContext) fieldContext_MdfField_sortable(_ context.Context, fi
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_systemDefaultField(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_systemDefaultField(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.SystemDefaultField)
 	}
@@ -17361,7 +17362,7 @@ func (ec *executionContext) fieldContext_MdfField_systemDefaultField(_ context.C
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_defaultValue(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_defaultValue(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.DefaultValue)
 	}
@@ -17387,7 +17388,7 @@ func (ec *executionContext) fieldContext_MdfField_defaultValue(_ context.Context
 	return graphql.NewScalarFieldContext("MdfField", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _MdfField_alternatives(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_alternatives(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17399,8 +17400,8 @@ func (ec *executionContext) _MdfField_alternatives(ctx context.Context, field gr
 			return obj.Alternatives, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
-			return ec.marshalOAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []mdf.Alternative) graphql.Marshaler {
+			return ec.marshalOAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeᚄ(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17419,7 +17420,7 @@ func (ec *executionContext) fieldContext_MdfField_alternatives(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _MdfField_optionListId(ctx context.Context, field graphql.CollectedField, obj *store.MdfField) (ret graphql.Marshaler) {
+func (ec *executionContext) _MdfField_optionListId(ctx context.Context, field graphql.CollectedField, obj *mdf.MdfField) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.OptionListID)
 	}
@@ -17457,8 +17458,8 @@ func (ec *executionContext) _MdfPayload_mdf(ctx context.Context, field graphql.C
 			return obj.Mdf, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
-			return ec.marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *mdf.Mdf) graphql.Marshaler {
+			return ec.marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdf(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19940,7 +19941,7 @@ func (ec *executionContext) _Mutation_createMdf(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateMdf(ctx, fc.Args["input"].(store.MdfInput))
+			return ec.Resolvers.Mutation().CreateMdf(ctx, fc.Args["input"].(mdf.MdfInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.MdfPayload) graphql.Marshaler {
@@ -19984,7 +19985,7 @@ func (ec *executionContext) _Mutation_updateMdf(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateMdf(ctx, fc.Args["input"].(store.MdfInput))
+			return ec.Resolvers.Mutation().UpdateMdf(ctx, fc.Args["input"].(mdf.MdfInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.MdfPayload) graphql.Marshaler {
@@ -20284,8 +20285,8 @@ func (ec *executionContext) _OptionList_alternatives(ctx context.Context, field 
 			return obj.Alternatives(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
-			return ec.marshalNAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []mdf.Alternative) graphql.Marshaler {
+			return ec.marshalNAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -21854,8 +21855,8 @@ func (ec *executionContext) _Query_mdf(ctx context.Context, field graphql.Collec
 			return ec.Resolvers.Query().Mdf(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
-			return ec.marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *mdf.Mdf) graphql.Marshaler {
+			return ec.marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdf(ctx, selections, v)
 		},
 		true,
 		false,
@@ -26900,8 +26901,8 @@ func (ec *executionContext) unmarshalInputAccessInput(ctx context.Context, obj a
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputAlternativeInput(ctx context.Context, obj any) (store.AlternativeInput, error) {
-	var it store.AlternativeInput
+func (ec *executionContext) unmarshalInputAlternativeInput(ctx context.Context, obj any) (mdf.AlternativeInput, error) {
+	var it mdf.AlternativeInput
 	if obj == nil {
 		return it, nil
 	}
@@ -28041,8 +28042,8 @@ func (ec *executionContext) unmarshalInputLockUploadInput(ctx context.Context, o
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputMdfFieldInput(ctx context.Context, obj any) (store.MdfFieldInput, error) {
-	var it store.MdfFieldInput
+func (ec *executionContext) unmarshalInputMdfFieldInput(ctx context.Context, obj any) (mdf.MdfFieldInput, error) {
+	var it mdf.MdfFieldInput
 	if obj == nil {
 		return it, nil
 	}
@@ -28082,7 +28083,7 @@ func (ec *executionContext) unmarshalInputMdfFieldInput(ctx context.Context, obj
 			it.Label = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx, v)
+			data, err := ec.unmarshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28124,7 +28125,7 @@ func (ec *executionContext) unmarshalInputMdfFieldInput(ctx context.Context, obj
 			it.DefaultValue = data
 		case "alternatives":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alternatives"))
-			data, err := ec.unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInputᚄ(ctx, v)
+			data, err := ec.unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeInputᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28141,8 +28142,8 @@ func (ec *executionContext) unmarshalInputMdfFieldInput(ctx context.Context, obj
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputMdfInput(ctx context.Context, obj any) (store.MdfInput, error) {
-	var it store.MdfInput
+func (ec *executionContext) unmarshalInputMdfInput(ctx context.Context, obj any) (mdf.MdfInput, error) {
+	var it mdf.MdfInput
 	if obj == nil {
 		return it, nil
 	}
@@ -28217,7 +28218,7 @@ func (ec *executionContext) unmarshalInputMdfInput(ctx context.Context, obj any)
 			it.Rule = data
 		case "fields":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fields"))
-			data, err := ec.unmarshalOMdfFieldInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldInputᚄ(ctx, v)
+			data, err := ec.unmarshalOMdfFieldInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldInputᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28384,7 +28385,7 @@ func (ec *executionContext) unmarshalInputOptionListInput(ctx context.Context, o
 			it.OptionListType = data
 		case "alternatives":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alternatives"))
-			data, err := ec.unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInputᚄ(ctx, v)
+			data, err := ec.unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeInputᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -29370,7 +29371,7 @@ func (ec *executionContext) _ActivityEvent(ctx context.Context, sel ast.Selectio
 
 var alternativeImplementors = []string{"Alternative"}
 
-func (ec *executionContext) _Alternative(ctx context.Context, sel ast.SelectionSet, obj *store.Alternative) graphql.Marshaler {
+func (ec *executionContext) _Alternative(ctx context.Context, sel ast.SelectionSet, obj *mdf.Alternative) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, alternativeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -32610,7 +32611,7 @@ func (ec *executionContext) _ItemVersion(ctx context.Context, sel ast.SelectionS
 
 var mdfImplementors = []string{"Mdf"}
 
-func (ec *executionContext) _Mdf(ctx context.Context, sel ast.SelectionSet, obj *store.Mdf) graphql.Marshaler {
+func (ec *executionContext) _Mdf(ctx context.Context, sel ast.SelectionSet, obj *mdf.Mdf) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mdfImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -32792,7 +32793,7 @@ func (ec *executionContext) _MdfEmbedded(ctx context.Context, sel ast.SelectionS
 
 var mdfFieldImplementors = []string{"MdfField"}
 
-func (ec *executionContext) _MdfField(ctx context.Context, sel ast.SelectionSet, obj *store.MdfField) graphql.Marshaler {
+func (ec *executionContext) _MdfField(ctx context.Context, sel ast.SelectionSet, obj *mdf.MdfField) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mdfFieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -37009,15 +37010,15 @@ func (ec *executionContext) marshalNActivityEvent2ᚖgithubᚗcomᚋloupeᚑmam�
 	return ec._ActivityEvent(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternative(ctx context.Context, sel ast.SelectionSet, v store.Alternative) graphql.Marshaler {
+func (ec *executionContext) marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternative(ctx context.Context, sel ast.SelectionSet, v mdf.Alternative) graphql.Marshaler {
 	return ec._Alternative(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
+func (ec *executionContext) marshalNAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeᚄ(ctx context.Context, sel ast.SelectionSet, v []mdf.Alternative) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternative(ctx, sel, v[i])
+		return ec.marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternative(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -37029,7 +37030,7 @@ func (ec *executionContext) marshalNAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋ
 	return ret
 }
 
-func (ec *executionContext) unmarshalNAlternativeInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInput(ctx context.Context, v any) (*store.AlternativeInput, error) {
+func (ec *executionContext) unmarshalNAlternativeInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeInput(ctx context.Context, v any) (*mdf.AlternativeInput, error) {
 	res, err := ec.unmarshalInputAlternativeInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -38090,11 +38091,11 @@ func (ec *executionContext) unmarshalNLockUploadInput2githubᚗcomᚋloupeᚑmam
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNMdf2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Mdf) graphql.Marshaler {
+func (ec *executionContext) marshalNMdf2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfᚄ(ctx context.Context, sel ast.SelectionSet, v []*mdf.Mdf) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx, sel, v[i])
+		return ec.marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdf(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -38106,7 +38107,7 @@ func (ec *executionContext) marshalNMdf2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupe
 	return ret
 }
 
-func (ec *executionContext) marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx context.Context, sel ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
+func (ec *executionContext) marshalNMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdf(ctx context.Context, sel ast.SelectionSet, v *mdf.Mdf) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -38140,11 +38141,11 @@ func (ec *executionContext) marshalNMdfEmbedded2ᚖgithubᚗcomᚋloupeᚑmamᚋ
 	return ec._MdfEmbedded(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.MdfField) graphql.Marshaler {
+func (ec *executionContext) marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*mdf.MdfField) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNMdfField2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfField(ctx, sel, v[i])
+		return ec.marshalNMdfField2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfField(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -38156,7 +38157,7 @@ func (ec *executionContext) marshalNMdfField2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNMdfField2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfField(ctx context.Context, sel ast.SelectionSet, v *store.MdfField) graphql.Marshaler {
+func (ec *executionContext) marshalNMdfField2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfField(ctx context.Context, sel ast.SelectionSet, v *mdf.MdfField) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -38166,22 +38167,22 @@ func (ec *executionContext) marshalNMdfField2ᚖgithubᚗcomᚋloupeᚑmamᚋlou
 	return ec._MdfField(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNMdfFieldInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldInput(ctx context.Context, v any) (*store.MdfFieldInput, error) {
+func (ec *executionContext) unmarshalNMdfFieldInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldInput(ctx context.Context, v any) (*mdf.MdfFieldInput, error) {
 	res, err := ec.unmarshalInputMdfFieldInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx context.Context, v any) (store.MdfFieldType, error) {
-	var res store.MdfFieldType
+func (ec *executionContext) unmarshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldType(ctx context.Context, v any) (mdf.MdfFieldType, error) {
+	var res mdf.MdfFieldType
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx context.Context, sel ast.SelectionSet, v store.MdfFieldType) graphql.Marshaler {
+func (ec *executionContext) marshalNMdfFieldType2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldType(ctx context.Context, sel ast.SelectionSet, v mdf.MdfFieldType) graphql.Marshaler {
 	return v
 }
 
-func (ec *executionContext) unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfInput(ctx context.Context, v any) (store.MdfInput, error) {
+func (ec *executionContext) unmarshalNMdfInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfInput(ctx context.Context, v any) (mdf.MdfInput, error) {
 	res, err := ec.unmarshalInputMdfInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -39267,14 +39268,14 @@ func (ec *executionContext) unmarshalOAccessInput2ᚖgithubᚗcomᚋloupeᚑmam�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Alternative) graphql.Marshaler {
+func (ec *executionContext) marshalOAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeᚄ(ctx context.Context, sel ast.SelectionSet, v []mdf.Alternative) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternative(ctx, sel, v[i])
+		return ec.marshalNAlternative2githubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternative(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -39286,17 +39287,17 @@ func (ec *executionContext) marshalOAlternative2ᚕgithubᚗcomᚋloupeᚑmamᚋ
 	return ret
 }
 
-func (ec *executionContext) unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInputᚄ(ctx context.Context, v any) ([]*store.AlternativeInput, error) {
+func (ec *executionContext) unmarshalOAlternativeInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeInputᚄ(ctx context.Context, v any) ([]*mdf.AlternativeInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	var vSlice []any
 	vSlice = graphql.CoerceList(v)
 	var err error
-	res := make([]*store.AlternativeInput, len(vSlice))
+	res := make([]*mdf.AlternativeInput, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNAlternativeInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAlternativeInput(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNAlternativeInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐAlternativeInput(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -39654,24 +39655,24 @@ func (ec *executionContext) marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJS
 	return v
 }
 
-func (ec *executionContext) marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdf(ctx context.Context, sel ast.SelectionSet, v *store.Mdf) graphql.Marshaler {
+func (ec *executionContext) marshalOMdf2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdf(ctx context.Context, sel ast.SelectionSet, v *mdf.Mdf) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Mdf(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOMdfFieldInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldInputᚄ(ctx context.Context, v any) ([]*store.MdfFieldInput, error) {
+func (ec *executionContext) unmarshalOMdfFieldInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldInputᚄ(ctx context.Context, v any) ([]*mdf.MdfFieldInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	var vSlice []any
 	vSlice = graphql.CoerceList(v)
 	var err error
-	res := make([]*store.MdfFieldInput, len(vSlice))
+	res := make([]*mdf.MdfFieldInput, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNMdfFieldInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldInput(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNMdfFieldInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldInput(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -39679,16 +39680,16 @@ func (ec *executionContext) unmarshalOMdfFieldInput2ᚕᚖgithubᚗcomᚋloupe�
 	return res, nil
 }
 
-func (ec *executionContext) unmarshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx context.Context, v any) (*store.MdfFieldType, error) {
+func (ec *executionContext) unmarshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldType(ctx context.Context, v any) (*mdf.MdfFieldType, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(store.MdfFieldType)
+	var res = new(mdf.MdfFieldType)
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMdfFieldType(ctx context.Context, sel ast.SelectionSet, v *store.MdfFieldType) graphql.Marshaler {
+func (ec *executionContext) marshalOMdfFieldType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋmdfᚐMdfFieldType(ctx context.Context, sel ast.SelectionSet, v *mdf.MdfFieldType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -52,7 +53,7 @@ type Loaders struct {
 	Access *Loader[store.ItemAccess]
 	// Mdf answers forms by id (ItemMetadata.form, readable form data);
 	// listed items hint their forms.
-	Mdf *Loader[*store.Mdf]
+	Mdf *Loader[*mdf.Mdf]
 
 	// hintedMu guards hintedItems, itemsByID and argHints: the items hinted
 	// so far (with their records when the hint had them), and per argument

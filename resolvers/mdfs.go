@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -28,7 +29,7 @@ func (r *Resolver) mdfs(ctx context.Context) (*model.MdfCollection, error) {
 	return &model.MdfCollection{Total: len(list), Embedded: &model.MdfEmbedded{Collection: list}}, nil
 }
 
-func (r *Resolver) mdf(ctx context.Context, id string) (*store.Mdf, error) {
+func (r *Resolver) mdf(ctx context.Context, id string) (*mdf.Mdf, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func (r *Resolver) definitionChanges(ctx context.Context, subjectID *string, fro
 	return &model.DefinitionChanges{Total: total, Hits: hits}, nil
 }
 
-func (r *Resolver) createMdf(ctx context.Context, in store.MdfInput) (*model.MdfPayload, error) {
+func (r *Resolver) createMdf(ctx context.Context, in mdf.MdfInput) (*model.MdfPayload, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func (r *Resolver) createMdf(ctx context.Context, in store.MdfInput) (*model.Mdf
 	return &model.MdfPayload{Mdf: m}, nil
 }
 
-func (r *Resolver) updateMdf(ctx context.Context, in store.MdfInput) (*model.MdfPayload, error) {
+func (r *Resolver) updateMdf(ctx context.Context, in mdf.MdfInput) (*model.MdfPayload, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -163,7 +164,7 @@ func (r *Resolver) deleteOptionList(ctx context.Context, in model.DeleteOptionLi
 
 // metadataForm is ItemMetadata.form: the form of formId through the
 // request's form loader, nil when the tenant has no such form.
-func (r *Resolver) metadataForm(ctx context.Context, md *store.ItemMetadata) (*store.Mdf, error) {
+func (r *Resolver) metadataForm(ctx context.Context, md *store.ItemMetadata) (*mdf.Mdf, error) {
 	m, err := r.loaders(ctx).Mdf.Load(ctx, md.FormID)
 	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return nil, nil

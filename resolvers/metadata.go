@@ -6,6 +6,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -74,5 +75,5 @@ func (r *Resolver) readableFormData(ctx context.Context, formID string, data lou
 	if err != nil && loupe.ErrorKind(err) != loupe.ENOTFOUND {
 		return nil, err
 	}
-	return store.ReadableFormData(form, data)
+	return mdf.ReadableFormData(form, data)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -151,7 +152,7 @@ func (r *itemMetadataResolver) FormData(ctx context.Context, obj *store.ItemMeta
 	return r.readableFormData(ctx, obj.FormID, obj.FormData, readableFields != nil && *readableFields)
 }
 
-func (r *itemMetadataResolver) Form(ctx context.Context, obj *store.ItemMetadata) (*store.Mdf, error) {
+func (r *itemMetadataResolver) Form(ctx context.Context, obj *store.ItemMetadata) (*mdf.Mdf, error) {
 	return r.metadataForm(ctx, obj)
 }
 
@@ -376,11 +377,11 @@ func (r *mutationResolver) UpdateSecuritySettings(ctx context.Context, input mod
 	return r.updateSecuritySettings(ctx, input, rawInput(ctx))
 }
 
-func (r *mutationResolver) CreateMdf(ctx context.Context, input store.MdfInput) (*model.MdfPayload, error) {
+func (r *mutationResolver) CreateMdf(ctx context.Context, input mdf.MdfInput) (*model.MdfPayload, error) {
 	return r.createMdf(ctx, input)
 }
 
-func (r *mutationResolver) UpdateMdf(ctx context.Context, input store.MdfInput) (*model.MdfPayload, error) {
+func (r *mutationResolver) UpdateMdf(ctx context.Context, input mdf.MdfInput) (*model.MdfPayload, error) {
 	return r.updateMdf(ctx, input)
 }
 
@@ -571,7 +572,7 @@ func (r *queryResolver) Mdfs(ctx context.Context) (*model.MdfCollection, error) 
 	return r.mdfs(ctx)
 }
 
-func (r *queryResolver) Mdf(ctx context.Context, id string) (*store.Mdf, error) {
+func (r *queryResolver) Mdf(ctx context.Context, id string) (*mdf.Mdf, error) {
 	return r.mdf(ctx, id)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/mdf"
 )
 
 // This file holds option lists (spec 2.23): named sets of alternatives that
@@ -15,16 +16,9 @@ import (
 // each write audited. A field that names a list offers the list's current
 // alternatives.
 
-// Limits on option lists.
-const (
-	// MaxOptionLists bounds a tenant's option lists, so that the list
-	// needs no paging.
-	MaxOptionLists = 1000
-	// MaxAlternatives bounds the alternatives of a list or a field.
-	MaxAlternatives = 5000
-	// MaxAlternativeText bounds an alternative's value and label, in characters.
-	MaxAlternativeText = 1024
-)
+// MaxOptionLists bounds a tenant's option lists, so that the list needs no
+// paging. The limits on their alternatives are mdf's, as for a field's.
+const MaxOptionLists = 1000
 
 // OptionListTypeChoice is the one option list type (spec 2.23).
 const OptionListTypeChoice = "choice"
@@ -44,9 +38,9 @@ type OptionList struct {
 }
 
 // Alternatives are the list's values and labels, in the order written.
-func (o *OptionList) Alternatives() []Alternative {
-	out := []Alternative{}
-	_ = jsonUnmarshal(o.AlternativesDoc, &out) // written from []Alternative
+func (o *OptionList) Alternatives() []mdf.Alternative {
+	out := []mdf.Alternative{}
+	_ = jsonUnmarshal(o.AlternativesDoc, &out) // written from []mdf.Alternative
 	return out
 }
 
@@ -58,10 +52,10 @@ func (o *OptionList) record() map[string]any {
 
 // OptionListInput is an option list as a client writes it.
 type OptionListInput struct {
-	ID             *string             `json:"id"`
-	Name           *string             `json:"name"`
-	OptionListType *string             `json:"optionListType"`
-	Alternatives   []*AlternativeInput `json:"alternatives"`
+	ID             *string                 `json:"id"`
+	Name           *string                 `json:"name"`
+	OptionListType *string                 `json:"optionListType"`
+	Alternatives   []*mdf.AlternativeInput `json:"alternatives"`
 }
 
 // build checks the input. Returns EINVALID naming the field.
@@ -71,7 +65,7 @@ func (in *OptionListInput) build() (*OptionList, error) {
 		return nil, loupe.Invalid("name is required")
 	}
 	o.Name = strings.TrimSpace(*in.Name)
-	if err := requiredText("name", o.Name, MaxMdfText); err != nil {
+	if err := requiredText("name", o.Name, mdf.MaxText); err != nil {
 		return nil, err
 	}
 	if in.OptionListType != nil && *in.OptionListType != OptionListTypeChoice {
@@ -80,7 +74,7 @@ func (in *OptionListInput) build() (*OptionList, error) {
 	if in.Alternatives == nil {
 		return nil, loupe.Invalid("alternatives is required (an array of {value, label})")
 	}
-	alts, err := buildAlternatives("alternatives", in.Alternatives)
+	alts, err := mdf.BuildAlternatives("alternatives", in.Alternatives)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +135,8 @@ func (s *Store) OptionList(ctx context.Context, tenantID, id string) (*OptionLis
 
 // optionListsTx returns the alternatives of the lists among ids that exist,
 // keyed by id in lower case, as the database prints it.
-func optionListsTx(ctx context.Context, tx *sqlx.Tx, tenantID string, ids []string) (map[string][]Alternative, error) {
-	out := map[string][]Alternative{}
+func optionListsTx(ctx context.Context, tx *sqlx.Tx, tenantID string, ids []string) (map[string][]mdf.Alternative, error) {
+	out := map[string][]mdf.Alternative{}
 	ids = validIDs(ids)
 	if len(ids) == 0 {
 		return out, nil
@@ -155,7 +149,7 @@ func optionListsTx(ctx context.Context, tx *sqlx.Tx, tenantID string, ids []stri
 		return nil, fmt.Errorf("store: unable to read option lists: %w", err)
 	}
 	for _, r := range rows {
-		var alts []Alternative
+		var alts []mdf.Alternative
 		if err := jsonUnmarshal(r.Alts, &alts); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -253,11 +254,11 @@ type MdfCollection struct {
 }
 
 type MdfEmbedded struct {
-	Collection []*store.Mdf `json:"collection"`
+	Collection []*mdf.Mdf `json:"collection"`
 }
 
 type MdfPayload struct {
-	Mdf *store.Mdf `json:"mdf"`
+	Mdf *mdf.Mdf `json:"mdf"`
 }
 
 type MediaUsagePayload struct {

@@ -1,9 +1,13 @@
-package store
+package mdf
 
 import (
 	"encoding/json"
+
 	"github.com/loupe-mam/loupe"
 )
+
+// This file makes form data readable by people: labels for field ids and
+// for choice values.
 
 // ReadableFormData is form data as readableMetadataFields answers it: keyed
 // by the fields' labels (retired fields' too), with the labels of the
@@ -72,3 +76,5 @@ func (f *MdfField) readableValue(v json.RawMessage) json.RawMessage {
 	}
 	return mustJSON(many)
 }
+
+func mustJSON(v any) json.RawMessage { return json.RawMessage(loupe.JSONOf(v)) }

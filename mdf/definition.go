@@ -1,15 +1,16 @@
-package store
+package mdf
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // This file checks a form definition as a client writes it and builds the
-// form it describes (create and overwrite, mdfs.go).
+// form it describes (the store's create and overwrite).
 
 // MdfInput is a form as a client writes it (create, or overwrite by id).
 type MdfInput struct {
@@ -51,8 +52,9 @@ type AlternativeInput struct {
 	Label *string `json:"label"`
 }
 
-// optionListIDs are the option lists the input's fields name.
-func (in *MdfInput) optionListIDs() []string {
+// OptionListIDs are the option lists the input's fields name, in lower
+// case: the store reads them for Build.
+func (in *MdfInput) OptionListIDs() []string {
 	var ids []string
 	for _, f := range in.Fields {
 		if f != nil && f.OptionListID != nil && *f.OptionListID != "" {
@@ -62,24 +64,26 @@ func (in *MdfInput) optionListIDs() []string {
 	return ids
 }
 
-// build checks the input and makes the form it describes, with id. old is
+// Build checks the input and makes the form it describes, with id. old is
 // the form it overwrites (nil on create): fields given without an id keep
 // the id of the old field with their fieldId, and fields no longer given are
 // retired. lists holds the alternatives of the option lists the fields name
 // (those missing from it do not exist). Returns EINVALID naming the field.
-func (in *MdfInput) build(id string, old *Mdf, lists map[string][]Alternative) (*Mdf, error) {
+// User ids among default values are checked for their form only: whether
+// they are users of the tenant is the caller's to check (CheckValue).
+func (in *MdfInput) Build(id string, old *Mdf, lists map[string][]Alternative) (*Mdf, error) {
 	m := &Mdf{ID: id, Active: true}
 	if in.Label == nil {
 		return nil, loupe.Invalid("label is required")
 	}
 	m.Label = strings.TrimSpace(*in.Label)
-	if err := requiredText("label", m.Label, MaxMdfText); err != nil {
+	if err := requiredText("label", m.Label, MaxText); err != nil {
 		return nil, err
 	}
 	m.DisplayName = m.Label
 	if in.DisplayName != nil && strings.TrimSpace(*in.DisplayName) != "" {
 		m.DisplayName = strings.TrimSpace(*in.DisplayName)
-		if err := requiredText("displayName", m.DisplayName, MaxMdfText); err != nil {
+		if err := requiredText("displayName", m.DisplayName, MaxText); err != nil {
 			return nil, err
 		}
 	}
@@ -87,25 +91,25 @@ func (in *MdfInput) build(id string, old *Mdf, lists map[string][]Alternative) (
 		m.Active = *in.Active
 	}
 	var err error
-	if m.Flavor, err = optionalText("flavor", in.Flavor, MaxMdfText); err != nil {
+	if m.Flavor, err = optionalText("flavor", in.Flavor, MaxText); err != nil {
 		return nil, err
 	}
 	if m.Flavor != nil && *m.Flavor != FlavorTechnicalData && *m.Flavor != FlavorTimedMetadata {
 		return nil, loupe.Invalid("flavor: expected %s or %s, got %q", FlavorTechnicalData, FlavorTimedMetadata, *m.Flavor)
 	}
-	if m.Color, err = optionalText("color", in.Color, MaxMdfText); err != nil {
+	if m.Color, err = optionalText("color", in.Color, MaxText); err != nil {
 		return nil, err
 	}
 	if m.Color != nil && !colorRE.MatchString(*m.Color) {
 		return nil, loupe.Invalid("color: expected #RRGGBBAA (8 hex digits), got %q", *m.Color)
 	}
-	if m.Icon, err = optionalText("icon", in.Icon, MaxMdfText); err != nil {
+	if m.Icon, err = optionalText("icon", in.Icon, MaxText); err != nil {
 		return nil, err
 	}
 	if m.fields, err = buildFields(in.Fields, old, lists); err != nil {
 		return nil, err
 	}
-	if m.Rule, err = optionalText("rule", in.Rule, MaxMdfRule); err != nil {
+	if m.Rule, err = optionalText("rule", in.Rule, MaxRule); err != nil {
 		return nil, err
 	}
 	if m.Rule != nil {
@@ -151,8 +155,8 @@ func optionalText(field string, v *string, max int) (*string, error) {
 // buildFields checks the fields of a form input and adds the system fields
 // it lacks (at the front, where default forms have them).
 func buildFields(in []*MdfFieldInput, old *Mdf, lists map[string][]Alternative) ([]*MdfField, error) {
-	if len(in) > MaxMdfFields {
-		return nil, loupe.Invalid("fields: at most %d fields", MaxMdfFields)
+	if len(in) > MaxFields {
+		return nil, loupe.Invalid("fields: at most %d fields", MaxFields)
 	}
 	fields := make([]*MdfField, 0, len(in)+len(systemFields))
 	ids, fieldIDs := map[string]bool{}, map[string]bool{}
@@ -213,7 +217,7 @@ func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alter
 	f.Label = f.FieldID
 	if fi.Label != nil && strings.TrimSpace(*fi.Label) != "" {
 		f.Label = strings.TrimSpace(*fi.Label)
-		if err := requiredText(at+".label", f.Label, MaxMdfText); err != nil {
+		if err := requiredText(at+".label", f.Label, MaxText); err != nil {
 			return nil, err
 		}
 	}
@@ -245,7 +249,7 @@ func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alter
 		if len(fi.Alternatives) == 0 {
 			return nil, loupe.Invalid("%s: a %s field needs alternatives or an optionListId", at, f.Type)
 		}
-		alts, err := buildAlternatives(at+".alternatives", fi.Alternatives)
+		alts, err := BuildAlternatives(at+".alternatives", fi.Alternatives)
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +257,7 @@ func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alter
 	}
 	if !fi.DefaultValue.IsNull() {
 		// User ids are checked against the tenant's users by the caller.
-		if exp := f.checkValue(json.RawMessage(fi.DefaultValue), nil); exp != "" {
+		if exp := f.CheckValue(json.RawMessage(fi.DefaultValue), nil); exp != "" {
 			return nil, loupe.Invalid("%s.defaultValue: %s", at, exp)
 		}
 		f.DefaultValue = compactJSON(fi.DefaultValue)
@@ -288,9 +292,10 @@ func joinTypes() string {
 	return strings.Join(names, ", ")
 }
 
-// buildAlternatives checks a list of alternatives: values are unique,
-// labels default to the value.
-func buildAlternatives(at string, in []*AlternativeInput) ([]Alternative, error) {
+// BuildAlternatives checks a list of alternatives, of a field or of an
+// option list: values are unique, labels default to the value. at names the
+// list in messages.
+func BuildAlternatives(at string, in []*AlternativeInput) ([]Alternative, error) {
 	if len(in) > MaxAlternatives {
 		return nil, loupe.Invalid("%s: at most %d alternatives", at, MaxAlternatives)
 	}
@@ -450,6 +455,20 @@ func retire(old *Mdf, fields []*MdfField) []*MdfField {
 	}
 	return out
 }
+
+// requiredText checks a required, non-blank text value of at most max
+// characters (the store has the same rule for its own texts).
+func requiredText(field, v string, max int) error {
+	if strings.TrimSpace(v) == "" {
+		return loupe.Invalid("%s is required", field)
+	}
+	if utf8.RuneCountInString(v) > max {
+		return loupe.Invalid("%s: at most %d characters", field, max)
+	}
+	return nil
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // compactJSON re-encodes a value the client wrote, without its spacing.
 func compactJSON(v loupe.JSON) loupe.JSON {
