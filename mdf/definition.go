@@ -77,13 +77,13 @@ func (in *MdfInput) Build(id string, old *Mdf, lists map[string][]Alternative) (
 		return nil, loupe.Invalid("label is required")
 	}
 	m.Label = strings.TrimSpace(*in.Label)
-	if err := requiredText("label", m.Label, MaxText); err != nil {
+	if err := loupe.RequiredText("label", m.Label, MaxText); err != nil {
 		return nil, err
 	}
 	m.DisplayName = m.Label
 	if in.DisplayName != nil && strings.TrimSpace(*in.DisplayName) != "" {
 		m.DisplayName = strings.TrimSpace(*in.DisplayName)
-		if err := requiredText("displayName", m.DisplayName, MaxText); err != nil {
+		if err := loupe.RequiredText("displayName", m.DisplayName, MaxText); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +217,7 @@ func buildField(at string, fi *MdfFieldInput, old *Mdf, lists map[string][]Alter
 	f.Label = f.FieldID
 	if fi.Label != nil && strings.TrimSpace(*fi.Label) != "" {
 		f.Label = strings.TrimSpace(*fi.Label)
-		if err := requiredText(at+".label", f.Label, MaxText); err != nil {
+		if err := loupe.RequiredText(at+".label", f.Label, MaxText); err != nil {
 			return nil, err
 		}
 	}
@@ -454,18 +454,6 @@ func retire(old *Mdf, fields []*MdfField) []*MdfField {
 		out = out[len(out)-MaxRetiredFields:]
 	}
 	return out
-}
-
-// requiredText checks a required, non-blank text value of at most max
-// characters (the store has the same rule for its own texts).
-func requiredText(field, v string, max int) error {
-	if strings.TrimSpace(v) == "" {
-		return loupe.Invalid("%s is required", field)
-	}
-	if utf8.RuneCountInString(v) > max {
-		return loupe.Invalid("%s: at most %d characters", field, max)
-	}
-	return nil
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds what a value of each field type may be.
@@ -69,19 +69,13 @@ func (f *MdfField) CheckValue(v json.RawMessage, users map[string]bool) string {
 			return "expected an absolute http or https URL"
 		}
 	case FieldUser:
-		if !isString || !validUserID(s) || (users != nil && !users[strings.ToLower(s)]) {
+		if !isString || !loupe.ValidID(s) || (users != nil && !users[strings.ToLower(s)]) {
 			return "expected the id of a user of the tenant"
 		}
 	default:
 		return fmt.Sprintf("a field of unknown type %q takes no values", f.Type)
 	}
 	return ""
-}
-
-// validUserID reports whether s can be a user's id: a UUID (as the store
-// requires of any id before it asks Postgres).
-func validUserID(s string) bool {
-	return len(s) == 36 && uuid.Validate(s) == nil
 }
 
 func validDate(s string) bool {

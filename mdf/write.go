@@ -154,7 +154,7 @@ func (w *Write) UserIDs() []string {
 			continue
 		}
 		var s string
-		if json.Unmarshal(w.After[f.ID], &s) == nil && validUserID(s) {
+		if json.Unmarshal(w.After[f.ID], &s) == nil && loupe.ValidID(s) {
 			ids = append(ids, s)
 		}
 	}

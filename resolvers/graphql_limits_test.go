@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/loupe-mam/loupe/graph"
-	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/server"
 )
 
 // limitCase is a document and whether the limits let it run.

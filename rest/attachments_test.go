@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/server"
 )
 
 // The keys of spec 2.4.

@@ -26,9 +26,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"
 )
 

@@ -2,12 +2,13 @@ package store
 
 import (
 	"encoding/json"
-	"github.com/loupe-mam/loupe"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // Every key of the configuration has a rule, a default that passes it, and

@@ -275,7 +275,7 @@ func (s *Store) AttachmentsPrecheck(ctx context.Context, tenantID, itemID string
 	if len(fileNames) > MaxPrecheckNames {
 		return nil, loupe.Invalid("give at most %d fileNames", MaxPrecheckNames)
 	}
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return nil, errItemForAttachment()
 	}
 	var found pq.StringArray

@@ -120,7 +120,7 @@ func (s *Store) SearchAudit(ctx context.Context, p *loupe.Principal, q AuditQuer
 		return nil, 0, err
 	}
 	// An id that cannot exist matches nothing.
-	if (q.ItemID != "" && !validID(q.ItemID)) || (q.ExecutedBy != "" && !validID(q.ExecutedBy)) {
+	if (q.ItemID != "" && !loupe.ValidID(q.ItemID)) || (q.ExecutedBy != "" && !loupe.ValidID(q.ExecutedBy)) {
 		return []*AuditRecord{}, 0, nil
 	}
 	args := []any{p.TenantID, nullString(q.ItemID), nullString(string(q.ActionType)), nullString(q.ExecutedBy),

@@ -74,10 +74,10 @@ var bookmarkFolderIDRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
 // Validate checks a bookmark about to be written and normalizes its group
 // entries. Returns EINVALID naming the field.
 func (b *Bookmark) Validate() error {
-	if err := requiredText("title", b.Title, MaxBookmarkTitle); err != nil {
+	if err := loupe.RequiredText("title", b.Title, MaxBookmarkTitle); err != nil {
 		return err
 	}
-	if err := requiredText("path", b.Path, MaxBookmarkPath); err != nil {
+	if err := loupe.RequiredText("path", b.Path, MaxBookmarkPath); err != nil {
 		return err
 	}
 	// An application route: one leading slash. "//host" and "/\host" are
@@ -88,7 +88,7 @@ func (b *Bookmark) Validate() error {
 	if strings.ContainsFunc(b.Path, unicode.IsControl) {
 		return loupe.Invalid("path must not contain control characters")
 	}
-	if err := requiredText("icon", b.Icon, MaxBookmarkIcon); err != nil {
+	if err := loupe.RequiredText("icon", b.Icon, MaxBookmarkIcon); err != nil {
 		return err
 	}
 	if b.ParentFolder != nil && !bookmarkFolderIDRE.MatchString(*b.ParentFolder) {
@@ -115,18 +115,6 @@ func invalidAt(list string, i int, err error) error {
 		return err
 	}
 	return loupe.Invalid("%s[%d]: %s", list, i, se.Message)
-}
-
-// requiredText checks a required, non-blank text field of at most max
-// characters.
-func requiredText(field, v string, max int) error {
-	if strings.TrimSpace(v) == "" {
-		return loupe.Invalid("%s is required", field)
-	}
-	if utf8.RuneCountInString(v) > max {
-		return loupe.Invalid("%s: at most %d characters", field, max)
-	}
-	return nil
 }
 
 // normalizeGroups checks visibleToGroups entries (a group id or
@@ -163,7 +151,7 @@ func (f *BookmarkFolder) Validate() error {
 	if !bookmarkFolderIDRE.MatchString(f.ID) {
 		return loupe.Invalid("id: 1 to 128 of A-Z a-z 0-9 _ . : -, got %q", f.ID)
 	}
-	if err := requiredText("title", f.Title, MaxBookmarkTitle); err != nil {
+	if err := loupe.RequiredText("title", f.Title, MaxBookmarkTitle); err != nil {
 		return err
 	}
 	if f.SortKey != nil && utf8.RuneCountInString(*f.SortKey) > MaxBookmarkSortKey {
@@ -287,7 +275,7 @@ WHERE tenant_id = $1 AND parent_folder IS NOT NULL AND parent_folder <> ALL($2::
 // viewerArgs are the visibility parameters $1..$3 of bookmarkVisible.
 func viewerArgs(p *loupe.Principal) []any {
 	var userID any // NULL: in no group
-	if validID(p.UserID) {
+	if loupe.ValidID(p.UserID) {
 		userID = p.UserID
 	}
 	return []any{p.TenantID, p.IsAdmin, userID}
@@ -306,7 +294,7 @@ func (s *Store) Bookmarks(ctx context.Context, p *loupe.Principal) ([]*Bookmark,
 // Bookmark returns one bookmark p may see. Returns ENOTFOUND when it is
 // missing, of another tenant or not visible to p.
 func (s *Store) Bookmark(ctx context.Context, p *loupe.Principal, id string) (*Bookmark, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	var b Bookmark
@@ -358,7 +346,7 @@ func (s *Store) ReplaceBookmarks(ctx context.Context, tenantID string, list []*B
 		if err := b.Validate(); err != nil {
 			return nil, invalidAt("bookmarks", i, err)
 		}
-		if u, err := uuid.Parse(b.ID); err == nil && validID(b.ID) {
+		if u, err := uuid.Parse(b.ID); err == nil && loupe.ValidID(b.ID) {
 			b.ID = u.String()
 		} else {
 			b.ID = loupe.NewID()
@@ -427,7 +415,7 @@ func bookmarkRows(list []*Bookmark) []bookmarkRow {
 // which is then checked and written. Returns ENOTFOUND for a missing id,
 // EINVALID for a bad result or a parentFolder that does not exist.
 func (s *Store) UpdateBookmark(ctx context.Context, tenantID, id string, apply func(*Bookmark) error) (*Bookmark, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	var out Bookmark
@@ -459,7 +447,7 @@ func (s *Store) UpdateBookmark(ctx context.Context, tenantID, id string, apply f
 
 // DeleteBookmark removes a bookmark. Returns ENOTFOUND for a missing id.
 func (s *Store) DeleteBookmark(ctx context.Context, tenantID, id string) error {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return loupe.NotFound()
 	}
 	res, err := s.db.ExecContext(ctx, deleteBookmarkSQL, tenantID, id)

@@ -171,7 +171,7 @@ func (q *CommentQuery) Validate() error {
 	if q.First < 1 || q.First > MaxCommentPage {
 		return loupe.Invalid("first (size) must be between 1 and %d", MaxCommentPage)
 	}
-	if q.After != "" && !validID(q.After) {
+	if q.After != "" && !loupe.ValidID(q.After) {
 		return loupe.Invalid("invalid cursor (after / mScrollId)")
 	}
 	return nil
@@ -184,7 +184,7 @@ func (s *Store) Comments(ctx context.Context, tenantID string, q CommentQuery) (
 	if err := q.Validate(); err != nil {
 		return nil, false, err
 	}
-	if !validID(q.ItemID) {
+	if !loupe.ValidID(q.ItemID) {
 		return []*Comment{}, false, nil
 	}
 	after, query := q.After, commentsPageSQL
@@ -269,7 +269,7 @@ func (s *Store) CommentsByIDs(ctx context.Context, p *loupe.Principal, ids []str
 }
 
 func getComment(ctx context.Context, q queryer, tenantID, id string) (*Comment, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	var c Comment
@@ -294,7 +294,7 @@ func commentUserRef(field string, in *UserRefInput) (string, error) {
 	if in.Type != nil && *in.Type != "user" {
 		return "", loupe.Invalid("%s.type must be user", field)
 	}
-	if !validID(in.ID) {
+	if !loupe.ValidID(in.ID) {
 		return "", loupe.Invalid("%s %s is not a user of the tenant", field, in.ID)
 	}
 	return in.ID, nil
@@ -351,10 +351,10 @@ func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *Creat
 		}
 		assignee = &id
 	}
-	if !validID(in.ItemID) {
+	if !loupe.ValidID(in.ItemID) {
 		return nil, CommentItemNotFound(in.ItemID)
 	}
-	if in.ParentID != nil && !validID(*in.ParentID) {
+	if in.ParentID != nil && !loupe.ValidID(*in.ParentID) {
 		return nil, loupe.Invalid("parent comment %s does not exist on this item", *in.ParentID)
 	}
 	id, at := loupe.NewID(), now()
@@ -413,7 +413,7 @@ type lockedComment struct {
 // lockComment locks a comment for a change. Returns ENOTFOUND when the
 // tenant has no such comment.
 func lockComment(ctx context.Context, tx *sqlx.Tx, tenantID, id string) (*lockedComment, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	var lc lockedComment

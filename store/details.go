@@ -2,8 +2,9 @@ package store
 
 import (
 	"encoding/json"
-	"github.com/loupe-mam/loupe"
 	"time"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the types of an item's details (spec 2.4 to 2.8): what the

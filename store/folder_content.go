@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"slices"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // ContentQuery selects a page of a folder's content (spec 2.10), at an
@@ -59,7 +60,7 @@ func ParseContentCursor(token string) (*ContentCursor, error) {
 			return nil, bad
 		}
 	}
-	if c.From < 1 || !validID(c.ID) {
+	if c.From < 1 || !loupe.ValidID(c.ID) {
 		return nil, bad
 	}
 	return &c, nil
@@ -173,7 +174,7 @@ func (s *Store) FolderContent(ctx context.Context, p *loupe.Principal, folderID 
 		}
 		q.From = c.From
 	}
-	if !validID(folderID) {
+	if !loupe.ValidID(folderID) {
 		return nil, 0, nil, loupe.NotFound()
 	}
 	var total int
@@ -259,13 +260,13 @@ func (s *Store) Subfolders(ctx context.Context, p *loupe.Principal, folderID, af
 	if after != "" {
 		var pos [2]string
 		b, err := base64.RawURLEncoding.DecodeString(after)
-		if err != nil || json.Unmarshal(b, &pos) != nil || !validID(pos[1]) {
+		if err != nil || json.Unmarshal(b, &pos) != nil || !loupe.ValidID(pos[1]) {
 			return nil, false, loupe.Invalid("invalid cursor")
 		}
 		name, id = &pos[0], &pos[1]
 	}
 	out := []*Folder{}
-	if !validID(folderID) {
+	if !loupe.ValidID(folderID) {
 		return out, false, nil
 	}
 	if err := s.selectPrepared(ctx, &out, subfoldersSQL, p.TenantID, folderID, name, id, first+1, p.UserID, aclTokens(p)); err != nil {

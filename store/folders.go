@@ -78,7 +78,7 @@ WHERE i.deleted_on IS NULL AND ` + admitsSQL("i", 3, 4)
 // Folder returns one live folder the principal may see. Returns ENOTFOUND
 // when there is no such live folder in the tenant, or it is not visible.
 func (s *Store) Folder(ctx context.Context, p *loupe.Principal, id string) (*Folder, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	var f Folder

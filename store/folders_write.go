@@ -128,7 +128,7 @@ func (s *Store) UpdateFolder(ctx context.Context, p *loupe.Principal, u FolderUp
 	if u.Parent != nil && u.ToTop {
 		return nil, loupe.Invalid("give parent or toTop, not both")
 	}
-	if !validID(u.ID) {
+	if !loupe.ValidID(u.ID) {
 		return nil, loupe.NotFound()
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -166,7 +166,7 @@ func (s *Store) UpdateFolder(ctx context.Context, p *loupe.Principal, u FolderUp
 func moveFolderTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, id string, parent *string) error {
 	tenantID := p.TenantID
 	if parent != nil {
-		if !validID(*parent) {
+		if !loupe.ValidID(*parent) {
 			return loupe.Invalid(MsgParentMissing)
 		}
 		var t struct {
@@ -209,7 +209,7 @@ func lockLiveFolder(ctx context.Context, tx *sqlx.Tx, tenantID, id string) error
 }
 
 func validOrNil(id string) any {
-	if validID(id) {
+	if loupe.ValidID(id) {
 		return id
 	}
 	return nil
@@ -237,7 +237,7 @@ func (s *Store) SetFolderMetadata(ctx context.Context, p *loupe.Principal, id st
 			return nil, loupe.Invalid("metadata.formData must be an object")
 		}
 	}
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -414,7 +414,7 @@ func (s *Store) MoveItem(ctx context.Context, p *loupe.Principal, itemID, from, 
 }
 
 func (s *Store) changeFolders(ctx context.Context, p *loupe.Principal, itemID, from, to string) (*Item, error) {
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return nil, loupe.NotFound()
 	}
 	var it *Item
@@ -427,7 +427,7 @@ func (s *Store) changeFolders(ctx context.Context, p *loupe.Principal, itemID, f
 			return loupe.Invalid("folders move with updateFolder (POST /api/v1/folders/{folderId} with parent)")
 		}
 		if to != "" {
-			if !validID(to) {
+			if !loupe.ValidID(to) {
 				return loupe.Invalid("folder %s does not exist", to)
 			}
 			if err := checkParentsTx(ctx, tx, p, []string{to}); err != nil {

@@ -3,8 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"strings"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the small per-item states: versions, the upload lock,
@@ -38,7 +39,7 @@ func (s *Store) RenameVersion(ctx context.Context, tenantID, itemID, versionID, 
 	if name == "" || len(name) > MaxVersionName {
 		return loupe.Invalid("name must be 1 to %d characters", MaxVersionName)
 	}
-	if !validID(itemID) || !validID(versionID) {
+	if !loupe.ValidID(itemID) || !loupe.ValidID(versionID) {
 		return loupe.NotFound()
 	}
 	res, err := s.db.ExecContext(ctx, renameVersionSQL, tenantID, itemID, versionID, name)
@@ -60,7 +61,7 @@ func (s *Store) SetUploadLock(ctx context.Context, tenantID, itemID string, owne
 	if owner != nil && (strings.TrimSpace(*owner) == "" || len(*owner) > 256) {
 		return loupe.Invalid("ownerInstanceId must be 1 to 256 characters")
 	}
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return loupe.NotFound()
 	}
 	res, err := s.db.ExecContext(ctx, setUploadLockSQL, tenantID, itemID, owner, now())
@@ -81,7 +82,7 @@ func (s *Store) SetMediaUsage(ctx context.Context, tenantID, itemID string, u Me
 	if u.LastUsedWorkflow == "" || len(u.LastUsedWorkflow) > 256 {
 		return loupe.Invalid("lastUsedWorkflow must be 1 to 256 characters")
 	}
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return loupe.NotFound()
 	}
 	res, err := s.db.ExecContext(ctx, setMediaUsageSQL, tenantID, itemID, loupe.JSONOf(u))
@@ -112,7 +113,7 @@ func (s *Store) MigrateMediaLocation(ctx context.Context, tenantID, itemID strin
 	if len(patch) == 0 {
 		return loupe.Invalid("give sourceFileLocation or generatedContentLocation")
 	}
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return loupe.NotFound()
 	}
 	res, err := s.db.ExecContext(ctx, migrateLocationSQL, tenantID, itemID, loupe.JSONOf(patch), now())

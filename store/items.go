@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"time"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // Item is a media item, folder or person (spec 2.1).
@@ -252,7 +253,7 @@ var visibleItemByIDSQL = itemByIDSQL + ` AND ` + visibleItem
 // may see. Returns ENOTFOUND if it does not exist, is deleted, belongs to
 // another tenant or is not visible.
 func (s *Store) Item(ctx context.Context, p *loupe.Principal, id string) (*Item, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	st, err := s.prepared(ctx, visibleItemByIDSQL)
@@ -267,7 +268,7 @@ func (s *Store) Item(ctx context.Context, p *loupe.Principal, id string) (*Item,
 }
 
 func getItem(ctx context.Context, q queryer, query, tenantID, id string, more ...any) (*Item, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	var it Item

@@ -3,10 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // ItemQuery selects a page of items. Paging is keyset on the item id, which
@@ -42,7 +43,7 @@ func (q *ItemQuery) Validate() error {
 	if q.First < 1 || q.First > MaxItemPage {
 		return loupe.Invalid("first must be between 1 and %d", MaxItemPage)
 	}
-	if q.After != "" && !validID(q.After) {
+	if q.After != "" && !loupe.ValidID(q.After) {
 		return loupe.Invalid("invalid cursor")
 	}
 	if q.ChangedSince != nil && q.After != "" && q.AfterModified.IsZero() {
@@ -134,7 +135,7 @@ func (s *Store) ListItems(ctx context.Context, p *loupe.Principal, q ItemQuery) 
 	if err := q.Validate(); err != nil {
 		return nil, false, err
 	}
-	if q.FolderID != "" && !validID(q.FolderID) {
+	if q.FolderID != "" && !loupe.ValidID(q.FolderID) {
 		return []*Item{}, false, nil
 	}
 	query, args := q.sql(false, p)
@@ -154,7 +155,7 @@ func (s *Store) ListItems(ctx context.Context, p *loupe.Principal, q ItemQuery) 
 
 // CountItems counts the items a query would page through.
 func (s *Store) CountItems(ctx context.Context, p *loupe.Principal, q ItemQuery) (int, error) {
-	if q.FolderID != "" && !validID(q.FolderID) {
+	if q.FolderID != "" && !loupe.ValidID(q.FolderID) {
 		return 0, nil
 	}
 	query, args := q.sql(true, p)

@@ -196,7 +196,7 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *Crea
 		return nil, err
 	}
 	for _, id := range in.FolderParents {
-		if !validID(id) {
+		if !loupe.ValidID(id) {
 			return nil, loupe.Invalid("folder %s does not exist", id)
 		}
 	}
@@ -375,7 +375,7 @@ func (s *Store) UndeleteItem(ctx context.Context, p *loupe.Principal, id string)
 }
 
 func (s *Store) changeState(ctx context.Context, p *loupe.Principal, id, change string, action loupe.AuditAction, reread string) (*Item, int, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, 0, loupe.NotFound()
 	}
 	var (
@@ -437,7 +437,7 @@ WHERE t.id = $1`
 // records it. It answers whether the item is now archived and names the
 // tenant's archive folder. Returns ENOTFOUND when there is no such live item.
 func (s *Store) ToggleArchive(ctx context.Context, p *loupe.Principal, id string) (*Item, bool, *ArchiveFolder, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, false, nil, loupe.NotFound()
 	}
 	var (
@@ -483,7 +483,7 @@ SELECT id FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR
 // so that it cannot be deleted meanwhile; missing answers when it does not
 // exist.
 func lockLiveItem(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, missing *loupe.Error) error {
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return missing
 	}
 	var id string

@@ -56,7 +56,7 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *loupe.Principal, u Me
 	if len(delta) == 0 && u.FormID == nil {
 		return nil, loupe.Invalid("metadataDelta changes nothing: give formId or formData")
 	}
-	if !validID(u.ItemID) {
+	if !loupe.ValidID(u.ItemID) {
 		return nil, loupe.NotFound()
 	}
 	var it *Item
@@ -182,7 +182,7 @@ func (s *Store) SetCustomIcons(ctx context.Context, tenantID, itemID string, ico
 			return nil, loupe.Invalid("invalid custom icon position %q: expected pos1 to pos8", k)
 		}
 	}
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return nil, loupe.NotFound()
 	}
 	var it *Item
@@ -288,7 +288,7 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 			return nil, loupe.Invalid("timed metadata id %q is both written and removed", id)
 		}
 	}
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return nil, loupe.NotFound()
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {

@@ -30,7 +30,7 @@ INSERT INTO stored_files (tenant_id, id, key, size_bytes, stored_on) VALUES ($1,
 // RecordStoredFile notes that the blob store now holds size bytes under key
 // for the tenant; a file stored under the key before counts as gone.
 func (s *Store) RecordStoredFile(ctx context.Context, tenantID, key string, size int64) error {
-	if !validID(tenantID) {
+	if !loupe.ValidID(tenantID) {
 		return nil
 	}
 	record := func() error {
@@ -55,7 +55,7 @@ func (s *Store) RecordStoredFile(ctx context.Context, tenantID, key string, size
 
 // RecordDeletedFile notes that the blob store no longer holds key.
 func (s *Store) RecordDeletedFile(ctx context.Context, tenantID, key string) error {
-	if !validID(tenantID) {
+	if !loupe.ValidID(tenantID) {
 		return nil
 	}
 	if _, err := s.db.ExecContext(ctx, closeStoredFileSQL, tenantID, key, now()); err != nil {

@@ -65,7 +65,7 @@ func (in *OptionListInput) build() (*OptionList, error) {
 		return nil, loupe.Invalid("name is required")
 	}
 	o.Name = strings.TrimSpace(*in.Name)
-	if err := requiredText("name", o.Name, mdf.MaxText); err != nil {
+	if err := loupe.RequiredText("name", o.Name, mdf.MaxText); err != nil {
 		return nil, err
 	}
 	if in.OptionListType != nil && *in.OptionListType != OptionListTypeChoice {
@@ -123,7 +123,7 @@ func (s *Store) OptionLists(ctx context.Context, tenantID string) ([]*OptionList
 // OptionList returns one option list of the tenant. Returns ENOTFOUND when
 // the tenant has none of that id.
 func (s *Store) OptionList(ctx context.Context, tenantID, id string) (*OptionList, error) {
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
 	var o OptionList
@@ -208,7 +208,7 @@ func (s *Store) UpdateOptionList(ctx context.Context, p *loupe.Principal, in *Op
 	if in.ID == nil {
 		return nil, loupe.Invalid("id is required: the option list to replace")
 	}
-	if !validID(*in.ID) {
+	if !loupe.ValidID(*in.ID) {
 		return nil, loupe.NotFound()
 	}
 	o, err := in.build()
@@ -244,7 +244,7 @@ func (s *Store) DeleteOptionList(ctx context.Context, p *loupe.Principal, id str
 	if err := definitionsAdmin(p); err != nil {
 		return err
 	}
-	if !validID(id) {
+	if !loupe.ValidID(id) {
 		return loupe.NotFound()
 	}
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {

@@ -79,7 +79,7 @@ func (in *NewPerson) validate() error {
 	ids := make([]string, len(in.ImageIDs))
 	seen := make(map[string]bool, len(in.ImageIDs))
 	for i, id := range in.ImageIDs {
-		if !validID(id) {
+		if !loupe.ValidID(id) {
 			return loupe.Invalid("imageIds: item %s does not exist", id)
 		}
 		id = strings.ToLower(id)

@@ -158,7 +158,7 @@ func (s *Store) SetRelations(ctx context.Context, p *loupe.Principal, itemID, re
 	if len(relatedIDs) > MaxRelatedItems {
 		return nil, loupe.Invalid("at most %d related items of one type", MaxRelatedItems)
 	}
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return nil, loupe.NotFound()
 	}
 	// Ids compare as Postgres compares uuids: case does not matter.
@@ -169,7 +169,7 @@ func (s *Store) SetRelations(ctx context.Context, p *loupe.Principal, itemID, re
 		switch {
 		case id == itemID:
 			return nil, loupe.Invalid("item %s cannot be related to itself", id)
-		case !validID(id):
+		case !loupe.ValidID(id):
 			return nil, loupe.Invalid("item %s does not exist", id)
 		case seen[id]:
 			return nil, loupe.Invalid("relatedItemIds lists %s twice", id)
@@ -226,11 +226,11 @@ func (s *Store) DeleteRelation(ctx context.Context, p *loupe.Principal, itemID, 
 	switch {
 	case !ValidRelationType(relationType):
 		return nil, syntax(fmt.Sprintf("relationType %q must be 1 to 64 letters, digits, _ and -, starting with a letter", relationType))
-	case !validID(relatedID):
+	case !loupe.ValidID(relatedID):
 		return nil, syntax(fmt.Sprintf("relatedItemId %q is not an item id", relatedID))
 	case relatedID == itemID:
 		return nil, syntax("an item is never related to itself")
-	case !validID(itemID):
+	case !loupe.ValidID(itemID):
 		return nil, loupe.NotFound()
 	}
 	var out []*Relation

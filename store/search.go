@@ -3,9 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // SearchQuery is a full-text search over the live items of a tenant
@@ -152,7 +153,7 @@ func (s *Store) Search(ctx context.Context, p *loupe.Principal, q SearchQuery) (
 		return 0, nil, err
 	}
 	items := []*Item{}
-	if q.FolderID != "" && !validID(q.FolderID) {
+	if q.FolderID != "" && !loupe.ValidID(q.FolderID) {
 		return 0, items, nil
 	}
 	s.countUsage(p.TenantID, MetricSearchesPerformed, 1)

@@ -5,8 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"time"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // SecuritySettings are a tenant's (spec 2.27).
@@ -37,7 +38,7 @@ RETURNING jwks_url, auto_add_users_to_org_group`
 
 // Security returns the tenant's security settings.
 func (s *Store) Security(ctx context.Context, tenantID string) (*SecuritySettings, error) {
-	if !validID(tenantID) {
+	if !loupe.ValidID(tenantID) {
 		return nil, loupe.NotFound()
 	}
 	var out SecuritySettings

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loupe-mam/loupe"
 )
 
 // Store reads and writes Loupe's data.
@@ -66,18 +66,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	return nil
 }
 
-// validID reports whether s is a UUID. Ids arrive from paths and bodies; one
-// that cannot be a UUID cannot name a row, so it is answered as missing
-// instead of reaching Postgres as a cast error.
-func validID(s string) bool {
-	return len(s) == 36 && uuid.Validate(s) == nil
-}
-
 // validIDs keeps the ids that can name a row.
 func validIDs(ids []string) []string {
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if validID(id) {
+		if loupe.ValidID(id) {
 			out = append(out, id)
 		}
 	}

@@ -368,7 +368,7 @@ func (r *tenantConfigRow) config() (*TenantConfig, error) {
 // TenantConfig returns the tenant's configuration: every key, defaults for
 // those never written. Returns ENOTFOUND for an unknown tenant.
 func (s *Store) TenantConfig(ctx context.Context, tenantID string) (*TenantConfig, error) {
-	if !validID(tenantID) {
+	if !loupe.ValidID(tenantID) {
 		return nil, loupe.NotFound()
 	}
 	var row tenantConfigRow

@@ -136,7 +136,7 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email string, groups [
 			return "", loupe.Invalid("invalid group name %q", g)
 		}
 	}
-	if !validID(tenantID) {
+	if !loupe.ValidID(tenantID) {
 		return "", loupe.Errorf(loupe.ENOTFOUND, "tenant %s does not exist", tenantID)
 	}
 	userID := loupe.NewID()

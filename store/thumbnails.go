@@ -83,7 +83,7 @@ func (s *Store) CreateThumbnail(ctx context.Context, tenantID, itemID string, po
 // earlier one on a tie). The caller has checked that the item is live.
 // Returns ENOTFOUND when the item has no thumbnails.
 func (s *Store) NearestThumbnail(ctx context.Context, tenantID, itemID string, positionMs int64) (*Thumbnail, error) {
-	if !validID(itemID) {
+	if !loupe.ValidID(itemID) {
 		return nil, loupe.NotFound()
 	}
 	var rows []*Thumbnail

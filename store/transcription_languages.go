@@ -5,10 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the transcription language settings (spec 2.24): the

@@ -157,7 +157,7 @@ func (s *Store) TranscriptsByKeys(ctx context.Context, tenantID string, keys []T
 	out := make(map[TranscriptKey]*Transcript, len(keys))
 	var ids, langs []string
 	for _, k := range keys {
-		if validID(k.ItemID) {
+		if loupe.ValidID(k.ItemID) {
 			ids, langs = append(ids, k.ItemID), append(langs, k.LanguageCode)
 		}
 	}

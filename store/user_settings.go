@@ -270,7 +270,7 @@ func validateSetting(name string, raw json.RawMessage) error {
 		if utf8.RuneCountInString(s) > MaxUserSettingLength {
 			return loupe.Invalid("setting %s is longer than %d characters", name, MaxUserSettingLength)
 		}
-		if kind == settingFolderID && s != "" && !validID(s) {
+		if kind == settingFolderID && s != "" && !loupe.ValidID(s) {
 			return loupe.Invalid("setting %s: folder %s does not exist", name, s)
 		}
 	case settingBool:

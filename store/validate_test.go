@@ -2,8 +2,9 @@ package store
 
 import (
 	"encoding/json"
-	"github.com/loupe-mam/loupe"
 	"testing"
+
+	"github.com/loupe-mam/loupe"
 )
 
 func ptr[T any](v T) *T { return &v }

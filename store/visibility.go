@@ -3,8 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
-	"github.com/loupe-mam/loupe"
 	"strconv"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // Access control (docs/access-control.md): every read that a principal
