@@ -77,7 +77,15 @@ func (l *Loader[K, V]) Hint(keys ...K) {
 // Load returns the value of key, or its error (loupe.NotFound() for a key
 // the store did not return).
 func (l *Loader[K, V]) Load(ctx context.Context, key K) (V, error) {
-	r := l.load(ctx, []K{key})[0]
+	// Most loads are cache hits (every element after a list's first):
+	// answer them without the allocations of a batch.
+	l.mu.Lock()
+	r, ok := l.fetched[key]
+	l.mu.Unlock()
+	if ok {
+		return r.Data, r.Error
+	}
+	r = l.load(ctx, []K{key})[0]
 	return r.Data, r.Error
 }
 
