@@ -18,7 +18,7 @@ import (
 // window; go:generate (generate.go) points it here instead.
 //
 // Loupe's loaders do not need the window: a list hints its elements' keys
-// to the loaders before any element resolves (resolvers/loaders.go), and
+// to the loaders before any element resolves (loaders/doc.go), and
 // the first element's load fetches every hinted key at once — so the
 // elements' own loads are cache hits, and goroutines per element are pure
 // cost (measured in docs/performance.md). A load of a key nobody hinted

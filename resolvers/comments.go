@@ -6,6 +6,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -35,10 +36,8 @@ func (r *Resolver) itemComments(ctx context.Context, obj *store.Item, first *int
 		more bool
 	)
 	if q.After == "" {
-		l := r.loaders(ctx)
-		pg := commentPage{first: q.First, newest: q.NewestFirst, whole: !bareComments(ctx)}
-		l.HintComments(pg)
-		if page, err = l.CommentsOfItem.Load(ctx, commentsKey(obj.ID, pg)); err != nil {
+		key := loaders.CommentsKey{ItemID: obj.ID, First: q.First, NewestFirst: q.NewestFirst, Whole: !bareComments(ctx)}
+		if page, err = r.loaders(ctx).CommentsOfItem.Load(ctx, key); err != nil {
 			return nil, err
 		}
 		if more = len(page) > q.First; more {

@@ -25,7 +25,7 @@ func (r *Resolver) folderChildren(ctx context.Context, f *store.Folder, first *i
 	if err != nil {
 		return nil, err
 	}
-	r.loaders(ctx).HintFolders(folders...)
+	r.hints(ctx).HintFolders(folders...)
 	c := &model.FolderConnection{Nodes: folders, Edges: make([]*model.FolderEdge, len(folders)),
 		PageInfo: &model.PageInfo{HasNextPage: more}}
 	for i, sub := range folders {
@@ -157,9 +157,7 @@ func (r *Resolver) folderContent(ctx context.Context, folderID string, from, siz
 	for i, h := range hits {
 		ids[i] = h.ID
 	}
-	l := r.loaders(ctx)
-	l.Item.Hint(ids...)
-	l.hintItemIDs(ids...)
+	r.hints(ctx).HintItemIDs(ids...)
 	c := &model.FolderContent{Total: total, Hits: hits, From: q.From}
 	if q.After != nil {
 		c.From = q.After.From
@@ -225,14 +223,13 @@ func unique(ids []string) []string {
 // with its links), read through the Folder loader. A list's items hint
 // their folders (Loaders.HintItems), so one query by primary key answers a
 // whole page — cheaper than gathering the page's links from item_folders
-// (FoldersOfItem, which access checks still use).
+// (FoldersOfItem, which access checks still use). The item's folders load
+// together: hinting only them would hide a list's forgotten hint.
 func (r *Resolver) itemFolders(ctx context.Context, obj *store.Item) ([]*store.Folder, error) {
-	l := r.loaders(ctx)
-	l.Folder.Hint(obj.FolderParentIDs...)
+	folders, errs := r.loaders(ctx).Folder.LoadMany(ctx, obj.FolderParentIDs)
 	out := make([]*store.Folder, 0, len(obj.FolderParentIDs))
-	for _, id := range obj.FolderParentIDs {
-		f, err := l.Folder.Load(ctx, id)
-		switch {
+	for i, f := range folders {
+		switch err := errs[i]; {
 		case loupe.ErrorKind(err) == loupe.ENOTFOUND:
 			continue // gone to the recycle bin, or not visible: not shown
 		case err != nil:

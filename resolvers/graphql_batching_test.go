@@ -141,7 +141,7 @@ func sameCost(t *testing.T, what string, counts map[int][]int64) {
 			if c != want {
 				t.Fatalf("%s: statements per N over %d runs each: %v; want one constant count whatever N. "+
 					"The nested fields are not batched into one query per level (N+1): the dataloaders "+
-					"(resolvers/loaders.go) split the list into several batches", what, rounds, counts)
+					"(loaders/) split the list into several batches", what, rounds, counts)
 			}
 		}
 	}

@@ -53,7 +53,7 @@ func (r *Resolver) nodes(ctx context.Context, p *loupe.Principal, ids []string) 
 	for _, it := range items {
 		hinted = append(hinted, it)
 	}
-	r.loaders(ctx).HintItems(hinted)
+	r.hints(ctx).HintItems(hinted)
 	for i, id := range ids {
 		if f, ok := folders[id]; ok {
 			out[i] = f

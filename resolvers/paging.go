@@ -176,6 +176,6 @@ func (r *Resolver) itemPage(ctx context.Context, p *loupe.Principal, q store.Ite
 	if err != nil {
 		return nil, err
 	}
-	r.loaders(ctx).HintItems(items)
+	r.hints(ctx).HintItems(items)
 	return itemConnection(p, q, items, more), nil
 }

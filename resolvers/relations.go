@@ -83,10 +83,7 @@ func (r *Resolver) deleteRelation(ctx context.Context, input model.DeleteRelatio
 // relationsPayload hints the related items, so that asking for their
 // Relation.item costs one query.
 func (r *Resolver) relationsPayload(ctx context.Context, rels []*store.Relation) *model.RelationsPayload {
-	l := r.loaders(ctx)
-	for _, rel := range rels {
-		l.Item.Hint(rel.RelatedItemID)
-	}
+	r.hints(ctx).HintRelations(rels)
 	return &model.RelationsPayload{Relations: rels}
 }
 

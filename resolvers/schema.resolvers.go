@@ -431,7 +431,7 @@ func (r *queryResolver) Item(ctx context.Context, id string) (*store.Item, error
 	}
 	// Hinted, the item's nested fields load at once instead of waiting for
 	// a batch window that nothing else would join.
-	r.loaders(ctx).HintItems([]*store.Item{it})
+	r.hints(ctx).HintItems([]*store.Item{it})
 	return it, nil
 }
 

@@ -33,6 +33,6 @@ func (r *Resolver) search(ctx context.Context, searchString, folderID *string, i
 	if err != nil {
 		return nil, err
 	}
-	r.loaders(ctx).HintItems(items)
+	r.hints(ctx).HintItems(items)
 	return &model.SearchResult{Total: total, Embedded: &model.SearchEmbedded{Collection: items}}, nil
 }

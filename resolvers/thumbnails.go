@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -53,9 +54,7 @@ func (r *Resolver) itemThumbnails(ctx context.Context, obj *store.Item, index, s
 	if n < 1 || n > store.MaxThumbnailPage {
 		return nil, loupe.Invalid("size must be between 1 and %d", store.MaxThumbnailPage)
 	}
-	l := r.loaders(ctx)
-	l.HintThumbnails(i, n)
-	page, err := l.ThumbnailsOfItem.Load(ctx, argsKey(strconv.Itoa(i), strconv.Itoa(n), obj.ID))
+	page, err := r.loaders(ctx).ThumbnailsOfItem.Load(ctx, loaders.ThumbnailsKey{ItemID: obj.ID, Index: i, Size: n})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -63,10 +64,11 @@ func (r *Resolver) updateTranscript(ctx context.Context, input model.UpdateTrans
 // itemTranscript answers Item.transcript: the transcript in languageCode
 // (default: the item's), null when there is none.
 func (r *Resolver) itemTranscript(ctx context.Context, obj *store.Item, languageCode *string) (*store.Transcript, error) {
-	lang, asked := obj.LanguageCode, ""
+	key := loaders.TranscriptKey{ItemID: obj.ID, LanguageCode: obj.LanguageCode, Own: languageCode == nil}
 	if languageCode != nil {
-		lang, asked = *languageCode, *languageCode
+		key.LanguageCode = *languageCode
 	}
+	lang := key.LanguageCode
 	if !store.ValidTranscriptLanguage(lang) {
 		return nil, loupe.Invalid("languageCode must be a BCP 47 language-region tag such as en-US, got %q", lang)
 	}
@@ -74,9 +76,7 @@ func (r *Resolver) itemTranscript(ctx context.Context, obj *store.Item, language
 	if obj.TranscriptLastUpdated == nil {
 		return nil, nil
 	}
-	l := r.loaders(ctx)
-	l.HintTranscripts(asked)
-	return l.TranscriptOfItem.Load(ctx, argsKey(lang, obj.ID))
+	return r.loaders(ctx).TranscriptOfItem.Load(ctx, key)
 }
 
 // timedTranscriptURL answers Item.timedTranscriptUrl: a signed link to the

@@ -18,6 +18,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/internal/playground"
 	"github.com/loupe-mam/loupe/internal/usage"
+	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/rest"
 	"github.com/loupe-mam/loupe/store"
@@ -142,11 +143,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	api.Get(playground.Path, pg.ServeHTTP)
 	api.Get(playground.Path+"/*", pg.ServeHTTP)
 
-	loaders := resolvers.Middleware(st)
-	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), loaders,
+	perRequest := loaders.Middleware(st)
+	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), perRequest,
 		admit(cfg.GraphQLInFlight, writeGraphQLError)).Handle("/graphql", engine.HTTP)
 	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError),
-		countUsers(rec), loaders)
+		countUsers(rec), perRequest)
 	srv.Handler = r
 	return srv
 }
