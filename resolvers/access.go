@@ -9,6 +9,20 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
+// onItem is the preamble of every item-scoped operation: the request's
+// principal, once authorize lets it read (write false) or change (write
+// true) the item; missing is what an item it may not see answers.
+func (r *Resolver) onItem(ctx context.Context, itemID string, write bool, missing error) (*loupe.Principal, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.authorize(ctx, p, itemID, write, missing); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // authorize checks what the principal may do with an item before a write (or
 // an item-scoped read the store does not filter itself), following
 // docs/access-control.md: an item it may not see answers missing — with the

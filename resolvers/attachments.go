@@ -10,7 +10,6 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/reqlog"
 	"github.com/loupe-mam/loupe/store"
@@ -39,11 +38,8 @@ func (r *Resolver) itemAttachments(ctx context.Context, obj *store.Item, fileNam
 }
 
 func (r *Resolver) createAttachment(ctx context.Context, input store.CreateAttachmentInput) (*model.CreateAttachmentPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	key := attachmentKey(p.TenantID, input.ItemID, input.FileName)
@@ -59,22 +55,16 @@ func (r *Resolver) createAttachment(ctx context.Context, input store.CreateAttac
 }
 
 func (r *Resolver) updateAttachment(ctx context.Context, input store.UpdateAttachmentInput) (*store.Attachment, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	return r.Store.UpdateAttachment(ctx, p, &input)
 }
 
 func (r *Resolver) deleteAttachment(ctx context.Context, input model.DeleteAttachmentInput) (*model.DeleteAttachmentPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	key, err := r.Store.DeleteAttachment(ctx, p.TenantID, input.ItemID, input.FileName)
@@ -86,11 +76,8 @@ func (r *Resolver) deleteAttachment(ctx context.Context, input model.DeleteAttac
 }
 
 func (r *Resolver) attachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, itemID, false, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, itemID, false, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound}); err != nil {
 		return nil, err
 	}
 	names, err := r.Store.AttachmentsPrecheck(ctx, p.TenantID, itemID, fileNames)

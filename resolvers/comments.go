@@ -74,11 +74,8 @@ func commentEdges(c *model.CommentConnection) []*model.CommentEdge {
 }
 
 func (r *Resolver) createComment(ctx context.Context, input store.CreateCommentInput) (*store.Comment, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ItemID, false, store.CommentItemNotFound(input.ItemID))
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ItemID, false, store.CommentItemNotFound(input.ItemID)); err != nil {
 		return nil, err
 	}
 	return r.Store.CreateComment(ctx, p, &input)

@@ -60,11 +60,8 @@ func (r *Resolver) folderAncestors(ctx context.Context, f *store.Folder) ([]*sto
 }
 
 func (r *Resolver) updateFolder(ctx context.Context, in model.UpdateFolderInput) (*store.Folder, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, in.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, in.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	u := store.FolderUpdate{ID: in.ID, Name: in.Name, Parent: in.Parent, ToTop: in.ToTop != nil && *in.ToTop,
@@ -84,11 +81,8 @@ func access(in *model.AccessInput) *store.Access {
 }
 
 func (r *Resolver) deleteFolder(ctx context.Context, id string) (*model.DeleteFolderPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, id, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, id, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if _, err := r.Store.Folder(ctx, p, id); err != nil {
@@ -102,11 +96,8 @@ func (r *Resolver) deleteFolder(ctx context.Context, id string) (*model.DeleteFo
 }
 
 func (r *Resolver) setFolderMetadata(ctx context.Context, in model.FolderMetadataInput) (*store.Folder, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, in.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, in.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	return r.Store.SetFolderMetadata(ctx, p, in.ID, in.Metadata.FormID, in.Metadata.FormData)
@@ -121,11 +112,8 @@ func (r *Resolver) createFolderPath(ctx context.Context, path string) ([]*store.
 }
 
 func (r *Resolver) changeItemFolders(ctx context.Context, itemID, from, to string) (*store.Item, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, itemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, itemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	return r.Store.MoveItem(ctx, p, itemID, from, to)

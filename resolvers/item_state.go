@@ -11,11 +11,8 @@ import (
 )
 
 func (r *Resolver) renameVersion(ctx context.Context, in model.RenameVersionInput) (*model.VersionsPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, in.ItemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, in.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := r.Store.RenameVersion(ctx, p.TenantID, in.ItemID, in.VersionID, in.Name); err != nil {
@@ -29,11 +26,8 @@ func (r *Resolver) renameVersion(ctx context.Context, in model.RenameVersionInpu
 }
 
 func (r *Resolver) setUploadLock(ctx context.Context, itemID string, owner *string) (*model.UploadLockPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, itemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, itemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := r.Store.SetUploadLock(ctx, p.TenantID, itemID, owner); err != nil {
@@ -43,11 +37,8 @@ func (r *Resolver) setUploadLock(ctx context.Context, itemID string, owner *stri
 }
 
 func (r *Resolver) updateMediaUsage(ctx context.Context, in model.UpdateMediaUsageInput) (*model.MediaUsagePayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, in.ItemID, false, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, in.ItemID, false, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	u := store.MediaUsage{LastUsedOn: time.Now().UTC().Truncate(time.Millisecond), LastUsedWorkflow: in.LastUsedWorkflow}
@@ -61,11 +52,8 @@ func (r *Resolver) updateMediaUsage(ctx context.Context, in model.UpdateMediaUsa
 }
 
 func (r *Resolver) migrateMediaLocation(ctx context.Context, in model.MigrateMediaLocationInput) (*model.MigrateMediaLocationPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, in.ItemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, in.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := r.Store.MigrateMediaLocation(ctx, p.TenantID, in.ItemID, in.SourceFileLocation, in.GeneratedContentLocation); err != nil {

@@ -5,17 +5,13 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 )
 
 func (r *Resolver) updateItemMetadata(ctx context.Context, in model.UpdateItemMetadataInput) (*model.UpdateItemMetadataPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, in.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, in.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, err := r.Store.UpdateItemMetadata(ctx, p, store.MetadataUpdate{
@@ -29,11 +25,8 @@ func (r *Resolver) updateItemMetadata(ctx context.Context, in model.UpdateItemMe
 }
 
 func (r *Resolver) setCustomIcons(ctx context.Context, in model.SetCustomIconsInput) (*model.SetCustomIconsPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, in.ItemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, in.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, err := r.Store.SetCustomIcons(ctx, p.TenantID, in.ItemID, in.CustomIcons, in.Merge != nil && *in.Merge)
@@ -45,11 +38,8 @@ func (r *Resolver) setCustomIcons(ctx context.Context, in model.SetCustomIconsIn
 }
 
 func (r *Resolver) updateTimedMetadata(ctx context.Context, in model.UpdateTimedMetadataInput) (*model.TimedMetadataPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, in.ItemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, in.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	upsert := make([]store.TimedMetadataInput, len(in.Upsert))

@@ -46,11 +46,8 @@ func (r *Resolver) itemRelations(ctx context.Context, obj *store.Item, relationT
 }
 
 func (r *Resolver) setRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := r.authorizeAll(ctx, p, input.RelatedItemIds, func(id string) error {
@@ -66,11 +63,8 @@ func (r *Resolver) setRelations(ctx context.Context, input model.SetRelationsInp
 }
 
 func (r *Resolver) deleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	rels, err := r.Store.DeleteRelation(ctx, p, input.ItemID, input.RelationType, input.RelatedItemID)

@@ -20,11 +20,8 @@ import (
 )
 
 func (r *Resolver) createThumbnail(ctx context.Context, input model.CreateThumbnailInput) (*model.CreateThumbnailPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	key := itemFilesPrefix(p.TenantID, input.ItemID) + "thumbnails/" +

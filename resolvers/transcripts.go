@@ -10,7 +10,6 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/store"
@@ -21,11 +20,8 @@ import (
 // successful one the file it replaced. Readers see the old transcript or the
 // new one, never a link to a missing file.
 func (r *Resolver) updateTranscript(ctx context.Context, input model.UpdateTranscriptInput) (*model.UpdateTranscriptPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	if err := store.ValidateTranscript(input.LanguageCode, input.TimedTranscript); err != nil {
