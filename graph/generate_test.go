@@ -13,12 +13,15 @@ import (
 	"testing"
 )
 
-// generatedFiles are what `go generate ./graph` writes (gqlgen.yml, then
-// generate.go's rewrite of generated.go).
+// generatedFiles are the patterns of what `go generate ./graph` writes
+// (gqlgen.yml, then postgen's patches of the exec files): the exec code,
+// one file per schema file (graph/schema/*.graphqls) plus gqlgen's
+// root_.generated.go and prelude.generated.go, the models, and the
+// resolvers, one file per schema file.
 var generatedFiles = []string{
-	"graph/generated.go",
+	"graph/*.generated.go",
 	"graph/model/models_gen.go",
-	"resolvers/schema.resolvers.go",
+	"resolvers/*.resolvers.go",
 }
 
 // generatedDirs are where gqlgen may add files.
@@ -54,7 +57,7 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 	}
 
 	var stale []string
-	for _, f := range generatedFiles {
+	for _, f := range matching(t, root, generatedFiles) {
 		want, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
 			t.Fatal(err)
@@ -159,6 +162,27 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// matching lists the files under root that match patterns, relative to
+// root, with forward slashes; a pattern that matches nothing is an error.
+func matching(t *testing.T, root string, patterns []string) []string {
+	t.Helper()
+	var files []string
+	for _, p := range patterns {
+		matches, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(matches) == 0 {
+			t.Fatalf("no generated file %s checked in", p)
+		}
+		for _, m := range matches {
+			rel, _ := filepath.Rel(root, m)
+			files = append(files, filepath.ToSlash(rel))
+		}
+	}
+	return files
 }
 
 // goFiles lists the Go files directly in the directories gqlgen writes to.

@@ -1,7 +1,8 @@
 package graph
 
 // The functions here stand in for gqlgen's in the generated code: go:generate
-// (generate.go, graph/internal/postgen) points generated.go at them.
+// (generate.go, graph/internal/postgen) points the generated exec files
+// (*.generated.go) at them.
 
 import (
 	"context"
@@ -79,11 +80,19 @@ func fieldsIntercepted(oc *graphql.OperationContext) bool {
 
 // defaultFieldMiddleware is the code of gqlgen's default field middleware,
 // read from an operation of an executor without extensions.
-var defaultFieldMiddleware = func() uintptr {
+var defaultFieldMiddleware uintptr
+
+// init reads defaultFieldMiddleware. Not in the variable's initializer:
+// the executor needs the parsed schema (parsedSchema, root_.generated.go),
+// which it reaches through an interface, where the compiler sees no
+// dependency — package variables without one are initialized in the order
+// of their files' names, and root_.generated.go comes after overrides.go.
+// init functions run after every package variable is initialized.
+func init() {
 	oc, err := executor.New(NewExecutableSchema(Config{})).
 		CreateOperationContext(graphql.StartOperationTrace(context.Background()), &graphql.RawParams{Query: "{ __typename }"})
 	if err != nil {
 		panic(fmt.Sprintf("graph: no operation to read the default field middleware from: %v", err))
 	}
-	return reflect.ValueOf(oc.ResolverMiddleware).Pointer()
-}()
+	defaultFieldMiddleware = reflect.ValueOf(oc.ResolverMiddleware).Pointer()
+}

@@ -77,12 +77,13 @@ func leaves(safe []string) patch {
 			})
 			return found
 		},
-		edits: func(f *file) ([]edit, error) { return leafEdits(f, safe) },
+		edits: func(files []*file) ([]edit, error) { return leafEdits(files, safe) },
 	}
 }
 
 // A leaf is gqlgen's call resolving a field read from obj.
 type leaf struct {
+	file     *file
 	ret      *ast.ReturnStmt
 	context  string // the field context function
 	field    string // obj's field
@@ -90,33 +91,46 @@ type leaf struct {
 	function string // the field function, for messages
 }
 
-func leafEdits(f *file, safe []string) ([]edit, error) {
-	gql := f.importName(gqlgenGraphQL)
-	if gql == "" {
-		return nil, fmt.Errorf("%s is not imported", gqlgenGraphQL)
-	}
+// leafEdits finds the leaves in every file of the set. What decides
+// whether a leaf is answered directly may be in another file than the
+// leaf: gqlgen writes a field's function and context with its object's
+// type, but a marshaler with the type it marshals (the builtin scalars'
+// in prelude.generated.go, an enum's with the enum).
+func leafEdits(files []*file, safe []string) ([]edit, error) {
 	scalar := map[string]bool{} // field contexts of plain scalar struct fields
 	marshalers := map[string]bool{}
 	enum := map[string]bool{}
 	var leaves []leaf
-	methods(f, func(fd *ast.FuncDecl) {
-		name := fd.Name.Name
-		switch {
-		case isScalarFieldContext(fd, gql):
-			scalar[name] = true
-		case strings.HasPrefix(name, "marshal"):
-			marshalers[name] = true
-			if isEnumMarshaler(fd) {
-				enum[name] = true
-			}
+	importers := 0
+	for _, f := range files {
+		gql := f.importName(gqlgenGraphQL)
+		if gql == "" {
+			continue // no field context, no ResolveField
 		}
-		for _, s := range fd.Body.List {
-			if l, ok := matchLeaf(s, gql); ok {
-				l.function = name
-				leaves = append(leaves, l)
+		importers++
+		methods(f, func(fd *ast.FuncDecl) {
+			name := fd.Name.Name
+			switch {
+			case isScalarFieldContext(fd, gql):
+				scalar[name] = true
+			case strings.HasPrefix(name, "marshal"):
+				marshalers[name] = true
+				if isEnumMarshaler(fd) {
+					enum[name] = true
+				}
 			}
-		}
-	})
+			for _, s := range fd.Body.List {
+				if l, ok := matchLeaf(s, gql); ok {
+					l.file = f
+					l.function = name
+					leaves = append(leaves, l)
+				}
+			}
+		})
+	}
+	if importers == 0 {
+		return nil, fmt.Errorf("%s is not imported", gqlgenGraphQL)
+	}
 	switch {
 	case len(scalar) == 0:
 		return nil, errors.New("no field context of a plain scalar field (return graphql.NewScalarFieldContext(name, field, false, false, …))")
@@ -141,8 +155,8 @@ func leafEdits(f *file, safe []string) ([]edit, error) {
 		// return statement.
 		text := fmt.Sprintf("if !%s(ec.OperationContext) {\n\t\treturn ec.%s(ctx, field.Selections, obj.%s)\n\t}\n\t",
 			interceptCheck, l.marshal, l.field)
-		at := f.offset(l.ret.Pos())
-		edits = append(edits, edit{at, at, text})
+		at := l.file.offset(l.ret.Pos())
+		edits = append(edits, edit{l.file, at, at, text})
 	}
 	return edits, nil
 }

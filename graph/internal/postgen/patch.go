@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/format"
@@ -12,29 +13,41 @@ import (
 	"strings"
 )
 
-// A patch is one named change to gqlgen's output. It finds what to change
-// on the syntax tree and says so as edits of the source text: the rest of
-// the file stays byte for byte as gqlgen wrote it.
+// A patch is one named change to gqlgen's output, which is a set of files
+// (one per schema file, and gqlgen's root_ and prelude files). It finds
+// what to change on the syntax trees of the whole set and says so as edits
+// of the source texts: the rest of each file stays byte for byte as gqlgen
+// wrote it.
 type patch struct {
 	name string
 	// pattern says what the patch looks for, for the error when it is
 	// not found.
 	pattern string
-	// applied reports whether the file already carries the patch.
+	// applied reports whether a file already carries the patch.
 	applied func(*file) bool
-	// edits are the patch's changes; an error when something it needs
-	// is missing. No edits at all is an error too (apply).
-	edits func(*file) ([]edit, error)
+	// edits are the patch's changes across the set; an error when
+	// something it needs is missing from every file. No edits at all is
+	// an error too (apply).
+	edits func([]*file) ([]edit, error)
 }
 
-// An edit replaces src[start:end] with text (an insertion when start == end).
+// An edit replaces f.src[start:end] with text (an insertion when start ==
+// end).
 type edit struct {
+	f          *file
 	start, end int
 	text       string
 }
 
-// A file is the generated source and its syntax tree.
+// A source is one generated file: its name (for messages) and text.
+type source struct {
+	name string
+	src  []byte
+}
+
+// A file is one generated source and its syntax tree.
 type file struct {
+	name string
 	src  []byte
 	fset *token.FileSet
 	ast  *ast.File
@@ -58,52 +71,76 @@ func (f *file) importName(path string) string {
 	return ""
 }
 
-// applied is what a patch changed.
+// applied is what a patch changed: changes in all, in how many files.
 type applied struct {
 	name    string
 	changes int
+	files   int
 }
 
-// apply runs every patch on src, gqlgen's output, and returns the patched
-// source. It fails, naming the patch, when a patch is already applied or
-// finds nothing to change.
-func apply(src []byte, patches []patch) ([]byte, []applied, error) {
-	fset := token.NewFileSet()
-	tree, err := parser.ParseFile(fset, "generated.go", src, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, nil, fmt.Errorf("parse: %w", err)
+// apply runs every patch on srcs, gqlgen's output, and returns the patched
+// sources, in the same order (unchanged ones as they were). It fails,
+// naming the patch, when a patch is already applied to any file or finds
+// nothing to change in the whole set.
+func apply(srcs []source, patches []patch) ([]source, []applied, error) {
+	if len(srcs) == 0 {
+		return nil, nil, errors.New("no generated files")
 	}
-	f := &file{src: src, fset: fset, ast: tree}
-	var all []edit
+	fset := token.NewFileSet()
+	files := make([]*file, len(srcs))
+	for i, s := range srcs {
+		tree, err := parser.ParseFile(fset, s.name, s.src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, nil, fmt.Errorf("parse: %w", err)
+		}
+		files[i] = &file{name: s.name, src: s.src, fset: fset, ast: tree}
+	}
+	byFile := map[*file][]edit{}
 	var report []applied
 	for _, p := range patches {
-		if p.applied(f) {
-			return nil, nil, fmt.Errorf("patch %s: already applied: postgen patches gqlgen's fresh output once", p.name)
+		for _, f := range files {
+			if p.applied(f) {
+				return nil, nil, fmt.Errorf("patch %s: already applied (%s): postgen patches gqlgen's fresh output once", p.name, f.name)
+			}
 		}
-		edits, err := p.edits(f)
+		edits, err := p.edits(files)
 		if err != nil {
 			return nil, nil, fmt.Errorf("patch %s: %w: has gqlgen's generated code changed?", p.name, err)
 		}
 		if len(edits) == 0 {
-			return nil, nil, fmt.Errorf("patch %s: pattern not found (%s): has gqlgen's generated code changed?", p.name, p.pattern)
+			return nil, nil, fmt.Errorf("patch %s: pattern not found (%s) in any of %d files: has gqlgen's generated code changed?", p.name, p.pattern, len(files))
 		}
-		all = append(all, edits...)
-		report = append(report, applied{p.name, len(edits)})
+		touched := map[*file]bool{}
+		for _, e := range edits {
+			byFile[e.f] = append(byFile[e.f], e)
+			touched[e.f] = true
+		}
+		report = append(report, applied{p.name, len(edits), len(touched)})
 	}
-	out, err := splice(src, all)
-	if err != nil {
-		return nil, nil, err
+	out := make([]source, len(files))
+	for i, f := range files {
+		out[i] = source{f.name, f.src}
+		edits := byFile[f]
+		if len(edits) == 0 {
+			continue
+		}
+		patched, err := splice(f.src, edits)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.name, err)
+		}
+		// Formatting checks that the patched code parses; the edits are
+		// written formatted, so it changes nothing else.
+		formatted, err := format.Source(patched)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: patched code does not parse: %w", f.name, err)
+		}
+		out[i].src = formatted
 	}
-	// Formatting checks that the patched code parses; the edits are
-	// written formatted, so it changes nothing else.
-	formatted, err := format.Source(out)
-	if err != nil {
-		return nil, nil, fmt.Errorf("patched code does not parse: %w", err)
-	}
-	return formatted, report, nil
+	return out, report, nil
 }
 
-// splice applies edits to src; two edits of the same text are an error.
+// splice applies edits, all of one file, to its source src; two edits of
+// the same text are an error.
 func splice(src []byte, edits []edit) ([]byte, error) {
 	edits = slices.Clone(edits)
 	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })

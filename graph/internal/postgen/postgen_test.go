@@ -1,9 +1,21 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// applyOne applies patches to a set of one file, src.
+func applyOne(src string, patches []patch) (string, []applied, error) {
+	out, report, err := apply([]source{{"generated.go", []byte(src)}}, patches)
+	if err != nil {
+		return "", nil, err
+	}
+	return string(out[0].src), report, nil
+}
 
 // The snippets below are small files in the shape of gqlgen's output: they
 // need to parse, not to compile.
@@ -100,21 +112,21 @@ func TestLeaves(t *testing.T) {
 		{"an object's field context", field("o", "O", "*Other", "marshalNOther2ᚖOther", false), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, report, err := apply([]byte(leavesSnippet(tc.src)), []patch{leaves(testSafe)})
+			out, report, err := applyOne(leavesSnippet(tc.src), []patch{leaves(testSafe)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := 1 // the id
 			if tc.direct != "" {
 				want = 2
-				if !strings.Contains(string(out), check+tc.direct+"\n\t}\n\treturn graphql.ResolveField(") {
+				if !strings.Contains(out, check+tc.direct+"\n\t}\n\treturn graphql.ResolveField(") {
 					t.Errorf("no direct answer %q in\n%s", tc.direct, out)
 				}
 			}
-			if report[0].changes != want || strings.Count(string(out), check) != want {
+			if report[0].changes != want || strings.Count(out, check) != want {
 				t.Errorf("%d leaves rewritten, want %d:\n%s", report[0].changes, want, out)
 			}
-			if _, _, err := apply(out, []patch{leaves(testSafe)}); err == nil || !strings.Contains(err.Error(), "patch leaves: already applied") {
+			if _, _, err := applyOne(out, []patch{leaves(testSafe)}); err == nil || !strings.Contains(err.Error(), "patch leaves: already applied") {
 				t.Errorf("patching twice: %v, want already applied", err)
 			}
 		})
@@ -141,7 +153,7 @@ func TestLeavesFailLoudly(t *testing.T) {
 			"patch leaves: safe marshalers not generated: marshalNString2string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := apply([]byte(tc.src), []patch{leaves(testSafe)})
+			_, _, err := applyOne(tc.src, []patch{leaves(testSafe)})
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("error %v, want %q", err, tc.err)
 			}
@@ -173,7 +185,7 @@ func TestRenameCall(t *testing.T) {
 		{"already applied", header + strings.ReplaceAll(list("graphql"), "graphql.MarshalSliceConcurrently", "marshalSlice"), 0, "patch marshal-slice: already applied"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, report, err := apply([]byte(tc.src), []patch{p})
+			out, report, err := applyOne(tc.src, []patch{p})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("error %v, want %q", err, tc.err)
@@ -183,11 +195,11 @@ func TestRenameCall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if report[0].changes != tc.changes || strings.Count(string(out), "ret := marshalSlice(ctx, len(v), 0, false,") != tc.changes ||
-				strings.Contains(string(out), "MarshalSliceConcurrently") {
+			if report[0].changes != tc.changes || strings.Count(out, "ret := marshalSlice(ctx, len(v), 0, false,") != tc.changes ||
+				strings.Contains(out, "MarshalSliceConcurrently") {
 				t.Errorf("%d calls renamed, want %d:\n%s", report[0].changes, tc.changes, out)
 			}
-			if !strings.Contains(string(out), "graphql.Marshaler {") {
+			if !strings.Contains(out, "graphql.Marshaler {") {
 				t.Errorf("other uses of the package renamed too:\n%s", out)
 			}
 		})
@@ -232,7 +244,7 @@ func TestPatches(t *testing.T) {
 			if tc.from != "" {
 				src = strings.ReplaceAll(src, tc.from, tc.to)
 			}
-			out, report, err := apply([]byte(src), patches)
+			out, report, err := applyOne(src, patches)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("error %v, want %q", err, tc.err)
@@ -243,14 +255,14 @@ func TestPatches(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, want := range []string{"marshalSlice(ctx", "noUnmarshalerMap(", check} {
-				if !strings.Contains(string(out), want) {
+				if !strings.Contains(out, want) {
 					t.Errorf("no %q in\n%s", want, out)
 				}
 			}
 			if len(report) != len(patches) {
 				t.Errorf("report %v, want one line per patch", report)
 			}
-			if _, _, err := apply(out, patches); err == nil || !strings.Contains(err.Error(), "already applied") {
+			if _, _, err := applyOne(out, patches); err == nil || !strings.Contains(err.Error(), "already applied") {
 				t.Errorf("patching twice: %v, want already applied", err)
 			}
 		})
@@ -258,11 +270,161 @@ func TestPatches(t *testing.T) {
 }
 
 func TestSpliceRefusesOverlaps(t *testing.T) {
-	if _, err := splice([]byte("abcdef"), []edit{{1, 4, "x"}, {3, 5, "y"}}); err == nil {
+	if _, err := splice([]byte("abcdef"), []edit{{nil, 1, 4, "x"}, {nil, 3, 5, "y"}}); err == nil {
 		t.Error("overlapping edits: no error")
 	}
-	out, err := splice([]byte("abcdef"), []edit{{4, 4, "-"}, {0, 1, "A"}})
+	out, err := splice([]byte("abcdef"), []edit{{nil, 4, 4, "-"}, {nil, 0, 1, "A"}})
 	if err != nil || string(out) != "Abcd-ef" {
 		t.Errorf("splice = %q, %v", out, err)
+	}
+}
+
+// gqlgenSet is gqlgenShape as gqlgen's follow-schema layout writes it: the
+// builtin scalars' marshalers in prelude.generated.go, Exec in
+// root_.generated.go, each type's fields and marshalers with the schema
+// file that defines the type — so a leaf and its marshaler, or a list and
+// its elements, sit in different files — and a file with nothing to patch.
+func gqlgenSet() []source {
+	prelude := header
+	for _, m := range safeMarshalers {
+		prelude += marshaler(m)
+	}
+	list := func(t string) string {
+		return `func (ec *executionContext) marshalN` + t + `2ᚕ` + t + `(ctx context.Context, sel ast.SelectionSet, v []` + t + `) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		return ec.marshalN` + t + `2` + t + `(ctx, sel, v[i])
+	})
+	return ret
+}
+
+`
+	}
+	return []source{
+		{"graph/items.generated.go", []byte(header + field("id", "ID", "string", "marshalNID2string", true) +
+			field("title", "Title", "string", "marshalNString2string", true) +
+			field("kind", "Kind", "pkg.Kind", "marshalNKind2pkgᚐKind", true) + list("Item"))},
+		{"graph/kinds.generated.go", []byte(header + enumMarshaler + list("Kind"))},
+		{"graph/prelude.generated.go", []byte(prelude)},
+		{"graph/root_.generated.go", []byte(header + `func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
+	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAccessInput,
+	)
+	return nil
+}
+`)},
+		{"graph/search.generated.go", []byte(header + field("o", "O", "*Other", "marshalNOther2ᚖOther", false))},
+	}
+}
+
+// TestPatchesAcrossFiles: each patch applies across the set of files gqlgen
+// writes and counts its changes in all of them; files it has nothing for
+// stay as they were.
+func TestPatchesAcrossFiles(t *testing.T) {
+	in := gqlgenSet()
+	out, report, err := apply(in, patches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []applied{{"marshal-slice", 2, 2}, {"no-unmarshaler-map", 1, 1}, {"leaves", 3, 1}}
+	if len(report) != len(want) {
+		t.Fatalf("report %v, want %v", report, want)
+	}
+	for i := range want {
+		if report[i] != want[i] {
+			t.Errorf("report %+v, want %+v", report[i], want[i])
+		}
+	}
+	byName := map[string]string{}
+	for i, s := range out {
+		if s.name != in[i].name {
+			t.Fatalf("file %d is %s, want %s: the order changed", i, s.name, in[i].name)
+		}
+		byName[s.name] = string(s.src)
+	}
+	items := byName["graph/items.generated.go"]
+	for _, direct := range []string{
+		"return ec.marshalNID2string(ctx, field.Selections, obj.ID)",
+		"return ec.marshalNString2string(ctx, field.Selections, obj.Title)",
+		// the enum's marshaler is in kinds.generated.go
+		"return ec.marshalNKind2pkgᚐKind(ctx, field.Selections, obj.Kind)",
+	} {
+		if !strings.Contains(items, check+direct+"\n\t}\n\treturn graphql.ResolveField(") {
+			t.Errorf("no direct answer %q in\n%s", direct, items)
+		}
+	}
+	for name, want := range map[string]string{
+		"graph/items.generated.go": "ret := marshalSlice(ctx, len(v), 0, false,",
+		"graph/kinds.generated.go": "ret := marshalSlice(ctx, len(v), 0, false,",
+		"graph/root_.generated.go": "inputUnmarshalMap := noUnmarshalerMap(",
+	} {
+		if !strings.Contains(byName[name], want) {
+			t.Errorf("%s: no %q in\n%s", name, want, byName[name])
+		}
+	}
+	for _, name := range []string{"graph/prelude.generated.go", "graph/search.generated.go"} {
+		for j := range in {
+			if in[j].name == name && byName[name] != string(in[j].src) {
+				t.Errorf("%s changed though nothing in it is patched:\n%s", name, byName[name])
+			}
+		}
+	}
+	if _, _, err := apply(out, patches); err == nil || !strings.Contains(err.Error(), "patch marshal-slice: already applied (graph/items.generated.go)") {
+		t.Errorf("patching the set twice: %v, want already applied, naming the file", err)
+	}
+}
+
+// TestPatchesAcrossFilesFailLoudly: a patch fails when its pattern is in
+// none of the files, however much the other patches find; one file
+// carrying a patch already is refused.
+func TestPatchesAcrossFilesFailLoudly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to string
+		only     string // the file changed, "" for all
+		err      string
+	}{
+		{"lists marshalled otherwise everywhere", "graphql.MarshalSliceConcurrently(", "graphql.MarshalSlice(", "",
+			"patch marshal-slice: pattern not found (calls of github.com/99designs/gqlgen/graphql.MarshalSliceConcurrently) in any of 5 files"},
+		{"no unmarshaler map", "graphql.BuildUnmarshalerMap(", "graphql.UnmarshalerMap(", "",
+			"patch no-unmarshaler-map: pattern not found"},
+		{"a safe marshaler gone from the prelude", "marshalNString2string(ctx context.Context", "marshalNString2scalarᚐString(ctx context.Context", "graph/prelude.generated.go",
+			"patch leaves: safe marshalers not generated: marshalNString2string"},
+		{"one file patched already", "graphql.MarshalSliceConcurrently(", "marshalSlice(", "graph/kinds.generated.go",
+			"patch marshal-slice: already applied (graph/kinds.generated.go)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := gqlgenSet()
+			for i := range set {
+				if tc.only == "" || set[i].name == tc.only {
+					set[i].src = []byte(strings.ReplaceAll(string(set[i].src), tc.from, tc.to))
+				}
+			}
+			if _, _, err := apply(set, patches); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+		})
+	}
+	// One of two lists is enough for marshal-slice.
+	set := gqlgenSet()
+	set[1].src = []byte(strings.ReplaceAll(string(set[1].src), "graphql.MarshalSliceConcurrently(", "graphql.MarshalSlice("))
+	if _, report, err := apply(set, patches); err != nil || report[0] != (applied{"marshal-slice", 1, 1}) {
+		t.Errorf("the pattern in one file of the set: %v, %v", report, err)
+	}
+}
+
+func TestExpand(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"b.generated.go", "a.generated.go", "other.go"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("package graph\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := expand([]string{filepath.Join(dir, "*.generated.go"), filepath.Join(dir, "a.generated.go")})
+	want := []string{filepath.Join(dir, "a.generated.go"), filepath.Join(dir, "b.generated.go")}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("expand = %v, %v; want %v", got, err, want)
+	}
+	if _, err := expand([]string{filepath.Join(dir, "*.gen.go")}); err == nil {
+		t.Error("a pattern matching nothing: no error")
 	}
 }

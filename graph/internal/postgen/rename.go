@@ -6,7 +6,7 @@ import (
 )
 
 // renameCall is the patch that points every call of pkg.fn (pkg an import
-// path) at the package's own function to instead: graph/overrides.go has
+// path), in every file of the set, at the package's own function to instead: graph/overrides.go has
 // the replacements and why each exists.
 func renameCall(name, pkg, fn, to string) patch {
 	return patch{
@@ -22,18 +22,25 @@ func renameCall(name, pkg, fn, to string) patch {
 			})
 			return found
 		},
-		edits: func(f *file) ([]edit, error) {
-			local := f.importName(pkg)
-			if local == "" {
+		edits: func(files []*file) ([]edit, error) {
+			var edits []edit
+			importers := 0
+			for _, f := range files {
+				local := f.importName(pkg)
+				if local == "" {
+					continue // no call of pkg.fn can be in it
+				}
+				importers++
+				ast.Inspect(f.ast, func(n ast.Node) bool {
+					if c, ok := n.(*ast.CallExpr); ok && isSelector(c.Fun, local, fn) {
+						edits = append(edits, edit{f, f.offset(c.Fun.Pos()), f.offset(c.Fun.End()), to})
+					}
+					return true
+				})
+			}
+			if importers == 0 {
 				return nil, fmt.Errorf("%s is not imported", pkg)
 			}
-			var edits []edit
-			ast.Inspect(f.ast, func(n ast.Node) bool {
-				if c, ok := n.(*ast.CallExpr); ok && isSelector(c.Fun, local, fn) {
-					edits = append(edits, edit{f.offset(c.Fun.Pos()), f.offset(c.Fun.End()), to})
-				}
-				return true
-			})
 			return edits, nil
 		},
 	}
