@@ -4959,6 +4959,13 @@ schema {
   mutation: Mutation
 }
 
+"""
+A field that exists for REST's speed only (a record written as one value):
+it answers like any other, but introspection leaves it out, so that it is
+no part of the public schema (graph/private.go).
+"""
+directive @private on FIELD_DEFINITION
+
 "An RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-22T08:15:00.000Z."
 scalar DateTime
 
@@ -5286,7 +5293,7 @@ type Item implements Node {
   answer. For integrations that move records between the two APIs; the
   REST route is served from it (a test holds the two equal, field by field).
   """
-  record("Key formData by field labels instead of ids." readableFields: Boolean = false): JSON!
+  record("Key formData by field labels instead of ids." readableFields: Boolean = false): JSON! @private
 }
 
 "Descriptive metadata of an item: the form it is described by and the form's values."
@@ -5379,7 +5386,7 @@ type FolderContent {
   visibleTo, updatableBy), from and nextToken, with exactly the values those
   fields answer (a test holds the two equal).
   """
-  record: JSON!
+  record: JSON! @private
 }
 
 "One entry of a folder's content: an item or a subfolder (spec 2.10 content hit)."
