@@ -19,8 +19,10 @@ type column[T any] struct {
 	// is not the column itself (the alias is the struct field's db tag).
 	SQL string
 	// GQL is the GraphQL field this column alone answers, read as it is
-	// (a struct field of the same value); "" when none does (the column
-	// feeds a resolver, a method, or only Go code).
+	// (a struct field of the same value): a row of a column set serves the
+	// GQL fields of its columns. "" when none does (the column feeds a
+	// resolver, a method, or only Go code), or when serving it from a lean
+	// row is not wanted (the entry says why).
 	GQL string
 	// Ptr is where the column is scanned into.
 	Ptr func(*T) any

@@ -239,7 +239,10 @@ var itemFields = []column[Item]{
 	{SQL: "i.person_detection_enabled", GQL: "personDetectionEnabled", Ptr: func(i *Item) any { return &i.PersonDetectionEnabled }, In: inWhole},
 	{SQL: "i.text_detection_enabled", GQL: "textDetectionEnabled", Ptr: func(i *Item) any { return &i.TextDetectionEnabled }, In: inWhole},
 	{SQL: "i.create_unknown_persons", GQL: "createUnknownPersons", Ptr: func(i *Item) any { return &i.CreateUnknownPersons }, In: inWhole},
-	{SQL: "i.has_relations", GQL: "hasRelations", Ptr: func(i *Item) any { return &i.HasRelations }, In: inBoth},
+	// hasRelations is left unnamed: named, a lean row would serve it, and a
+	// mutation's relations { item { hasRelations } } would then read its
+	// items one by one (TestRelationsPayloadResolvesItemsInOneStatement).
+	{SQL: "i.has_relations", Ptr: func(i *Item) any { return &i.HasRelations }, In: inBoth},
 	{SQL: "i.has_attachments", Ptr: func(i *Item) any { return &i.HasAttachments }, In: inBoth},
 	{SQL: "i.archived_on", GQL: "archivedOn", Ptr: func(i *Item) any { return &i.ArchivedOn }, In: inWhole},
 	{SQL: "i.deleted_on", Ptr: func(i *Item) any { return &i.DeletedOn }, In: inBoth},
