@@ -11,6 +11,7 @@ require (
 	github.com/lib/pq v1.10.9
 	github.com/pressly/goose/v3 v3.26.0
 	github.com/vektah/gqlparser/v2 v2.5.64
+	golang.org/x/tools v0.42.0
 )
 
 require (
@@ -27,7 +28,6 @@ require (
 	golang.org/x/mod v0.33.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/text v0.35.0 // indirect
-	golang.org/x/tools v0.42.0 // indirect
 )
 
 tool github.com/99designs/gqlgen

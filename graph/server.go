@@ -61,6 +61,7 @@ type configurable interface {
 
 // NewEngine configures the executor for es.
 func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
+	es = hidePrivate(es) // @private fields answer but are not shown (private.go)
 	cache := lru.New[*ast.QueryDocument](opt.QueryCacheSize)
 	e := &Engine{Exec: executor.New(es), HTTP: handler.New(es)}
 	for _, c := range []configurable{e.Exec, e.HTTP} {

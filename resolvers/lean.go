@@ -2,32 +2,28 @@ package resolvers
 
 import (
 	"context"
+	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/loupe-mam/loupe/store"
 )
 
 // A list of items whose selection asks only for fields of a lean row reads
-// lean rows (store.itemLeanColumns): a grid's page asks for a title, the
+// lean rows (store.itemFields' lean set): a grid's page asks for a title, the
 // folders, comments and relations, and reading every item's JSON documents
 // and folder list besides cost it a tenth of its requests per second
 // (docs/performance.md).
 
-// leanItemFields are the Item fields a lean row serves: struct fields the
-// lean columns fill, or resolvers that need only the item's id. A field
-// added to Item is not lean until it is added here (and to the columns).
-var leanItemFields = map[string]bool{
-	"__typename": true,
-	"id":         true,
-	"title":      true,
-	"itemType":   true,
-	"createdBy":  true,
-	"createdOn":  true,
-	"modifiedOn": true,
-	"folders":    true, // FoldersOfItem, by id
-	"comments":   true, // CommentsOfItem, by id
-	"relations":  true, // RelationsOfItem, by id
-}
+// leanItemFields are the Item fields a lean row serves: those its columns
+// answer (store.ItemLeanGQL, from the item's field table), and resolvers
+// that need only the item's id.
+var leanItemFields = fieldNames(store.ItemLeanGQL, "__typename",
+	"folders",   // FoldersOfItem, by id
+	"comments",  // CommentsOfItem, by id
+	"relations", // RelationsOfItem, by id
+)
 
 // leanItems reports whether every Item field sel asks for is lean.
 func leanItems(oc *graphql.OperationContext, sel ast.SelectionSet) bool {
@@ -50,19 +46,18 @@ func leanField(ctx context.Context) bool {
 	return leanItems(graphql.GetOperationContext(ctx), fc.Field.Selections)
 }
 
-// bareCommentFields are the Comment fields a bare comment serves
-// (store.commentBareColumns). A field added to Comment is not bare until it
-// is added here (and to the columns).
-var bareCommentFields = map[string]bool{
-	"__typename": true,
-	"id":         true,
-	"itemId":     true,
-	"type":       true,
-	"parentId":   true,
-	"text":       true,
-	"author":     true,
-	"resolved":   true,
-	"createdOn":  true,
+// bareCommentFields are the Comment fields a bare comment serves: those
+// its columns answer (store.CommentBareGQL, from the comment's field
+// table).
+var bareCommentFields = fieldNames(store.CommentBareGQL, "__typename")
+
+// fieldNames is the set of the names in lists.
+func fieldNames(fromColumns []string, more ...string) map[string]bool {
+	out := make(map[string]bool, len(fromColumns)+len(more))
+	for _, n := range append(slices.Clip(fromColumns), more...) {
+		out[n] = true
+	}
+	return out
 }
 
 // bareComments reports whether the CommentConnection field being resolved

@@ -37,25 +37,48 @@ const (
 	lastCommentBefore = "ffffffff-ffff-ffff-ffff-ffffffffffff"
 )
 
-// commentColumns selects a Comment from comments aliased c; the reactions
-// come along as one JSON array (oldest first), so a page of comments costs
-// no query per comment.
-const commentColumns = commentFields + `,
-(SELECT json_agg(json_build_object('reaction', r.reaction, 'userId', r.user_id, 'createdOn', r.created_on)
+// commentFields is the Comment's field table (fields.go): the columns of
+// comments aliased c, in select order. The reactions come along as one
+// JSON array (oldest first), so a page of comments costs no query per
+// comment. The bare set (inLean) is what a list whose selection asks only
+// for CommentBareGQL (and resolvers.bareCommentFields) is served from — a
+// grid's latest comments: gathering the reactions was half the cost of the
+// first comments of a page of items, and the other columns (three
+// timestamps, a JSON document) a third of reading the rest.
+var commentFields = []column[Comment]{
+	{SQL: "c.tenant_id", Ptr: func(c *Comment) any { return &c.TenantID }, In: inBoth},
+	{SQL: "c.id", GQL: "id", Ptr: func(c *Comment) any { return &c.ID }, In: inBoth},
+	{SQL: "c.item_id", GQL: "itemId", Ptr: func(c *Comment) any { return &c.ItemID }, In: inBoth},
+	{SQL: "c.type", GQL: "type", Ptr: func(c *Comment) any { return &c.Type }, In: inBoth},
+	{SQL: "c.parent_id", GQL: "parentId", Ptr: func(c *Comment) any { return &c.ParentID }, In: inBoth},
+	{SQL: "c.text", GQL: "text", Ptr: func(c *Comment) any { return &c.Text }, In: inBoth},
+	{SQL: "c.author_id", GQL: "author", Ptr: func(c *Comment) any { return &c.AuthorID }, In: inBoth},
+	{SQL: "c.assignee_id", GQL: "assignee", Ptr: func(c *Comment) any { return &c.AssigneeID }, In: inWhole},
+	{SQL: "c.assigned_on", GQL: "assignedOn", Ptr: func(c *Comment) any { return &c.AssignedOn }, In: inWhole},
+	{SQL: "c.context", GQL: "context", Ptr: func(c *Comment) any { return &c.ContextDoc }, In: inWhole},
+	{SQL: "c.resolved", GQL: "resolved", Ptr: func(c *Comment) any { return &c.Resolved }, In: inBoth},
+	{SQL: "c.created_on", GQL: "createdOn", Ptr: func(c *Comment) any { return &c.CreatedOn }, In: inBoth},
+	{SQL: "c.modified_on", GQL: "modifiedOn", Ptr: func(c *Comment) any { return &c.ModifiedOn }, In: inWhole},
+	{SQL: "c.text_edited_on", GQL: "textEditedOn", Ptr: func(c *Comment) any { return &c.TextEditedOn }, In: inWhole},
+	{SQL: "c.deleted_on", GQL: "deletedOn", Ptr: func(c *Comment) any { return &c.DeletedOn }, In: inWhole},
+	{SQL: `(SELECT json_agg(json_build_object('reaction', r.reaction, 'userId', r.user_id, 'createdOn', r.created_on)
                  ORDER BY r.created_on, r.user_id, r.reaction)
- FROM comment_reactions r WHERE r.tenant_id = c.tenant_id AND r.comment_id = c.id) AS reactions`
+ FROM comment_reactions r WHERE r.tenant_id = c.tenant_id AND r.comment_id = c.id) AS reactions`,
+		GQL: "reactions", Ptr: func(c *Comment) any { return &c.ReactionsDoc }, In: inWhole},
+}
 
-// commentBareColumns are a bare comment's (Comment.bareDests): what a list
-// whose selection asks only for bareCommentFields (resolvers) is served
-// from — a grid's latest comments. Gathering the reactions was half the
-// cost of the first comments of a page of items, and the other columns
-// (three timestamps, a JSON document) a third of reading the rest.
-const commentBareColumns = `
-c.tenant_id, c.id, c.item_id, c.type, c.parent_id, c.text, c.author_id, c.resolved, c.created_on`
+var (
+	commentWhole = fieldsOf(commentFields, inWhole)
+	commentBare  = fieldsOf(commentFields, inLean)
 
-const commentFields = `
-c.tenant_id, c.id, c.item_id, c.type, c.parent_id, c.text, c.author_id, c.assignee_id,
-c.assigned_on, c.context, c.resolved, c.created_on, c.modified_on, c.text_edited_on, c.deleted_on`
+	// commentColumns selects a Comment from comments aliased c.
+	commentColumns = commentWhole.Columns
+	// commentBareColumns select a bare Comment (commentFields).
+	commentBareColumns = commentBare.Columns
+)
+
+// CommentBareGQL are the GraphQL fields of Comment a bare row answers.
+var CommentBareGQL = commentBare.GQL
 
 // A comment is visible with its item.
 var commentsByIDsSQL = `SELECT ` + commentColumns + `
@@ -63,7 +86,7 @@ FROM comments c JOIN items i ON i.tenant_id = c.tenant_id AND i.id = c.item_id
 WHERE c.tenant_id = $1 AND c.id = ANY($2::uuid[])
   AND ` + visibleSQL("i", 3, 4)
 
-const (
+var (
 	commentByIDSQL = `SELECT ` + commentColumns + `
 FROM comments c WHERE c.tenant_id = $1 AND c.id = $2`
 

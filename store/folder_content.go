@@ -69,11 +69,25 @@ func ParseContentCursor(token string) (*ContentCursor, error) {
 // MaxContentPage bounds one page of folder content.
 const MaxContentPage = 1000
 
-// entryColumns are scanned in this order by entries.
-const entryColumns = `
-i.id, COALESCE(i.owner_id, i.created_by) AS owner, i.item_type, i.title, i.created_on,
-i.visible_to, i.updatable_by,
-i.folder_ids AS folder_parents`
+// entryFields is the FolderEntry's field table (fields.go): the columns of
+// a content hit from items aliased i, in select order.
+var entryFields = []column[FolderEntry]{
+	{SQL: "i.id", GQL: "id", Ptr: func(e *FolderEntry) any { return &e.ID }, In: inWhole},
+	{SQL: "COALESCE(i.owner_id, i.created_by) AS owner", GQL: "owner", Ptr: func(e *FolderEntry) any { return &e.Owner }, In: inWhole},
+	{SQL: "i.item_type", GQL: "itemType", Ptr: func(e *FolderEntry) any { return &e.ItemType }, In: inWhole},
+	{SQL: "i.title", GQL: "name", Ptr: func(e *FolderEntry) any { return &e.Name }, In: inWhole},
+	{SQL: "i.created_on", GQL: "createdOn", Ptr: func(e *FolderEntry) any { return &e.CreatedOn }, In: inWhole},
+	{SQL: "i.visible_to", GQL: "visibleTo", Ptr: func(e *FolderEntry) any { return &e.VisibleTo }, In: inWhole},
+	{SQL: "i.updatable_by", GQL: "updatableBy", Ptr: func(e *FolderEntry) any { return &e.UpdatableBy }, In: inWhole},
+	// The folder ids answer folderParents through a resolver (visibility
+	// filters them).
+	{SQL: "i.folder_ids AS folder_parents", Ptr: func(e *FolderEntry) any { return &e.FolderParentIDs }, In: inWhole},
+}
+
+var entryWhole = fieldsOf(entryFields, inWhole)
+
+// entryColumns select a FolderEntry (entryFields).
+var entryColumns = entryWhole.Columns
 
 // The page is cut from item_folders alone (item_folders_by_name_idx or
 // item_folders_live_idx), then only its rows are joined with items. Keyed by

@@ -38,17 +38,34 @@ func (f *Folder) Metadata() ItemMetadata {
 	return ItemMetadata{FormID: f.MetadataFormID, FormData: f.MetadataFormData}
 }
 
-// folderColumns selects a Folder from items aliased i. A folder has one
-// parent: the first of its folderParents.
-const folderColumns = `
-i.tenant_id, i.id, COALESCE(i.owner_id, i.created_by) AS owner, i.title, i.created_on, i.item_type,
-i.folder_ids[1] AS parent_id,
-i.visible_to, i.updatable_by, i.metadata_form_id, i.metadata_form_data, i.sort_key,
-EXISTS (SELECT 1 FROM item_folders c
+// folderFields is the Folder's field table (fields.go): the columns of a
+// folder from items aliased i, in select order. A folder has one parent:
+// the first of its folderParents.
+var folderFields = []column[Folder]{
+	{SQL: "i.tenant_id", Ptr: func(f *Folder) any { return &f.TenantID }, In: inWhole},
+	{SQL: "i.id", GQL: "id", Ptr: func(f *Folder) any { return &f.ID }, In: inWhole},
+	{SQL: "COALESCE(i.owner_id, i.created_by) AS owner", GQL: "owner", Ptr: func(f *Folder) any { return &f.Owner }, In: inWhole},
+	{SQL: "i.title", GQL: "name", Ptr: func(f *Folder) any { return &f.Name }, In: inWhole},
+	{SQL: "i.created_on", GQL: "createdOn", Ptr: func(f *Folder) any { return &f.CreatedOn }, In: inWhole},
+	{SQL: "i.item_type", GQL: "itemType", Ptr: func(f *Folder) any { return &f.ItemType }, In: inWhole},
+	{SQL: "i.folder_ids[1] AS parent_id", Ptr: func(f *Folder) any { return &f.ParentID }, In: inWhole},
+	{SQL: "i.visible_to", GQL: "visibleTo", Ptr: func(f *Folder) any { return &f.VisibleTo }, In: inWhole},
+	{SQL: "i.updatable_by", GQL: "updatableBy", Ptr: func(f *Folder) any { return &f.UpdatableBy }, In: inWhole},
+	{SQL: "i.metadata_form_id", Ptr: func(f *Folder) any { return &f.MetadataFormID }, In: inWhole},
+	{SQL: "i.metadata_form_data", Ptr: func(f *Folder) any { return &f.MetadataFormData }, In: inWhole},
+	{SQL: "i.sort_key", GQL: "sortKey", Ptr: func(f *Folder) any { return &f.SortKey }, In: inWhole},
+	{SQL: `EXISTS (SELECT 1 FROM item_folders c
         WHERE c.tenant_id = i.tenant_id AND c.folder_id = i.id
-          AND c.child_type = 'folder' AND NOT c.child_deleted) AS has_subfolder`
+          AND c.child_type = 'folder' AND NOT c.child_deleted) AS has_subfolder`,
+		GQL: "hasSubfolder", Ptr: func(f *Folder) any { return &f.HasSubfolder }, In: inWhole},
+}
 
-const (
+var folderWhole = fieldsOf(folderFields, inWhole)
+
+// folderColumns selects a Folder from items aliased i.
+var folderColumns = folderWhole.Columns
+
+var (
 	folderByIDSQL = `SELECT ` + folderColumns + `
 FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.item_type = 'folder' AND i.deleted_on IS NULL`
 )

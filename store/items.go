@@ -204,19 +204,75 @@ type CustomIcons struct {
 	Pos8 loupe.JSON `json:"pos8"`
 }
 
-// itemColumns selects an Item from items aliased i.
-const itemColumns = `
-i.tenant_id, i.id, i.item_type, i.title, i.original_file_name, i.external_id, i.created_by,
-i.created_on, i.modified_on, i.media_created_on, i.media_type, i.media_size, i.frame_count,
-i.metadata_form_id, i.metadata_form_data, i.metadata_version, i.technical_metadata,
-i.geo_location, i.custom_icons, i.language_code, i.transcoding_state,
-i.transcription_enabled, i.translation_enabled, i.celebrity_detection_enabled,
-i.label_detection_enabled, i.person_detection_enabled, i.text_detection_enabled,
-i.create_unknown_persons, i.has_relations, i.has_attachments, i.archived_on, i.deleted_on, i.media,
-i.media_usage, i.upload_lock_owner, i.upload_locked_on, i.transcript_last_updated,
-i.folder_ids AS folder_parents`
+// itemFields is the Item's field table (fields.go): the columns of
+// items aliased i, in select order. The lean set is what a list whose
+// selection asks only for the lean GraphQL fields (ItemLeanGQL, plus the
+// resolvers resolvers.leanItemFields adds) reads instead of the whole
+// record — no JSON documents. Its folder ids answer its folders
+// (resolvers.itemFolders). A lean Item has Lean set; it never goes into a
+// cache other fields could be served from.
+var itemFields = []column[Item]{
+	{SQL: "i.tenant_id", Ptr: func(i *Item) any { return &i.TenantID }, In: inBoth},
+	{SQL: "i.id", GQL: "id", Ptr: func(i *Item) any { return &i.ID }, In: inBoth},
+	{SQL: "i.item_type", GQL: "itemType", Ptr: func(i *Item) any { return &i.ItemType }, In: inBoth},
+	{SQL: "i.title", GQL: "title", Ptr: func(i *Item) any { return &i.Title }, In: inBoth},
+	{SQL: "i.original_file_name", GQL: "originalFileName", Ptr: func(i *Item) any { return &i.OriginalFileName }, In: inWhole},
+	{SQL: "i.external_id", Ptr: func(i *Item) any { return &i.ExternalID }, In: inWhole},
+	{SQL: "i.created_by", GQL: "createdBy", Ptr: func(i *Item) any { return &i.CreatedBy }, In: inBoth},
+	{SQL: "i.created_on", GQL: "createdOn", Ptr: func(i *Item) any { return &i.CreatedOn }, In: inBoth},
+	{SQL: "i.modified_on", GQL: "modifiedOn", Ptr: func(i *Item) any { return &i.ModifiedOn }, In: inBoth},
+	{SQL: "i.media_created_on", GQL: "mediaCreatedOn", Ptr: func(i *Item) any { return &i.MediaCreatedOn }, In: inWhole},
+	{SQL: "i.media_type", GQL: "mediaType", Ptr: func(i *Item) any { return &i.MediaType }, In: inWhole},
+	{SQL: "i.media_size", GQL: "mediaSize", Ptr: func(i *Item) any { return &i.MediaSize }, In: inWhole},
+	{SQL: "i.frame_count", GQL: "frameCount", Ptr: func(i *Item) any { return &i.FrameCount }, In: inWhole},
+	{SQL: "i.metadata_form_id", Ptr: func(i *Item) any { return &i.MetadataFormID }, In: inWhole},
+	{SQL: "i.metadata_form_data", Ptr: func(i *Item) any { return &i.MetadataFormData }, In: inWhole},
+	{SQL: "i.metadata_version", GQL: "metadataVersion", Ptr: func(i *Item) any { return &i.MetadataVersion }, In: inWhole},
+	{SQL: "i.technical_metadata", GQL: "technicalMetadata", Ptr: func(i *Item) any { return &i.TechnicalMetadata }, In: inWhole},
+	{SQL: "i.geo_location", GQL: "geoLocation", Ptr: func(i *Item) any { return &i.GeoLocation }, In: inWhole},
+	{SQL: "i.custom_icons", Ptr: func(i *Item) any { return &i.CustomIconsDoc }, In: inWhole},
+	{SQL: "i.language_code", GQL: "languageCode", Ptr: func(i *Item) any { return &i.LanguageCode }, In: inWhole},
+	{SQL: "i.transcoding_state", GQL: "transcodingState", Ptr: func(i *Item) any { return &i.TranscodingState }, In: inWhole},
+	{SQL: "i.transcription_enabled", GQL: "transcriptionEnabled", Ptr: func(i *Item) any { return &i.TranscriptionEnabled }, In: inWhole},
+	{SQL: "i.translation_enabled", GQL: "translationEnabled", Ptr: func(i *Item) any { return &i.TranslationEnabled }, In: inWhole},
+	{SQL: "i.celebrity_detection_enabled", GQL: "celebrityDetectionEnabled", Ptr: func(i *Item) any { return &i.CelebrityDetectionEnabled }, In: inWhole},
+	{SQL: "i.label_detection_enabled", GQL: "labelDetectionEnabled", Ptr: func(i *Item) any { return &i.LabelDetectionEnabled }, In: inWhole},
+	{SQL: "i.person_detection_enabled", GQL: "personDetectionEnabled", Ptr: func(i *Item) any { return &i.PersonDetectionEnabled }, In: inWhole},
+	{SQL: "i.text_detection_enabled", GQL: "textDetectionEnabled", Ptr: func(i *Item) any { return &i.TextDetectionEnabled }, In: inWhole},
+	{SQL: "i.create_unknown_persons", GQL: "createUnknownPersons", Ptr: func(i *Item) any { return &i.CreateUnknownPersons }, In: inWhole},
+	// hasRelations is left unnamed: named, a lean row would serve it, and a
+	// mutation's relations { item { hasRelations } } would then read its
+	// items one by one (TestRelationsPayloadResolvesItemsInOneStatement).
+	{SQL: "i.has_relations", Ptr: func(i *Item) any { return &i.HasRelations }, In: inBoth},
+	{SQL: "i.has_attachments", Ptr: func(i *Item) any { return &i.HasAttachments }, In: inBoth},
+	{SQL: "i.archived_on", GQL: "archivedOn", Ptr: func(i *Item) any { return &i.ArchivedOn }, In: inWhole},
+	{SQL: "i.deleted_on", Ptr: func(i *Item) any { return &i.DeletedOn }, In: inBoth},
+	{SQL: "i.media", Ptr: func(i *Item) any { return &i.MediaDoc }, In: inWhole},
+	{SQL: "i.media_usage", Ptr: func(i *Item) any { return &i.MediaUsageDoc }, In: inWhole},
+	{SQL: "i.upload_lock_owner", GQL: "uploadLockOwnerInstanceId", Ptr: func(i *Item) any { return &i.UploadLockOwnerInstanceID }, In: inWhole},
+	{SQL: "i.upload_locked_on", Ptr: func(i *Item) any { return &i.UploadLockedOn }, In: inWhole},
+	{SQL: "i.transcript_last_updated", GQL: "transcriptLastUpdated", Ptr: func(i *Item) any { return &i.TranscriptLastUpdated }, In: inWhole},
+	// The folder ids answer folderParents and folders through resolvers
+	// (visibility filters them).
+	{SQL: "i.folder_ids AS folder_parents", Ptr: func(i *Item) any { return &i.FolderParentIDs }, In: inBoth},
+	{SQL: "true AS lean", Ptr: func(i *Item) any { return &i.Lean }, In: inLean},
+}
 
-const (
+var (
+	itemWhole = fieldsOf(itemFields, inWhole)
+	itemLean  = fieldsOf(itemFields, inLean)
+
+	// itemColumns selects an Item from items aliased i.
+	itemColumns = itemWhole.Columns
+	// itemLeanColumns select a lean Item (itemFields).
+	itemLeanColumns = itemLean.Columns
+)
+
+// ItemLeanGQL are the GraphQL fields of Item a lean row answers from its
+// columns; resolvers adds those it serves by the item's id alone.
+var ItemLeanGQL = itemLean.GQL
+
+var (
 	itemByIDSQL = `SELECT ` + itemColumns + `
 FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL`
 
@@ -227,17 +283,6 @@ FROM items i WHERE i.tenant_id = $1 AND i.id = $2`
 
 var itemsByIDsSQL = `SELECT ` + itemColumns + `
 FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL AND ` + visibleItem
-
-// itemLeanColumns are the columns a lean item is read with: what the
-// fields resolvers.leanItemFields lists are served from. A list whose
-// selection asks for nothing else (a grid: title, folders, comments,
-// relations) reads them instead of the whole record — no JSON documents.
-// Its folder ids answer its folders (resolvers.itemFolders). A lean Item
-// has Lean set; it never goes into a cache other fields could be served
-// from.
-const itemLeanColumns = `
-i.tenant_id, i.id, i.item_type, i.title, i.created_by, i.created_on, i.modified_on,
-i.has_relations, i.has_attachments, i.deleted_on, i.folder_ids AS folder_parents, true AS lean`
 
 var itemsByIDsLeanSQL = `SELECT ` + itemLeanColumns + `
 FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL AND ` + visibleItem
