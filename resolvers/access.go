@@ -5,8 +5,6 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/auth"
-
-	"github.com/loupe-mam/loupe/store"
 )
 
 // onItem is the preamble of every item-scoped operation: the request's
@@ -84,20 +82,4 @@ func (r *Resolver) visibleFolderParents(ctx context.Context, itemID string, all 
 		out[i] = f.ID
 	}
 	return out, nil
-}
-
-// visibleParentID is a folder's parent id, null when the principal may not
-// see the parent.
-func (r *Resolver) visibleParentID(ctx context.Context, f *store.Folder) (*string, error) {
-	p, err := auth.Require(ctx)
-	if err != nil || p.IsAdmin || f.ParentID == nil {
-		return f.ParentID, err
-	}
-	if _, err := r.loaders(ctx).Folder.Load(ctx, *f.ParentID); err != nil {
-		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
-			return nil, nil
-		}
-		return nil, err
-	}
-	return f.ParentID, nil
 }

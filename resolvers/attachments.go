@@ -4,88 +4,11 @@ import (
 	"context"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/reqlog"
-	"github.com/loupe-mam/loupe/store"
 )
-
-// itemAttachments answers Item.attachments through the batched loader; with
-// fileName, just that attachment (NOT_FOUND when the item has none of that
-// name).
-func (r *Resolver) itemAttachments(ctx context.Context, obj *store.Item, fileName *string) ([]*store.Attachment, error) {
-	if !obj.HasAttachments {
-		if fileName != nil {
-			return nil, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentNotFound}
-		}
-		return []*store.Attachment{}, nil
-	}
-	all, err := r.loaders(ctx).AttachmentsOfItem.Load(ctx, obj.ID)
-	if err != nil || fileName == nil {
-		return all, err
-	}
-	for _, a := range all {
-		if a.FileName == *fileName {
-			return []*store.Attachment{a}, nil
-		}
-	}
-	return nil, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentNotFound}
-}
-
-func (r *Resolver) createAttachment(ctx context.Context, input store.CreateAttachmentInput) (*model.CreateAttachmentPayload, error) {
-	p, err := r.onItem(ctx, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
-	if err != nil {
-		return nil, err
-	}
-	key := attachmentKey(p.TenantID, input.ItemID, input.FileName)
-	a, oldKey, err := r.Store.CreateAttachment(ctx, p, &input, key)
-	if err != nil {
-		return nil, err
-	}
-	r.deleteFile(ctx, oldKey)
-	return &model.CreateAttachmentPayload{
-		UploadURL:  r.Blobs.URL("PUT", key, time.Now(), blob.LinkValidity),
-		Attachment: a,
-	}, nil
-}
-
-func (r *Resolver) updateAttachment(ctx context.Context, input store.UpdateAttachmentInput) (*store.Attachment, error) {
-	p, err := r.onItem(ctx, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
-	if err != nil {
-		return nil, err
-	}
-	return r.Store.UpdateAttachment(ctx, p, &input)
-}
-
-func (r *Resolver) deleteAttachment(ctx context.Context, input model.DeleteAttachmentInput) (*model.DeleteAttachmentPayload, error) {
-	p, err := r.onItem(ctx, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
-	if err != nil {
-		return nil, err
-	}
-	key, err := r.Store.DeleteAttachment(ctx, p.TenantID, input.ItemID, input.FileName)
-	if err != nil {
-		return nil, err
-	}
-	r.deleteFile(ctx, key)
-	return &model.DeleteAttachmentPayload{FileName: input.FileName}, nil
-}
-
-func (r *Resolver) attachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error) {
-	p, err := r.onItem(ctx, itemID, false, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
-	if err != nil {
-		return nil, err
-	}
-	names, err := r.Store.AttachmentsPrecheck(ctx, p.TenantID, itemID, fileNames)
-	if err != nil {
-		return nil, err
-	}
-	return &model.AttachmentsPrecheck{ExistingFileNames: names}, nil
-}
 
 // itemFilesPrefix is where an item's files live in blob storage.
 func itemFilesPrefix(tenantID, itemID string) string {

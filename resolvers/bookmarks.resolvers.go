@@ -8,8 +8,10 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -17,36 +19,160 @@ func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *store.Bookm
 	return obj.VisibleToGroups, nil
 }
 
+// CreateBookmark adds a system bookmark; an id in the input is not used
+// (create makes one; replaceBookmarks keeps ids).
 func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error) {
-	return r.createBookmark(ctx, input)
+	p, err := bookmarkAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw := rawArgument(ctx, "input")
+	if err := strictBookmark(raw, bookmarkIDs, bookmarkLists); err != nil {
+		return nil, err
+	}
+	b, err := newBookmark(&input, givenKeys(raw))
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.CreateBookmark(ctx, p.TenantID, b)
 }
 
+// ReplaceBookmarks replaces all system bookmarks of the tenant.
 func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error) {
-	return r.replaceBookmarks(ctx, input)
+	p, err := bookmarkAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(input) > store.MaxBookmarks {
+		return nil, loupe.Invalid("at most %d system bookmarks", store.MaxBookmarks)
+	}
+	raw, _ := rawArgument(ctx, "input").([]any)
+	list := make([]*store.Bookmark, len(input))
+	for i, el := range input {
+		var given map[string]bool
+		if i < len(raw) {
+			if err := strictBookmark(raw[i], bookmarkIDs, bookmarkLists); err != nil {
+				return nil, bookmarkInvalidAt("bookmarks", i, err)
+			}
+			given = givenKeys(raw[i])
+		}
+		if list[i], err = newBookmark(el, given); err != nil {
+			return nil, bookmarkInvalidAt("bookmarks", i, err)
+		}
+	}
+	return r.Store.ReplaceBookmarks(ctx, p.TenantID, list)
 }
 
+// UpdateBookmark merges the fields given into a bookmark. A field given as
+// null clears it (required fields cannot be cleared); the id, when given,
+// must be the bookmark's.
 func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error) {
-	return r.updateBookmark(ctx, id, input)
+	p, err := bookmarkAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw := rawArgument(ctx, "input")
+	if err := strictBookmark(raw, bookmarkIDs, bookmarkLists); err != nil {
+		return nil, err
+	}
+	given := givenKeys(raw)
+	has := func(key string, set bool) bool { return set || given[key] }
+	if has("folderTreePath", input.FolderTreePath != nil) {
+		return nil, loupe.Invalid(store.MsgFolderTreePath)
+	}
+	if input.ID != nil && *input.ID != id {
+		return nil, loupe.Invalid("id: the id of a bookmark cannot change")
+	}
+	for _, f := range requiredBookmarkFields(&input) {
+		if given[f.name] && f.v == nil {
+			return nil, loupe.Invalid("%s is required and cannot be null", f.name)
+		}
+	}
+	return r.Store.UpdateBookmark(ctx, p.TenantID, id, func(b *store.Bookmark) error {
+		if input.Title != nil {
+			b.Title = *input.Title
+		}
+		if input.Path != nil {
+			b.Path = *input.Path
+		}
+		if input.Icon != nil {
+			b.Icon = *input.Icon
+		}
+		if has("isFilterBookmark", input.IsFilterBookmark != nil) {
+			b.IsFilterBookmark = input.IsFilterBookmark
+		}
+		if has("parentFolder", input.ParentFolder != nil) {
+			b.ParentFolder = input.ParentFolder
+		}
+		if has("visibleToGroups", input.VisibleToGroups != nil) {
+			b.VisibleToGroups = input.VisibleToGroups
+		}
+		if has("sortKey", input.SortKey != nil) {
+			b.SortKey = input.SortKey
+		}
+		return nil
+	})
 }
 
 func (r *mutationResolver) DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error) {
-	return r.deleteBookmark(ctx, id)
+	p, err := bookmarkAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.DeleteBookmark(ctx, p.TenantID, id); err != nil {
+		return nil, err
+	}
+	return &model.DeleteBookmarkPayload{ID: id}, nil
 }
 
 func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error) {
-	return r.setBookmarkFolders(ctx, folders)
+	p, err := bookmarkAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(folders) > store.MaxBookmarkFolders {
+		return nil, loupe.Invalid("at most %d bookmark folders", store.MaxBookmarkFolders)
+	}
+	raw, _ := rawArgument(ctx, "folders").([]any)
+	for i := range raw {
+		if err := strictBookmark(raw[i], bookmarkIDs, nil); err != nil {
+			return nil, bookmarkInvalidAt("folders", i, err)
+		}
+	}
+	set := make([]*store.BookmarkFolder, len(folders))
+	for i, f := range folders {
+		set[i] = &store.BookmarkFolder{ID: f.ID, Title: f.Title, ParentFolder: f.ParentFolder, SortKey: f.SortKey}
+	}
+	out, err := r.Store.SetBookmarkFolders(ctx, p.TenantID, set)
+	if err != nil {
+		return nil, err
+	}
+	return &model.BookmarkFolders{Folders: out}, nil
 }
 
 func (r *queryResolver) Bookmarks(ctx context.Context) ([]*store.Bookmark, error) {
 	return r.visibleBookmarks(ctx)
 }
 
+// Bookmark is one bookmark the caller may see; NOT_FOUND otherwise.
 func (r *queryResolver) Bookmark(ctx context.Context, id string) (*store.Bookmark, error) {
-	return r.bookmark(ctx, id)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.Bookmark(ctx, p, id)
 }
 
 func (r *queryResolver) BookmarkFolders(ctx context.Context) (*model.BookmarkFolders, error) {
-	return r.bookmarkFolders(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Store.BookmarkFolders(ctx, p.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	return &model.BookmarkFolders{Folders: out}, nil
 }
 
 func (r *Resolver) Bookmark() graph.BookmarkResolver { return &bookmarkResolver{r} }

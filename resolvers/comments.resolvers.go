@@ -10,6 +10,7 @@ import (
 
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -18,11 +19,22 @@ func (r *commentConnectionResolver) Edges(ctx context.Context, obj *model.Commen
 }
 
 func (r *mutationResolver) CreateComment(ctx context.Context, input store.CreateCommentInput) (*store.Comment, error) {
-	return r.createComment(ctx, input)
+	p, err := r.onItem(ctx, input.ItemID, false, store.CommentItemNotFound(input.ItemID))
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.CreateComment(ctx, p, &input)
 }
 
 func (r *mutationResolver) UpdateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error) {
-	return r.updateComment(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.commentVisible(ctx, p, input.ID); err != nil {
+		return nil, err
+	}
+	return r.Store.UpdateComment(ctx, p, &input)
 }
 
 func (r *mutationResolver) DeleteComment(ctx context.Context, input model.CommentIDInput) (*store.Comment, error) {
@@ -30,7 +42,14 @@ func (r *mutationResolver) DeleteComment(ctx context.Context, input model.Commen
 }
 
 func (r *mutationResolver) ReactToComment(ctx context.Context, input model.ReactToCommentInput) (*store.Comment, error) {
-	return r.reactToComment(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.commentVisible(ctx, p, input.ID); err != nil {
+		return nil, err
+	}
+	return r.Store.ReactToComment(ctx, p, input.ID, input.Reaction, input.Remove != nil && *input.Remove)
 }
 
 func (r *Resolver) CommentConnection() graph.CommentConnectionResolver {

@@ -15,8 +15,20 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
+// ParentID is a folder's parent id, null when the principal may not
+// see the parent.
 func (r *folderResolver) ParentID(ctx context.Context, obj *store.Folder) (*string, error) {
-	return r.visibleParentID(ctx, obj)
+	p, err := auth.Require(ctx)
+	if err != nil || p.IsAdmin || obj.ParentID == nil {
+		return obj.ParentID, err
+	}
+	if _, err := r.loaders(ctx).Folder.Load(ctx, *obj.ParentID); err != nil {
+		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return obj.ParentID, nil
 }
 
 // Parent is the resolver for the parent field.
@@ -32,15 +44,53 @@ func (r *folderResolver) Parent(ctx context.Context, obj *store.Folder) (*store.
 }
 
 func (r *folderResolver) Children(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.FolderConnection, error) {
-	return r.folderChildren(ctx, obj, first, after)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, cursor := 50, ""
+	if first != nil {
+		n = *first
+	}
+	if after != nil {
+		cursor = *after
+	}
+	folders, more, err := r.Store.Subfolders(ctx, p, obj.ID, cursor, n)
+	if err != nil {
+		return nil, err
+	}
+	r.hints(ctx).HintFolders(folders...)
+	c := &model.FolderConnection{Nodes: folders, Edges: make([]*model.FolderEdge, len(folders)),
+		PageInfo: &model.PageInfo{HasNextPage: more}}
+	for i, sub := range folders {
+		c.Edges[i] = &model.FolderEdge{Cursor: store.SubfolderCursor(sub), Node: sub}
+	}
+	if len(folders) > 0 {
+		c.PageInfo.EndCursor = &c.Edges[len(folders)-1].Cursor
+	}
+	return c, nil
 }
 
 func (r *folderResolver) Items(ctx context.Context, obj *store.Folder, first *int, after *string) (*model.ItemConnection, error) {
-	return r.folderItems(ctx, obj, first, after)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q, err := itemQuery(first, after, &model.ItemFilter{FolderID: &obj.ID}, nil)
+	if err != nil {
+		return nil, err
+	}
+	q.Ascending = true
+	return r.itemPage(ctx, p, q)
 }
 
+// Ancestors is the path to the folder's parent, top first.
 func (r *folderResolver) Ancestors(ctx context.Context, obj *store.Folder) ([]*store.PathEntry, error) {
-	return r.folderAncestors(ctx, obj)
+	paths, err := r.loaders(ctx).AncestryOfItem.Load(ctx, obj.ID)
+	if err != nil || len(paths) == 0 {
+		return []*store.PathEntry{}, err
+	}
+	return paths[0], nil
 }
 
 func (r *folderContentResolver) Record(ctx context.Context, obj *model.FolderContent) (loupe.JSON, error) {
@@ -56,7 +106,13 @@ func (r *folderEntryResolver) Item(ctx context.Context, obj *store.FolderEntry) 
 }
 
 func (r *mutationResolver) UpdateFolder(ctx context.Context, input model.UpdateFolderInput) (*store.Folder, error) {
-	return r.updateFolder(ctx, input)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	u := store.FolderUpdate{ID: input.ID, Name: input.Name, Parent: input.Parent, ToTop: input.ToTop != nil && *input.ToTop,
+		Owner: input.Owner, SortKey: input.SortKey, VisibleTo: access(input.VisibleTo), UpdatableBy: access(input.UpdatableBy)}
+	return r.Store.UpdateFolder(ctx, p, u)
 }
 
 func (r *mutationResolver) DeleteFolder(ctx context.Context, input model.ItemIDInput) (*model.DeleteFolderPayload, error) {
@@ -64,7 +120,11 @@ func (r *mutationResolver) DeleteFolder(ctx context.Context, input model.ItemIDI
 }
 
 func (r *mutationResolver) SetFolderMetadata(ctx context.Context, input model.FolderMetadataInput) (*store.Folder, error) {
-	return r.setFolderMetadata(ctx, input)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.SetFolderMetadata(ctx, p, input.ID, input.Metadata.FormID, input.Metadata.FormData)
 }
 
 func (r *mutationResolver) CreateFolderPath(ctx context.Context, input model.FolderPathInput) ([]*store.Folder, error) {
@@ -93,11 +153,77 @@ func (r *queryResolver) Folder(ctx context.Context, id string) (*store.Folder, e
 }
 
 func (r *queryResolver) FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) (*model.FolderContent, error) {
-	return r.folderContent(ctx, folderID, from, size, sort, order, after)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := store.ContentQuery{From: 0, Size: 50, ByName: sort == nil || *sort == model.FolderContentSortName,
+		Desc: order != nil && *order == model.SortOrderDesc}
+	if from != nil {
+		q.From = *from
+	}
+	if size != nil {
+		q.Size = *size
+	}
+	if after != nil && *after != "" {
+		if q.After, err = store.ParseContentCursor(*after); err != nil {
+			return nil, err
+		}
+	}
+	hits, total, next, err := r.Store.FolderContent(ctx, p, folderID, q)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	r.hints(ctx).HintItemIDs(ids...)
+	c := &model.FolderContent{Total: total, Hits: hits, From: q.From}
+	if q.After != nil {
+		c.From = q.After.From
+	}
+	if next != nil {
+		token := next.Token()
+		c.NextToken = &token
+	}
+	return c, nil
 }
 
 func (r *queryResolver) FolderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error) {
-	return r.folderAncestry(ctx, ids)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids = unique(ids)
+	if len(ids) == 0 || len(ids) > store.MaxExternalIDs {
+		return nil, loupe.Invalid("give 1 to %d ids", store.MaxExternalIDs)
+	}
+	paths, err := r.Store.AncestryOfItems(ctx, p, ids)
+	if err != nil {
+		return nil, err
+	}
+	if !p.IsAdmin {
+		// An item the principal may not see has no paths to show.
+		acc, err := r.Store.AccessOf(ctx, p, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, a := range acc {
+			if !a.Visible {
+				delete(paths, id)
+			}
+		}
+	}
+	out := make([]*model.Ancestry, len(ids))
+	for i, id := range ids {
+		ps := paths[id]
+		if ps == nil {
+			ps = [][]*store.PathEntry{}
+		}
+		out[i] = &model.Ancestry{ID: id, Paths: ps}
+	}
+	return out, nil
 }
 
 func (r *Resolver) Folder() graph.FolderResolver { return &folderResolver{r} }

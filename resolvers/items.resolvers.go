@@ -13,6 +13,8 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -20,22 +22,123 @@ func (r *itemResolver) FolderParents(ctx context.Context, obj *store.Item) ([]st
 	return r.visibleFolderParents(ctx, obj.ID, obj.FolderParents())
 }
 
-// Folders is the resolver for the folders field.
+// Folders answers the live folders an item sits in that the principal
+// may see, in folderParents order: its folder ids (kept in position order
+// with its links), read through the Folder loader. A list's items hint
+// their folders (Loaders.HintItems), so one query by primary key answers a
+// whole page — cheaper than gathering the page's links from item_folders
+// (FoldersOfItem, which access checks still use). The item's folders load
+// together: hinting only them would hide a list's forgotten hint.
 func (r *itemResolver) Folders(ctx context.Context, obj *store.Item) ([]*store.Folder, error) {
-	return r.itemFolders(ctx, obj)
+	folders, errs := r.loaders(ctx).Folder.LoadMany(ctx, obj.FolderParentIDs)
+	out := make([]*store.Folder, 0, len(obj.FolderParentIDs))
+	for i, f := range folders {
+		switch err := errs[i]; {
+		case loupe.ErrorKind(err) == loupe.ENOTFOUND:
+			continue // gone to the recycle bin, or not visible: not shown
+		case err != nil:
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
-// Attachments is the resolver for the attachments field.
+// Attachments answers Item.attachments through the batched loader; with
+// fileName, just that attachment (NOT_FOUND when the item has none of that
+// name).
 func (r *itemResolver) Attachments(ctx context.Context, obj *store.Item, fileName *string) ([]*store.Attachment, error) {
-	return r.itemAttachments(ctx, obj, fileName)
+	if !obj.HasAttachments {
+		if fileName != nil {
+			return nil, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentNotFound}
+		}
+		return []*store.Attachment{}, nil
+	}
+	all, err := r.loaders(ctx).AttachmentsOfItem.Load(ctx, obj.ID)
+	if err != nil || fileName == nil {
+		return all, err
+	}
+	for _, a := range all {
+		if a.FileName == *fileName {
+			return []*store.Attachment{a}, nil
+		}
+	}
+	return nil, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentNotFound}
 }
 
+// Comments pages through an item's comments, oldest or newest first. First pages
+// of a list of items go through CommentsOfItem (one query for the list);
+// a page after a cursor is one query of its own.
 func (r *itemResolver) Comments(ctx context.Context, obj *store.Item, first *int, after *string, orderBy *model.CommentOrder) (*model.CommentConnection, error) {
-	return r.itemComments(ctx, obj, first, after, orderBy)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := store.CommentQuery{ItemID: obj.ID, First: store.DefaultCommentPage,
+		NewestFirst: orderBy != nil && *orderBy == model.CommentOrderCreatedDesc}
+	if first != nil {
+		q.First = *first
+	}
+	if after != nil && *after != "" {
+		if q.After, err = decodeCursor(*after); err != nil {
+			return nil, loupe.Invalid("invalid cursor (after / mScrollId)")
+		}
+	}
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	var (
+		page []*store.Comment
+		more bool
+	)
+	if q.After == "" {
+		key := loaders.CommentsKey{ItemID: obj.ID, First: q.First, NewestFirst: q.NewestFirst, Whole: !bareComments(ctx)}
+		if page, err = r.loaders(ctx).CommentsOfItem.Load(ctx, key); err != nil {
+			return nil, err
+		}
+		if more = len(page) > q.First; more {
+			page = page[:q.First]
+		}
+	} else if page, more, err = r.Store.Comments(ctx, p.TenantID, q); err != nil {
+		return nil, err
+	}
+	return commentConnection(page, more), nil
 }
 
+// Relations answers an item's relations in both directions, through
+// RelationsOfItem (one query for a list of items), optionally of one type.
 func (r *itemResolver) Relations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error) {
-	return r.itemRelations(ctx, obj, relationType)
+	if relationType != nil && !store.ValidRelationType(*relationType) {
+		return nil, loupe.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", *relationType)
+	}
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l := r.loaders(ctx)
+	all, err := l.RelationsOfItem.Load(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := []*store.Relation{}
+	for _, rel := range all {
+		if relationType != nil && rel.RelationType != *relationType {
+			continue
+		}
+		if !p.IsAdmin {
+			// Relations to items the principal may not see are not
+			// shown (access control: invisible is missing).
+			a, err := l.Access.Load(ctx, rel.RelatedItemID)
+			if loupe.ErrorKind(err) == loupe.ENOTFOUND || (err == nil && !a.Visible) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, rel)
+	}
+	return out, nil
 }
 
 func (r *itemResolver) TimedMetadata(ctx context.Context, obj *store.Item) ([]*store.TimedMetadata, error) {
@@ -61,16 +164,60 @@ func (r *itemResolver) Ancestry(ctx context.Context, obj *store.Item) ([][]*stor
 	return r.loaders(ctx).AncestryOfItem.Load(ctx, obj.ID)
 }
 
+// Transcript answers Item.transcript: the transcript in languageCode
+// (default: the item's), null when there is none.
 func (r *itemResolver) Transcript(ctx context.Context, obj *store.Item, languageCode *string) (*store.Transcript, error) {
-	return r.itemTranscript(ctx, obj, languageCode)
+	key := loaders.TranscriptKey{ItemID: obj.ID, LanguageCode: obj.LanguageCode, Own: languageCode == nil}
+	if languageCode != nil {
+		key.LanguageCode = *languageCode
+	}
+	lang := key.LanguageCode
+	if !store.ValidTranscriptLanguage(lang) {
+		return nil, loupe.Invalid("languageCode must be a BCP 47 language-region tag such as en-US, got %q", lang)
+	}
+	// Items that never had a transcript (most) cost no query.
+	if obj.TranscriptLastUpdated == nil {
+		return nil, nil
+	}
+	return r.loaders(ctx).TranscriptOfItem.Load(ctx, key)
 }
 
 func (r *itemResolver) Thumbnails(ctx context.Context, obj *store.Item, index *int, size *int) (*model.ThumbnailPage, error) {
-	return r.itemThumbnails(ctx, obj, index, size)
+	i, n := 0, store.DefaultThumbnailPage
+	if index != nil {
+		i = *index
+	}
+	if size != nil {
+		n = *size
+	}
+	if i < 0 {
+		return nil, loupe.Invalid("index must not be negative")
+	}
+	if n < 1 || n > store.MaxThumbnailPage {
+		return nil, loupe.Invalid("size must be between 1 and %d", store.MaxThumbnailPage)
+	}
+	page, err := r.loaders(ctx).ThumbnailsOfItem.Load(ctx, loaders.ThumbnailsKey{ItemID: obj.ID, Index: i, Size: n})
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ThumbnailPage{Thumbnails: page}
+	if len(page) > n {
+		next := i + n
+		out.Thumbnails, out.NextIndex = page[:n], &next
+	}
+	return out, nil
 }
 
+// TimedTranscriptURL answers Item.timedTranscriptUrl: a signed link to the
+// transcript in the item's language, null when there is none. The key comes
+// from the item's own row, so a page of items costs no query for it.
 func (r *itemResolver) TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error) {
-	return r.timedTranscriptURL(ctx, obj)
+	key, ok := store.TranscriptKeys(obj.MediaDoc)[obj.LanguageCode]
+	if !ok || key == "" {
+		return nil, nil
+	}
+	u := r.Blobs.URL("GET", key, time.Now(), blob.LinkValidity)
+	return &u, nil
 }
 
 func (r *itemResolver) Record(ctx context.Context, obj *store.Item, readableFields *bool) (loupe.JSON, error) {
@@ -163,11 +310,31 @@ func (r *mutationResolver) ToggleArchive(ctx context.Context, input model.ItemID
 }
 
 func (r *mutationResolver) UpdateItemMetadata(ctx context.Context, input model.UpdateItemMetadataInput) (*model.UpdateItemMetadataPayload, error) {
-	return r.updateItemMetadata(ctx, input)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	it, err := r.Store.UpdateItemMetadata(ctx, p, store.MetadataUpdate{
+		ItemID: input.ID, FormID: input.MetadataDelta.FormID, FormData: input.MetadataDelta.FormData,
+		RequiredVersion: input.RequiredMetadataVersion,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.UpdateItemMetadataPayload{Item: it}, nil
 }
 
 func (r *mutationResolver) SetCustomIcons(ctx context.Context, input model.SetCustomIconsInput) (*model.SetCustomIconsPayload, error) {
-	return r.setCustomIcons(ctx, input)
+	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	it, err := r.Store.SetCustomIcons(ctx, p.TenantID, input.ItemID, input.CustomIcons, input.Merge != nil && *input.Merge)
+	if err != nil {
+		return nil, err
+	}
+	icons := it.CustomIcons()
+	return &model.SetCustomIconsPayload{CustomIcons: &icons, Item: it}, nil
 }
 
 func (r *mutationResolver) LockUpload(ctx context.Context, input model.LockUploadInput) (*model.UploadLockPayload, error) {
@@ -179,11 +346,29 @@ func (r *mutationResolver) UnlockUpload(ctx context.Context, input model.ItemIDI
 }
 
 func (r *mutationResolver) UpdateMediaUsage(ctx context.Context, input model.UpdateMediaUsageInput) (*model.MediaUsagePayload, error) {
-	return r.updateMediaUsage(ctx, input)
+	p, err := r.onItem(ctx, input.ItemID, false, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	u := store.MediaUsage{LastUsedOn: time.Now().UTC().Truncate(time.Millisecond), LastUsedWorkflow: input.LastUsedWorkflow}
+	if input.LastUsedOn != nil {
+		u.LastUsedOn = *input.LastUsedOn
+	}
+	if err := r.Store.SetMediaUsage(ctx, p.TenantID, input.ItemID, u); err != nil {
+		return nil, err
+	}
+	return &model.MediaUsagePayload{ItemID: input.ItemID, MediaUsage: &u}, nil
 }
 
 func (r *mutationResolver) MigrateMediaLocation(ctx context.Context, input model.MigrateMediaLocationInput) (*model.MigrateMediaLocationPayload, error) {
-	return r.migrateMediaLocation(ctx, input)
+	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.MigrateMediaLocation(ctx, p.TenantID, input.ItemID, input.SourceFileLocation, input.GeneratedContentLocation); err != nil {
+		return nil, err
+	}
+	return &model.MigrateMediaLocationPayload{Message: "Media location migrated.", StatusCode: 200}, nil
 }
 
 // Item is the resolver for the item field.
@@ -216,11 +401,25 @@ func (r *queryResolver) Items(ctx context.Context, first *int, after *string, fi
 }
 
 func (r *queryResolver) ItemsByExternalID(ctx context.Context, externalIds []string) ([]*store.ExternalIDMatch, error) {
-	return r.itemsByExternalID(ctx, externalIds)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.ItemsByExternalIDs(ctx, p, externalIds)
 }
 
+// ItemChanges is the poll of changes: every item modified at or after since,
+// deleted ones included, oldest change first (docs/search.md).
 func (r *queryResolver) ItemChanges(ctx context.Context, since time.Time, first *int, after *string) (*model.ItemConnection, error) {
-	return r.itemChanges(ctx, since, first, after)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q, err := changesQuery(since, first, after)
+	if err != nil {
+		return nil, err
+	}
+	return r.itemPage(ctx, p, q)
 }
 
 func (r *Resolver) Item() graph.ItemResolver { return &itemResolver{r} }

@@ -8,55 +8,164 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 )
 
+// Form is ItemMetadata.form: the form of formId through the
+// request's form loader, nil when the tenant has no such form.
 func (r *itemMetadataResolver) Form(ctx context.Context, obj *store.ItemMetadata) (*mdf.Mdf, error) {
-	return r.metadataForm(ctx, obj)
+	m, err := r.loaders(ctx).Mdf.Load(ctx, obj.FormID)
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+		return nil, nil
+	}
+	return m, err
 }
 
 func (r *mutationResolver) CreateMdf(ctx context.Context, input mdf.MdfInput) (*model.MdfPayload, error) {
-	return r.createMdf(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := strictInput(ctx, "input", &input); err != nil {
+		return nil, err
+	}
+	m, err := r.Store.CreateMdf(ctx, p, &input)
+	if err != nil {
+		return nil, err
+	}
+	return &model.MdfPayload{Mdf: m}, nil
 }
 
 func (r *mutationResolver) UpdateMdf(ctx context.Context, input mdf.MdfInput) (*model.MdfPayload, error) {
-	return r.updateMdf(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := strictInput(ctx, "input", &input); err != nil {
+		return nil, err
+	}
+	m, err := r.Store.UpdateMdf(ctx, p, &input)
+	if err != nil {
+		return nil, err
+	}
+	return &model.MdfPayload{Mdf: m}, nil
 }
 
 func (r *mutationResolver) DeleteMdf(ctx context.Context, input model.DeleteMdfInput) (*model.DeleteMdfPayload, error) {
-	return r.deleteMdf(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.DeleteMdf(ctx, p, input.ID); err != nil {
+		return nil, err
+	}
+	return &model.DeleteMdfPayload{ID: input.ID}, nil
 }
 
 func (r *mutationResolver) CreateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error) {
-	return r.createOptionList(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := strictInput(ctx, "input", &input); err != nil {
+		return nil, err
+	}
+	o, err := r.Store.CreateOptionList(ctx, p, &input)
+	if err != nil {
+		return nil, err
+	}
+	return &model.OptionListPayload{OptionList: o}, nil
 }
 
 func (r *mutationResolver) UpdateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error) {
-	return r.updateOptionList(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := strictInput(ctx, "input", &input); err != nil {
+		return nil, err
+	}
+	o, err := r.Store.UpdateOptionList(ctx, p, &input)
+	if err != nil {
+		return nil, err
+	}
+	return &model.OptionListPayload{OptionList: o}, nil
 }
 
 func (r *mutationResolver) DeleteOptionList(ctx context.Context, input model.DeleteOptionListInput) (*model.DeleteOptionListPayload, error) {
-	return r.deleteOptionList(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.DeleteOptionList(ctx, p, input.ID); err != nil {
+		return nil, err
+	}
+	return &model.DeleteOptionListPayload{ID: input.ID}, nil
 }
 
 func (r *queryResolver) Mdfs(ctx context.Context) (*model.MdfCollection, error) {
-	return r.mdfs(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := r.Store.Mdfs(ctx, p.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	return &model.MdfCollection{Total: len(list), Embedded: &model.MdfEmbedded{Collection: list}}, nil
 }
 
 func (r *queryResolver) Mdf(ctx context.Context, id string) (*mdf.Mdf, error) {
-	return r.mdf(ctx, id)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.Mdf(ctx, p.TenantID, id)
 }
 
 func (r *queryResolver) OptionLists(ctx context.Context) (*model.OptionListCollection, error) {
-	return r.optionLists(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := r.Store.OptionLists(ctx, p.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	return &model.OptionListCollection{Total: len(list), Embedded: &model.OptionListEmbedded{Collection: list}}, nil
 }
 
 func (r *queryResolver) OptionList(ctx context.Context, id string) (*store.OptionList, error) {
-	return r.optionList(ctx, id)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.OptionList(ctx, p.TenantID, id)
 }
 
 func (r *queryResolver) DefinitionChanges(ctx context.Context, subjectID *string, from *int, size *int) (*model.DefinitionChanges, error) {
-	return r.definitionChanges(ctx, subjectID, from, size)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, n := 0, 50
+	if from != nil {
+		f = *from
+	}
+	if size != nil {
+		n = *size
+	}
+	subject := ""
+	if subjectID != nil {
+		subject = *subjectID
+	}
+	hits, total, err := r.Store.DefinitionChanges(ctx, p, subject, f, n)
+	if err != nil {
+		return nil, err
+	}
+	return &model.DefinitionChanges{Total: total, Hits: hits}, nil
 }

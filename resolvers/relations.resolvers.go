@@ -8,21 +8,53 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/store"
 )
 
 func (r *mutationResolver) SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error) {
-	return r.setRelations(ctx, input)
+	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.authorizeAll(ctx, p, input.RelatedItemIds, func(id string) error {
+		return loupe.Invalid("item %s does not exist", id)
+	}); err != nil {
+		return nil, err
+	}
+	rels, err := r.Store.SetRelations(ctx, p, input.ItemID, input.RelationType, input.RelatedItemIds)
+	if err != nil {
+		return nil, err
+	}
+	return r.relationsPayload(ctx, rels), nil
 }
 
 func (r *mutationResolver) DeleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error) {
-	return r.deleteRelation(ctx, input)
+	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	rels, err := r.Store.DeleteRelation(ctx, p, input.ItemID, input.RelationType, input.RelatedItemID)
+	if err != nil {
+		return nil, err
+	}
+	return r.relationsPayload(ctx, rels), nil
 }
 
+// Item is the item at the other end, or null while it is in the
+// recycle bin (the relation stays and comes back with the item).
 func (r *relationResolver) Item(ctx context.Context, obj *store.Relation) (*store.Item, error) {
-	return r.relatedItem(ctx, obj)
+	items := r.loaders(ctx).Item
+	if leanField(ctx) {
+		items = r.loaders(ctx).ItemLean // a lean row serves what is asked
+	}
+	it, err := items.Load(ctx, obj.RelatedItemID)
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+		return nil, nil
+	}
+	return it, err
 }
 
 func (r *Resolver) Relation() graph.RelationResolver { return &relationResolver{r} }

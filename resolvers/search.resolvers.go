@@ -9,8 +9,20 @@ import (
 	"context"
 
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 )
 
+// Search is the full-text search over the tenant's live items.
 func (r *queryResolver) Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error) {
-	return r.search(ctx, searchString, folderID, includeSubfolders, includeFolders, from, itemsPerPage)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := searchQuery(searchString, folderID, includeSubfolders, includeFolders, from, itemsPerPage)
+	total, items, err := r.Store.Search(ctx, p, q)
+	if err != nil {
+		return nil, err
+	}
+	r.hints(ctx).HintItems(items)
+	return &model.SearchResult{Total: total, Embedded: &model.SearchEmbedded{Collection: items}}, nil
 }

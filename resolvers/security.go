@@ -3,7 +3,6 @@ package resolvers
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/graph/scalar"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -24,58 +22,11 @@ const indefinite = "indefinite"
 // maxJwksURL bounds a key set URL (browsers' practical limit).
 const maxJwksURL = 2048
 
-func (r *Resolver) apiKeys(ctx context.Context) ([]*store.APIKey, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return r.Store.APIKeys(ctx, p)
-}
-
 func apiKeyExpiry(k *store.APIKey) string {
 	if k.ExpiresOn == nil {
 		return indefinite
 	}
 	return k.ExpiresOn.UTC().Format(scalar.Layout)
-}
-
-func (r *Resolver) createAPIKey(ctx context.Context, in model.CreateAPIKeyInput) (*store.APIKey, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	create := store.APIKeyInput{Label: in.Label, MaxUnusedDays: in.MaxUnusedDays}
-	if in.ExpiryDate != nil && *in.ExpiryDate != indefinite {
-		t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(*in.ExpiryDate))
-		if err != nil {
-			return nil, loupe.Invalid(`expiryDate must be an RFC 3339 timestamp or "indefinite", got %q`, *in.ExpiryDate)
-		}
-		create.ExpiresOn = &t
-	}
-	k, err := auth.NewKey()
-	if err != nil {
-		return nil, err
-	}
-	return r.Store.CreateAPIKey(ctx, p, create, store.NewKey{ID: k.ID, SecretHash: k.Hash}, k.Header)
-}
-
-func (r *Resolver) deleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return r.Store.DeleteAPIKey(ctx, p, keyID)
-}
-
-func (r *Resolver) securitySettings(ctx context.Context) (*store.SecuritySettings, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !p.IsAdmin {
-		return nil, loupe.Forbidden("only admins read the security settings")
-	}
-	return r.Store.Security(ctx, p.TenantID)
 }
 
 func (r *Resolver) updateSecuritySettings(ctx context.Context, in model.SecuritySettingsInput, given map[string]any) (*store.SecuritySettings, error) {
@@ -111,34 +62,6 @@ func (r *Resolver) updateSecuritySettings(ctx context.Context, in model.Security
 // the spec wants 401 (storage managers).
 func wrongScope() error {
 	return &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
-}
-
-func (r *Resolver) tenantIDs(ctx context.Context) (*model.TenantIds, error) {
-	if _, err := auth.RequireSystem(ctx, loupe.Forbidden("the tenant id list needs the system scope")); err != nil {
-		return nil, err
-	}
-	ids, err := r.Store.TenantIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &model.TenantIds{Ids: ids}, nil
-}
-
-func (r *Resolver) storageManagers(ctx context.Context) ([]*model.StorageManager, error) {
-	if _, err := auth.RequireSystem(ctx, wrongScope()); err != nil {
-		return nil, err
-	}
-	m := &model.StorageManager{ID: "files", Type: "disk", Status: "ok"}
-	c, ok := r.Files.(blob.Checker)
-	switch {
-	case r.Files == nil:
-		m.Status, m.Message = "unavailable", ptr("no file store is configured")
-	case ok:
-		if err := c.Check(ctx); err != nil {
-			m.Status, m.Message = "unavailable", ptr(err.Error())
-		}
-	}
-	return []*model.StorageManager{m}, nil
 }
 
 func ptr[T any](v T) *T { return &v }

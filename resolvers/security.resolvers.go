@@ -7,9 +7,14 @@ package resolvers
 
 import (
 	"context"
+	"strings"
+	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -18,11 +23,31 @@ func (r *apiKeyResolver) ExpiryDate(ctx context.Context, obj *store.APIKey) (str
 }
 
 func (r *mutationResolver) CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error) {
-	return r.createAPIKey(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	create := store.APIKeyInput{Label: input.Label, MaxUnusedDays: input.MaxUnusedDays}
+	if input.ExpiryDate != nil && *input.ExpiryDate != indefinite {
+		t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(*input.ExpiryDate))
+		if err != nil {
+			return nil, loupe.Invalid(`expiryDate must be an RFC 3339 timestamp or "indefinite", got %q`, *input.ExpiryDate)
+		}
+		create.ExpiresOn = &t
+	}
+	k, err := auth.NewKey()
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.CreateAPIKey(ctx, p, create, store.NewKey{ID: k.ID, SecretHash: k.Hash}, k.Header)
 }
 
 func (r *mutationResolver) DeleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error) {
-	return r.deleteAPIKey(ctx, keyID)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.DeleteAPIKey(ctx, p, keyID)
 }
 
 func (r *mutationResolver) UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error) {
@@ -30,19 +55,50 @@ func (r *mutationResolver) UpdateSecuritySettings(ctx context.Context, input mod
 }
 
 func (r *queryResolver) APIKeys(ctx context.Context) ([]*store.APIKey, error) {
-	return r.apiKeys(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.APIKeys(ctx, p)
 }
 
 func (r *queryResolver) SecuritySettings(ctx context.Context) (*store.SecuritySettings, error) {
-	return r.securitySettings(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !p.IsAdmin {
+		return nil, loupe.Forbidden("only admins read the security settings")
+	}
+	return r.Store.Security(ctx, p.TenantID)
 }
 
 func (r *queryResolver) TenantIds(ctx context.Context) (*model.TenantIds, error) {
-	return r.tenantIDs(ctx)
+	if _, err := auth.RequireSystem(ctx, loupe.Forbidden("the tenant id list needs the system scope")); err != nil {
+		return nil, err
+	}
+	ids, err := r.Store.TenantIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &model.TenantIds{Ids: ids}, nil
 }
 
 func (r *queryResolver) StorageManagers(ctx context.Context) ([]*model.StorageManager, error) {
-	return r.storageManagers(ctx)
+	if _, err := auth.RequireSystem(ctx, wrongScope()); err != nil {
+		return nil, err
+	}
+	m := &model.StorageManager{ID: "files", Type: "disk", Status: "ok"}
+	c, ok := r.Files.(blob.Checker)
+	switch {
+	case r.Files == nil:
+		m.Status, m.Message = "unavailable", ptr("no file store is configured")
+	case ok:
+		if err := c.Check(ctx); err != nil {
+			m.Status, m.Message = "unavailable", ptr(err.Error())
+		}
+	}
+	return []*model.StorageManager{m}, nil
 }
 
 func (r *Resolver) ApiKey() graph.ApiKeyResolver { return &apiKeyResolver{r} }

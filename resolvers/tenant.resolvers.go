@@ -7,40 +7,166 @@ package resolvers
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
+// UpdateTenantConfig merges keys into the tenant configuration (admins).
 func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*store.TenantConfig, error) {
-	return r.updateTenantConfig(ctx, input)
+	p, err := adminOnly(ctx, msgConfigAdminOnly)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.UpdateTenantConfig(ctx, p, input)
 }
 
+// SetTranscriptionLanguageSettings replaces the tenant's languages (admins).
 func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error) {
-	return r.setTranscriptionLanguageSettings(ctx, input)
+	p, err := adminOnly(ctx, msgConfigAdminOnly)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]*store.TranscriptionLanguageSetting, len(input))
+	for i, e := range input {
+		list[i] = &store.TranscriptionLanguageSetting{
+			LanguageCode: e.LanguageCode, TranscriptionService: e.TranscriptionService, Label: e.Label,
+		}
+	}
+	return r.Store.SetTranscriptionLanguageSettings(ctx, p, list)
 }
 
+// TenantConfig is the caller's tenant configuration. Every user reads it
+// (frontends need its switches); a non-admin reads secrets masked.
 func (r *queryResolver) TenantConfig(ctx context.Context) (*store.TenantConfig, error) {
-	return r.tenantConfig(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Store.TenantConfig(ctx, p.TenantID)
+	if err != nil || p.IsAdmin {
+		return c, err
+	}
+	return c.Masked(), nil
 }
 
+// TranscriptionLanguageSettings are the tenant's languages (every user).
 func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
-	return r.transcriptionLanguageSettings(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.TranscriptionLanguageSettings(ctx, p.TenantID)
 }
 
+// SystemTranscriptionLanguageSettings are the system's languages (every user).
 func (r *queryResolver) SystemTranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
-	return r.systemTranscriptionLanguageSettings(ctx)
+	if _, err := auth.Require(ctx); err != nil {
+		return nil, err
+	}
+	return store.SystemTranscriptionLanguageSettings(), nil
 }
 
+// Metering is the tenant's metering between two days. tenantIds may name
+// the caller's tenant only: metering of several tenants is the system
+// scope's, which names them (1 to 100).
 func (r *queryResolver) Metering(ctx context.Context, startDay *int, endDay *int, tenantIds []string) (*store.Metering, error) {
-	return r.metering(ctx, startDay, endDay, tenantIds)
+	tenants := tenantIds
+	if p := auth.From(ctx); p != nil && p.System {
+		if len(tenantIds) == 0 || len(tenantIds) > maxMeteredTenants {
+			return nil, loupe.Invalid("the system scope names 1 to %d tenantIds", maxMeteredTenants)
+		}
+		// A tenant named twice, or in two spellings, is metered once.
+		seen := map[string]bool{}
+		tenants = nil
+		for _, id := range tenantIds {
+			if id = strings.ToLower(strings.TrimSpace(id)); !seen[id] {
+				seen[id] = true
+				tenants = append(tenants, id)
+			}
+		}
+	} else {
+		p, err := adminOnly(ctx, msgUsageAdminOnly)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range tenantIds {
+			if !strings.EqualFold(id, p.TenantID) {
+				return nil, loupe.Forbidden("Metering of other tenants needs the system scope.")
+			}
+		}
+		tenants = []string{p.TenantID}
+	}
+	now := time.Now()
+	first, last, err := store.MeteringPeriod(int64Of(startDay), int64Of(endDay), now)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.Metering(ctx, tenants, first, last, now)
 }
 
+// Stats are the tenant's counters over a range.
 func (r *queryResolver) Stats(ctx context.Context, dateRange *model.StatsDateRange) (*model.Stats, error) {
-	return r.stats(ctx, dateRange)
+	p, err := adminOnly(ctx, msgUsageAdminOnly)
+	if err != nil {
+		return nil, err
+	}
+	rng := model.StatsDateRangeAll
+	if dateRange != nil {
+		rng = *dateRange
+	}
+	counters, err := r.Store.Stats(ctx, []string{p.TenantID}, statsSince(rng, time.Now()))
+	if err != nil {
+		return nil, err
+	}
+	counts := make(map[string]any, len(counters))
+	for _, c := range counters {
+		entry := map[string]any{"sum": c.Sum}
+		if c.MaxHourly != nil {
+			entry["maxHourly"] = c.MaxHourly
+		}
+		counts[c.Name] = entry
+	}
+	return &model.Stats{Counts: loupe.JSONOf(counts), Counters: counters, DateRange: rng}, nil
 }
 
+// SystemActivity is a page of the tenant's activity, hour by hour.
 func (r *queryResolver) SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error) {
-	return r.systemActivity(ctx, first, after, filter)
+	p, err := adminOnly(ctx, msgUsageAdminOnly)
+	if err != nil {
+		return nil, err
+	}
+	q := store.ActivityQuery{First: store.DefaultActivityPage}
+	if first != nil {
+		q.First = *first
+	}
+	if after != nil && *after != "" {
+		if q.AfterHour, q.AfterType, err = decodeActivityCursor(*after); err != nil {
+			return nil, err
+		}
+	}
+	if filter != nil {
+		q.Types = filter.Types
+		if filter.Since != nil {
+			q.Since = *filter.Since
+		}
+		if filter.Until != nil {
+			q.Until = *filter.Until
+		}
+	}
+	events, more, err := r.Store.SystemActivity(ctx, p.TenantID, q)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.SystemActivity{Events: events}
+	if more {
+		last := events[len(events)-1]
+		token := encodeActivityCursor(last.StartTime, last.Type)
+		out.NextToken = &token
+	}
+	return out, nil
 }

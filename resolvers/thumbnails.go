@@ -1,87 +1,14 @@
 package resolvers
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/loaders"
-	"github.com/loupe-mam/loupe/store"
 )
-
-func (r *Resolver) createThumbnail(ctx context.Context, input model.CreateThumbnailInput) (*model.CreateThumbnailPayload, error) {
-	p, err := r.onItem(ctx, input.ItemID, true, loupe.NotFound())
-	if err != nil {
-		return nil, err
-	}
-	key := itemFilesPrefix(p.TenantID, input.ItemID) + "thumbnails/" +
-		strconv.Itoa(input.PositionMs) + "-" + uuid.NewString()
-	th, oldKey, err := r.Store.CreateThumbnail(ctx, p.TenantID, input.ItemID, int64(input.PositionMs), input.Width, input.Height, key)
-	if err != nil {
-		return nil, err
-	}
-	r.deleteFile(ctx, oldKey)
-	return &model.CreateThumbnailPayload{
-		UploadURL: r.Blobs.URL("PUT", key, time.Now(), blob.LinkValidity),
-		Thumbnail: th,
-	}, nil
-}
-
-func (r *Resolver) itemThumbnails(ctx context.Context, obj *store.Item, index, size *int) (*model.ThumbnailPage, error) {
-	i, n := 0, store.DefaultThumbnailPage
-	if index != nil {
-		i = *index
-	}
-	if size != nil {
-		n = *size
-	}
-	if i < 0 {
-		return nil, loupe.Invalid("index must not be negative")
-	}
-	if n < 1 || n > store.MaxThumbnailPage {
-		return nil, loupe.Invalid("size must be between 1 and %d", store.MaxThumbnailPage)
-	}
-	page, err := r.loaders(ctx).ThumbnailsOfItem.Load(ctx, loaders.ThumbnailsKey{ItemID: obj.ID, Index: i, Size: n})
-	if err != nil {
-		return nil, err
-	}
-	out := &model.ThumbnailPage{Thumbnails: page}
-	if len(page) > n {
-		next := i + n
-		out.Thumbnails, out.NextIndex = page[:n], &next
-	}
-	return out, nil
-}
-
-func (r *Resolver) thumbnailAt(ctx context.Context, itemID, position string) (*store.Thumbnail, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	pos, err := parsePosition(position)
-	if err != nil {
-		return nil, err
-	}
-	it, err := r.loaders(ctx).Item.Load(ctx, itemID)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := pos.ms(frameRate(it.TechnicalMetadata))
-	if err != nil {
-		return nil, err
-	}
-	return r.Store.NearestThumbnail(ctx, p.TenantID, itemID, ms)
-}
 
 // A time position as a client writes it: seconds ("12.5") or a timecode
 // ("HH:MM:SS:FF", or with ';' before the frames as drop-frame timecodes are

@@ -15,12 +15,29 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
+// UpdateUserSettings merges settings into the caller's own settings.
 func (r *mutationResolver) UpdateUserSettings(ctx context.Context, input loupe.JSON) (*store.UserSettings, error) {
-	return r.updateUserSettings(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.UpdateUserSettings(ctx, p, input)
 }
 
+// CreatePerson makes an item of itemType person.
 func (r *mutationResolver) CreatePerson(ctx context.Context, input model.CreatePersonInput) (*store.Person, error) {
-	return r.createPerson(ctx, input)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.authorizeAll(ctx, p, input.ImageIds, func(id string) error {
+		return loupe.Invalid("imageIds: item %s does not exist", id)
+	}); err != nil {
+		return nil, err
+	}
+	return r.Store.CreatePerson(ctx, p, store.NewPerson{
+		Name: input.Name, Description: input.Description, ImageIDs: input.ImageIds,
+	})
 }
 
 // Viewer is the resolver for the viewer field.
@@ -36,12 +53,33 @@ func (r *queryResolver) Viewer(ctx context.Context) (*model.Viewer, error) {
 	return &model.Viewer{ID: p.UserID, Email: p.Email, TenantID: p.TenantID, IsAdmin: p.IsAdmin, Groups: groups}, nil
 }
 
+// UserStatus reads the caller's users row. Authentication already refuses a
+// deactivated user's key, so a caller that gets here reads false unless the
+// user was deactivated during the request.
 func (r *queryResolver) UserStatus(ctx context.Context) (*model.UserStatus, error) {
-	return r.userStatus(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deactivated, err := r.Store.UserDeactivated(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if deactivated {
+		// Deactivated since the key was cached (the cache hears of it a
+		// moment later): the row says the key no longer authenticates.
+		return nil, &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
+	}
+	return &model.UserStatus{IsDeactivated: false}, nil
 }
 
+// Settings are the caller's own settings (Viewer.settings).
 func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*store.UserSettings, error) {
-	return r.userSettings(ctx)
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.UserSettings(ctx, p)
 }
 
 func (r *viewerResolver) Bookmarks(ctx context.Context, obj *model.Viewer) ([]*store.Bookmark, error) {
