@@ -3,7 +3,8 @@ package main
 // record is one generated record writer. Everything about its fields comes
 // from its fragment; this says only where the writer plugs in.
 type record struct {
-	// Fragment names the fragment in rest/operations/*.graphql.
+	// Fragment names the fragment: in rest/operations/*.graphql when a REST
+	// operation selects it, else in resolvers/records.graphql.
 	Fragment string
 	// Func is the writer: a method of *Resolver taking ctx, the object
 	// (Obj, of the fragment's type) and Vars, answering the record.
