@@ -5,6 +5,7 @@ package resolvers
 import (
 	"context"
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -135,6 +136,45 @@ func (r *Resolver) itemRecord(ctx context.Context, it *store.Item, readable *boo
 	w = w.key("uploadLockOwnerInstanceId", false).optStr(it.UploadLockOwnerInstanceID)
 	w = w.key("uploadProgressInfo", false).raw(it.UploadProgressInfo)
 	w = w.key("uploadRequestedAt", false).optTime(it.UploadRequestedAt)
+	w = append(w, '}')
+	return loupe.JSON(w), nil
+}
+
+// folderContentRecord writes a page of spec 2.10's folder content (FolderContent.record, REST GET /api/v1/folders/{folderId}/content).
+// Its fields are the FolderContentRecord fragment's, in its order, answered as gqlgen
+// answers them (resolvers/internal/recordgen).
+func (r *Resolver) folderContentRecord(ctx context.Context, c *model.FolderContent) (loupe.JSON, error) {
+	folderEntryR := r.FolderEntry()
+	w := make(jsonw, 0, 256+len(c.Hits)*320)
+	w = w.key("total", true).int(c.Total)
+	w = append(w.key("hits", false), '[')
+	for i, hit := range c.Hits {
+		if i > 0 {
+			w = append(w, ',')
+		}
+		w = w.key("id", true).str(hit.ID)
+		w = w.key("owner", false).str(hit.Owner)
+		folderParents, err := folderEntryR.FolderParents(ctx, hit)
+		if err != nil {
+			return nil, err
+		}
+		w = w.key("folderParents", false).strs(folderParents)
+		w = w.key("itemType", false).str(hit.ItemType)
+		w = w.key("name", false).str(hit.Name)
+		w = w.key("createdOn", false).time(hit.CreatedOn)
+		w = w.key("visibleTo", false)
+		w = w.key("level", true).str(string(hit.VisibleTo.Level))
+		w = w.key("groups", false).strs(hit.VisibleTo.Groups)
+		w = append(w, '}')
+		w = w.key("updatableBy", false)
+		w = w.key("level", true).str(string(hit.UpdatableBy.Level))
+		w = w.key("groups", false).strs(hit.UpdatableBy.Groups)
+		w = append(w, '}')
+		w = append(w, '}')
+	}
+	w = append(w, ']')
+	w = w.key("from", false).int(c.From)
+	w = w.key("nextToken", false).optStr(c.NextToken)
 	w = append(w, '}')
 	return loupe.JSON(w), nil
 }

@@ -29,4 +29,10 @@ var records = []record{{
 	Vars:     []variable{{"readable", "*bool"}},
 	Cap:      "2048+len(it.MetadataFormData)+len(it.MediaDoc)+len(it.TechnicalMetadata)",
 	Doc:      "itemRecord writes spec 2.2's item record (Item.record, REST GET /api/v1/items/{id}).",
+}, {
+	Fragment: "FolderContentRecord",
+	Func:     "folderContentRecord",
+	Obj:      "c",
+	Cap:      "256+len(c.Hits)*320",
+	Doc:      "folderContentRecord writes a page of spec 2.10's folder content (FolderContent.record, REST GET /api/v1/folders/{folderId}/content).",
 }}
