@@ -3,6 +3,7 @@ package resolvers_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,8 +12,9 @@ import (
 	"github.com/loupe-mam/loupe/rest"
 )
 
-// Item.record (resolvers/item_record.go) is written by hand for speed; it
-// must answer exactly what the ItemRecord fragment's fields answer — the
+// Item.record (records_gen.go, generated from the ItemRecord fragment of
+// rest/operations/items.graphql) must answer exactly what the fragment's
+// fields answer — the
 // same keys in the same order with the same values — for items in every
 // state: bare, and with every field set; with form data by id and by label;
 // for an admin and for a user who cannot see one of the item's folders.
@@ -22,12 +24,10 @@ func TestItemRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
 	bare, full, open := recordItems(t, api, a)
 	viewer := a.User(t, "viewer@a.test", nil, false)
 
-	frag := rest.Document[strings.Index(rest.Document, "fragment ItemRecord on Item"):]
-	frag = frag[:strings.Index(frag, "\n}\n")+3]
 	query := `query($id: ID!, $readable: Boolean = false) {
 	  fields: item(id: $id) { ...ItemRecord }
 	  record: item(id: $id) { record(readableFields: $readable) } }
-	` + frag
+	` + fragment(t, rest.Document, "ItemRecord")
 	cases := []struct {
 		name     string
 		client   *loupetest.Client
@@ -68,8 +68,9 @@ func TestItemRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
 	}
 }
 
-// FolderContent.record (resolvers/folder_content_record.go) answers what
-// the page's fields answer: for an admin and for a user who cannot see a
+// FolderContent.record (records_gen.go, generated from the
+// FolderContentRecord fragment of records.graphql) answers what the
+// fragment's fields answer: for an admin and for a user who cannot see a
 // subfolder nor one of an item's other folders, on a first page (with a
 // nextToken), a continued one and the last one.
 func TestFolderContentRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
@@ -88,10 +89,14 @@ func TestFolderContentRecordAnswersWhatItsFieldsAnswer(t *testing.T) {
 		createItem(t, a, map[string]any{"title": title, "itemType": "video", "folderParents": parents})
 	}
 	viewer := a.User(t, "viewer@a.test", nil, false)
-	const query = `query($f: ID!, $after: String, $sort: FolderContentSort) {
-	  fields: folderContent(folderId: $f, size: 2, after: $after, sort: $sort) {
-	    total hits { id owner folderParents itemType name createdOn visibleTo { level groups } updatableBy { level groups } } from nextToken }
-	  record: folderContent(folderId: $f, size: 2, after: $after, sort: $sort) { record } }`
+	records, err := os.ReadFile("records.graphql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := `query($f: ID!, $after: String, $sort: FolderContentSort) {
+	  fields: folderContent(folderId: $f, size: 2, after: $after, sort: $sort) { ...FolderContentRecord }
+	  record: folderContent(folderId: $f, size: 2, after: $after, sort: $sort) { record } }
+	` + fragment(t, string(records), "FolderContentRecord")
 	for _, c := range []struct {
 		name   string
 		client *loupetest.Client
@@ -174,6 +179,22 @@ func recordItems(t *testing.T, api *loupetest.API, a *loupetest.Client) (bare, f
 		t.Fatal(err)
 	}
 	return bare, full, open
+}
+
+// fragment is the text of fragment name in doc, through the brace closing
+// it at the start of a line.
+func fragment(t *testing.T, doc, name string) string {
+	t.Helper()
+	i := strings.Index(doc, "fragment "+name+" on ")
+	if i < 0 {
+		t.Fatalf("no fragment %s", name)
+	}
+	frag := doc[i:]
+	end := strings.Index(frag, "\n}\n")
+	if end < 0 {
+		t.Fatalf("fragment %s: no closing brace at the start of a line", name)
+	}
+	return frag[:end+3]
 }
 
 func keys(t *testing.T, raw json.RawMessage) []string {

@@ -15,9 +15,8 @@ import (
 // on the 75 fields of an item record, most of a folder content page's on
 // its 50 × 16 — and these fields are plain values. A record is written
 // with jsonw from the same objects and the same field resolvers —
-// generated from its stored fragment (records.go), or by hand
-// (folder_content_record.go) — and a test per record holds it equal, key
-// for key and in order, to the fields it stands for.
+// generated from its fragment (records.go) — and a test per record holds
+// it equal, key for key and in order, to the fields it stands for.
 //
 // jsonw appends JSON as gqlgen writes it (encoding/json's reflection cost
 // a folder content page 65 µs where this costs 16).

@@ -1,13 +1,16 @@
 // Command recordgen writes resolvers/records_gen.go: the REST records that
 // are written as one JSON value for speed (resolvers/jsonw.go says why),
-// generated from the stored fragments of rest/operations/*.graphql, so that
-// the fragment is the only list of a record's fields.
+// generated from fragments, so that the fragment is the only list of a
+// record's fields: the stored fragments of rest/operations/*.graphql, and
+// those of resolvers/records.graphql — records whose fragment no REST
+// operation selects (an unused fragment fails validation of the combined
+// REST document), validated against the schema here.
 //
 // Each fragment field is written from what gqlgen answers it with, found
 // the way gqlgen binds it: the object's resolver method when the generated
 // <Object>Resolver interface (graph/*.generated.go) has one, else a method,
 // else a field of the Go value, matched by name ignoring case. The JSON
-// writer follows from the Go type (write.go). A field it cannot map — an
+// writer follows from the Go type (writer, generate.go). A field it cannot map — an
 // argument with a default, a spread, a Go type it has no writer for — is an
 // error naming the field: go generate fails instead of writing a record
 // that differs from the fragment.

@@ -69,3 +69,44 @@ func TestUnmappableFieldsFail(t *testing.T) {
 		}
 	}
 }
+
+// The records-only fragments are validated against the schema (every rule
+// but the one refusing unused fragments) and hold fragments only.
+func TestRecordFragmentsAreValidated(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, frags, err := loadGraphQL(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frags.ForName("FolderContentRecord") == nil || frags.ForName("ItemRecord") == nil {
+		t.Fatal("the fragments of both files are not all loaded")
+	}
+	cases := []struct{ src, err string }{
+		{`fragment F on FolderContent { total nope }`, `Cannot query field "nope" on type "FolderContent"`},
+		{`fragment F on FolderContent { hits }`, `must have a selection of subfields`},
+		{`fragment F on Nothing { id }`, `Unknown type "Nothing"`},
+		{`fragment F on FolderContent { total } fragment F on FolderContent { from }`, `There can be only one fragment named "F"`},
+		{`query Q { viewer { id } }`, `fragments only`},
+	}
+	for _, c := range cases {
+		file := filepath.Join(t.TempDir(), "records.graphql")
+		if err := os.WriteFile(file, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadRecordFragments(schema, file)
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want one saying %q", c.src, err, c.err)
+		}
+	}
+	// An unused fragment alone is fine.
+	file := filepath.Join(t.TempDir(), "records.graphql")
+	if err := os.WriteFile(file, []byte(`fragment F on FolderContent { total }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := loadRecordFragments(schema, file); err != nil || fs.ForName("F") == nil {
+		t.Fatalf("an unused fragment: %v, %v", fs, err)
+	}
+}

@@ -3,7 +3,8 @@ package main
 // record is one generated record writer. Everything about its fields comes
 // from its fragment; this says only where the writer plugs in.
 type record struct {
-	// Fragment names the fragment in rest/operations/*.graphql.
+	// Fragment names the fragment: in rest/operations/*.graphql when a REST
+	// operation selects it, else in resolvers/records.graphql.
 	Fragment string
 	// Func is the writer: a method of *Resolver taking ctx, the object
 	// (Obj, of the fragment's type) and Vars, answering the record.
@@ -28,4 +29,10 @@ var records = []record{{
 	Vars:     []variable{{"readable", "*bool"}},
 	Cap:      "2048+len(it.MetadataFormData)+len(it.MediaDoc)+len(it.TechnicalMetadata)",
 	Doc:      "itemRecord writes spec 2.2's item record (Item.record, REST GET /api/v1/items/{id}).",
+}, {
+	Fragment: "FolderContentRecord",
+	Func:     "folderContentRecord",
+	Obj:      "c",
+	Cap:      "256+len(c.Hits)*320",
+	Doc:      "folderContentRecord writes a page of spec 2.10's folder content (FolderContent.record, REST GET /api/v1/folders/{folderId}/content).",
 }}
