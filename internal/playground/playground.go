@@ -32,8 +32,12 @@ const csp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inl
 
 // Handler serves the page at Path and its files at Path/<name>; any other
 // name under Path is not found. It holds no data: it needs no
-// authentication (the page's requests to /graphql carry the key).
-func Handler() http.Handler { return loaded() }
+// authentication (the page's requests to /graphql carry the key). The
+// files are indexed and compressed on the first request, not at start: a
+// server nobody opens the playground on never pays for them.
+func Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { loaded().ServeHTTP(w, r) })
+}
 
 // loaded builds the page and indexes the files once, on first use.
 var loaded = sync.OnceValue(func() *handler {
