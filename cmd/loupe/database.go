@@ -26,7 +26,7 @@ func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, clo
 	dbURL = c.DatabaseURL
 	stop := func() {}
 	if dbURL == "" {
-		cl, err := startEmbedded(ctx, c)
+		cl, toolLog, err := startEmbedded(ctx, c)
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -34,6 +34,7 @@ func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, clo
 			if err := cl.Stop(); err != nil {
 				slog.Error("stopping the embedded Postgres cluster", "err", err)
 			}
+			toolLog.Close()
 		}
 		if err := cl.EnsureDatabase(ctx, "loupe"); err != nil {
 			stop()
@@ -55,35 +56,37 @@ func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, clo
 }
 
 // startEmbedded starts (first making) the embedded cluster. What initdb and
-// pg_ctl print goes to a log file beside the data directory; the console
-// gets one line saying where the data lives.
-func startEmbedded(ctx context.Context, c config) (*pgcluster.Cluster, error) {
+// pg_ctl print goes to a log file beside the data directory, kept open
+// until the cluster is stopped (pg_ctl stop writes to it too: closed, its
+// writes would end in SIGPIPE); the console gets one line saying where the
+// data lives.
+func startEmbedded(ctx context.Context, c config) (*pgcluster.Cluster, *os.File, error) {
 	if err := os.MkdirAll(c.DataDir, 0o755); err != nil { // blob.key, blobs
-		return nil, err
+		return nil, nil, err
 	}
 	dir, err := embeddedPGDir(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	toolLog := filepath.Join(filepath.Dir(dir), "pg-tools.log")
 	logf, err := os.OpenFile(toolLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer logf.Close()
 	cl, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Port: c.PGPort, Log: logf})
 	if err != nil {
-		return nil, fmt.Errorf("embedded Postgres (log: %s): %w", toolLog, err)
+		logf.Close()
+		return nil, nil, fmt.Errorf("embedded Postgres (log: %s): %w", toolLog, err)
 	}
 	msg := "embedded Postgres started"
 	if cl.Created() {
 		msg = "embedded Postgres: new cluster made"
 	}
 	slog.Info(msg, "dir", cl.Dir(), "port", cl.Port(), "log", cl.LogFile())
-	return cl, nil
+	return cl, logf, nil
 }
 
 // fallbackPGRoot holds the embedded clusters of a root-run loupe whose data

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/pgcluster"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
 
@@ -136,5 +141,78 @@ func TestServeStartsAndShutsDown(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop after the signal")
+	}
+}
+
+// TestServeEmbedded runs `loupe serve` with no DATABASE_URL, as `make run`
+// does: it makes its own cluster, serves, and on the signal stops that
+// cluster without an error (pg_ctl stop writes to the tool log, which must
+// still be open then), twice: the second start reuses the data.
+func TestServeEmbedded(t *testing.T) {
+	if _, err := pgcluster.FindBinDir(); err != nil {
+		t.Skip(err)
+	}
+	parent, err := pgcluster.MkdirTemp("loupe-serve-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("LOUPE_DATA_DIR", filepath.Join(parent, "a checkout", ".loupe"))
+	t.Setenv("LOUPE_PG_PORT", strconv.Itoa(freePort(t)))
+	var logs bytes.Buffer
+	saved := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(saved) })
+
+	for round, want := range []string{"embedded Postgres: new cluster made", "embedded Postgres started"} {
+		addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+		t.Setenv("LOUPE_ADDR", addr)
+		ctx, cancel := context.WithCancel(context.Background())
+		exited := make(chan int)
+		go func() { code, _ := runCaptured(t, ctx, "serve"); exited <- code }()
+		waitReady(t, "http://"+addr)
+		cancel()
+		if code := <-exited; code != 0 {
+			t.Fatalf("round %d: serve exited %d\n%s", round, code, logs.String())
+		}
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("round %d: no %q in the log:\n%s", round, want, logs.String())
+		}
+		if strings.Contains(logs.String(), `"level":"ERROR"`) {
+			t.Fatalf("round %d: errors in the log:\n%s", round, logs.String())
+		}
+		if _, err := os.Stat(filepath.Join(parent, "a checkout", ".loupe", "pg", "postmaster.pid")); !os.IsNotExist(err) {
+			t.Fatalf("round %d: the cluster still runs (%v)", round, err)
+		}
+		logs.Reset()
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitReady(t *testing.T, base string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not ready: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
