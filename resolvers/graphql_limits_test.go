@@ -317,7 +317,7 @@ func TestBodyLimit(t *testing.T) {
 			}
 			if status != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), tooLarge) {
 				t.Fatalf("a %d-byte body (limit %d, chunked %v) answered %d %s; want 413 %q. "+
-					"(Without a Content-Length, limitBody in internal/app/middleware.go leaves the cap to "+
+					"(Without a Content-Length, limitBody in server/middleware.go leaves the cap to "+
 					"http.MaxBytesReader, whose error gqlgen's POST transport reports as a BAD_USER_INPUT "+
 					"\"could not read request body\" with status 200; REST maps the same error to 413 in rest/bind.go.)",
 					c.size, limit, c.chunked, status, body, tooLarge)

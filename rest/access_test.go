@@ -18,7 +18,7 @@ import (
 // owner, another tenant's admin) × targets (folders with different rules,
 // items in them) × operations.
 //
-// The folders and items of the fixture: internal/loupetest/access.go.
+// The folders and items of the fixture: internal/testkit/loupetest/access.go.
 //
 // Invisible answers exactly like missing: the same request with a random
 // missing id answers the same status and body (the id swapped). Visible but
