@@ -876,8 +876,8 @@ func (ec *executionContext) fieldContext_UserRef_id(_ context.Context, field gra
 
 // region    **************************** input.gotpl *****************************
 
-func (ec *executionContext) unmarshalInputApproximateSecondInput(ctx context.Context, obj any) (store.ApproximateSecondInput, error) {
-	var it store.ApproximateSecondInput
+func (ec *executionContext) unmarshalInputApproximateSecondInput(ctx context.Context, obj any) (loupe.ApproximateSecondInput, error) {
+	var it loupe.ApproximateSecondInput
 	if obj == nil {
 		return it, nil
 	}
@@ -906,8 +906,8 @@ func (ec *executionContext) unmarshalInputApproximateSecondInput(ctx context.Con
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputCommentContextInput(ctx context.Context, obj any) (store.CommentContextInput, error) {
-	var it store.CommentContextInput
+func (ec *executionContext) unmarshalInputCommentContextInput(ctx context.Context, obj any) (loupe.CommentContextInput, error) {
+	var it loupe.CommentContextInput
 	if obj == nil {
 		return it, nil
 	}
@@ -937,14 +937,14 @@ func (ec *executionContext) unmarshalInputCommentContextInput(ctx context.Contex
 			it.Type = data
 		case "startSecond":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startSecond"))
-			data, err := ec.unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecondInput(ctx, v)
+			data, err := ec.unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐApproximateSecondInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StartSecond = data
 		case "endSecond":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endSecond"))
-			data, err := ec.unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecondInput(ctx, v)
+			data, err := ec.unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐApproximateSecondInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -984,8 +984,8 @@ func (ec *executionContext) unmarshalInputCommentIdInput(ctx context.Context, ob
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context, obj any) (store.CreateCommentInput, error) {
-	var it store.CreateCommentInput
+func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context, obj any) (loupe.CreateCommentInput, error) {
+	var it loupe.CreateCommentInput
 	if obj == nil {
 		return it, nil
 	}
@@ -1032,14 +1032,14 @@ func (ec *executionContext) unmarshalInputCreateCommentInput(ctx context.Context
 			it.ParentID = data
 		case "context":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("context"))
-			data, err := ec.unmarshalOCommentContextInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentContextInput(ctx, v)
+			data, err := ec.unmarshalOCommentContextInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐCommentContextInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Context = data
 		case "assignee":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignee"))
-			data, err := ec.unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRefInput(ctx, v)
+			data, err := ec.unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐUserRefInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -1097,8 +1097,8 @@ func (ec *executionContext) unmarshalInputReactToCommentInput(ctx context.Contex
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context, obj any) (store.UpdateCommentInput, error) {
-	var it store.UpdateCommentInput
+func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context, obj any) (loupe.UpdateCommentInput, error) {
+	var it loupe.UpdateCommentInput
 	if obj == nil {
 		return it, nil
 	}
@@ -1138,7 +1138,7 @@ func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context
 			it.Resolved = data
 		case "assignee":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignee"))
-			data, err := ec.unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRefInput(ctx, v)
+			data, err := ec.unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐUserRefInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -1155,8 +1155,8 @@ func (ec *executionContext) unmarshalInputUpdateCommentInput(ctx context.Context
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputUserRefInput(ctx context.Context, obj any) (store.UserRefInput, error) {
-	var it store.UserRefInput
+func (ec *executionContext) unmarshalInputUserRefInput(ctx context.Context, obj any) (loupe.UserRefInput, error) {
+	var it loupe.UserRefInput
 	if obj == nil {
 		return it, nil
 	}
@@ -1610,7 +1610,7 @@ func (ec *executionContext) marshalNApproximateSecond2githubᚗcomᚋloupeᚑmam
 	return ec._ApproximateSecond(ctx, sel, &v)
 }
 
-func (ec *executionContext) unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐApproximateSecondInput(ctx context.Context, v any) (store.ApproximateSecondInput, error) {
+func (ec *executionContext) unmarshalNApproximateSecondInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐApproximateSecondInput(ctx context.Context, v any) (loupe.ApproximateSecondInput, error) {
 	res, err := ec.unmarshalInputApproximateSecondInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -1700,7 +1700,7 @@ func (ec *executionContext) marshalNCommentType2githubᚗcomᚋloupeᚑmamᚋlou
 	return v
 }
 
-func (ec *executionContext) unmarshalNCreateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateCommentInput(ctx context.Context, v any) (store.CreateCommentInput, error) {
+func (ec *executionContext) unmarshalNCreateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐCreateCommentInput(ctx context.Context, v any) (loupe.CreateCommentInput, error) {
 	res, err := ec.unmarshalInputCreateCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -1730,7 +1730,7 @@ func (ec *executionContext) marshalNReaction2ᚕgithubᚗcomᚋloupeᚑmamᚋlou
 	return ret
 }
 
-func (ec *executionContext) unmarshalNUpdateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateCommentInput(ctx context.Context, v any) (store.UpdateCommentInput, error) {
+func (ec *executionContext) unmarshalNUpdateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐUpdateCommentInput(ctx context.Context, v any) (loupe.UpdateCommentInput, error) {
 	res, err := ec.unmarshalInputUpdateCommentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -1746,7 +1746,7 @@ func (ec *executionContext) marshalOCommentContext2ᚖgithubᚗcomᚋloupeᚑmam
 	return ec._CommentContext(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOCommentContextInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCommentContextInput(ctx context.Context, v any) (*store.CommentContextInput, error) {
+func (ec *executionContext) unmarshalOCommentContextInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐCommentContextInput(ctx context.Context, v any) (*loupe.CommentContextInput, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -1793,7 +1793,7 @@ func (ec *executionContext) marshalOUserRef2ᚖgithubᚗcomᚋloupeᚑmamᚋloup
 	return ec._UserRef(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserRefInput(ctx context.Context, v any) (*store.UserRefInput, error) {
+func (ec *executionContext) unmarshalOUserRefInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐUserRefInput(ctx context.Context, v any) (*loupe.UserRefInput, error) {
 	if v == nil {
 		return nil, nil
 	}

@@ -1187,8 +1187,8 @@ func (ec *executionContext) fieldContext_VersionsPayload_versions(_ context.Cont
 
 // region    **************************** input.gotpl *****************************
 
-func (ec *executionContext) unmarshalInputCreateAttachmentInput(ctx context.Context, obj any) (store.CreateAttachmentInput, error) {
-	var it store.CreateAttachmentInput
+func (ec *executionContext) unmarshalInputCreateAttachmentInput(ctx context.Context, obj any) (loupe.CreateAttachmentInput, error) {
+	var it loupe.CreateAttachmentInput
 	if obj == nil {
 		return it, nil
 	}
@@ -1384,8 +1384,8 @@ func (ec *executionContext) unmarshalInputRenameVersionInput(ctx context.Context
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputTimedMetadataInput(ctx context.Context, obj any) (store.TimedMetadataInput, error) {
-	var it store.TimedMetadataInput
+func (ec *executionContext) unmarshalInputTimedMetadataInput(ctx context.Context, obj any) (loupe.TimedMetadataInput, error) {
+	var it loupe.TimedMetadataInput
 	if obj == nil {
 		return it, nil
 	}
@@ -1425,7 +1425,7 @@ func (ec *executionContext) unmarshalInputTimedMetadataInput(ctx context.Context
 			it.EndMs = data
 		case "data":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("data"))
-			data, err := ec.unmarshalNItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx, v)
+			data, err := ec.unmarshalNItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐItemMetadataInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -1479,8 +1479,8 @@ func (ec *executionContext) unmarshalInputTranscriptSegmentInput(ctx context.Con
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputUpdateAttachmentInput(ctx context.Context, obj any) (store.UpdateAttachmentInput, error) {
-	var it store.UpdateAttachmentInput
+func (ec *executionContext) unmarshalInputUpdateAttachmentInput(ctx context.Context, obj any) (loupe.UpdateAttachmentInput, error) {
+	var it loupe.UpdateAttachmentInput
 	if obj == nil {
 		return it, nil
 	}
@@ -1578,7 +1578,7 @@ func (ec *executionContext) unmarshalInputUpdateTimedMetadataInput(ctx context.C
 			it.ItemID = data
 		case "upsert":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("upsert"))
-			data, err := ec.unmarshalOTimedMetadataInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInputᚄ(ctx, v)
+			data, err := ec.unmarshalOTimedMetadataInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTimedMetadataInputᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -2490,7 +2490,7 @@ func (ec *executionContext) marshalNAttachmentsPrecheck2ᚖgithubᚗcomᚋloupe�
 	return ec._AttachmentsPrecheck(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNCreateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateAttachmentInput(ctx context.Context, v any) (store.CreateAttachmentInput, error) {
+func (ec *executionContext) unmarshalNCreateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐCreateAttachmentInput(ctx context.Context, v any) (loupe.CreateAttachmentInput, error) {
 	res, err := ec.unmarshalInputCreateAttachmentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -2652,7 +2652,7 @@ func (ec *executionContext) marshalNTimedMetadata2ᚖgithubᚗcomᚋloupeᚑmam�
 	return ec._TimedMetadata(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNTimedMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInput(ctx context.Context, v any) (*store.TimedMetadataInput, error) {
+func (ec *executionContext) unmarshalNTimedMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTimedMetadataInput(ctx context.Context, v any) (*loupe.TimedMetadataInput, error) {
 	res, err := ec.unmarshalInputTimedMetadataInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -2711,7 +2711,7 @@ func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚖgithubᚗcomᚋl
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNUpdateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateAttachmentInput(ctx context.Context, v any) (store.UpdateAttachmentInput, error) {
+func (ec *executionContext) unmarshalNUpdateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐUpdateAttachmentInput(ctx context.Context, v any) (loupe.UpdateAttachmentInput, error) {
 	res, err := ec.unmarshalInputUpdateAttachmentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -2786,17 +2786,17 @@ func (ec *executionContext) marshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmam
 	return v
 }
 
-func (ec *executionContext) unmarshalOTimedMetadataInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInputᚄ(ctx context.Context, v any) ([]*store.TimedMetadataInput, error) {
+func (ec *executionContext) unmarshalOTimedMetadataInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTimedMetadataInputᚄ(ctx context.Context, v any) ([]*loupe.TimedMetadataInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	var vSlice []any
 	vSlice = graphql.CoerceList(v)
 	var err error
-	res := make([]*store.TimedMetadataInput, len(vSlice))
+	res := make([]*loupe.TimedMetadataInput, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNTimedMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTimedMetadataInput(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNTimedMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTimedMetadataInput(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}

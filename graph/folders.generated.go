@@ -1364,7 +1364,7 @@ func (ec *executionContext) unmarshalInputFolderMetadataInput(ctx context.Contex
 			it.ID = data
 		case "metadata":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
-			data, err := ec.unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx, v)
+			data, err := ec.unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐItemMetadataInput(ctx, v)
 			if err != nil {
 				return it, err
 			}

@@ -3711,8 +3711,8 @@ func (ec *executionContext) fieldContext_UploadLockPayload_isUploadLocked(_ cont
 
 // region    **************************** input.gotpl *****************************
 
-func (ec *executionContext) unmarshalInputCreateItemInput(ctx context.Context, obj any) (store.CreateItemInput, error) {
-	var it store.CreateItemInput
+func (ec *executionContext) unmarshalInputCreateItemInput(ctx context.Context, obj any) (loupe.CreateItemInput, error) {
+	var it loupe.CreateItemInput
 	if obj == nil {
 		return it, nil
 	}
@@ -3745,7 +3745,7 @@ func (ec *executionContext) unmarshalInputCreateItemInput(ctx context.Context, o
 			it.ItemType = data
 		case "metadata":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
-			data, err := ec.unmarshalOItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx, v)
+			data, err := ec.unmarshalOItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐItemMetadataInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -3924,8 +3924,8 @@ func (ec *executionContext) unmarshalInputItemIdInput(ctx context.Context, obj a
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputItemMetadataInput(ctx context.Context, obj any) (store.ItemMetadataInput, error) {
-	var it store.ItemMetadataInput
+func (ec *executionContext) unmarshalInputItemMetadataInput(ctx context.Context, obj any) (loupe.ItemMetadataInput, error) {
+	var it loupe.ItemMetadataInput
 	if obj == nil {
 		return it, nil
 	}
@@ -4117,7 +4117,7 @@ func (ec *executionContext) unmarshalInputUpdateItemMetadataInput(ctx context.Co
 			it.ID = data
 		case "metadataDelta":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadataDelta"))
-			data, err := ec.unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx, v)
+			data, err := ec.unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐItemMetadataInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -5726,7 +5726,7 @@ func (ec *executionContext) marshalNArchiveTarget2ᚖgithubᚗcomᚋloupeᚑmam�
 	return ec._ArchiveTarget(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNCreateItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateItemInput(ctx context.Context, v any) (store.CreateItemInput, error) {
+func (ec *executionContext) unmarshalNCreateItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐCreateItemInput(ctx context.Context, v any) (loupe.CreateItemInput, error) {
 	res, err := ec.unmarshalInputCreateItemInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -5864,12 +5864,12 @@ func (ec *executionContext) marshalNItemMetadata2githubᚗcomᚋloupeᚑmamᚋlo
 	return ec._ItemMetadata(ctx, sel, &v)
 }
 
-func (ec *executionContext) unmarshalNItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx context.Context, v any) (store.ItemMetadataInput, error) {
+func (ec *executionContext) unmarshalNItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐItemMetadataInput(ctx context.Context, v any) (loupe.ItemMetadataInput, error) {
 	res, err := ec.unmarshalInputItemMetadataInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx context.Context, v any) (*store.ItemMetadataInput, error) {
+func (ec *executionContext) unmarshalNItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐItemMetadataInput(ctx context.Context, v any) (*loupe.ItemMetadataInput, error) {
 	res, err := ec.unmarshalInputItemMetadataInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -6032,7 +6032,7 @@ func (ec *executionContext) unmarshalOItemFilter2ᚖgithubᚗcomᚋloupeᚑmam�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalOItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐItemMetadataInput(ctx context.Context, v any) (*store.ItemMetadataInput, error) {
+func (ec *executionContext) unmarshalOItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐItemMetadataInput(ctx context.Context, v any) (*loupe.ItemMetadataInput, error) {
 	if v == nil {
 		return nil, nil
 	}

@@ -29,15 +29,15 @@ type MutationResolver interface {
 	UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error)
 	DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error)
 	SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error)
-	CreateComment(ctx context.Context, input store.CreateCommentInput) (*store.Comment, error)
-	UpdateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error)
+	CreateComment(ctx context.Context, input loupe.CreateCommentInput) (*store.Comment, error)
+	UpdateComment(ctx context.Context, input loupe.UpdateCommentInput) (*store.Comment, error)
 	DeleteComment(ctx context.Context, input model.CommentIDInput) (*store.Comment, error)
 	ReactToComment(ctx context.Context, input model.ReactToCommentInput) (*store.Comment, error)
 	UpdateTimedMetadata(ctx context.Context, input model.UpdateTimedMetadataInput) (*model.TimedMetadataPayload, error)
 	UpdateTranscript(ctx context.Context, input model.UpdateTranscriptInput) (*model.UpdateTranscriptPayload, error)
 	RenameVersion(ctx context.Context, input model.RenameVersionInput) (*model.VersionsPayload, error)
-	CreateAttachment(ctx context.Context, input store.CreateAttachmentInput) (*model.CreateAttachmentPayload, error)
-	UpdateAttachment(ctx context.Context, input store.UpdateAttachmentInput) (*store.Attachment, error)
+	CreateAttachment(ctx context.Context, input loupe.CreateAttachmentInput) (*model.CreateAttachmentPayload, error)
+	UpdateAttachment(ctx context.Context, input loupe.UpdateAttachmentInput) (*store.Attachment, error)
 	DeleteAttachment(ctx context.Context, input model.DeleteAttachmentInput) (*model.DeleteAttachmentPayload, error)
 	CreateThumbnail(ctx context.Context, input model.CreateThumbnailInput) (*model.CreateThumbnailPayload, error)
 	UpdateFolder(ctx context.Context, input model.UpdateFolderInput) (*store.Folder, error)
@@ -47,7 +47,7 @@ type MutationResolver interface {
 	AddItemToFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error)
 	RemoveItemFromFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error)
 	MoveItem(ctx context.Context, input model.MoveItemInput) (*store.Item, error)
-	CreateItem(ctx context.Context, input store.CreateItemInput) (*model.CreateItemPayload, error)
+	CreateItem(ctx context.Context, input loupe.CreateItemInput) (*model.CreateItemPayload, error)
 	DeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error)
 	UndeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error)
 	ToggleArchive(ctx context.Context, input model.ItemIDInput) (*model.ToggleArchivePayload, error)
@@ -145,8 +145,8 @@ func (ec *executionContext) field_Mutation_createAttachment_args(ctx context.Con
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.CreateAttachmentInput, error) {
-			return ec.unmarshalNCreateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateAttachmentInput(ctx, v)
+		func(ctx context.Context, v any) (loupe.CreateAttachmentInput, error) {
+			return ec.unmarshalNCreateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐCreateAttachmentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -173,8 +173,8 @@ func (ec *executionContext) field_Mutation_createComment_args(ctx context.Contex
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.CreateCommentInput, error) {
-			return ec.unmarshalNCreateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateCommentInput(ctx, v)
+		func(ctx context.Context, v any) (loupe.CreateCommentInput, error) {
+			return ec.unmarshalNCreateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐCreateCommentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -201,8 +201,8 @@ func (ec *executionContext) field_Mutation_createItem_args(ctx context.Context, 
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.CreateItemInput, error) {
-			return ec.unmarshalNCreateItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐCreateItemInput(ctx, v)
+		func(ctx context.Context, v any) (loupe.CreateItemInput, error) {
+			return ec.unmarshalNCreateItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐCreateItemInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -607,8 +607,8 @@ func (ec *executionContext) field_Mutation_updateAttachment_args(ctx context.Con
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.UpdateAttachmentInput, error) {
-			return ec.unmarshalNUpdateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateAttachmentInput(ctx, v)
+		func(ctx context.Context, v any) (loupe.UpdateAttachmentInput, error) {
+			return ec.unmarshalNUpdateAttachmentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐUpdateAttachmentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -643,8 +643,8 @@ func (ec *executionContext) field_Mutation_updateComment_args(ctx context.Contex
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (store.UpdateCommentInput, error) {
-			return ec.unmarshalNUpdateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUpdateCommentInput(ctx, v)
+		func(ctx context.Context, v any) (loupe.UpdateCommentInput, error) {
+			return ec.unmarshalNUpdateCommentInput2githubᚗcomᚋloupeᚑmamᚋloupeᚐUpdateCommentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1525,7 +1525,7 @@ func (ec *executionContext) _Mutation_createComment(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateComment(ctx, fc.Args["input"].(store.CreateCommentInput))
+			return ec.Resolvers.Mutation().CreateComment(ctx, fc.Args["input"].(loupe.CreateCommentInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
@@ -1569,7 +1569,7 @@ func (ec *executionContext) _Mutation_updateComment(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateComment(ctx, fc.Args["input"].(store.UpdateCommentInput))
+			return ec.Resolvers.Mutation().UpdateComment(ctx, fc.Args["input"].(loupe.UpdateCommentInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
@@ -1833,7 +1833,7 @@ func (ec *executionContext) _Mutation_createAttachment(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateAttachment(ctx, fc.Args["input"].(store.CreateAttachmentInput))
+			return ec.Resolvers.Mutation().CreateAttachment(ctx, fc.Args["input"].(loupe.CreateAttachmentInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateAttachmentPayload) graphql.Marshaler {
@@ -1877,7 +1877,7 @@ func (ec *executionContext) _Mutation_updateAttachment(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateAttachment(ctx, fc.Args["input"].(store.UpdateAttachmentInput))
+			return ec.Resolvers.Mutation().UpdateAttachment(ctx, fc.Args["input"].(loupe.UpdateAttachmentInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Attachment) graphql.Marshaler {
@@ -2317,7 +2317,7 @@ func (ec *executionContext) _Mutation_createItem(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateItem(ctx, fc.Args["input"].(store.CreateItemInput))
+			return ec.Resolvers.Mutation().CreateItem(ctx, fc.Args["input"].(loupe.CreateItemInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateItemPayload) graphql.Marshaler {

@@ -522,11 +522,11 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AddItemToFolder                  func(childComplexity int, input model.ItemFolderInput) int
 		CreateAPIKey                     func(childComplexity int, input model.CreateAPIKeyInput) int
-		CreateAttachment                 func(childComplexity int, input store.CreateAttachmentInput) int
+		CreateAttachment                 func(childComplexity int, input loupe.CreateAttachmentInput) int
 		CreateBookmark                   func(childComplexity int, input model.BookmarkInput) int
-		CreateComment                    func(childComplexity int, input store.CreateCommentInput) int
+		CreateComment                    func(childComplexity int, input loupe.CreateCommentInput) int
 		CreateFolderPath                 func(childComplexity int, input model.FolderPathInput) int
-		CreateItem                       func(childComplexity int, input store.CreateItemInput) int
+		CreateItem                       func(childComplexity int, input loupe.CreateItemInput) int
 		CreateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
@@ -555,9 +555,9 @@ type ComplexityRoot struct {
 		ToggleArchive                    func(childComplexity int, input model.ItemIDInput) int
 		UndeleteItem                     func(childComplexity int, input model.ItemIDInput) int
 		UnlockUpload                     func(childComplexity int, input model.ItemIDInput) int
-		UpdateAttachment                 func(childComplexity int, input store.UpdateAttachmentInput) int
+		UpdateAttachment                 func(childComplexity int, input loupe.UpdateAttachmentInput) int
 		UpdateBookmark                   func(childComplexity int, id string, input model.BookmarkInput) int
-		UpdateComment                    func(childComplexity int, input store.UpdateCommentInput) int
+		UpdateComment                    func(childComplexity int, input loupe.UpdateCommentInput) int
 		UpdateFolder                     func(childComplexity int, input model.UpdateFolderInput) int
 		UpdateItemMetadata               func(childComplexity int, input model.UpdateItemMetadataInput) int
 		UpdateMdf                        func(childComplexity int, input mdf.MdfInput) int
@@ -3110,7 +3110,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateAttachment(childComplexity, args["input"].(store.CreateAttachmentInput)), true
+		return e.ComplexityRoot.Mutation.CreateAttachment(childComplexity, args["input"].(loupe.CreateAttachmentInput)), true
 
 	case "Mutation.createBookmark":
 		if e.ComplexityRoot.Mutation.CreateBookmark == nil {
@@ -3134,7 +3134,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateComment(childComplexity, args["input"].(store.CreateCommentInput)), true
+		return e.ComplexityRoot.Mutation.CreateComment(childComplexity, args["input"].(loupe.CreateCommentInput)), true
 
 	case "Mutation.createFolderPath":
 		if e.ComplexityRoot.Mutation.CreateFolderPath == nil {
@@ -3158,7 +3158,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateItem(childComplexity, args["input"].(store.CreateItemInput)), true
+		return e.ComplexityRoot.Mutation.CreateItem(childComplexity, args["input"].(loupe.CreateItemInput)), true
 
 	case "Mutation.createMdf":
 		if e.ComplexityRoot.Mutation.CreateMdf == nil {
@@ -3506,7 +3506,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateAttachment(childComplexity, args["input"].(store.UpdateAttachmentInput)), true
+		return e.ComplexityRoot.Mutation.UpdateAttachment(childComplexity, args["input"].(loupe.UpdateAttachmentInput)), true
 
 	case "Mutation.updateBookmark":
 		if e.ComplexityRoot.Mutation.UpdateBookmark == nil {
@@ -3530,7 +3530,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateComment(childComplexity, args["input"].(store.UpdateCommentInput)), true
+		return e.ComplexityRoot.Mutation.UpdateComment(childComplexity, args["input"].(loupe.UpdateCommentInput)), true
 
 	case "Mutation.updateFolder":
 		if e.ComplexityRoot.Mutation.UpdateFolder == nil {

@@ -8,6 +8,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
@@ -18,7 +19,7 @@ func (r *commentConnectionResolver) Edges(ctx context.Context, obj *model.Commen
 	return commentEdges(obj), nil
 }
 
-func (r *mutationResolver) CreateComment(ctx context.Context, input store.CreateCommentInput) (*store.Comment, error) {
+func (r *mutationResolver) CreateComment(ctx context.Context, input loupe.CreateCommentInput) (*store.Comment, error) {
 	p, err := r.onItem(ctx, input.ItemID, false, store.CommentItemNotFound(input.ItemID))
 	if err != nil {
 		return nil, err
@@ -26,7 +27,7 @@ func (r *mutationResolver) CreateComment(ctx context.Context, input store.Create
 	return r.Store.CreateComment(ctx, p, &input)
 }
 
-func (r *mutationResolver) UpdateComment(ctx context.Context, input store.UpdateCommentInput) (*store.Comment, error) {
+func (r *mutationResolver) UpdateComment(ctx context.Context, input loupe.UpdateCommentInput) (*store.Comment, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

@@ -31,7 +31,7 @@ func (r *mutationResolver) UpdateTimedMetadata(ctx context.Context, input model.
 	if err != nil {
 		return nil, err
 	}
-	upsert := make([]store.TimedMetadataInput, len(input.Upsert))
+	upsert := make([]loupe.TimedMetadataInput, len(input.Upsert))
 	for i, e := range input.Upsert {
 		upsert[i] = *e
 	}
@@ -99,7 +99,7 @@ func (r *mutationResolver) RenameVersion(ctx context.Context, input model.Rename
 	return &model.VersionsPayload{Versions: versions[input.ItemID]}, nil
 }
 
-func (r *mutationResolver) CreateAttachment(ctx context.Context, input store.CreateAttachmentInput) (*model.CreateAttachmentPayload, error) {
+func (r *mutationResolver) CreateAttachment(ctx context.Context, input loupe.CreateAttachmentInput) (*model.CreateAttachmentPayload, error) {
 	p, err := r.onItem(ctx, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (r *mutationResolver) CreateAttachment(ctx context.Context, input store.Cre
 	}, nil
 }
 
-func (r *mutationResolver) UpdateAttachment(ctx context.Context, input store.UpdateAttachmentInput) (*store.Attachment, error) {
+func (r *mutationResolver) UpdateAttachment(ctx context.Context, input loupe.UpdateAttachmentInput) (*store.Attachment, error) {
 	p, err := r.onItem(ctx, input.ItemID, true, &loupe.Error{Kind: loupe.ENOTFOUND, Message: store.MsgAttachmentItemNotFound})
 	if err != nil {
 		return nil, err

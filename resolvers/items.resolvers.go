@@ -241,7 +241,7 @@ func (r *itemMetadataResolver) FormData(ctx context.Context, obj *store.ItemMeta
 }
 
 // CreateItem is the resolver for the createItem field.
-func (r *mutationResolver) CreateItem(ctx context.Context, input store.CreateItemInput) (*model.CreateItemPayload, error) {
+func (r *mutationResolver) CreateItem(ctx context.Context, input loupe.CreateItemInput) (*model.CreateItemPayload, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ func (r *mutationResolver) CreateAPIKey(ctx context.Context, input model.CreateA
 	if err != nil {
 		return nil, err
 	}
-	create := store.APIKeyInput{Label: input.Label, MaxUnusedDays: input.MaxUnusedDays}
+	create := loupe.APIKeyInput{Label: input.Label, MaxUnusedDays: input.MaxUnusedDays}
 	if input.ExpiryDate != nil && *input.ExpiryDate != indefinite {
 		t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(*input.ExpiryDate))
 		if err != nil {

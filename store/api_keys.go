@@ -41,14 +41,6 @@ func (k *APIKey) LastUsedOnIsoDate() *time.Time { return k.LastUsedOn }
 // APIKeyHeaderValue is the credential, on creation only.
 func (k *APIKey) APIKeyHeaderValue() *string { return k.HeaderValue }
 
-// APIKeyInput is a key to create for the principal.
-type APIKeyInput struct {
-	Label string
-	// ExpiresOn nil: the key does not expire ("indefinite").
-	ExpiresOn     *time.Time
-	MaxUnusedDays *int
-}
-
 // Limits of a key's settings.
 const (
 	maxKeyLabel      = 200 // characters, not bytes
@@ -118,7 +110,7 @@ func (s *Store) APIKeys(ctx context.Context, p *loupe.Principal) ([]*APIKey, err
 // secret's hash (internal/auth made them); the answer carries header, the
 // credential, which is not kept. Returns EINVALID for a bad label, a past
 // expiry or a bad maxUnusedDays, or when the user has too many keys.
-func (s *Store) CreateAPIKey(ctx context.Context, p *loupe.Principal, in APIKeyInput, key NewKey, header string) (*APIKey, error) {
+func (s *Store) CreateAPIKey(ctx context.Context, p *loupe.Principal, in loupe.APIKeyInput, key NewKey, header string) (*APIKey, error) {
 	in.Label = strings.TrimSpace(in.Label)
 	now := time.Now().UTC()
 	switch {

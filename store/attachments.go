@@ -149,7 +149,7 @@ GROUP BY i.id`
 // whose file the caller deletes once this has committed.
 // Returns ENOTFOUND (MsgAttachmentItemNotFound) for an unknown item and
 // EINVALID for a bad file name, language or description.
-func (s *Store) CreateAttachment(ctx context.Context, p *loupe.Principal, in *CreateAttachmentInput, blobKey string) (*Attachment, string, error) {
+func (s *Store) CreateAttachment(ctx context.Context, p *loupe.Principal, in *loupe.CreateAttachmentInput, blobKey string) (*Attachment, string, error) {
 	if err := ValidateFileName(in.FileName); err != nil {
 		return nil, "", err
 	}
@@ -189,7 +189,7 @@ func (s *Store) CreateAttachment(ctx context.Context, p *loupe.Principal, in *Cr
 // Returns ENOTFOUND with MsgAttachmentItemNotFound for an unknown item and
 // MsgAttachmentNotFound for an unknown attachment, ECONFLICT when the new
 // file name is taken, EINVALID for bad values.
-func (s *Store) UpdateAttachment(ctx context.Context, p *loupe.Principal, in *UpdateAttachmentInput) (*Attachment, error) {
+func (s *Store) UpdateAttachment(ctx context.Context, p *loupe.Principal, in *loupe.UpdateAttachmentInput) (*Attachment, error) {
 	if in.NewFileName != nil {
 		if err := ValidateFileName(*in.NewFileName); err != nil {
 			return nil, loupe.Invalid("newFileName%s", strings.TrimPrefix(err.(*loupe.Error).Message, "fileName"))

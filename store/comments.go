@@ -313,7 +313,7 @@ func commentText(s string) (string, error) {
 
 // commentUserRef checks a reference to a user (type "user", an id that can exist)
 // and returns the id.
-func commentUserRef(field string, in *UserRefInput) (string, error) {
+func commentUserRef(field string, in *loupe.UserRefInput) (string, error) {
 	if in.Type != nil && *in.Type != "user" {
 		return "", loupe.Invalid("%s.type must be user", field)
 	}
@@ -324,7 +324,7 @@ func commentUserRef(field string, in *UserRefInput) (string, error) {
 }
 
 // validate checks a new comment and answers its type and context document.
-func (in *CreateCommentInput) validate() (loupe.CommentType, string, loupe.JSON, error) {
+func validateNewComment(in *loupe.CreateCommentInput) (loupe.CommentType, string, loupe.JSON, error) {
 	text, err := commentText(in.Text)
 	if err != nil {
 		return "", "", nil, err
@@ -361,8 +361,8 @@ func (in *CreateCommentInput) validate() (loupe.CommentType, string, loupe.JSON,
 // Returns ItemNotFound for an unknown, deleted or foreign item, EINVALID for
 // bad input (a reply needs a live top comment of the same item; an assignee
 // must be an active user of the tenant).
-func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *CreateCommentInput) (*Comment, error) {
-	typ, text, ctxDoc, err := in.validate()
+func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *loupe.CreateCommentInput) (*Comment, error) {
+	typ, text, ctxDoc, err := validateNewComment(in)
 	if err != nil {
 		return nil, err
 	}
@@ -455,7 +455,7 @@ func commentDeleted(id string) error {
 // Returns ENOTFOUND for an unknown comment, EFORBIDDEN when someone other
 // than the author edits the text, ECONFLICT for a deleted comment, EINVALID
 // for bad input or a change of nothing.
-func (s *Store) UpdateComment(ctx context.Context, p *loupe.Principal, in *UpdateCommentInput) (*Comment, error) {
+func (s *Store) UpdateComment(ctx context.Context, p *loupe.Principal, in *loupe.UpdateCommentInput) (*Comment, error) {
 	var text *string
 	if in.Text != nil {
 		t, err := commentText(*in.Text)

@@ -91,43 +91,6 @@ func (c *Comment) Reactions() []Reaction {
 	return out
 }
 
-// UserRefInput names a user.
-type UserRefInput struct {
-	Type *string `json:"type"`
-	ID   string  `json:"id"`
-}
-
-// ApproximateSecondInput is a time position.
-type ApproximateSecondInput struct {
-	Approximate float64 `json:"approximate"`
-}
-
-// CommentContextInput anchors a new comment.
-type CommentContextInput struct {
-	Type        *string                `json:"type"`
-	StartSecond ApproximateSecondInput `json:"startSecond"`
-	EndSecond   ApproximateSecondInput `json:"endSecond"`
-}
-
-// CreateCommentInput is a new comment.
-type CreateCommentInput struct {
-	ItemID   string               `json:"itemId"`
-	Text     string               `json:"text"`
-	Type     *loupe.CommentType   `json:"type"`
-	ParentID *string              `json:"parentId"`
-	Context  *CommentContextInput `json:"context"`
-	Assignee *UserRefInput        `json:"assignee"`
-}
-
-// UpdateCommentInput changes a comment; nil fields stay as they are.
-type UpdateCommentInput struct {
-	ID       string        `json:"id"`
-	Text     *string       `json:"text"`
-	Resolved *bool         `json:"resolved"`
-	Assignee *UserRefInput `json:"assignee"`
-	Unassign *bool         `json:"unassign"`
-}
-
 // Relation is a directed relation seen from one of its items.
 type Relation struct {
 	ItemID        string                  `db:"item_id"`
@@ -150,14 +113,6 @@ type TimedMetadata struct {
 // Data is the entry's form and values.
 func (t *TimedMetadata) Data() ItemMetadata {
 	return ItemMetadata{FormID: t.FormID, FormData: t.FormData}
-}
-
-// TimedMetadataInput is an entry to insert or replace.
-type TimedMetadataInput struct {
-	ID      string            `json:"id"`
-	StartMs int64             `json:"startMs"`
-	EndMs   int64             `json:"endMs"`
-	Data    ItemMetadataInput `json:"data"`
 }
 
 // ItemVersion is a version of an item's media (spec 2.7).
@@ -228,25 +183,4 @@ type ExternalIDMatch struct {
 	Status     string  `json:"status"`
 	ItemID     *string `json:"itemId"`
 	ExternalID string  `json:"externalId"`
-}
-
-// CreateAttachmentInput registers an attachment.
-type CreateAttachmentInput struct {
-	ItemID      string               `json:"itemId"`
-	FileName    string               `json:"fileName"`
-	Type        loupe.AttachmentType `json:"type"`
-	Role        loupe.AttachmentRole `json:"role"`
-	Language    *string              `json:"language"`
-	Description *string              `json:"description"`
-}
-
-// UpdateAttachmentInput changes an attachment; nil fields stay.
-type UpdateAttachmentInput struct {
-	ItemID      string                `json:"itemId"`
-	FileName    string                `json:"fileName"`
-	NewFileName *string               `json:"newFileName"`
-	Type        *loupe.AttachmentType `json:"type"`
-	Role        *loupe.AttachmentRole `json:"role"`
-	Language    *string               `json:"language"`
-	Description *string               `json:"description"`
 }

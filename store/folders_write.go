@@ -351,7 +351,7 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *loupe.Principal, path s
 			if len(found) > 0 {
 				ids[i] = found[0]
 			} else {
-				in := &CreateItemInput{Title: &name, ItemType: "folder"}
+				in := &loupe.CreateItemInput{Title: &name, ItemType: "folder"}
 				if parent != "" {
 					in.FolderParents = []string{parent}
 				}

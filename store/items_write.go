@@ -15,32 +15,6 @@ import (
 	"github.com/loupe-mam/loupe"
 )
 
-// CreateItemInput is a new item (GraphQL CreateItemInput, REST POST /api/v1/items).
-type CreateItemInput struct {
-	Title                     *string            `json:"title"`
-	ItemType                  string             `json:"itemType"`
-	Metadata                  *ItemMetadataInput `json:"metadata"`
-	FolderParents             []string           `json:"folderParents"`
-	OriginalFileName          *string            `json:"originalFileName"`
-	ExternalID                *string            `json:"externalId"`
-	LanguageCode              *string            `json:"languageCode"`
-	MediaCreatedOn            *time.Time         `json:"mediaCreatedOn"`
-	MediaType                 *string            `json:"mediaType"`
-	TranscriptionEnabled      *bool              `json:"transcriptionEnabled"`
-	TranslationEnabled        *bool              `json:"translationEnabled"`
-	CelebrityDetectionEnabled *bool              `json:"celebrityDetectionEnabled"`
-	LabelDetectionEnabled     *bool              `json:"labelDetectionEnabled"`
-	PersonDetectionEnabled    *bool              `json:"personDetectionEnabled"`
-	TextDetectionEnabled      *bool              `json:"textDetectionEnabled"`
-	CreateUnknownPersons      *bool              `json:"createUnknownPersons"`
-}
-
-// ItemMetadataInput is the metadata given with a new item.
-type ItemMetadataInput struct {
-	FormID   *string    `json:"formId"`
-	FormData loupe.JSON `json:"formData"`
-}
-
 // Limits on item input.
 const (
 	MaxTitleLength   = 1024
@@ -56,7 +30,7 @@ var (
 
 // newItem is a validated CreateItemInput, ready to insert.
 type newItem struct {
-	in       *CreateItemInput
+	in       *loupe.CreateItemInput
 	title    string
 	fileName string
 	formID   string
@@ -68,7 +42,7 @@ type newItem struct {
 // the form's default_title, then to the file name; the form's default_title
 // follows the title when the form data does not carry one.
 // Returns EINVALID naming the first bad field.
-func (in *CreateItemInput) validate() (*newItem, error) {
+func validateNewItem(in *loupe.CreateItemInput) (*newItem, error) {
 	n := &newItem{in: in, formID: "default", language: "en-US"}
 	if !itemTypeRE.MatchString(in.ItemType) {
 		return nil, loupe.Invalid("invalid itemType %q: lowercase letters, digits, _ and -, starting with a letter", in.ItemType)
@@ -175,7 +149,7 @@ SELECT $1, $2, p.id, p.ord FROM unnest($3::uuid[]) WITH ORDINALITY AS p(id, ord)
 // CreateItem stores a new item and its create audit record in one
 // transaction. Returns EINVALID for bad input or an unknown folder parent,
 // ECONFLICT for an externalId in use.
-func (s *Store) CreateItem(ctx context.Context, p *loupe.Principal, in *CreateItemInput) (*Item, error) {
+func (s *Store) CreateItem(ctx context.Context, p *loupe.Principal, in *loupe.CreateItemInput) (*Item, error) {
 	var it *Item
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var err error
@@ -190,8 +164,8 @@ func (s *Store) CreateItem(ctx context.Context, p *loupe.Principal, in *CreateIt
 }
 
 // createItemTx is CreateItem inside a transaction of the caller's.
-func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *CreateItemInput) (*Item, error) {
-	n, err := in.validate()
+func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *loupe.CreateItemInput) (*Item, error) {
+	n, err := validateNewItem(in)
 	if err != nil {
 		return nil, err
 	}

@@ -246,12 +246,12 @@ func (s *Store) TimedMetadataOfItems(ctx context.Context, tenantID string, itemI
 // UpdateTimedMetadata inserts or replaces entries and removes others of a
 // live item, in one transaction, and answers all its entries.
 // Returns ENOTFOUND for an unknown item, EINVALID for a bad entry.
-func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string, upsert []TimedMetadataInput, remove []string) ([]*TimedMetadata, error) {
+func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string, upsert []loupe.TimedMetadataInput, remove []string) ([]*TimedMetadata, error) {
 	if len(upsert)+len(remove) > MaxTimedMetadataWrite {
 		return nil, loupe.Invalid("at most %d timed metadata entries per write", MaxTimedMetadataWrite)
 	}
 	type row struct {
-		in    TimedMetadataInput
+		in    loupe.TimedMetadataInput
 		entry *timedWrite
 	}
 	rows := make([]row, 0, len(upsert))

@@ -27,17 +27,17 @@ func TestScansReadWhatSqlxReads(t *testing.T) {
 	}
 	p := &loupe.Principal{TenantID: ten.TenantID, UserID: ten.UserID, IsAdmin: true}
 	str := func(v string) *string { return &v }
-	folder, err := s.CreateItem(ctx, p, &CreateItemInput{Title: str("Reel"), ItemType: "folder"})
+	folder, err := s.CreateItem(ctx, p, &loupe.CreateItemInput{Title: str("Reel"), ItemType: "folder"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := s.CreateItem(ctx, p, &CreateItemInput{Title: str("Full"), ItemType: "video", FolderParents: []string{folder.ID, ten.ArchiveFolder},
+	full, err := s.CreateItem(ctx, p, &loupe.CreateItemInput{Title: str("Full"), ItemType: "video", FolderParents: []string{folder.ID, ten.ArchiveFolder},
 		OriginalFileName: str("a.mov"), ExternalID: str("ext-1"), LanguageCode: str("en"), MediaType: str("video/mp4"),
-		Metadata: &ItemMetadataInput{FormData: loupe.JSON(`{"default_description": "d"}`)}})
+		Metadata: &loupe.ItemMetadataInput{FormData: loupe.JSON(`{"default_description": "d"}`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bare, err := s.CreateItem(ctx, p, &CreateItemInput{Title: str("Bare"), ItemType: "image", FolderParents: []string{folder.ID}})
+	bare, err := s.CreateItem(ctx, p, &loupe.CreateItemInput{Title: str("Bare"), ItemType: "image", FolderParents: []string{folder.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,12 +55,12 @@ func TestScansReadWhatSqlxReads(t *testing.T) {
 		WHERE tenant_id = $1 AND id = $2`, ten.TenantID, full.ID); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.CreateComment(ctx, p, &CreateCommentInput{ItemID: full.ID, Text: "first",
-		Assignee: &UserRefInput{Type: str("user"), ID: ten.UserID}})
+	c, err := s.CreateComment(ctx, p, &loupe.CreateCommentInput{ItemID: full.ID, Text: "first",
+		Assignee: &loupe.UserRefInput{Type: str("user"), ID: ten.UserID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateComment(ctx, p, &CreateCommentInput{ItemID: full.ID, Text: "reply", ParentID: &c.ID}); err != nil {
+	if _, err := s.CreateComment(ctx, p, &loupe.CreateCommentInput{ItemID: full.ID, Text: "reply", ParentID: &c.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Exec(`UPDATE comments SET modified_on = created_on + interval '1 minute', text_edited_on = created_on + interval '2 minutes',

@@ -12,26 +12,26 @@ func ptr[T any](v T) *T { return &v }
 func TestCreateItemInputValidate(t *testing.T) {
 	cases := []struct {
 		name      string
-		in        CreateItemInput
+		in        loupe.CreateItemInput
 		wantErr   bool
 		wantTitle string
 		wantForm  string
 	}{
-		{"title given", CreateItemInput{Title: ptr(" Clip "), ItemType: "video"}, false, "Clip", "default"},
-		{"title from form", CreateItemInput{ItemType: "video", Metadata: &ItemMetadataInput{FormData: loupe.JSON(`{"default_title":"From form"}`)}}, false, "From form", "default"},
-		{"title from file name", CreateItemInput{ItemType: "audio", OriginalFileName: ptr("take1.wav")}, false, "take1.wav", "default"},
-		{"folder form", CreateItemInput{Title: ptr("F"), ItemType: "folder"}, false, "F", "default_folder"},
-		{"no title", CreateItemInput{ItemType: "video"}, true, "", ""},
-		{"bad item type", CreateItemInput{Title: ptr("x"), ItemType: "Video"}, true, "", ""},
-		{"bad language", CreateItemInput{Title: ptr("x"), ItemType: "video", LanguageCode: ptr("english")}, true, "", ""},
-		{"form data not object", CreateItemInput{Title: ptr("x"), ItemType: "video", Metadata: &ItemMetadataInput{FormData: loupe.JSON(`[1]`)}}, true, "", ""},
-		{"folder with two parents", CreateItemInput{Title: ptr("x"), ItemType: "folder", FolderParents: []string{"a", "b"}}, true, "", ""},
-		{"parent twice", CreateItemInput{Title: ptr("x"), ItemType: "video", FolderParents: []string{"a", "a"}}, true, "", ""},
-		{"blank external id", CreateItemInput{Title: ptr("x"), ItemType: "video", ExternalID: ptr(" ")}, true, "", ""},
+		{"title given", loupe.CreateItemInput{Title: ptr(" Clip "), ItemType: "video"}, false, "Clip", "default"},
+		{"title from form", loupe.CreateItemInput{ItemType: "video", Metadata: &loupe.ItemMetadataInput{FormData: loupe.JSON(`{"default_title":"From form"}`)}}, false, "From form", "default"},
+		{"title from file name", loupe.CreateItemInput{ItemType: "audio", OriginalFileName: ptr("take1.wav")}, false, "take1.wav", "default"},
+		{"folder form", loupe.CreateItemInput{Title: ptr("F"), ItemType: "folder"}, false, "F", "default_folder"},
+		{"no title", loupe.CreateItemInput{ItemType: "video"}, true, "", ""},
+		{"bad item type", loupe.CreateItemInput{Title: ptr("x"), ItemType: "Video"}, true, "", ""},
+		{"bad language", loupe.CreateItemInput{Title: ptr("x"), ItemType: "video", LanguageCode: ptr("english")}, true, "", ""},
+		{"form data not object", loupe.CreateItemInput{Title: ptr("x"), ItemType: "video", Metadata: &loupe.ItemMetadataInput{FormData: loupe.JSON(`[1]`)}}, true, "", ""},
+		{"folder with two parents", loupe.CreateItemInput{Title: ptr("x"), ItemType: "folder", FolderParents: []string{"a", "b"}}, true, "", ""},
+		{"parent twice", loupe.CreateItemInput{Title: ptr("x"), ItemType: "video", FolderParents: []string{"a", "a"}}, true, "", ""},
+		{"blank external id", loupe.CreateItemInput{Title: ptr("x"), ItemType: "video", ExternalID: ptr(" ")}, true, "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			n, err := c.in.validate()
+			n, err := validateNewItem(&c.in)
 			if (err != nil) != c.wantErr {
 				t.Fatalf("validate() error = %v, want error %v", err, c.wantErr)
 			}

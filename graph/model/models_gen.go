@@ -202,7 +202,7 @@ type FolderEdge struct {
 
 type FolderMetadataInput struct {
 	ID       string                   `json:"id"`
-	Metadata *store.ItemMetadataInput `json:"metadata"`
+	Metadata *loupe.ItemMetadataInput `json:"metadata"`
 }
 
 type FolderPathInput struct {
@@ -442,7 +442,7 @@ type UpdateFolderInput struct {
 
 type UpdateItemMetadataInput struct {
 	ID                      string                   `json:"id"`
-	MetadataDelta           *store.ItemMetadataInput `json:"metadataDelta"`
+	MetadataDelta           *loupe.ItemMetadataInput `json:"metadataDelta"`
 	RequiredMetadataVersion *int                     `json:"requiredMetadataVersion,omitempty"`
 }
 
@@ -460,7 +460,7 @@ type UpdateMediaUsageInput struct {
 type UpdateTimedMetadataInput struct {
 	ItemID string `json:"itemId"`
 	// Entries to insert or replace, by id.
-	Upsert []*store.TimedMetadataInput `json:"upsert,omitempty"`
+	Upsert []*loupe.TimedMetadataInput `json:"upsert,omitempty"`
 	// Ids of entries to remove.
 	Delete []string `json:"delete,omitempty"`
 }
