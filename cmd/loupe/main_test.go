@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,9 +161,11 @@ func TestServeEmbedded(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	t.Setenv("LOUPE_DATA_DIR", filepath.Join(parent, "a checkout", ".loupe"))
 	t.Setenv("LOUPE_PG_PORT", strconv.Itoa(freePort(t)))
-	var logs bytes.Buffer
+	// Background goroutines (the key cache's listener) may still log after
+	// serve returns: the buffer takes writes under a lock.
+	logs := &lockedBuffer{}
 	saved := slog.Default()
-	slog.SetDefault(slog.New(slog.NewJSONHandler(&logs, nil)))
+	slog.SetDefault(slog.New(slog.NewJSONHandler(logs, nil)))
 	t.Cleanup(func() { slog.SetDefault(saved) })
 
 	for round, want := range []string{"embedded Postgres: new cluster made", "embedded Postgres started"} {
@@ -187,6 +190,29 @@ func TestServeEmbedded(t *testing.T) {
 		}
 		logs.Reset()
 	}
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *lockedBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }
 
 func freePort(t *testing.T) int {
