@@ -411,6 +411,8 @@ func TestAPIKeyCreateValidation(t *testing.T) {
 		{"maxUnusedDays negative", map[string]any{"label": "x", "maxUnusedDays": -1}},
 		{"maxUnusedDays above the cap", map[string]any{"label": "x", "maxUnusedDays": 3651}},
 		{"maxUnusedDays fractional", map[string]any{"label": "x", "maxUnusedDays": 1.5}},
+		{"maxUnusedDays a numeric string", map[string]any{"label": "x", "maxUnusedDays": "5"}},
+		{"maxUnusedDays a boolean", map[string]any{"label": "x", "maxUnusedDays": true}},
 		{"unknown field", map[string]any{"label": "x", "apiKeyHeaderValue": "loupe.mine.secret"}},
 		{"unknown field keyId", map[string]any{"label": "x", "keyId": "chosen"}},
 		{"not an object", []any{map[string]any{"label": "x"}}},
@@ -422,6 +424,9 @@ func TestAPIKeyCreateValidation(t *testing.T) {
 			u.Post(t, keysPath, c.body).Envelope(http.StatusBadRequest, "")
 		})
 	}
+	// Types are taken as written, and the answer names the field.
+	u.Post(t, keysPath, map[string]any{"label": "x", "maxUnusedDays": "5"}).
+		Envelope(http.StatusBadRequest, "maxUnusedDays: must be an integer")
 	if after := api.Count(t, `SELECT count(*) FROM api_keys`); after != before {
 		t.Fatalf("refused creates made %d keys", after-before)
 	}

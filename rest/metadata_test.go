@@ -256,6 +256,13 @@ func TestTimedMetadata(t *testing.T) {
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) { a.Put(t, path, c.body).Envelope(400, "") })
 	}
+	// Types are taken as written: a numeric string is not a number.
+	entryAt := func(start, end any) map[string]any {
+		return map[string]any{"items": map[string]any{"x": map[string]any{"startMs": start, "endMs": end, "data": map[string]any{}}}}
+	}
+	a.Put(t, path, entryAt("1", 5)).Envelope(400, "upsert[0].startMs: must be an integer")
+	a.Put(t, path, entryAt(1, "5")).Envelope(400, "upsert[0].endMs: must be an integer")
+	a.Put(t, path, entryAt(false, 5)).Envelope(400, "upsert[0].startMs: cannot use bool as Int")
 	a.Get(t, "/api/v1/items/"+id+"/timedMetadata").Status(200).JSON(&list)
 	if len(list.Items) != 1 || list.Items[0].StartMs != 100 {
 		t.Fatalf("bad writes changed entries: %+v", list.Items)

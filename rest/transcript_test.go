@@ -137,6 +137,10 @@ func TestTranscriptUpdateRefusesBadInputAndChangesNothing(t *testing.T) {
 		{"segments not a list", coerced, "", map[string]any{"languageCode": "en-US", "timedTranscript": "hello"}},
 		{"no content", coerced, "", body("en-US", map[string]any{"startTime": 0, "endTime": 1})},
 		{"time not a number", coerced, "", body("en-US", seg("a", "soon", 1))},
+		// Types are taken as written: a numeric string is not a number.
+		{"start a numeric string", coerced, "timedTranscript[0].startTime: must be an integer", body("en-US", seg("a", "5", 6))},
+		{"end a numeric string", coerced, "timedTranscript[0].endTime: must be an integer", body("en-US", seg("a", 5, "6"))},
+		{"start a boolean", coerced, "timedTranscript[0].startTime: cannot use bool as Int", body("en-US", seg("a", true, 6))},
 		{"unknown key", coerced, "", map[string]any{"languageCode": "en-US", "timedTranscript": []any{}, "format": "srt"}},
 	}
 	for _, c := range cases {
