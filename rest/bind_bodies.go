@@ -1,7 +1,9 @@
 package rest
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/loupe-mam/loupe"
 )
@@ -114,17 +116,24 @@ func folderUpdateBody(r *http.Request, vars map[string]any) error {
 	return nil
 }
 
-// idsBody binds {ids: [...]} (or itemIds / folderIds, or a bare array) to ids.
+// idsBody binds {ids: [...]} (or itemIds / folderIds, or a bare array) to
+// ids. The object holds that one key: any other is refused, as everywhere.
 func idsBody(r *http.Request, vars map[string]any) error {
 	v, err := decodeBody(r)
 	if err != nil {
 		return err
 	}
 	if m, ok := v.(map[string]any); ok {
+		key := ""
 		for _, k := range []string{"ids", "itemIds", "folderIds"} {
 			if ids, ok := m[k]; ok {
-				v = ids
+				v, key = ids, k
 				break
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if k != key {
+				return loupe.Invalid("%s: unknown field", k)
 			}
 		}
 	}

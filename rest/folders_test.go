@@ -388,6 +388,11 @@ func TestFolderAncestry(t *testing.T) {
 	}
 	a.Post(t, "/api/v1/folders/ancestry", `{"ids": [`).Envelope(500, "TypeError")
 	a.Post(t, "/api/v1/folders/ancestry", map[string]any{"ids": []string{}}).Envelope(400, "give 1 to 100 ids")
+	// Unknown keys are refused, as everywhere.
+	a.Post(t, "/api/v1/folders/ancestry", map[string]any{"ids": []string{item}, "depth": 2}).Envelope(400, "depth: unknown field")
+	a.Post(t, "/api/v1/folders/ancestry", map[string]any{"folderIds": []string{item}, "ids": []string{sub}}).Envelope(400, "folderIds: unknown field")
+	a.Post(t, "/api/v1/folders/ancestry", map[string]any{"idz": []string{item}}).Envelope(400, "idz: unknown field")
+	a.Post(t, "/api/v1/folders/ancestry", map[string]any{"folderIds": []string{item}}).Status(200)
 	var theirs map[string][][]any
 	api.Tenant(t, "b").Post(t, "/api/v1/folders/ancestry", []string{item}).Status(200).JSON(&theirs)
 	if len(theirs[item]) != 0 {
