@@ -7,6 +7,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator/core"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 )
 
 // Options are the executor's limits.
@@ -69,7 +71,8 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 		c.SetErrorPresenter(PresentError)
 		c.SetRecoverFunc(Recover)
 		c.SetParserTokenLimit(opt.TokenLimit)
-		// Suggestions ("did you mean ...") reveal the schema; they go with it.
+		// Suggestions ("did you mean ...") reveal the schema; they go with
+		// it. gqlgen's switch covers field names only; quietRules the rest.
 		c.SetDisableSuggestion(!opt.Introspection)
 		if opt.Introspection {
 			c.Use(extension.Introspection{})
@@ -80,6 +83,10 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 		for _, x := range opt.Extensions {
 			c.Use(x)
 		}
+	}
+	if !opt.Introspection {
+		e.Exec.SetDefaultRulesFn(quietRules)
+		e.HTTP.SetValidationRulesFn(quietRules)
 	}
 	// The complexity limit guards against arbitrary documents. REST runs
 	// only the stored ones, fixed and validated in tests, whose page sizes
@@ -93,4 +100,26 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 	e.HTTP.AddTransport(post{})
 	e.HTTP.AddTransport(refuse{})
 	return e
+}
+
+// quietRules are gqlparser's default validation rules with every rule that
+// suggests ("Did you mean ...?") swapped for its variant without: unknown
+// arguments, enum values and input fields (literal values), types
+// (variables, fragments), fields of a leaf-less selection. gqlgen's
+// SetDisableSuggestion swaps only FieldsOnCorrectType (it does so itself,
+// on top of these). Variables that do not coerce (gqlparser's vars.go)
+// never suggest. Each rule keeps its place, so errors come in the same
+// order as with suggestions.
+func quietRules() *rules.Rules {
+	r := rules.NewDefaultRules()
+	for name, quiet := range map[string]core.Rule{
+		"FieldsOnCorrectType": rules.FieldsOnCorrectTypeRuleWithoutSuggestions,
+		"KnownArgumentNames":  rules.KnownArgumentNamesRuleWithoutSuggestions,
+		"KnownTypeNames":      rules.KnownTypeNamesRuleWithoutSuggestions,
+		"ScalarLeafs":         rules.ScalarLeafsRuleWithoutSuggestions,
+		"ValuesOfCorrectType": rules.ValuesOfCorrectTypeRuleWithoutSuggestions,
+	} {
+		r.ReplaceRule(name, quiet.RuleFunc)
+	}
+	return r
 }
