@@ -22,6 +22,11 @@ type Options struct {
 	MaxAliases      int
 	// TokenLimit bounds what the parser reads of one document.
 	TokenLimit int
+	// MaxDocumentBytes bounds the length of a document sent to /graphql
+	// (its query text), whatever it holds: the token limit does not count
+	// comments and whitespace. 0 is no limit. REST's stored documents,
+	// run in-process, are not bound by it.
+	MaxDocumentBytes int
 	// QueryCacheSize is how many parsed and validated documents are kept.
 	QueryCacheSize int
 	// Extensions are further handler extensions (tracing, metrics) for
@@ -34,12 +39,13 @@ type Options struct {
 // DefaultOptions are the limits Loupe runs with unless configured otherwise.
 func DefaultOptions() Options {
 	return Options{
-		Introspection:   true,
-		ComplexityLimit: 20000,
-		MaxDepth:        12,
-		MaxAliases:      30,
-		TokenLimit:      15000,
-		QueryCacheSize:  1000,
+		Introspection:    true,
+		ComplexityLimit:  20000,
+		MaxDepth:         12,
+		MaxAliases:       30,
+		TokenLimit:       15000,
+		MaxDocumentBytes: 100 << 10,
+		QueryCacheSize:   1000,
 	}
 }
 
@@ -96,8 +102,8 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 	// Answered per the GraphQL-over-HTTP spec (overhttp.go,
 	// docs/graphql-over-http.md); refuse, last, takes what the others do not.
 	e.HTTP.AddTransport(options{})
-	e.HTTP.AddTransport(get{})
-	e.HTTP.AddTransport(post{})
+	e.HTTP.AddTransport(get{maxBytes: opt.MaxDocumentBytes})
+	e.HTTP.AddTransport(post{maxBytes: opt.MaxDocumentBytes})
 	e.HTTP.AddTransport(refuse{})
 	return e
 }
