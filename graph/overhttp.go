@@ -15,6 +15,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // The GraphQL-over-HTTP spec's answers (docs/graphql-over-http.md), where
@@ -166,18 +168,28 @@ func documentErrorStatus(media string, errs gqlerror.List) int {
 	return http.StatusBadRequest
 }
 
-// run runs a decoded request: a document that fails before execution is
-// answered as documentErrorStatus says, without data; one that passes
-// allowed runs and is answered 200 (field errors travel in the body).
-// allowed refuses what the transport does not run (a mutation over GET).
+// run runs a decoded request: a document longer than maxBytes (0: no
+// limit) is refused 413 before it is parsed; a document that fails before
+// execution is answered as documentErrorStatus says, without data; one
+// that passes allowed runs and is answered 200 (field errors travel in the
+// body). allowed refuses what the transport does not run (a mutation over
+// GET).
 func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, media string, params *graphql.RawParams,
-	allowed func(*ast.OperationDefinition) *gqlerror.Error,
+	maxBytes int, allowed func(*ast.OperationDefinition) *gqlerror.Error,
 ) {
 	if params.Query == "" {
 		// No persisted queries here: a request without a document is not
 		// a GraphQL request (gqlgen would answer "no operation provided"
 		// as a document error).
 		refuseRequest(w, r, exec, media, badRequest("the query parameter is required"))
+		return
+	}
+	if maxBytes > 0 && len(params.Query) > maxBytes {
+		// Like an oversized body, a request error (413 under either
+		// media type): the document is not read, let alone run. The
+		// token limit alone lets a document of comments or whitespace
+		// through up to the body cap.
+		refuseRequest(w, r, exec, media, documentTooLarge(maxBytes))
 		return
 	}
 	params.Headers = r.Header
@@ -249,9 +261,12 @@ func decodeBody(body []byte, params *graphql.RawParams) *gqlerror.Error {
 // get is gqlgen's GET transport (same Supports), its parameters in the
 // URL, answered per the spec as post is; a mutation (or subscription) is
 // refused 405 before it runs.
-type get struct{ transport.GET }
+type get struct {
+	transport.GET
+	maxBytes int // of the document (Options.MaxDocumentBytes)
+}
 
-func (get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+func (g get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	media, ok := negotiate(r.Header.Get("Accept"))
 	if !ok {
 		refuseRequest(w, r, exec, mediaJSON, notAcceptable())
@@ -274,7 +289,7 @@ func (get) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor
 		return
 	}
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
-	run(w, r, exec, media, params, queriesOnly)
+	run(w, r, exec, media, params, g.maxBytes, queriesOnly)
 }
 
 // queriesOnly refuses what GET must not run: GET is safe, and a proxy or
@@ -285,6 +300,13 @@ func queriesOnly(op *ast.OperationDefinition) *gqlerror.Error {
 		return requestError(http.StatusMethodNotAllowed, codeMethodNotAllowed, "GET requests only allow query operations")
 	}
 	return nil
+}
+
+// documentTooLarge refuses a document longer than limit bytes, in the
+// kind of an oversized body (PAYLOAD_TOO_LARGE, 413).
+func documentTooLarge(limit int) *gqlerror.Error {
+	return requestError(StatusOf(loupe.ETOOLARGE), CodeOf(loupe.ETOOLARGE),
+		"The GraphQL document is larger than %d bytes.", limit)
 }
 
 func notAcceptable() *gqlerror.Error {

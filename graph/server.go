@@ -7,6 +7,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator/core"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 )
 
 // Options are the executor's limits.
@@ -20,6 +22,11 @@ type Options struct {
 	MaxAliases      int
 	// TokenLimit bounds what the parser reads of one document.
 	TokenLimit int
+	// MaxDocumentBytes bounds the length of a document sent to /graphql
+	// (its query text), whatever it holds: the token limit does not count
+	// comments and whitespace. 0 is no limit. REST's stored documents,
+	// run in-process, are not bound by it.
+	MaxDocumentBytes int
 	// QueryCacheSize is how many parsed and validated documents are kept.
 	QueryCacheSize int
 	// Extensions are further handler extensions (tracing, metrics) for
@@ -32,12 +39,13 @@ type Options struct {
 // DefaultOptions are the limits Loupe runs with unless configured otherwise.
 func DefaultOptions() Options {
 	return Options{
-		Introspection:   true,
-		ComplexityLimit: 20000,
-		MaxDepth:        12,
-		MaxAliases:      30,
-		TokenLimit:      15000,
-		QueryCacheSize:  1000,
+		Introspection:    true,
+		ComplexityLimit:  20000,
+		MaxDepth:         12,
+		MaxAliases:       30,
+		TokenLimit:       15000,
+		MaxDocumentBytes: 100 << 10,
+		QueryCacheSize:   1000,
 	}
 }
 
@@ -69,7 +77,8 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 		c.SetErrorPresenter(PresentError)
 		c.SetRecoverFunc(Recover)
 		c.SetParserTokenLimit(opt.TokenLimit)
-		// Suggestions ("did you mean ...") reveal the schema; they go with it.
+		// Suggestions ("did you mean ...") reveal the schema; they go with
+		// it. gqlgen's switch covers field names only; quietRules the rest.
 		c.SetDisableSuggestion(!opt.Introspection)
 		if opt.Introspection {
 			c.Use(extension.Introspection{})
@@ -81,6 +90,10 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 			c.Use(x)
 		}
 	}
+	if !opt.Introspection {
+		e.Exec.SetDefaultRulesFn(quietRules)
+		e.HTTP.SetValidationRulesFn(quietRules)
+	}
 	// The complexity limit guards against arbitrary documents. REST runs
 	// only the stored ones, fixed and validated in tests, whose page sizes
 	// the resolvers bound; a full item record per hit would otherwise count
@@ -89,8 +102,30 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 	// Answered per the GraphQL-over-HTTP spec (overhttp.go,
 	// docs/graphql-over-http.md); refuse, last, takes what the others do not.
 	e.HTTP.AddTransport(options{})
-	e.HTTP.AddTransport(get{})
-	e.HTTP.AddTransport(post{})
+	e.HTTP.AddTransport(get{maxBytes: opt.MaxDocumentBytes})
+	e.HTTP.AddTransport(post{maxBytes: opt.MaxDocumentBytes})
 	e.HTTP.AddTransport(refuse{})
 	return e
+}
+
+// quietRules are gqlparser's default validation rules with every rule that
+// suggests ("Did you mean ...?") swapped for its variant without: unknown
+// arguments, enum values and input fields (literal values), types
+// (variables, fragments), fields of a leaf-less selection. gqlgen's
+// SetDisableSuggestion swaps only FieldsOnCorrectType (it does so itself,
+// on top of these). Variables that do not coerce (gqlparser's vars.go)
+// never suggest. Each rule keeps its place, so errors come in the same
+// order as with suggestions.
+func quietRules() *rules.Rules {
+	r := rules.NewDefaultRules()
+	for name, quiet := range map[string]core.Rule{
+		"FieldsOnCorrectType": rules.FieldsOnCorrectTypeRuleWithoutSuggestions,
+		"KnownArgumentNames":  rules.KnownArgumentNamesRuleWithoutSuggestions,
+		"KnownTypeNames":      rules.KnownTypeNamesRuleWithoutSuggestions,
+		"ScalarLeafs":         rules.ScalarLeafsRuleWithoutSuggestions,
+		"ValuesOfCorrectType": rules.ValuesOfCorrectTypeRuleWithoutSuggestions,
+	} {
+		r.ReplaceRule(name, quiet.RuleFunc)
+	}
+	return r
 }

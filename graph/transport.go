@@ -20,9 +20,12 @@ import (
 // The one visible difference in what runs: gqlgen's json.Marshal escapes
 // <, > and & in strings (\u003c …); post leaves them as the executor
 // wrote them. Both are the same JSON.
-type post struct{ transport.POST }
+type post struct {
+	transport.POST
+	maxBytes int // of the document (Options.MaxDocumentBytes)
+}
 
-func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+func (p post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	media, ok := negotiate(r.Header.Get("Accept"))
 	if !ok {
 		refuseRequest(w, r, exec, mediaJSON, notAcceptable())
@@ -40,7 +43,7 @@ func (post) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecuto
 		return
 	}
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
-	run(w, r, exec, media, params, nil)
+	run(w, r, exec, media, params, p.maxBytes, nil)
 }
 
 // writeResponse writes resp as gqlgen's graphql.Response marshals, its

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/rest"
 	"github.com/loupe-mam/loupe/server"
 )
 
@@ -241,6 +242,35 @@ func TestParserTokenLimit(t *testing.T) {
 		c.GraphQL(t, `{ viewer { `+strings.Repeat("id ", 40)+`} }`, nil).OK(nil)
 		wantError(t, c.GraphQL(t, `{ viewer { `+strings.Repeat("id ", 60)+`} }`, nil), "GRAPHQL_PARSE_FAILED", http.StatusBadRequest)
 	})
+}
+
+// TestDocumentLimit: a /graphql document over MaxDocumentBytes (a long
+// comment, which the token limit does not count) is refused 413 before it
+// is parsed; REST's stored documents stay far below the default, should a
+// client send them to /graphql.
+func TestDocumentLimit(t *testing.T) {
+	if max := graph.DefaultOptions().MaxDocumentBytes; len(rest.Document) > max/2 {
+		t.Fatalf("REST's stored document is %d bytes, over half the default document limit %d", len(rest.Document), max)
+	}
+	const limit = 4096
+	api := loupetest.New(t, func(c *server.Config) { c.GraphQL.MaxDocumentBytes = limit })
+	a := api.Tenant(t, "a")
+	doc := func(size int) string {
+		q := "{ viewer { id } }\n#"
+		return q + strings.Repeat("x", size-len(q))
+	}
+	a.GraphQL(t, doc(limit), nil).OK(nil)
+	api.Statements.Reset()
+	r := a.GraphQL(t, doc(limit+1), nil)
+	if msg := wantError(t, r, "PAYLOAD_TOO_LARGE", http.StatusRequestEntityTooLarge); msg != "The GraphQL document is larger than 4096 bytes." {
+		t.Fatalf("message %q", msg)
+	}
+	if r.Code != http.StatusRequestEntityTooLarge || len(r.Data) > 0 {
+		t.Fatalf("answered %d, data %s; want 413 without data", r.Code, r.Data)
+	}
+	if n := api.Statements.Count(); n != 0 {
+		t.Fatalf("refused document sent %d statements, want none", n)
+	}
 }
 
 // rawPost posts body to /graphql as c, without a Content-Length when

@@ -52,6 +52,7 @@ func loadConfig() config {
 	g.MaxDepth = envInt("LOUPE_GRAPHQL_DEPTH", g.MaxDepth)
 	g.MaxAliases = envInt("LOUPE_GRAPHQL_ALIASES", g.MaxAliases)
 	g.TokenLimit = envInt("LOUPE_GRAPHQL_TOKENS", g.TokenLimit)
+	g.MaxDocumentBytes = envInt("LOUPE_GRAPHQL_MAX_BYTES", g.MaxDocumentBytes)
 	return c
 }
 
