@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // JSON is a raw JSON value: open shapes such as form data. It passes the bytes
@@ -44,6 +45,11 @@ func (j *JSON) UnmarshalGQL(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return Invalid("not a JSON value: %v", err)
+	}
+	// json.Marshal writes U+0000 in a string or key as \u0000, which
+	// jsonb refuses; a literal backslash before "u0000" is written \\.
+	if bytes.Contains(b, []byte(`\u0000`)) && hasNUL(v) {
+		return ErrNUL
 	}
 	*j = b
 	return nil
@@ -98,4 +104,26 @@ func (j JSON) Object() (map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// hasNUL reports whether a decoded JSON value holds U+0000 in a string or
+// a key.
+func hasNUL(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.IndexByte(v, 0) >= 0
+	case []any:
+		for _, e := range v {
+			if hasNUL(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			if strings.IndexByte(k, 0) >= 0 || hasNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -73,6 +73,20 @@ func TestJSON(t *testing.T) {
 	if err := j.UnmarshalGQL(map[string]any{"k": 1}); err != nil || string(j) != `{"k":1}` {
 		t.Errorf("UnmarshalGQL: %s, %v", j, err)
 	}
+	for _, tc := range []struct {
+		v      any
+		refuse bool
+	}{
+		{map[string]any{"k": "a\x00"}, true},
+		{map[string]any{"k\x00": 1}, true},
+		{[]any{1, []any{"\x00"}}, true},
+		{map[string]any{"k": `\u0000`}, false}, // a backslash and "u0000": text
+	} {
+		var j loupe.JSON
+		if err := j.UnmarshalGQL(tc.v); (err != nil) != tc.refuse {
+			t.Errorf("UnmarshalGQL(%q) = %v, want refused %v", tc.v, err, tc.refuse)
+		}
+	}
 	if v, err := loupe.JSON(nil).Value(); v != nil || err != nil {
 		t.Errorf("Value of null = %v, %v; want SQL NULL", v, err)
 	}

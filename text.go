@@ -5,6 +5,23 @@ import (
 	"unicode/utf8"
 )
 
+// ErrNUL and ErrNotUTF8 are the input gate's answers for text no field may
+// hold: Postgres refuses U+0000 in text and jsonb, and a client's bytes
+// that are not UTF-8 would otherwise be stored changed (as U+FFFD) without
+// telling it.
+var (
+	ErrNUL     = Invalid("must not contain the NUL character (U+0000)")
+	ErrNotUTF8 = Invalid("The request body is not valid UTF-8.")
+)
+
+// ValidText checks a decoded string from a client: no U+0000.
+func ValidText(s string) *Error {
+	if strings.IndexByte(s, 0) >= 0 {
+		return ErrNUL
+	}
+	return nil
+}
+
 // RequiredText checks a required, non-blank text value of at most max
 // characters, naming field in the error.
 func RequiredText(field, v string, max int) error {

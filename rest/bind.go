@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -65,14 +66,23 @@ func bodyAs(name string) Binder {
 // decodeBody reads one JSON value; numbers stay json.Number so that large
 // integers survive.
 func decodeBody(r *http.Request) (any, error) {
-	dec := json.NewDecoder(r.Body)
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			return nil, loupe.Errorf(loupe.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
 		}
+		return nil, errUnparsable
+	}
+	// encoding/json would read bytes that are not UTF-8 as U+FFFD: the
+	// client's text would be stored changed without telling it.
+	if !utf8.Valid(b) {
+		return nil, loupe.ErrNotUTF8
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return nil, errUnparsable
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5/middleware"
 
@@ -111,6 +112,12 @@ func bufferBody(limit int64) func(http.Handler) http.Handler {
 					return
 				}
 				writeGraphQLError(w, loupe.Invalid("could not read the request body"))
+				return
+			}
+			// As for REST bodies (rest.decodeBody): bytes that are not
+			// UTF-8 would be read as U+FFFD and stored changed.
+			if !utf8.Valid(b) {
+				writeGraphQLError(w, loupe.ErrNotUTF8)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(b))

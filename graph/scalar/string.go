@@ -2,6 +2,8 @@ package scalar
 
 import (
 	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // String is GraphQL's String, read strictly. gqlgen's own reading turns a
@@ -13,10 +15,17 @@ import (
 // MarshalString writes a string.
 func MarshalString(s string) graphql.Marshaler { return graphql.MarshalString(s) }
 
-// UnmarshalString accepts only a string (or null, for an optional one).
+// UnmarshalString accepts only a string (or null, for an optional one),
+// and no string holding U+0000: Postgres cannot store it in text, so it
+// would fail the write with an internal error instead of naming the field.
+// (Invalid UTF-8 never gets this far: the bodies are checked whole, see
+// loupe.ValidText.)
 func UnmarshalString(v any) (string, error) {
 	switch v := v.(type) {
 	case string:
+		if err := loupe.ValidText(v); err != nil {
+			return "", &InputError{Message: err.Message}
+		}
 		return v, nil
 	case nil:
 		return "", nil
