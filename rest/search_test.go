@@ -246,7 +246,7 @@ func TestSearchRefusesBadParameters(t *testing.T) {
 		{"includeFolders not a boolean", "includeFolders=maybe", `query parameter includeFolders must be true or false, got "maybe"`},
 		{"includeSubfolders not a boolean", "includeSubfolders=2", `query parameter includeSubfolders must be true or false, got "2"`},
 		{"searchString too long", "searchString=" + strings.Repeat("a", 1001), "searchString must be at most 1000 characters, got 1001"},
-		{"searchString with NUL", "searchString=a%00b", "searchString must not contain NUL characters"},
+		{"searchString with NUL", "searchString=a%00b", "searchString: must not contain the NUL character (U+0000)"}, // the input gate (String scalar)
 		{"searchString not UTF-8", "searchString=%ff%fe", "searchString must be valid UTF-8"},
 	}
 	for _, c := range cases {
