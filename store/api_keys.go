@@ -118,9 +118,8 @@ func (s *Store) CreateAPIKey(ctx context.Context, p *loupe.Principal, in loupe.A
 		return nil, loupe.Invalid("label is required")
 	case utf8.RuneCountInString(in.Label) > maxKeyLabel:
 		return nil, loupe.Invalid("label is longer than %d characters", maxKeyLabel)
-	case strings.ContainsRune(in.Label, 0):
-		// Postgres text cannot hold it.
-		return nil, loupe.Invalid("label must not contain NUL characters")
+	case loupe.ValidText(in.Label) != nil:
+		return nil, loupe.Invalid("label: %s", loupe.ErrNUL.Message)
 	case in.ExpiresOn != nil && !in.ExpiresOn.After(now):
 		return nil, loupe.Invalid("expiryDate must be in the future")
 	case in.MaxUnusedDays != nil && (*in.MaxUnusedDays < 1 || *in.MaxUnusedDays > maxUnusedDaysCap):

@@ -48,8 +48,8 @@ func (q *SearchQuery) Validate() error {
 	if !utf8.ValidString(q.Text) {
 		return loupe.Invalid("searchString must be valid UTF-8")
 	}
-	if strings.IndexByte(q.Text, 0) >= 0 {
-		return loupe.Invalid("searchString must not contain NUL characters")
+	if err := loupe.ValidText(q.Text); err != nil {
+		return loupe.Invalid("searchString: %s", err.Message)
 	}
 	if n := utf8.RuneCountInString(q.Text); n > MaxSearchText {
 		return loupe.Invalid("searchString must be at most %d characters, got %d", MaxSearchText, n)

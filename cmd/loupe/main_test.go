@@ -99,12 +99,7 @@ func TestTenantAndUserCreate(t *testing.T) {
 // when signalled.
 func TestServeStartsAndShutsDown(t *testing.T) {
 	t.Setenv("DATABASE_URL", pgtest.DB(t))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	t.Setenv("LOUPE_ADDR", addr)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -113,20 +108,7 @@ func TestServeStartsAndShutsDown(t *testing.T) {
 	go func() { code, _ := runCaptured(t, ctx, "serve"); exited <- code }()
 
 	base := "http://" + addr
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server not ready: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitReady(t, base)
 	for _, p := range []string{"/healthz", "/playground"} {
 		resp, err := http.Get(base + p)
 		if err != nil || resp.StatusCode != 200 {
