@@ -2,11 +2,11 @@ package loupe
 
 import (
 	"bytes"
+	"context"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // JSON is a raw JSON value: open shapes such as form data. It passes the bytes
@@ -27,32 +27,15 @@ func JSONOf(v any) JSON {
 // IsNull reports whether j is absent or the JSON null.
 func (j JSON) IsNull() bool { return len(j) == 0 || bytes.Equal(j, []byte("null")) }
 
-// MarshalGQL writes the raw value (gqlgen scalar).
-func (j JSON) MarshalGQL(w io.Writer) {
+// MarshalGQLContext writes the raw value (the JSON scalar's output; the
+// signature is gqlgen's graphql.ContextMarshaler).
+func (j JSON) MarshalGQLContext(_ context.Context, w io.Writer) error {
 	if j.IsNull() {
-		io.WriteString(w, "null") //nolint:errcheck
-		return
+		_, err := io.WriteString(w, "null")
+		return err
 	}
-	w.Write(j) //nolint:errcheck
-}
-
-// UnmarshalGQL accepts any GraphQL input value (gqlgen scalar).
-func (j *JSON) UnmarshalGQL(v any) error {
-	if v == nil {
-		*j = nil
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return Invalid("not a JSON value: %v", err)
-	}
-	// json.Marshal writes U+0000 in a string or key as \u0000, which
-	// jsonb refuses; a literal backslash before "u0000" is written \\.
-	if bytes.Contains(b, []byte(`\u0000`)) && hasNUL(v) {
-		return ErrNUL
-	}
-	*j = b
-	return nil
+	_, err := w.Write(j)
+	return err
 }
 
 // MarshalJSON writes the raw value.
@@ -104,26 +87,4 @@ func (j JSON) Object() (map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// hasNUL reports whether a decoded JSON value holds U+0000 in a string or
-// a key.
-func hasNUL(v any) bool {
-	switch v := v.(type) {
-	case string:
-		return strings.IndexByte(v, 0) >= 0
-	case []any:
-		for _, e := range v {
-			if hasNUL(e) {
-				return true
-			}
-		}
-	case map[string]any:
-		for k, e := range v {
-			if strings.IndexByte(k, 0) >= 0 || hasNUL(e) {
-				return true
-			}
-		}
-	}
-	return false
 }

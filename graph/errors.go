@@ -71,7 +71,11 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 		// "alternatives[0].value: must be a string", named by the input
 		// path below the field.
 		gqlErr.Message = ie.Message
-		if at := inputPath(gqlErr.Path); at != "" {
+		at := inputPath(gqlErr.Path)
+		if ie.At != "" {
+			at += dotted(at, ie.At)
+		}
+		if at != "" {
 			gqlErr.Message = at + ": " + ie.Message
 		}
 		gqlErr.Err = nil
@@ -137,6 +141,14 @@ func inputPath(p ast.Path) string {
 		}
 	}
 	return b.String()
+}
+
+// dotted is sub as it continues path: ".b", "[2]", or sub alone.
+func dotted(path, sub string) string {
+	if path == "" || sub[0] == '[' {
+		return sub
+	}
+	return "." + sub
 }
 
 // Recover turns a resolver panic into an internal error, logging the stack.

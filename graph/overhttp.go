@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -215,47 +214,82 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, med
 }
 
 // decodeObject decodes a JSON object parameter (variables, extensions)
-// that arrived as a string; "" is absent.
+// that arrived as a string; "" is absent. It is read by the input gate, as
+// bodies are.
 func decodeObject(name, s string) (map[string]any, *gqlerror.Error) {
 	if s == "" {
 		return nil, nil
 	}
-	var m map[string]any
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil || !atEnd(dec) {
+	v, err := loupe.ReadJSON([]byte(s))
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		var le *loupe.Error
+		if errors.As(err, &le) {
+			return nil, badRequest("the %s parameter: %s", name, le.Message)
+		}
 		return nil, badRequest("the %s parameter must be a JSON object", name)
 	}
 	return m, nil
 }
 
-// atEnd reports whether dec has read all its input: a body is one JSON
-// value, not a value and then more.
-func atEnd(dec *json.Decoder) bool {
-	_, err := dec.Token()
-	return errors.Is(err, io.EOF)
-}
-
 // decodeBody decodes a POST body into params; its errors are bad requests.
-// encoding/json checks the parameters' types: query and operationName
+// The body is read by the input gate (loupe.ReadJSON: no key twice, bounded
+// nesting); the parameters' types are checked here: query and operationName
 // strings, variables and extensions objects, each of them or null.
 func decodeBody(body []byte, params *graphql.RawParams) *gqlerror.Error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return badRequest("the request body is empty")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(params); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return badRequest("the %s parameter has the wrong type: %s", te.Field, te.Value)
+	v, err := loupe.ReadJSON(body)
+	if err != nil {
+		var le *loupe.Error
+		if errors.As(err, &le) {
+			return badRequest("%s", le.Message)
 		}
-		return badRequest("the request body is not a JSON object: %v", err)
+		return badRequest("the request body is not one JSON object")
 	}
-	if !atEnd(dec) {
-		return badRequest("the request body is more than one JSON value")
+	m, ok := v.(map[string]any)
+	if !ok {
+		return badRequest("the request body is not a JSON object")
+	}
+	for _, p := range []struct {
+		name   string
+		object bool
+		set    func(any)
+	}{
+		{"query", false, func(v any) { params.Query = v.(string) }},
+		{"operationName", false, func(v any) { params.OperationName = v.(string) }},
+		{"variables", true, func(v any) { params.Variables = v.(map[string]any) }},
+		{"extensions", true, func(v any) { params.Extensions = v.(map[string]any) }},
+	} {
+		v := m[p.name]
+		if v == nil {
+			continue
+		}
+		_, isObject := v.(map[string]any)
+		_, isString := v.(string)
+		if (p.object && !isObject) || (!p.object && !isString) {
+			return badRequest("the %s parameter has the wrong type: %s", p.name, jsonKind(v))
+		}
+		p.set(v)
 	}
 	return nil
+}
+
+// jsonKind names a decoded JSON value's type as encoding/json's errors do.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	default:
+		return "object"
+	}
 }
 
 // get is gqlgen's GET transport (same Supports), its parameters in the

@@ -6079,8 +6079,7 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 }
 
 func (ec *executionContext) unmarshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx context.Context, v any) (loupe.JSON, error) {
-	var res loupe.JSON
-	err := res.UnmarshalGQL(v)
+	res, err := scalar.UnmarshalJSONValue(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -6091,7 +6090,14 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJS
 		}
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	res := scalar.MarshalJSONValue(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚐNode(ctx context.Context, sel ast.SelectionSet, v []loupe.Node) graphql.Marshaler {
@@ -6136,8 +6142,7 @@ func (ec *executionContext) unmarshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐ
 	if v == nil {
 		return nil, nil
 	}
-	var res loupe.JSON
-	err := res.UnmarshalGQL(v)
+	res, err := scalar.UnmarshalJSONValue(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -6145,7 +6150,9 @@ func (ec *executionContext) marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJS
 	if v == nil {
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	res := scalar.MarshalJSONValue(v)
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) marshalONode2githubᚗcomᚋloupeᚑmamᚋloupeᚐNode(ctx context.Context, sel ast.SelectionSet, v loupe.Node) graphql.Marshaler {

@@ -2,13 +2,11 @@ package rest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -63,8 +61,9 @@ func bodyAs(name string) Binder {
 	}
 }
 
-// decodeBody reads one JSON value; numbers stay json.Number so that large
-// integers survive.
+// decodeBody reads one JSON value through the input gate (loupe.ReadJSON):
+// UTF-8, no key twice, bounded nesting; numbers stay json.Number so that
+// large integers survive.
 func decodeBody(r *http.Request) (any, error) {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -74,21 +73,11 @@ func decodeBody(r *http.Request) (any, error) {
 		}
 		return nil, errUnparsable
 	}
-	// encoding/json would read bytes that are not UTF-8 as U+FFFD: the
-	// client's text would be stored changed without telling it.
-	if !utf8.Valid(b) {
-		return nil, loupe.ErrNotUTF8
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := loupe.ReadJSON(b)
+	if errors.Is(err, loupe.ErrJSONSyntax) {
 		return nil, errUnparsable
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errUnparsable
-	}
-	return v, nil
+	return v, err
 }
 
 // queryString binds query parameter param, when present, to vars[name] (or

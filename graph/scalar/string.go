@@ -36,6 +36,10 @@ func UnmarshalString(v any) (string, error) {
 
 // InputError is input of the wrong type; the error presenter names the
 // field from the error's path and answers BAD_USER_INPUT.
-type InputError struct{ Message string }
+// At is where inside the value, for a JSON value (a.b[2]).
+type InputError struct {
+	At      string
+	Message string
+}
 
 func (e *InputError) Error() string { return e.Message }
