@@ -144,9 +144,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	api.Get(playground.Path+"/*", pg.ServeHTTP)
 
 	perRequest := loaders.Middleware(st)
-	api.With(bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), perRequest,
+	api.With(checkURL(writeGraphQLError), bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), perRequest,
 		admit(cfg.GraphQLInFlight, writeGraphQLError)).Handle("/graphql", engine.HTTP)
-	rest.Mount(api, engine.Exec, refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError),
+	rest.Mount(api, engine.Exec, checkURL(rest.WriteError), refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError),
 		countUsers(rec), perRequest)
 	srv.Handler = r
 	return srv

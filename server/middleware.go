@@ -10,7 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -124,6 +126,43 @@ func bufferBody(limit int64) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// checkURL holds the URL to the input gate's rules for text: its path and
+// query parameters, once decoded, must be UTF-8 without U+0000 (both reach
+// the API as strings: ids, search text, cursors), and the query must parse
+// (url.Values drops a malformed pair without a word).
+func checkURL(fail func(http.ResponseWriter, error)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := urlError(r.URL); err != nil {
+				fail(w, err)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func urlError(u *url.URL) error {
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return loupe.Invalid("The request URL's query cannot be parsed.")
+	}
+	texts := []string{u.Path}
+	for k, vs := range q {
+		texts = append(texts, k)
+		texts = append(texts, vs...)
+	}
+	for _, s := range texts {
+		if !utf8.ValidString(s) {
+			return loupe.Invalid("The request URL is not valid UTF-8.")
+		}
+		if strings.IndexByte(s, 0) >= 0 {
+			return loupe.Invalid("The request URL must not contain the NUL character (U+0000).")
+		}
+	}
+	return nil
 }
 
 // timeout bounds the work of a request through its context.
