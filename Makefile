@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: run build test generate bench microbench playground-assets
+.PHONY: run build test fuzz generate bench microbench playground-assets
 
 # Serve on the embedded cluster unless DATABASE_URL is set. Built and run as
 # a binary (not `go run`) so that Ctrl-C and SIGTERM reach loupe itself,
@@ -18,10 +18,17 @@ build:
 	@$(GO) build -o bin/loupe ./cmd/loupe
 
 # Each test clones its own migrated database (internal/testkit/pgtest) on the server in
-# DATABASE_URL, which with-postgres provides unless it is already set.
+# DATABASE_URL, which with-postgres provides unless it is already set. Then
+# every fuzz target runs a few seconds (scripts/fuzz-short).
 test:
 	@scripts/deps test
 	$(GO) run ./cmd/loupe with-postgres -- $(GO) test -race -count=1 ./...
+	@GO=$(GO) scripts/fuzz-short
+
+# Longer fuzzing of every target (seconds each), e.g. make fuzz FUZZTIME=300.
+FUZZTIME ?= 60
+fuzz:
+	GO=$(GO) scripts/fuzz-short $(FUZZTIME)
 
 generate:
 	$(GO) generate ./...
