@@ -66,6 +66,13 @@ type Item struct {
 	ItemMedia `db:"-"`
 }
 
+// docBytes is what an item's stored documents weigh (a list page's memory
+// budget counts it).
+func (i *Item) docBytes() int {
+	return len(i.MetadataFormData) + len(i.TechnicalMetadata) + len(i.GeoLocation) + len(i.CustomIconsDoc) +
+		len(i.MediaUsageDoc) + len(i.MediaDoc) + len(i.Title)
+}
+
 // ItemMedia is the part of an item that the processing and ingest pipelines
 // write: proxies, thumbnails, progress, subtitle links, ingest provenance.
 // It is stored as one document because it is read whole and written by

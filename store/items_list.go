@@ -38,6 +38,13 @@ type ItemQuery struct {
 // MaxItemPage bounds one page of items.
 const MaxItemPage = 100
 
+// MaxItemPageBytes is the memory budget of one page of whole items: the
+// page ends early (more follow, the cursor goes on from its last item) once
+// the items read hold more than this of stored documents, whatever was
+// stored — values written before today's input limits, or grown by the
+// pipelines. A page always holds at least one item.
+const MaxItemPageBytes = 8 << 20
+
 // Validate checks the page size and ids.
 func (q *ItemQuery) Validate() error {
 	if q.First < 1 || q.First > MaxItemPage {
@@ -139,15 +146,15 @@ func (s *Store) ListItems(ctx context.Context, p *loupe.Principal, q ItemQuery) 
 		return []*Item{}, false, nil
 	}
 	query, args := q.sql(false, p)
-	items, err := selectScanned(ctx, s, itemDests(q.Lean), query, args...)
+	items, cut, err := selectWithin(ctx, s, itemDests(q.Lean), (*Item).docBytes, MaxItemPageBytes, query, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("store: unable to list items: %w", err)
 	}
 	if err := decodeMedia(items...); err != nil {
 		return nil, false, err
 	}
-	more := len(items) > q.First
-	if more {
+	more := cut || len(items) > q.First
+	if len(items) > q.First {
 		items = items[:q.First]
 	}
 	return items, more, nil

@@ -57,6 +57,36 @@ func scanAll[T any](rows *sql.Rows, dests func(*T) []any) ([]*T, error) {
 	return out, rows.Err()
 }
 
+// selectWithin is selectScanned within a memory budget: it stops reading
+// rows once those read weigh more than budget by size (at least one row is
+// read), and says whether it stopped early. The rows not read are never
+// held: the driver discards them as the result is closed.
+func selectWithin[T any](ctx context.Context, s *Store, dests func(*T) []any, size func(*T) int, budget int, query string, args ...any) ([]*T, bool, error) {
+	st, err := s.prepared(ctx, query)
+	if err != nil {
+		return nil, false, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	out := []*T{}
+	used := 0
+	for rows.Next() {
+		if used > budget {
+			return out, true, nil
+		}
+		v := new(T)
+		if err := rows.Scan(dests(v)...); err != nil {
+			return nil, false, err
+		}
+		out = append(out, v)
+		used += size(v)
+	}
+	return out, false, rows.Err()
+}
+
 // itemDests picks the dests of query's columns: lean or whole items.
 func itemDests(lean bool) func(*Item) []any {
 	if lean {
