@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -128,10 +130,11 @@ func bufferBody(limit int64) func(http.Handler) http.Handler {
 	}
 }
 
-// checkURL holds the URL to the input gate's rules for text: its path and
-// query parameters, once decoded, must be UTF-8 without U+0000 (both reach
-// the API as strings: ids, search text, cursors), and the query must parse
-// (url.Values drops a malformed pair without a word).
+// checkURL holds the URL to the input gate's rules for text: its query
+// parameters, decoded, must be UTF-8 without U+0000 (they reach the API as
+// strings: search text, cursors, ids) and the query must parse (url.Values
+// drops a malformed pair without a word). A path holding such bytes names
+// nothing that can exist: 404, as any unknown id.
 func checkURL(fail func(http.ResponseWriter, error)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -145,21 +148,24 @@ func checkURL(fail func(http.ResponseWriter, error)) func(http.Handler) http.Han
 }
 
 func urlError(u *url.URL) error {
+	if !utf8.ValidString(u.Path) || strings.IndexByte(u.Path, 0) >= 0 {
+		return loupe.NotFound()
+	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
 		return loupe.Invalid("The request URL's query cannot be parsed.")
 	}
-	texts := []string{u.Path}
-	for k, vs := range q {
-		texts = append(texts, k)
-		texts = append(texts, vs...)
-	}
-	for _, s := range texts {
-		if !utf8.ValidString(s) {
-			return loupe.Invalid("The request URL is not valid UTF-8.")
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if !utf8.ValidString(k) || strings.IndexByte(k, 0) >= 0 {
+			return loupe.Invalid("The request URL is not valid UTF-8 without NUL characters.")
 		}
-		if strings.IndexByte(s, 0) >= 0 {
-			return loupe.Invalid("The request URL must not contain the NUL character (U+0000).")
+		for _, v := range q[k] {
+			if !utf8.ValidString(v) {
+				return loupe.Invalid("%s must be valid UTF-8", k)
+			}
+			if strings.IndexByte(v, 0) >= 0 {
+				return loupe.Invalid("%s: %s", k, loupe.ErrNUL.Message)
+			}
 		}
 	}
 	return nil
