@@ -22,6 +22,10 @@ type hashingReader struct {
 	h    hash.Hash
 	n    int64
 	want string
+	// err is the first failure Read returned (not io.EOF): the body's own,
+	// the context's, or ErrChecksum. Stores return it as is, however the
+	// layers between wrapped it.
+	err error
 }
 
 func newHashingReader(ctx context.Context, r io.Reader, want string) *hashingReader {
@@ -29,14 +33,21 @@ func newHashingReader(ctx context.Context, r io.Reader, want string) *hashingRea
 }
 
 func (hr *hashingReader) Read(p []byte) (int, error) {
+	if hr.err != nil {
+		return 0, hr.err
+	}
 	if err := hr.ctx.Err(); err != nil {
+		hr.err = err
 		return 0, err
 	}
 	n, err := hr.r.Read(p)
 	hr.h.Write(p[:n])
 	hr.n += int64(n)
 	if err == io.EOF && hr.want != "" && hr.sum() != hr.want {
-		return n, fmt.Errorf("%w: the content's SHA-256 is %s, not %s", ErrChecksum, hr.sum(), hr.want)
+		err = fmt.Errorf("%w: the content's SHA-256 is %s, not %s", ErrChecksum, hr.sum(), hr.want)
+	}
+	if err != nil && err != io.EOF {
+		hr.err = err
 	}
 	return n, err
 }

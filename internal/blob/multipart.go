@@ -20,7 +20,8 @@ import (
 //
 // The caller keeps the list of uploaded parts (Loupe keeps it in Postgres):
 // an S3 server's ListParts is not reliable enough to resume from. Unknown
-// upload ids answer ErrNoSuchUpload.
+// upload ids answer ErrNoSuchUpload (CompleteMultipart: or ErrInvalidPart,
+// as S3 servers differ there).
 type Multiparter interface {
 	// CreateMultipart starts an upload to key and answers its id.
 	CreateMultipart(ctx context.Context, key string, opts ...PutOption) (uploadID string, err error)
