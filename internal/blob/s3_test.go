@@ -272,12 +272,17 @@ func TestS3BehindTheHandler(t *testing.T) {
 	srv := httptest.NewServer(nil)
 	defer srv.Close()
 	signer := blob.NewSigner([]byte("s3-handler-test-key-0123456789abcdef"), srv.URL)
-	srv.Config.Handler = &blob.Handler{Store: s, Signer: signer}
+	srv.Config.Handler = &blob.Handler{Store: s, Signer: signer, MaxUpload: 20000}
 	const key = "t/items/i/attachments/a.txt"
 	content := strings.Repeat("0123456789", 1000)
 	put, _ := signer.Presign(context.Background(), "PUT", key, time.Hour)
 	if resp, body := do(t, "PUT", put, strings.NewReader(content)); resp.StatusCode != 200 {
 		t.Fatalf("PUT: %d %s", resp.StatusCode, body)
+	}
+	// Over the cap, streamed (no Content-Length): 413, and the blob stays.
+	over := struct{ io.Reader }{strings.NewReader(strings.Repeat("x", 20001))}
+	if resp, body := do(t, "PUT", put, over); resp.StatusCode != 413 {
+		t.Fatalf("PUT over the cap: %d %s", resp.StatusCode, body)
 	}
 	get, _ := signer.Presign(context.Background(), "GET", key, time.Hour)
 	cases := []struct {
