@@ -24,8 +24,8 @@ type config struct {
 	// has a bucket.
 	BlobDir string
 	// S3 keeps the files in a bucket when its Bucket is set (LOUPE_S3_*).
-	S3 blob.S3Config
-	DBPool  int
+	S3     blob.S3Config
+	DBPool int
 	// PprofAddr serves pprof when set (LOUPE_PPROF_ADDR).
 	PprofAddr string
 	App       server.Config
