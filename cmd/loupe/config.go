@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/server"
 )
 
@@ -19,9 +20,12 @@ type config struct {
 	PGPort      int
 	PublicURL   string
 	BlobKey     string
-	// BlobDir holds uploaded files (default: <DataDir>/blobs).
+	// BlobDir holds uploaded files (default: <DataDir>/blobs) unless S3
+	// has a bucket.
 	BlobDir string
-	DBPool  int
+	// S3 keeps the files in a bucket when its Bucket is set (LOUPE_S3_*).
+	S3     blob.S3Config
+	DBPool int
 	// PprofAddr serves pprof when set (LOUPE_PPROF_ADDR).
 	PprofAddr string
 	App       server.Config
@@ -40,6 +44,7 @@ func loadConfig() config {
 		App:         server.DefaultConfig(),
 	}
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
+	c.S3 = s3FromEnv()
 	c.App.MaxUploadBytes = int64(envInt("LOUPE_MAX_UPLOAD_BYTES", int(c.App.MaxUploadBytes)))
 	c.PublicURL = env("LOUPE_PUBLIC_URL", "http://localhost"+portOf(c.Addr))
 	c.App.BodyLimit = int64(envInt("LOUPE_MAX_BODY_BYTES", int(c.App.BodyLimit)))

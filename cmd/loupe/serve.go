@@ -51,6 +51,13 @@ func cmdServe(ctx context.Context, c config) error {
 		return err
 	}
 	defer closeDB()
+	// The file store before the bootstrap: a wrong bucket or key stops the
+	// start before the first tenant's key (shown once) is printed. (After
+	// the database: it makes the data directory the blobs go under.)
+	files, err := openFiles(ctx, c)
+	if err != nil {
+		return err
+	}
 	st := store.New(db)
 	if err := bootstrap(ctx, st, c); err != nil {
 		return err
@@ -60,10 +67,6 @@ func cmdServe(ctx context.Context, c config) error {
 		return err
 	}
 	c.App.Blobs = blob.NewSigner(key, c.PublicURL)
-	files, err := blob.NewDisk(c.BlobDir)
-	if err != nil {
-		return err
-	}
 	c.App.Files = files
 	c.App.DatabaseURL = dbURL
 	// The usage recorder outlives the server: what it counted while

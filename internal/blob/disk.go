@@ -8,9 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
+
+// notADirectory is what opening a/b answers when a is a file: no blob.
+var notADirectory error = syscall.ENOTDIR
 
 // Disk is a Store in a local directory: a key is a path under the root.
 // Writes go to a temporary file beside the target and are renamed over it,
@@ -48,18 +53,42 @@ func (d *Disk) path(key string) (string, error) {
 }
 
 // Put implements Store.
-func (d *Disk) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
+func (d *Disk) Put(ctx context.Context, key string, r io.Reader, opts ...PutOption) (Object, error) {
+	o := PutOptionsOf(opts)
+	if !validSHA256(o.SHA256) {
+		return Object{}, fmt.Errorf("blob: %q is no SHA-256", o.SHA256)
+	}
 	p, err := d.path(key)
 	if err != nil {
-		return 0, err
+		return Object{}, err
 	}
+	hr := newHashingReader(ctx, r, o.SHA256)
+	err = d.writeAtomically(key, p, func(f *os.File) error {
+		_, err := io.Copy(f, hr)
+		return err // the reader's error as is: callers look for *http.MaxBytesError
+	})
+	if err != nil {
+		return Object{Size: hr.n}, err
+	}
+	obj, err := d.Stat(ctx, key)
+	if err != nil {
+		return Object{}, err
+	}
+	obj.SHA256 = hr.sum()
+	return obj, nil
+}
+
+// writeAtomically creates a temporary file beside p, lets write fill it,
+// syncs it and renames it over p; on any failure it removes the temporary
+// file and leaves p as it was.
+func (d *Disk) writeAtomically(key, p string, write func(*os.File) error) error {
 	dir := filepath.Dir(p)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return 0, fmt.Errorf("blob: unable to create directory for %s: %w", key, err)
+		return fmt.Errorf("blob: unable to create directory for %s: %w", key, err)
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
-		return 0, fmt.Errorf("blob: unable to create %s: %w", key, err)
+		return fmt.Errorf("blob: unable to create %s: %w", key, err)
 	}
 	done := false
 	defer func() {
@@ -68,46 +97,134 @@ func (d *Disk) Put(ctx context.Context, key string, r io.Reader) (int64, error) 
 			os.Remove(tmp.Name()) //nolint:errcheck // best effort
 		}
 	}()
-	n, err := io.Copy(tmp, ctxReader{ctx, r})
-	if err != nil {
-		return n, err // the reader's error as is: callers look for *http.MaxBytesError
+	if err := write(tmp); err != nil {
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return n, fmt.Errorf("blob: unable to write %s: %w", key, err)
+		return fmt.Errorf("blob: unable to write %s: %w", key, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return n, fmt.Errorf("blob: unable to write %s: %w", key, err)
+		return fmt.Errorf("blob: unable to write %s: %w", key, err)
 	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
-		return n, fmt.Errorf("blob: unable to store %s: %w", key, err)
+		return fmt.Errorf("blob: unable to store %s: %w", key, err)
 	}
 	done = true
-	return n, nil
+	return nil
 }
 
 // Open implements Store. The reader is an *os.File (an io.ReadSeeker).
 func (d *Disk) Open(_ context.Context, key string) (io.ReadCloser, int64, time.Time, error) {
+	f, st, err := d.open(key)
+	if err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	return f, st.Size(), st.ModTime(), nil
+}
+
+// open opens the regular file under key.
+func (d *Disk) open(key string) (*os.File, fs.FileInfo, error) {
 	p, err := d.path(key)
 	if err != nil {
-		return nil, 0, time.Time{}, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, time.Time{}, ErrNotFound
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, notADirectory) {
+			return nil, nil, ErrNotFound
 		}
-		return nil, 0, time.Time{}, fmt.Errorf("blob: unable to open %s: %w", key, err)
+		return nil, nil, fmt.Errorf("blob: unable to open %s: %w", key, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close() //nolint:errcheck // read-only
-		return nil, 0, time.Time{}, fmt.Errorf("blob: unable to open %s: %w", key, err)
+		return nil, nil, fmt.Errorf("blob: unable to open %s: %w", key, err)
 	}
 	if !st.Mode().IsRegular() {
 		f.Close() //nolint:errcheck // read-only
-		return nil, 0, time.Time{}, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
-	return f, st.Size(), st.ModTime(), nil
+	return f, st, nil
+}
+
+// OpenRange implements Store.
+func (d *Disk) OpenRange(_ context.Context, key string, offset, length int64) (io.ReadCloser, Object, error) {
+	f, st, err := d.open(key)
+	if err != nil {
+		return nil, Object{}, err
+	}
+	obj := d.object(key, st)
+	if offset < 0 || offset > obj.Size {
+		f.Close() //nolint:errcheck // read-only
+		return nil, Object{}, fmt.Errorf("%w: offset %d of %d bytes", ErrInvalidRange, offset, obj.Size)
+	}
+	if length < 0 || length > obj.Size-offset {
+		length = obj.Size - offset
+	}
+	return &sectionReadCloser{io.NewSectionReader(f, offset, length), f}, obj, nil
+}
+
+type sectionReadCloser struct {
+	*io.SectionReader
+	io.Closer
+}
+
+// Stat implements Store.
+func (d *Disk) Stat(_ context.Context, key string) (Object, error) {
+	p, err := d.path(key)
+	if err != nil {
+		return Object{}, ErrNotFound
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, notADirectory) {
+			return Object{}, ErrNotFound
+		}
+		return Object{}, fmt.Errorf("blob: unable to stat %s: %w", key, err)
+	}
+	if !st.Mode().IsRegular() {
+		return Object{}, ErrNotFound
+	}
+	return d.object(key, st), nil
+}
+
+// object describes the file of key.
+func (d *Disk) object(key string, st fs.FileInfo) Object {
+	return Object{Key: key, Size: st.Size(), ModTime: st.ModTime(), ETag: fileETag(st)}
+}
+
+// fileETag changes whenever the file is replaced (every write is a new file
+// renamed into place, with a new modification time) — the way web servers
+// derive one without reading the content.
+func fileETag(st fs.FileInfo) string {
+	return strconv.FormatInt(st.ModTime().UnixNano(), 16) + "-" + strconv.FormatInt(st.Size(), 16)
+}
+
+// Copy implements Store: a full copy (copy_file_range where the file system
+// has it), never a hard link, so that the two blobs live on independently.
+func (d *Disk) Copy(ctx context.Context, dst, src string) (Object, error) {
+	dp, err := d.path(dst)
+	if err != nil {
+		return Object{}, err
+	}
+	f, _, err := d.open(src)
+	if err != nil {
+		return Object{}, err
+	}
+	defer f.Close()
+	if src == dst {
+		return d.Stat(ctx, dst)
+	}
+	err = d.writeAtomically(dst, dp, func(t *os.File) error {
+		if _, err := io.Copy(t, f); err != nil {
+			return fmt.Errorf("blob: unable to copy %s: %w", src, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Object{}, err
+	}
+	return d.Stat(ctx, dst)
 }
 
 // Delete implements Store.
@@ -115,6 +232,15 @@ func (d *Disk) Delete(_ context.Context, key string) error {
 	p, err := d.path(key)
 	if err != nil {
 		return err
+	}
+	st, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, notADirectory):
+		return nil
+	case err != nil:
+		return fmt.Errorf("blob: unable to delete %s: %w", key, err)
+	case !st.Mode().IsRegular():
+		return nil // a directory holds blobs but is none
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("blob: unable to delete %s: %w", key, err)

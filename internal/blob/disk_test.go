@@ -49,9 +49,9 @@ func TestDiskPutOpenDelete(t *testing.T) {
 		t.Fatalf("Open before Put: %v, want ErrNotFound", err)
 	}
 	for _, content := range []string{"first version", "second, longer version", ""} {
-		n, err := d.Put(ctx, key, strings.NewReader(content))
-		if err != nil || n != int64(len(content)) {
-			t.Fatalf("Put = %d, %v", n, err)
+		obj, err := d.Put(ctx, key, strings.NewReader(content))
+		if err != nil || obj.Size != int64(len(content)) {
+			t.Fatalf("Put = %+v, %v", obj, err)
 		}
 		if got, err := read(t, d, key); err != nil || got != content {
 			t.Fatalf("Open after Put = %q, %v; want %q", got, err, content)

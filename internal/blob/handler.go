@@ -86,7 +86,11 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, key string) {
 		return
 	}
 	body := http.MaxBytesReader(w, r.Body, limit)
-	n, err := h.Store.Put(r.Context(), key, body)
+	var opts []PutOption
+	if r.ContentLength > 0 {
+		opts = append(opts, WithSize(r.ContentLength)) // S3 sizes its parts from it
+	}
+	obj, err := h.Store.Put(r.Context(), key, body, opts...)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -97,7 +101,7 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, key string) {
 		writeError(w, http.StatusInternalServerError, MsgInternal)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int64{"size": n})
+	writeJSON(w, http.StatusOK, map[string]int64{"size": obj.Size})
 }
 
 func tooLarge(limit int64) string {
