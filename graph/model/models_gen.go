@@ -476,7 +476,8 @@ type UpdateTranscriptPayload struct {
 	ItemID                string    `json:"itemId"`
 	LanguageCode          string    `json:"languageCode"`
 	TranscriptLastUpdated time.Time `json:"transcriptLastUpdated"`
-	TimedTranscriptURL    string    `json:"timedTranscriptUrl"`
+	// Signed download link of the transcript's file: the JSON array of its segments.
+	TimedTranscriptURL string `json:"timedTranscriptUrl"`
 }
 
 type UploadLockPayload struct {
