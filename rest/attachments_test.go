@@ -183,6 +183,64 @@ func TestAttachmentOfTheSameNameReplaces(t *testing.T) {
 	}
 }
 
+// DELETE …/attachments with {fileName, type} removes the attachment and
+// its file, as integrations of the original service delete one — and
+// clear a file name before writing it again (precheck, delete, create,
+// upload). The type is not compared: they send the one they are about to
+// write. The answer is the deleted file name, a JSON string.
+func TestDeleteAttachment(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	link := createAttachment(t, a, id, map[string]any{"fileName": "art.png", "type": "image", "role": "file"})
+	upload(t, api, link, png)
+	createAttachment(t, a, id, map[string]any{"fileName": "other.png", "type": "image", "role": "file"})
+	before := a.Get(t, "/api/v1/items/"+id).Object()["modifiedOn"].(string)
+
+	// Overwrite as integrations do: precheck, delete, create, upload.
+	pre := a.Post(t, "/api/v1/items/"+id+"/attachments?isPrecheck=true", map[string]any{"fileName": "art.png", "type": "poster"}).Status(200).Object()
+	if !equalJSON(pre["existingFileNames"], []any{"art.png"}) {
+		t.Fatalf("precheck = %v", pre)
+	}
+	var deleted string
+	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "art.png", "type": "poster"}).
+		Status(200).JSON(&deleted)
+	if deleted != "art.png" {
+		t.Fatalf("delete answered %q, want the file name", deleted)
+	}
+	if blobExists(t, api, blobKeyOf(t, link)) {
+		t.Fatal("the deleted attachment's file is still stored")
+	}
+	list := listAttachments(t, a, "/api/v1/items/"+id+"/attachments")
+	if len(list) != 1 || list[0]["fileName"] != "other.png" {
+		t.Fatalf("after delete: %v", list)
+	}
+	a.Get(t, "/api/v1/items/"+id+"/attachments?attachment=art.png").Envelope(404, msgNoAttachment)
+	if item := a.Get(t, "/api/v1/items/"+id).Object(); item["modifiedOn"].(string) <= before {
+		t.Fatalf("modifiedOn %v not after %v: deleting an attachment changes the item", item["modifiedOn"], before)
+	}
+	again := createAttachment(t, a, id, map[string]any{"fileName": "art.png", "type": "poster", "role": "poster"})
+	upload(t, api, again, []byte("new art"))
+	if got := listAttachments(t, a, "/api/v1/items/"+id+"/attachments?attachment=art.png"); len(got) != 1 || got[0]["type"] != "poster" {
+		t.Fatalf("written again: %v", got)
+	}
+	// Once gone, a second delete is the attachment 404.
+	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "other.png"}).Status(200)
+	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "other.png"}).Envelope(404, msgNoAttachment)
+
+	// A reader cannot delete what they cannot write.
+	reader := a.User(t, "reader@a.test", nil, false)
+	folder := a.CreateItem(t, map[string]any{"title": "Closed", "itemType": "folder"})
+	a.Post(t, "/api/v1/folders/"+folder, map[string]any{"updatableBy": map[string]any{"level": "selected_groups",
+		"groups": []string{a.TenantID + ":nobody"}}}).Status(200)
+	closed := a.CreateItem(t, map[string]any{"title": "Closed clip", "itemType": "video", "folderParents": []string{folder}})
+	createAttachment(t, a, closed, map[string]any{"fileName": "x.png", "type": "image", "role": "file"})
+	reader.Do(t, "DELETE", "/api/v1/items/"+closed+"/attachments", map[string]any{"fileName": "x.png"}).Envelope(403, "")
+	if n := api.Count(t, `SELECT count(*) FROM attachments WHERE item_id = $1`, closed); n != 1 {
+		t.Fatalf("%d attachments left, want 1", n)
+	}
+}
+
 func TestAttachmentsPrecheck(t *testing.T) {
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
@@ -315,6 +373,16 @@ func TestAttachmentWritesRefuseBadInputAndChangeNothing(t *testing.T) {
 		{"update: bad new name", "PUT", id, map[string]any{"fileName": "a.png", "newFileName": "x/y"}, 400, "newFileName must not contain /"},
 		{"update: bad type", "PUT", id, map[string]any{"fileName": "a.png", "type": "movie"}, 400, ""},
 		{"update: unparsable", "PUT", id, `nope`, 400, "The server could not understand the request due to invalid syntax."},
+		{"delete: unknown item", "DELETE", missingID, map[string]any{"fileName": "a.png", "type": "image"}, 404, msgNoItem},
+		{"delete: item of another tenant", "DELETE", foreign, map[string]any{"fileName": "a.png"}, 404, msgNoItem},
+		{"delete: deleted item", "DELETE", deleted, map[string]any{"fileName": "a.png"}, 404, msgNoItem},
+		{"delete: not an item id", "DELETE", "nope", map[string]any{"fileName": "a.png"}, 404, msgNoItem},
+		{"delete: unknown attachment", "DELETE", id, map[string]any{"fileName": "c.png", "type": "image"}, 404, msgNoAttachment},
+		{"delete: no body", "DELETE", id, nil, 400, "Missing request body."},
+		{"delete: unparsable", "DELETE", id, `{"fileName"`, 400, "The server could not understand the request due to invalid syntax."},
+		{"delete: no fileName", "DELETE", id, map[string]any{"type": "image"}, 400, ""},
+		{"delete: bad type", "DELETE", id, map[string]any{"fileName": "a.png", "type": "movie"}, 400, ""},
+		{"delete: unknown key", "DELETE", id, map[string]any{"fileName": "a.png", "role": "file"}, 400, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
