@@ -25,11 +25,13 @@ var (
 	// The whole form: what get-one, create and overwrite answer.
 	mdfRecordKeys = strings.Fields(`id label displayName active flavor color icon rule fields views viewSections
 permissions usageRules modifiedOn`)
-	// A list entry of spec 2.22.
-	mdfEntryKeys   = strings.Fields(`id label active modifiedOn flavor color icon rule usageRules`)
-	mdfFieldKeys   = strings.Fields(`id fieldId label type required readOnly sortable systemDefaultField defaultValue alternatives optionListId`)
-	optionListKeys = strings.Fields(`id name optionListType alternatives modifiedOn`)
-	defaultFormIDs = []string{"default", "default_audio", "default_detected_text", "default_folder", "default_image",
+	// A list entry of spec 2.22, with the form's fields; the optional keys
+	// are there only when set.
+	mdfEntryKeys         = strings.Fields(`id label active modifiedOn fields`)
+	mdfEntryOptionalKeys = strings.Fields(`flavor color icon rule usageRules`)
+	mdfFieldKeys         = strings.Fields(`id fieldId label type required readOnly sortable systemDefaultField defaultValue alternatives optionListId`)
+	optionListKeys       = strings.Fields(`id name optionListType alternatives modifiedOn`)
+	defaultFormIDs       = []string{"default", "default_audio", "default_detected_text", "default_folder", "default_image",
 		"default_restricted", "default_video"}
 )
 
@@ -45,7 +47,20 @@ func mdfList(t *testing.T, c *loupetest.Client) []map[string]any {
 	sameKeys(t, "form list", got.Object(), []string{"_embedded"})
 	got.JSON(&out)
 	for _, e := range out.Embedded.Collection {
-		sameKeys(t, "form list entry", e, mdfEntryKeys)
+		want := slices.Clone(mdfEntryKeys)
+		for _, k := range mdfEntryOptionalKeys {
+			if v, ok := e[k]; ok {
+				if v == nil {
+					t.Fatalf("form list entry %v: %s is null, want it left out", e["id"], k)
+				}
+				want = append(want, k)
+			}
+		}
+		sameKeys(t, "form list entry", e, want)
+		fields, _ := e["fields"].([]any)
+		for i, f := range fields {
+			sameKeys(t, fmt.Sprintf("form list entry %v field %d", e["id"], i), f.(map[string]any), mdfFieldKeys)
+		}
 	}
 	return out.Embedded.Collection
 }
@@ -172,6 +187,55 @@ func TestEveryTenantStartsWithTheDefaultForms(t *testing.T) {
 		"metadata": map[string]any{"formData": map[string]any{"default_description": "raw", "reel": "A001"}}})
 	fd := a.Get(t, "/api/v1/items/"+id).Status(http.StatusOK).Object()["metadata"].(map[string]any)["formData"]
 	sameJSON(t, "form data", fd, map[string]any{"default_title": "Clip", "default_description": "raw", "reel": "A001"})
+}
+
+// A list entry leaves out the optional keys of a form that has none set
+// (the spec's "or absent"), has those that are set, and carries the form's
+// fields as get-one answers them — read in the list's one statement,
+// however many forms and option lists there are.
+func TestFormListEntries(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	listID := olCreate(t, a, "Genres", "report", "interview")["id"].(string)
+	news := mdfRecord(t, "news", a.Post(t, mdfPath, newsForm(listID)).Status(http.StatusOK).Object())
+	plain := mdfRecord(t, "plain", a.Post(t, mdfPath, map[string]any{"id": "plain", "label": "Plain"}).Status(http.StatusOK).Object())
+	if plain["color"] != nil || plain["rule"] != nil || plain["flavor"] != nil || plain["icon"] != nil || plain["usageRules"] != nil {
+		t.Fatalf("plain form = %v", plain)
+	}
+
+	entries := map[string]map[string]any{}
+	for _, e := range mdfList(t, a) { // checks the keys of every entry
+		entries[e["id"].(string)] = e
+	}
+	for _, k := range mdfEntryOptionalKeys {
+		if _, ok := entries["plain"][k]; ok {
+			t.Fatalf("plain entry has %s: %v", k, entries["plain"])
+		}
+	}
+	for _, k := range append(slices.Clone(mdfEntryKeys), mdfEntryOptionalKeys...) {
+		sameJSON(t, "news entry "+k, entries["news"][k], news[k])
+	}
+	sameJSON(t, "plain entry fields", entries["plain"]["fields"], plain["fields"])
+	if f := entries["default_detected_text"]; f["flavor"] != "timed-metadata" || len(f["fields"].([]any)) < 2 {
+		t.Fatalf("default_detected_text entry = %v", f)
+	}
+
+	// The list costs the same statements with more forms and option lists.
+	api.Statements.Reset()
+	mdfList(t, a)
+	before := api.Statements.Count()
+	for i := range 3 {
+		id := olCreate(t, a, fmt.Sprintf("List %d", i), "x", "y")["id"].(string)
+		a.Post(t, mdfPath, map[string]any{"id": fmt.Sprintf("more%d", i), "label": "More", "fields": []any{
+			map[string]any{"fieldId": "pick", "type": "choice", "optionListId": id}}}).Status(http.StatusOK)
+	}
+	api.Statements.Reset()
+	if got := mdfList(t, a); len(got) != len(defaultFormIDs)+5 {
+		t.Fatalf("%d forms listed", len(got))
+	}
+	if after := api.Statements.Count(); after != before {
+		t.Fatalf("the list cost %d statements with 3 more forms, %d before", after, before)
+	}
 }
 
 func TestCreateReadOverwriteAndDeleteAForm(t *testing.T) {

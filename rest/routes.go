@@ -203,7 +203,8 @@ var Routes = []Route{
 
 	// Metadata definition forms and option lists (2.22, 2.23, 4.8). A
 	// definition read can be written back: its modifiedOn is dropped.
-	{Method: "GET", Path: "/api/v1/mdfs", Op: "listMdfs", Field: "mdfs"},
+	{Method: "GET", Path: "/api/v1/mdfs", Op: "listMdfs", Field: "mdfs",
+		Shape: omitNullInCollection("flavor", "color", "icon", "rule", "usageRules")},
 	{Method: "POST", Path: "/api/v1/mdfs", Op: "createMdf", Field: "createMdf.mdf", Bind: definitionBody},
 	{Method: "GET", Path: "/api/v1/mdfs/{mdfId}", Op: "getMdf", Field: "mdf", Bind: path("mdfId", "id")},
 	{Method: "PUT", Path: "/api/v1/mdfs/{mdfId}", Op: "updateMdf", Field: "updateMdf.mdf",
