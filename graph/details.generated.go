@@ -1314,7 +1314,7 @@ func (ec *executionContext) unmarshalInputDeleteAttachmentInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"itemId", "fileName"}
+	fieldsInOrder := [...]string{"itemId", "fileName", "type"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1335,6 +1335,13 @@ func (ec *executionContext) unmarshalInputDeleteAttachmentInput(ctx context.Cont
 				return it, err
 			}
 			it.FileName = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOAttachmentType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐAttachmentType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
 		}
 	}
 	return it, nil

@@ -36,6 +36,9 @@ type ItemResolver interface {
 
 	Thumbnails(ctx context.Context, obj *store.Item, index *int, size *int) (*model.ThumbnailPage, error)
 
+	Thumbnail(ctx context.Context, obj *store.Item) (*string, error)
+	ThumbnailInfo(ctx context.Context, obj *store.Item) (loupe.JSON, error)
+
 	TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error)
 
 	Record(ctx context.Context, obj *store.Item, readableFields *bool) (loupe.JSON, error)
@@ -2361,9 +2364,6 @@ func (ec *executionContext) fieldContext_Item_proxyAudioTrackUrls(_ context.Cont
 }
 
 func (ec *executionContext) _Item_thumbnail(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Thumbnail)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2372,7 +2372,7 @@ func (ec *executionContext) _Item_thumbnail(ctx context.Context, field graphql.C
 			return ec.fieldContext_Item_thumbnail(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Thumbnail, nil
+			return ec.Resolvers.Item().Thumbnail(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2383,13 +2383,10 @@ func (ec *executionContext) _Item_thumbnail(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Item_thumbnail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_thumbnailInfo(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.ThumbnailInfo)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2398,7 +2395,7 @@ func (ec *executionContext) _Item_thumbnailInfo(ctx context.Context, field graph
 			return ec.fieldContext_Item_thumbnailInfo(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ThumbnailInfo, nil
+			return ec.Resolvers.Item().ThumbnailInfo(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
@@ -2409,7 +2406,7 @@ func (ec *executionContext) _Item_thumbnailInfo(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Item_thumbnailInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _Item_thumbnailStrip(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -4956,9 +4953,71 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 		case "proxyAudioTrackUrls":
 			out.Values[i] = ec._Item_proxyAudioTrackUrls(ctx, field, obj)
 		case "thumbnail":
-			out.Values[i] = ec._Item_thumbnail(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_thumbnail(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "thumbnailInfo":
-			out.Values[i] = ec._Item_thumbnailInfo(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_thumbnailInfo(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "thumbnailStrip":
 			out.Values[i] = ec._Item_thumbnailStrip(ctx, field, obj)
 		case "generatedContentLocation":

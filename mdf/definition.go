@@ -27,6 +27,93 @@ type MdfInput struct {
 	ViewSections loupe.JSON       `json:"viewSections"`
 	Permissions  loupe.JSON       `json:"permissions"`
 	UsageRules   loupe.JSON       `json:"usageRules"`
+
+	// Written names the top-level keys the client wrote, when that is
+	// known (nil: every key counts as written). An overwrite keeps the
+	// stored value of a key left out (KeepStored); a key written as null
+	// takes its default, as on create.
+	Written map[string]bool `json:"-"`
+}
+
+// LeftOut reports whether the client left key out of the input (never,
+// when Written is not known).
+func (in *MdfInput) LeftOut(key string) bool { return in.Written != nil && !in.Written[key] }
+
+// KeepStored fills the top-level keys the client left out of an overwrite
+// with the values of old, the form it overwrites, so that a partial body
+// (clients of the original service send just the fields) changes only what
+// it names. What is kept is checked again with what is given, as if the
+// client had written it (a kept rule must still name a field).
+func (in *MdfInput) KeepStored(old *Mdf) {
+	if in.LeftOut("label") {
+		in.Label = ptr(old.Label)
+	}
+	if in.LeftOut("displayName") {
+		in.DisplayName = ptr(old.DisplayName)
+	}
+	if in.LeftOut("active") {
+		in.Active = ptr(old.Active)
+	}
+	if in.LeftOut("flavor") {
+		in.Flavor = clonePtr(old.Flavor)
+	}
+	if in.LeftOut("color") {
+		in.Color = clonePtr(old.Color)
+	}
+	if in.LeftOut("icon") {
+		in.Icon = clonePtr(old.Icon)
+	}
+	if in.LeftOut("rule") {
+		in.Rule = clonePtr(old.Rule)
+	}
+	if in.LeftOut("fields") {
+		in.Fields = fieldInputs(old.fields)
+	}
+	if in.LeftOut("views") {
+		in.Views = old.Views
+	}
+	if in.LeftOut("viewSections") {
+		in.ViewSections = old.ViewSections
+	}
+	if in.LeftOut("permissions") {
+		in.Permissions = old.Permissions
+	}
+	if in.LeftOut("usageRules") {
+		in.UsageRules = old.UsageRules
+	}
+}
+
+// fieldInputs are fields as a client would write them back: a field that
+// names an option list names it again (and takes its current alternatives).
+func fieldInputs(fields []*MdfField) []*MdfFieldInput {
+	out := make([]*MdfFieldInput, len(fields))
+	for i, f := range fields {
+		fi := &MdfFieldInput{
+			ID: ptr(f.ID), FieldID: ptr(f.FieldID), Label: ptr(f.Label), Type: ptr(f.Type),
+			Required: ptr(f.Required), ReadOnly: ptr(f.ReadOnly), Sortable: ptr(f.Sortable),
+			DefaultValue: f.DefaultValue,
+		}
+		switch {
+		case f.OptionListID != nil:
+			fi.OptionListID = ptr(*f.OptionListID)
+		case f.Alternatives != nil:
+			fi.Alternatives = make([]*AlternativeInput, len(f.Alternatives))
+			for j, a := range f.Alternatives {
+				fi.Alternatives[j] = &AlternativeInput{Value: a.Value, Label: ptr(a.Label)}
+			}
+		}
+		out[i] = fi
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	return ptr(*p)
 }
 
 // MdfFieldInput is a field as a client writes it.

@@ -76,3 +76,57 @@ func TestMdfInputBuild(t *testing.T) {
 		}
 	}
 }
+
+// KeepStored fills what an overwrite leaves out with the stored form's
+// values, so that building it gives the stored form back with only the
+// given keys changed; keys given (as null too) are the input's.
+func TestKeepStored(t *testing.T) {
+	s := func(v string) *string { return &v }
+	typ := func(v MdfFieldType) *MdfFieldType { return &v }
+	listID := "01a20242-9dca-771b-bd4e-ca31c13a56ec"
+	lists := map[string][]Alternative{listID: {{"x", "Ex"}}}
+	old, err := (&MdfInput{
+		Label: s("News"), DisplayName: s("News story"), Active: ptr(false), Flavor: s(FlavorTechnicalData),
+		Color: s("#FF8800CC"), Icon: s("paper"), Rule: s("{title} {genre}"),
+		Fields: []*MdfFieldInput{
+			{FieldID: s("genre"), Type: typ(FieldChoice), Alternatives: []*AlternativeInput{{Value: "a", Label: s("A")}}, Required: ptr(true)},
+			{ID: s("news_pick"), FieldID: s("pick"), Type: typ(FieldChoice), OptionListID: s(listID)},
+			{FieldID: s("desk"), Type: typ(FieldText), ReadOnly: ptr(true), Sortable: ptr(true), DefaultValue: []byte(`"national"`)},
+		},
+		Views: []byte(`{"v":1}`), ViewSections: []byte(`{"s":1}`), Permissions: []byte(`{"read":{"r":1},"write":{}}`),
+		UsageRules: []byte(`[{"identifier":{"key":"k","label":"K"},"contexts":[]}]`),
+	}).Build("news", nil, lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Nothing given but the id: the same form.
+	in := &MdfInput{ID: s("news"), Written: map[string]bool{"id": true}}
+	in.KeepStored(old)
+	same, err := in.Build("news", old, lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(same, old) {
+		t.Fatalf("kept everything:\n got %+v\nwant %+v", same, old)
+	}
+
+	// The icon given, the color given as null: only those change.
+	in = &MdfInput{ID: s("news"), Icon: s("radio"), Written: map[string]bool{"id": true, "icon": true, "color": true}}
+	in.KeepStored(old)
+	m, err := in.Build("news", old, lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *m.Icon != "radio" || m.Color != nil || *m.Rule != "{title} {genre}" || m.Label != "News" || m.Active ||
+		!reflect.DeepEqual(m.fields, old.fields) || string(m.UsageRules) != string(old.UsageRules) {
+		t.Fatalf("icon given, color null: %+v", m)
+	}
+
+	// Without Written (nil), nothing is kept: the input is the whole form.
+	in = &MdfInput{ID: s("news"), Label: s("Bare"), Fields: []*MdfFieldInput{}}
+	in.KeepStored(old)
+	if in.Icon != nil || in.Color != nil || len(in.Fields) != 0 {
+		t.Fatalf("no Written, yet kept: %+v", in)
+	}
+}

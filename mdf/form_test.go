@@ -35,8 +35,6 @@ func data(s string) map[string]json.RawMessage {
 	return m
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func TestDecode(t *testing.T) {
 	cases := []struct {
 		name                   string

@@ -62,7 +62,9 @@ func (r *mutationResolver) UpdateTranscript(ctx context.Context, input model.Upd
 	if segments == nil {
 		segments = []*store.TranscriptSegment{}
 	}
-	doc, err := json.Marshal(store.TranscriptDocument{LanguageCode: input.LanguageCode, TimedTranscript: segments})
+	// The file is the bare array of segments, as integrations read it
+	// (docs/attachments.md); the language is the item's and the link's.
+	doc, err := json.Marshal(segments)
 	if err != nil {
 		return nil, err
 	}

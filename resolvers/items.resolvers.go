@@ -208,6 +208,27 @@ func (r *itemResolver) Thumbnails(ctx context.Context, obj *store.Item, index *i
 	return out, nil
 }
 
+// Thumbnail answers Item.thumbnail: a signed link to the poster a user
+// chose (store.UserThumbnail) while there is one, else what processing
+// wrote. From the item's own row: no query.
+func (r *itemResolver) Thumbnail(ctx context.Context, obj *store.Item) (*string, error) {
+	if u := obj.UserThumbnail; u != nil && u.Key != "" {
+		link := r.Blobs.URL("GET", u.Key, time.Now(), blob.LinkValidity)
+		return &link, nil
+	}
+	return obj.ItemMedia.Thumbnail, nil
+}
+
+// ThumbnailInfo answers Item.thumbnailInfo: for a poster a user chose,
+// that it was (chosenBy "user", which attachment, who, when), else what
+// processing wrote.
+func (r *itemResolver) ThumbnailInfo(ctx context.Context, obj *store.Item) (loupe.JSON, error) {
+	if u := obj.UserThumbnail; u != nil && u.Key != "" {
+		return userThumbnailInfo(u), nil
+	}
+	return obj.ItemMedia.ThumbnailInfo, nil
+}
+
 // TimedTranscriptURL answers Item.timedTranscriptUrl: a signed link to the
 // transcript in the item's language, null when there is none. The key comes
 // from the item's own row, so a page of items costs no query for it.

@@ -48,6 +48,7 @@ func (r *mutationResolver) UpdateMdf(ctx context.Context, input mdf.MdfInput) (*
 	if err := strictInput(ctx, "input", &input); err != nil {
 		return nil, err
 	}
+	input.Written = writtenKeys(ctx, "input")
 	m, err := r.Store.UpdateMdf(ctx, p, &input)
 	if err != nil {
 		return nil, err

@@ -111,8 +111,16 @@ func (r *Resolver) itemRecord(ctx context.Context, it *store.Item, readable *boo
 	w = w.key("editProxyFormat", false).optStr(it.EditProxyFormat)
 	w = w.key("webProxyLocation", false).optStr(it.WebProxyLocation)
 	w = w.key("proxyAudioTrackUrls", false).raw(it.ProxyAudioTrackUrls)
-	w = w.key("thumbnail", false).optStr(it.Thumbnail)
-	w = w.key("thumbnailInfo", false).raw(it.ThumbnailInfo)
+	thumbnail, err := itemR.Thumbnail(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("thumbnail", false).optStr(thumbnail)
+	thumbnailInfo, err := itemR.ThumbnailInfo(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("thumbnailInfo", false).raw(thumbnailInfo)
 	w = w.key("thumbnailStrip", false).optStr(it.ThumbnailStrip)
 	w = w.key("generatedContentLocation", false).optStr(it.GeneratedContentLocation)
 	w = w.key("sourceFileLocation", false).optStr(it.SourceFileLocation)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/graph/scalar"
+	"github.com/loupe-mam/loupe/store"
 )
 
 // A time position as a client writes it: seconds ("12.5") or a timecode
@@ -106,3 +108,15 @@ func frameRate(tech loupe.JSON) float64 {
 }
 
 func validFPS(f float64) bool { return f > 0 && f <= 1000 && !math.IsNaN(f) }
+
+// userThumbnailInfo is Item.thumbnailInfo of a poster a user chose: what a
+// client (or a processing step reading the record) needs to tell the
+// user's choice from a generated thumbnail.
+func userThumbnailInfo(u *store.UserThumbnail) loupe.JSON {
+	return loupe.JSONOf(map[string]string{
+		"chosenBy":   "user",
+		"attachment": u.FileName,
+		"userId":     u.UserID,
+		"chosenOn":   u.ChosenOn.UTC().Format(scalar.Layout),
+	})
+}

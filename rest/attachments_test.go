@@ -183,6 +183,64 @@ func TestAttachmentOfTheSameNameReplaces(t *testing.T) {
 	}
 }
 
+// DELETE …/attachments with {fileName, type} removes the attachment and
+// its file, as integrations of the original service delete one — and
+// clear a file name before writing it again (precheck, delete, create,
+// upload). The type is not compared: they send the one they are about to
+// write. The answer is the deleted file name, a JSON string.
+func TestDeleteAttachment(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	link := createAttachment(t, a, id, map[string]any{"fileName": "art.png", "type": "image", "role": "file"})
+	upload(t, api, link, png)
+	createAttachment(t, a, id, map[string]any{"fileName": "other.png", "type": "image", "role": "file"})
+	before := a.Get(t, "/api/v1/items/"+id).Object()["modifiedOn"].(string)
+
+	// Overwrite as integrations do: precheck, delete, create, upload.
+	pre := a.Post(t, "/api/v1/items/"+id+"/attachments?isPrecheck=true", map[string]any{"fileName": "art.png", "type": "poster"}).Status(200).Object()
+	if !equalJSON(pre["existingFileNames"], []any{"art.png"}) {
+		t.Fatalf("precheck = %v", pre)
+	}
+	var deleted string
+	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "art.png", "type": "poster"}).
+		Status(200).JSON(&deleted)
+	if deleted != "art.png" {
+		t.Fatalf("delete answered %q, want the file name", deleted)
+	}
+	if blobExists(t, api, blobKeyOf(t, link)) {
+		t.Fatal("the deleted attachment's file is still stored")
+	}
+	list := listAttachments(t, a, "/api/v1/items/"+id+"/attachments")
+	if len(list) != 1 || list[0]["fileName"] != "other.png" {
+		t.Fatalf("after delete: %v", list)
+	}
+	a.Get(t, "/api/v1/items/"+id+"/attachments?attachment=art.png").Envelope(404, msgNoAttachment)
+	if item := a.Get(t, "/api/v1/items/"+id).Object(); item["modifiedOn"].(string) <= before {
+		t.Fatalf("modifiedOn %v not after %v: deleting an attachment changes the item", item["modifiedOn"], before)
+	}
+	again := createAttachment(t, a, id, map[string]any{"fileName": "art.png", "type": "poster", "role": "poster"})
+	upload(t, api, again, []byte("new art"))
+	if got := listAttachments(t, a, "/api/v1/items/"+id+"/attachments?attachment=art.png"); len(got) != 1 || got[0]["type"] != "poster" {
+		t.Fatalf("written again: %v", got)
+	}
+	// Once gone, a second delete is the attachment 404.
+	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "other.png"}).Status(200)
+	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "other.png"}).Envelope(404, msgNoAttachment)
+
+	// A reader cannot delete what they cannot write.
+	reader := a.User(t, "reader@a.test", nil, false)
+	folder := a.CreateItem(t, map[string]any{"title": "Closed", "itemType": "folder"})
+	a.Post(t, "/api/v1/folders/"+folder, map[string]any{"updatableBy": map[string]any{"level": "selected_groups",
+		"groups": []string{a.TenantID + ":nobody"}}}).Status(200)
+	closed := a.CreateItem(t, map[string]any{"title": "Closed clip", "itemType": "video", "folderParents": []string{folder}})
+	createAttachment(t, a, closed, map[string]any{"fileName": "x.png", "type": "image", "role": "file"})
+	reader.Do(t, "DELETE", "/api/v1/items/"+closed+"/attachments", map[string]any{"fileName": "x.png"}).Envelope(403, "")
+	if n := api.Count(t, `SELECT count(*) FROM attachments WHERE item_id = $1`, closed); n != 1 {
+		t.Fatalf("%d attachments left, want 1", n)
+	}
+}
+
 func TestAttachmentsPrecheck(t *testing.T) {
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
@@ -315,6 +373,16 @@ func TestAttachmentWritesRefuseBadInputAndChangeNothing(t *testing.T) {
 		{"update: bad new name", "PUT", id, map[string]any{"fileName": "a.png", "newFileName": "x/y"}, 400, "newFileName must not contain /"},
 		{"update: bad type", "PUT", id, map[string]any{"fileName": "a.png", "type": "movie"}, 400, ""},
 		{"update: unparsable", "PUT", id, `nope`, 400, "The server could not understand the request due to invalid syntax."},
+		{"delete: unknown item", "DELETE", missingID, map[string]any{"fileName": "a.png", "type": "image"}, 404, msgNoItem},
+		{"delete: item of another tenant", "DELETE", foreign, map[string]any{"fileName": "a.png"}, 404, msgNoItem},
+		{"delete: deleted item", "DELETE", deleted, map[string]any{"fileName": "a.png"}, 404, msgNoItem},
+		{"delete: not an item id", "DELETE", "nope", map[string]any{"fileName": "a.png"}, 404, msgNoItem},
+		{"delete: unknown attachment", "DELETE", id, map[string]any{"fileName": "c.png", "type": "image"}, 404, msgNoAttachment},
+		{"delete: no body", "DELETE", id, nil, 400, "Missing request body."},
+		{"delete: unparsable", "DELETE", id, `{"fileName"`, 400, "The server could not understand the request due to invalid syntax."},
+		{"delete: no fileName", "DELETE", id, map[string]any{"type": "image"}, 400, ""},
+		{"delete: bad type", "DELETE", id, map[string]any{"fileName": "a.png", "type": "movie"}, 400, ""},
+		{"delete: unknown key", "DELETE", id, map[string]any{"fileName": "a.png", "role": "file"}, 400, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -401,4 +469,112 @@ func equalJSON(got any, want []any) bool {
 		}
 	}
 	return true
+}
+
+// Confirming an attachment of type poster and role thumbnail (PUT
+// …/attachments, as integrations set a poster frame) makes its file the
+// item's thumbnail, with thumbnailInfo saying a user chose it — before
+// processing makes a thumbnail, and after: the user's choice wins. It goes
+// (back to what processing made) when the attachment stops being a poster
+// thumbnail, is deleted or is replaced.
+func TestPosterConfirmedAsThumbnail(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	editor := a.User(t, "editor@a.test", nil, false)
+	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	attachments := "/api/v1/items/" + id + "/attachments"
+	thumb := func() (any, any) {
+		t.Helper()
+		it := a.Get(t, "/api/v1/items/"+id).Status(200).Object()
+		var g struct {
+			Item struct {
+				Thumbnail     any `json:"thumbnail"`
+				ThumbnailInfo any `json:"thumbnailInfo"`
+			} `json:"item"`
+		}
+		a.GraphQL(t, `query($id: ID!) { item(id: $id) { thumbnail thumbnailInfo } }`, map[string]any{"id": id}).OK(&g)
+		sameJSON(t, "GraphQL thumbnailInfo and REST's", g.Item.ThumbnailInfo, it["thumbnailInfo"])
+		// Links of the same file (signed a moment apart).
+		gt, rt := g.Item.Thumbnail, it["thumbnail"]
+		if gs, ok := gt.(string); ok && strings.HasPrefix(gs, api.URL) {
+			gt = blobKeyOf(t, gs)
+		}
+		if rs, ok := rt.(string); ok && strings.HasPrefix(rs, api.URL) {
+			rt = blobKeyOf(t, rs)
+		}
+		if gt != rt {
+			t.Fatalf("GraphQL thumbnail %v, REST %v", g.Item.Thumbnail, it["thumbnail"])
+		}
+		return it["thumbnail"], it["thumbnailInfo"]
+	}
+	userChoice := func(key, fileName, userID string) {
+		t.Helper()
+		link, info := thumb()
+		if s, _ := link.(string); s == "" || blobKeyOf(t, s) != key {
+			t.Fatalf("thumbnail %v, want a link to %s", link, key)
+		}
+		m, _ := info.(map[string]any)
+		if m["chosenBy"] != "user" || m["attachment"] != fileName || m["userId"] != userID || len(m) != 4 {
+			t.Fatalf("thumbnailInfo %v, want the user's choice of %s by %s", info, fileName, userID)
+		}
+		if ts, _ := m["chosenOn"].(string); !strings.HasSuffix(ts, "Z") {
+			t.Fatalf("chosenOn %v", m["chosenOn"])
+		}
+	}
+	if link, info := thumb(); link != nil || info != nil {
+		t.Fatalf("a new item's thumbnail: %v %v", link, info)
+	}
+
+	// Registered and uploaded, not confirmed: not yet the thumbnail.
+	frame := map[string]any{"fileName": "frame.jpg", "type": "poster", "role": "thumbnail"}
+	link := createAttachment(t, a, id, frame)
+	upload(t, api, link, []byte("\xff\xd8\xff\xe0 frame"))
+	if got, _ := thumb(); got != nil {
+		t.Fatalf("an unconfirmed poster is the thumbnail: %v", got)
+	}
+	// Confirmed (by another user than the uploader): it is, and serves the file.
+	editor.Put(t, attachments, frame).Status(200)
+	userChoice(blobKeyOf(t, link), "frame.jpg", editor.UserID)
+	got, _ := thumb()
+	if body := download(t, api, got.(string)).Status(200).Body; string(body) != "\xff\xd8\xff\xe0 frame" {
+		t.Fatalf("the thumbnail link serves %q", body)
+	}
+
+	// Processing makes a thumbnail afterwards: the user's choice still wins.
+	api.DB.MustExec(`UPDATE items SET media = media || '{"thumbnail": "made.jpg", "thumbnailInfo": {"by": "processing"}}'
+		WHERE id = $1`, id)
+	userChoice(blobKeyOf(t, link), "frame.jpg", editor.UserID)
+	processing := func() {
+		t.Helper()
+		link, info := thumb()
+		if link != "made.jpg" {
+			t.Fatalf("thumbnail %v, want processing's", link)
+		}
+		sameJSON(t, "thumbnailInfo", info, map[string]any{"by": "processing"})
+	}
+
+	// Renamed, it stays the thumbnail; made a plain file, it is no longer.
+	a.Put(t, attachments, map[string]any{"fileName": "frame.jpg", "newFileName": "poster frame.jpg"}).Status(200)
+	userChoice(blobKeyOf(t, link), "poster frame.jpg", a.UserID)
+	a.Put(t, attachments, map[string]any{"fileName": "poster frame.jpg", "role": "file"}).Status(200)
+	processing()
+	// Another attachment written leaves the choice alone; deleting the
+	// chosen one ends it.
+	a.Put(t, attachments, map[string]any{"fileName": "poster frame.jpg", "role": "thumbnail"}).Status(200)
+	createAttachment(t, a, id, map[string]any{"fileName": "notes.txt", "type": "file", "role": "file"})
+	a.Put(t, attachments, map[string]any{"fileName": "notes.txt", "description": "n"}).Status(200)
+	a.Do(t, "DELETE", attachments, map[string]any{"fileName": "notes.txt"}).Status(200)
+	userChoice(blobKeyOf(t, link), "poster frame.jpg", a.UserID)
+	a.Do(t, "DELETE", attachments, map[string]any{"fileName": "poster frame.jpg", "type": "poster"}).Status(200)
+	processing()
+
+	// Replaced by a create of the same name (a new file): it ends too,
+	// until the new one is confirmed.
+	second := createAttachment(t, a, id, frame)
+	a.Put(t, attachments, frame).Status(200)
+	userChoice(blobKeyOf(t, second), "frame.jpg", a.UserID)
+	third := createAttachment(t, a, id, frame)
+	processing()
+	a.Put(t, attachments, frame).Status(200)
+	userChoice(blobKeyOf(t, third), "frame.jpg", a.UserID)
 }

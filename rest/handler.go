@@ -5,6 +5,7 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -155,6 +156,79 @@ func keyedByID(field string) func(json.RawMessage) (json.RawMessage, error) {
 		b.WriteByte('}')
 		return b.Bytes(), nil
 	}
+}
+
+// omitNullInCollection leaves keys out of the entries of
+// {_embedded: {collection: [entry]}} where they are null: the spec marks
+// them "or absent", and clients read an absent key, not a null one. The
+// other keys of an entry, and their order, stay as gqlgen wrote them.
+func omitNullInCollection(keys ...string) func(json.RawMessage) (json.RawMessage, error) {
+	omit := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		omit[k] = true
+	}
+	return func(body json.RawMessage) (json.RawMessage, error) {
+		var outer map[string]json.RawMessage
+		if err := json.Unmarshal(body, &outer); err != nil {
+			return nil, err
+		}
+		var embedded map[string]json.RawMessage
+		if err := json.Unmarshal(outer["_embedded"], &embedded); err != nil {
+			return nil, err
+		}
+		var entries []json.RawMessage
+		if err := json.Unmarshal(embedded["collection"], &entries); err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		b.Grow(len(body))
+		b.WriteString(`{"_embedded":{"collection":[`)
+		for i, e := range entries {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeOmittingNull(&b, e, omit); err != nil {
+				return nil, err
+			}
+		}
+		b.WriteString(`]}}`)
+		return b.Bytes(), nil
+	}
+}
+
+// writeOmittingNull writes the JSON object obj without those of omit's
+// keys whose value is null, in its order.
+func writeOmittingNull(b *bytes.Buffer, obj json.RawMessage, omit map[string]bool) error {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("rest: not an object: %.40s", obj)
+	}
+	b.WriteByte('{')
+	first := true
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key := t.(string) // an object's keys are strings
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if omit[key] && bytes.Equal(v, []byte("null")) {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return nil
 }
 
 // maxEcho bounds how much of a body an error message quotes.

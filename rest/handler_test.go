@@ -29,3 +29,25 @@ func TestPick(t *testing.T) {
 		}
 	}
 }
+
+func TestOmitNullInCollection(t *testing.T) {
+	shape := omitNullInCollection("color", "rule")
+	cases := []struct{ in, want string }{
+		{`{"_embedded":{"collection":[]}}`, `{"_embedded":{"collection":[]}}`},
+		{`{"_embedded":{"collection":[{"id":"a","color":null,"label":"A","rule":null,"icon":null}]}}`,
+			`{"_embedded":{"collection":[{"id":"a","label":"A","icon":null}]}}`},
+		{`{"_embedded":{"collection":[{"color":"#00000000","rule":"{x}","fields":[{"rule":null}]},{"id":"b","rule":null}]}}`,
+			`{"_embedded":{"collection":[{"color":"#00000000","rule":"{x}","fields":[{"rule":null}]},{"id":"b"}]}}`},
+		{`{"_embedded":{"collection":[{"id":"a\"b","color":null}]}}`, `{"_embedded":{"collection":[{"id":"a\"b"}]}}`},
+		{`{"_embedded":{"collection":[{"color":null}]}}`, `{"_embedded":{"collection":[{}]}}`},
+	}
+	for _, c := range cases {
+		got, err := shape([]byte(c.in))
+		if err != nil || string(got) != c.want {
+			t.Errorf("shape(%s) = %s, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+	if _, err := shape([]byte(`{"_embedded":{"collection":[1]}}`)); err == nil {
+		t.Error("an entry that is not an object was taken")
+	}
+}

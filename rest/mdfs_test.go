@@ -25,11 +25,13 @@ var (
 	// The whole form: what get-one, create and overwrite answer.
 	mdfRecordKeys = strings.Fields(`id label displayName active flavor color icon rule fields views viewSections
 permissions usageRules modifiedOn`)
-	// A list entry of spec 2.22.
-	mdfEntryKeys   = strings.Fields(`id label active modifiedOn flavor color icon rule usageRules`)
-	mdfFieldKeys   = strings.Fields(`id fieldId label type required readOnly sortable systemDefaultField defaultValue alternatives optionListId`)
-	optionListKeys = strings.Fields(`id name optionListType alternatives modifiedOn`)
-	defaultFormIDs = []string{"default", "default_audio", "default_detected_text", "default_folder", "default_image",
+	// A list entry of spec 2.22, with the form's fields; the optional keys
+	// are there only when set.
+	mdfEntryKeys         = strings.Fields(`id label active modifiedOn fields`)
+	mdfEntryOptionalKeys = strings.Fields(`flavor color icon rule usageRules`)
+	mdfFieldKeys         = strings.Fields(`id fieldId label type required readOnly sortable systemDefaultField defaultValue alternatives optionListId`)
+	optionListKeys       = strings.Fields(`id name optionListType alternatives modifiedOn`)
+	defaultFormIDs       = []string{"default", "default_audio", "default_detected_text", "default_folder", "default_image",
 		"default_restricted", "default_video"}
 )
 
@@ -45,7 +47,20 @@ func mdfList(t *testing.T, c *loupetest.Client) []map[string]any {
 	sameKeys(t, "form list", got.Object(), []string{"_embedded"})
 	got.JSON(&out)
 	for _, e := range out.Embedded.Collection {
-		sameKeys(t, "form list entry", e, mdfEntryKeys)
+		want := slices.Clone(mdfEntryKeys)
+		for _, k := range mdfEntryOptionalKeys {
+			if v, ok := e[k]; ok {
+				if v == nil {
+					t.Fatalf("form list entry %v: %s is null, want it left out", e["id"], k)
+				}
+				want = append(want, k)
+			}
+		}
+		sameKeys(t, "form list entry", e, want)
+		fields, _ := e["fields"].([]any)
+		for i, f := range fields {
+			sameKeys(t, fmt.Sprintf("form list entry %v field %d", e["id"], i), f.(map[string]any), mdfFieldKeys)
+		}
 	}
 	return out.Embedded.Collection
 }
@@ -174,6 +189,55 @@ func TestEveryTenantStartsWithTheDefaultForms(t *testing.T) {
 	sameJSON(t, "form data", fd, map[string]any{"default_title": "Clip", "default_description": "raw", "reel": "A001"})
 }
 
+// A list entry leaves out the optional keys of a form that has none set
+// (the spec's "or absent"), has those that are set, and carries the form's
+// fields as get-one answers them — read in the list's one statement,
+// however many forms and option lists there are.
+func TestFormListEntries(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	listID := olCreate(t, a, "Genres", "report", "interview")["id"].(string)
+	news := mdfRecord(t, "news", a.Post(t, mdfPath, newsForm(listID)).Status(http.StatusOK).Object())
+	plain := mdfRecord(t, "plain", a.Post(t, mdfPath, map[string]any{"id": "plain", "label": "Plain"}).Status(http.StatusOK).Object())
+	if plain["color"] != nil || plain["rule"] != nil || plain["flavor"] != nil || plain["icon"] != nil || plain["usageRules"] != nil {
+		t.Fatalf("plain form = %v", plain)
+	}
+
+	entries := map[string]map[string]any{}
+	for _, e := range mdfList(t, a) { // checks the keys of every entry
+		entries[e["id"].(string)] = e
+	}
+	for _, k := range mdfEntryOptionalKeys {
+		if _, ok := entries["plain"][k]; ok {
+			t.Fatalf("plain entry has %s: %v", k, entries["plain"])
+		}
+	}
+	for _, k := range append(slices.Clone(mdfEntryKeys), mdfEntryOptionalKeys...) {
+		sameJSON(t, "news entry "+k, entries["news"][k], news[k])
+	}
+	sameJSON(t, "plain entry fields", entries["plain"]["fields"], plain["fields"])
+	if f := entries["default_detected_text"]; f["flavor"] != "timed-metadata" || len(f["fields"].([]any)) < 2 {
+		t.Fatalf("default_detected_text entry = %v", f)
+	}
+
+	// The list costs the same statements with more forms and option lists.
+	api.Statements.Reset()
+	mdfList(t, a)
+	before := api.Statements.Count()
+	for i := range 3 {
+		id := olCreate(t, a, fmt.Sprintf("List %d", i), "x", "y")["id"].(string)
+		a.Post(t, mdfPath, map[string]any{"id": fmt.Sprintf("more%d", i), "label": "More", "fields": []any{
+			map[string]any{"fieldId": "pick", "type": "choice", "optionListId": id}}}).Status(http.StatusOK)
+	}
+	api.Statements.Reset()
+	if got := mdfList(t, a); len(got) != len(defaultFormIDs)+5 {
+		t.Fatalf("%d forms listed", len(got))
+	}
+	if after := api.Statements.Count(); after != before {
+		t.Fatalf("the list cost %d statements with 3 more forms, %d before", after, before)
+	}
+}
+
 func TestCreateReadOverwriteAndDeleteAForm(t *testing.T) {
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
@@ -220,18 +284,22 @@ func TestCreateReadOverwriteAndDeleteAForm(t *testing.T) {
 	delete(got, "modifiedOn")
 	sameJSON(t, "form written back", again, got)
 
-	// An overwrite replaces everything it is given; keys it leaves out get
-	// their defaults.
+	// An overwrite replaces every key it is given; keys it leaves out keep
+	// their stored values, keys given as null take their defaults.
 	over := mdfRecord(t, "overwritten form", a.Put(t, mdfPath+"/news", map[string]any{
-		"id": "ignored", "label": "News 2", "fields": []any{map[string]any{"fieldId": "genre", "type": "text"}},
+		"id": "ignored", "label": "News 2", "color": nil, "rule": nil, "usageRules": nil, "flavor": nil, "views": nil,
+		"fields": []any{map[string]any{"fieldId": "genre", "type": "text"}},
 	}).Status(http.StatusOK).Object())
-	if over["id"] != "news" || over["label"] != "News 2" || over["displayName"] != "News 2" || over["color"] != nil ||
-		over["rule"] != nil || over["usageRules"] != nil || over["flavor"] != nil {
+	if over["id"] != "news" || over["label"] != "News 2" || over["displayName"] != "News story" || over["color"] != nil ||
+		over["rule"] != nil || over["usageRules"] != nil || over["flavor"] != nil || over["icon"] != "newspaper" {
 		t.Fatalf("overwritten form = %v", over)
 	}
+	sameJSON(t, "views given as null", over["views"], map[string]any{})
+	sameJSON(t, "viewSections left out", over["viewSections"], newsForm(listID)["viewSections"])
 	if ids := fieldIDs(over); !slices.Equal(ids, []string{"default_title", "default_description", "genre"}) {
 		t.Fatalf("overwritten fields = %v", ids)
 	}
+	sameJSON(t, "overwrite answer", over, a.Get(t, mdfPath+"/news").Status(http.StatusOK).Object())
 
 	// A form without an id gets a UUIDv7; an id in use is a conflict.
 	anon := mdfRecord(t, "form without id", a.Post(t, mdfPath, map[string]any{"label": "Anon"}).Status(http.StatusOK).Object())
@@ -248,6 +316,86 @@ func TestCreateReadOverwriteAndDeleteAForm(t *testing.T) {
 	a.Put(t, mdfPath+"/news", map[string]any{"label": "x", "fields": []any{}}).Envelope(http.StatusNotFound, mdfMsgNotFound)
 	if ids := mdfIDsOf(mdfList(t, a)); slices.Contains(ids, "news") {
 		t.Fatalf("list after delete = %v", ids)
+	}
+}
+
+// PUT with only some top-level keys — clients of the original service
+// send just {fields} — keeps the others as stored and answers the whole
+// stored form (spec 2.22). Kept keys are checked with the given ones as if
+// written; a key given as null takes its default; fields given as null and
+// unknown keys are still refused. GraphQL's updateMdf does the same.
+func TestPartialFormOverwriteKeepsWhatItLeavesOut(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	listID := olCreate(t, a, "Genres", "report", "interview")["id"].(string)
+	stored := mdfRecord(t, "created", a.Post(t, mdfPath, newsForm(listID)).Status(http.StatusOK).Object())
+	same := func(what string, got map[string]any, except ...string) {
+		t.Helper()
+		for k, v := range stored {
+			if k != "modifiedOn" && !slices.Contains(except, k) {
+				sameJSON(t, what+": "+k, got[k], v)
+			}
+		}
+		sameJSON(t, what+": answer and read", got, a.Get(t, mdfPath+"/news").Status(http.StatusOK).Object())
+	}
+
+	// Only fields: the rest is kept; genre keeps its option list, a field
+	// given without an id keeps its id (news_desk).
+	fields := []any{
+		map[string]any{"fieldId": "genre", "label": "Genre", "type": "choice", "required": true, "optionListId": listID},
+		map[string]any{"fieldId": "desk", "label": "Desk", "type": "text", "readOnly": true, "defaultValue": "national"},
+		map[string]any{"fieldId": "mood", "type": "text"},
+	}
+	got := mdfRecord(t, "fields only", a.Put(t, mdfPath+"/news", map[string]any{"fields": fields}).Status(http.StatusOK).Object())
+	same("fields only", got, "fields")
+	if ids := fieldIDs(got); !slices.Equal(ids, []string{"default_title", "default_description", "genre", "news_desk", "mood"}) {
+		t.Fatalf("fields only: field ids %v", ids)
+	}
+	stored = got
+
+	// Only the label: the fields are kept as they are, the option list's
+	// alternatives included.
+	got = mdfRecord(t, "label only", a.Put(t, mdfPath+"/news", map[string]any{"label": "Nachrichten"}).Status(http.StatusOK).Object())
+	if got["label"] != "Nachrichten" || got["displayName"] != "News story" {
+		t.Fatalf("label only: %v", got)
+	}
+	same("label only", got, "label")
+	stored = got
+
+	// What is read can be written back whole, as before.
+	same("written back", mdfRecord(t, "written back", a.Put(t, mdfPath+"/news", got).Status(http.StatusOK).Object()))
+
+	// A kept rule is checked against the given fields: {genre} must stay.
+	a.Put(t, mdfPath+"/news", map[string]any{"fields": []any{map[string]any{"fieldId": "mood", "type": "text"}}}).
+		Envelope(http.StatusBadRequest, "rule: {genre} names no fieldId of the form")
+	// null is not "left out": label is required, fields cannot be emptied
+	// by null; unknown keys are refused.
+	for _, body := range []map[string]any{
+		{"label": nil},
+		{"fields": nil},
+		{"fields": fields, "colour": "#FF0000FF"},
+		{"fields": fields, "modifiedBy": "me"},
+	} {
+		a.Put(t, mdfPath+"/news", body).Envelope(http.StatusBadRequest, "")
+	}
+	same("after refused overwrites", a.Get(t, mdfPath+"/news").Status(http.StatusOK).Object())
+
+	// The same through GraphQL.
+	var out struct {
+		UpdateMdf struct {
+			Mdf map[string]any `json:"mdf"`
+		} `json:"updateMdf"`
+	}
+	a.GraphQL(t, `mutation { updateMdf(input: {id: "news", icon: "radio"}) { mdf { id label icon rule color fields { id } } } }`, nil).OK(&out)
+	m := out.UpdateMdf.Mdf
+	if m["icon"] != "radio" || m["label"] != "Nachrichten" || m["rule"] != "{title} – {genre}" || m["color"] != "#FF8800CC" ||
+		len(m["fields"].([]any)) != 5 {
+		t.Fatalf("GraphQL partial update: %v", m)
+	}
+	a.GraphQL(t, `mutation($in: MdfInput!) { updateMdf(input: $in) { mdf { icon color } } }`,
+		map[string]any{"in": map[string]any{"id": "news", "color": nil}}).OK(&out)
+	if m := out.UpdateMdf.Mdf; m["icon"] != "radio" || m["color"] != nil {
+		t.Fatalf("GraphQL update with color null: %v", m)
 	}
 }
 
@@ -320,8 +468,9 @@ func TestBadFormDefinitionsAreRefusedAndChangeNothing(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a.Post(t, mdfPath, c.body).Envelope(http.StatusBadRequest, c.msg)
-			if body, ok := c.body.(map[string]any); ok && body["label"] != nil {
-				// The same definition overwriting a form is refused too.
+			// The same definition overwriting a form is refused too (a
+			// body's id aside: the path's wins on an overwrite).
+			if body, ok := c.body.(map[string]any); ok && body["label"] != nil && c.name != "bad id" {
 				a.Put(t, mdfPath+"/kept", c.body).Envelope(http.StatusBadRequest, "")
 			}
 		})
@@ -335,8 +484,9 @@ func TestBadFormDefinitionsAreRefusedAndChangeNothing(t *testing.T) {
 	if kept := a.Get(t, mdfPath+"/kept").Status(http.StatusOK).Object(); kept["label"] != "Kept" || len(fieldIDs(kept)) != 3 {
 		t.Fatalf("kept form changed: %v", kept)
 	}
-	// An overwrite must list the fields; a default form stays active.
-	a.Put(t, mdfPath+"/kept", map[string]any{"label": "Kept"}).
+	// An overwrite cannot empty the fields with null (left out, they are
+	// kept); a default form stays active.
+	a.Put(t, mdfPath+"/kept", map[string]any{"label": "Kept", "fields": nil}).
 		Envelope(http.StatusBadRequest, "fields is required (the full list of the form's fields)")
 	a.Put(t, mdfPath+"/default", map[string]any{"label": "Default", "active": false, "fields": []any{}}).
 		Envelope(http.StatusBadRequest, `active: default form "default" cannot be made inactive`)

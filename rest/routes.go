@@ -88,6 +88,13 @@ var Routes = []Route{
 		}},
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/attachments", Op: "updateAttachment", Field: "updateAttachment",
 		Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId"))},
+	// Not in the spec's endpoint list, but how integrations of the original
+	// service delete an attachment, and clear a file name before writing it
+	// again (issue 19): {fileName, type?} in the body; it answers the
+	// deleted file name as a JSON string, which they type it as.
+	{Method: "DELETE", Path: "/api/v1/items/{itemId}/attachments", Op: "deleteAttachment",
+		Field: "deleteAttachment.fileName", NotInSpec: true,
+		Bind: all(requiredBodyAs("input"), pathInto("itemId", "input", "itemId"))},
 
 	// Comments (2.5).
 	{Method: "GET", Path: "/api/v1/items/{itemId}/comments", AlsoPath: "/api/v1/items/{id}/comments",
@@ -196,7 +203,8 @@ var Routes = []Route{
 
 	// Metadata definition forms and option lists (2.22, 2.23, 4.8). A
 	// definition read can be written back: its modifiedOn is dropped.
-	{Method: "GET", Path: "/api/v1/mdfs", Op: "listMdfs", Field: "mdfs"},
+	{Method: "GET", Path: "/api/v1/mdfs", Op: "listMdfs", Field: "mdfs",
+		Shape: omitNullInCollection("flavor", "color", "icon", "rule", "usageRules")},
 	{Method: "POST", Path: "/api/v1/mdfs", Op: "createMdf", Field: "createMdf.mdf", Bind: definitionBody},
 	{Method: "GET", Path: "/api/v1/mdfs/{mdfId}", Op: "getMdf", Field: "mdf", Bind: path("mdfId", "id")},
 	{Method: "PUT", Path: "/api/v1/mdfs/{mdfId}", Op: "updateMdf", Field: "updateMdf.mdf",

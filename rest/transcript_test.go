@@ -50,9 +50,13 @@ func TestTranscriptUpdate(t *testing.T) {
 	if ts, err := time.Parse(time.RFC3339, stamp); err != nil || time.Since(ts) > time.Minute || !strings.HasSuffix(stamp, "Z") {
 		t.Fatalf("transcriptLastUpdated = %q", stamp)
 	}
-	var served transcriptDoc
-	download(t, api, got["timedTranscriptUrl"].(string)).Status(200).JSON(&served)
-	if b1, b2 := mustJSON(t, served), mustJSON(t, en); b1 != b2 {
+	// The file is the bare array of segments, as integrations read it.
+	file := download(t, api, got["timedTranscriptUrl"].(string)).Status(200).Body
+	var served []segment
+	if err := json.Unmarshal(file, &served); err != nil {
+		t.Fatalf("timedTranscriptUrl serves %s, not an array of segments: %v", file, err)
+	}
+	if b1, b2 := mustJSON(t, served), mustJSON(t, en.TimedTranscript); b1 != b2 {
 		t.Fatalf("timedTranscriptUrl serves %s, want %s", b1, b2)
 	}
 	firstKey := blobKeyOf(t, got["timedTranscriptUrl"].(string))
@@ -78,9 +82,8 @@ func TestTranscriptUpdate(t *testing.T) {
 	if blobExists(t, api, firstKey) {
 		t.Fatal("the replaced transcript file is still stored")
 	}
-	download(t, api, again["timedTranscriptUrl"].(string)).Status(200).JSON(&served)
-	if served.LanguageCode != "en-US" || len(served.TimedTranscript) != 0 {
-		t.Fatalf("replaced transcript serves %+v", served)
+	if file := download(t, api, again["timedTranscriptUrl"].(string)).Status(200).Body; string(file) != "[]" {
+		t.Fatalf("replaced transcript serves %s, want []", file)
 	}
 	if n := api.Count(t, `SELECT count(*) FROM transcripts WHERE item_id = $1`, id); n != 2 {
 		t.Fatalf("%d transcript rows, want en-US and de-DE", n)

@@ -51,6 +51,10 @@ type Config struct {
 	// loopback, private and link-local addresses: for tests and identity
 	// providers inside the operator's network. Off, they are refused.
 	AllowPrivateJWKS bool
+	// APIKeyHeaders names further headers that carry an API key, beside
+	// Authorization and X-API-Key (LOUPE_API_KEY_HEADERS, parsed by
+	// auth.ParseKeyHeaders; docs/migrating-integrations.md).
+	APIKeyHeaders []string
 	// GraphQLInFlight is how many /graphql operations run at once; the
 	// others wait their turn (admit). Below 1, all run at once.
 	GraphQLInFlight int
@@ -100,7 +104,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	})
 	engine := graph.NewEngine(es, cfg.GraphQL)
 	srv := &Server{}
-	authn := &auth.Authenticator{Keys: st, Uses: st, Tokens: &auth.Tokens{Store: st, Options: jwtOpt}}
+	authn := &auth.Authenticator{Keys: st, Uses: st, Tokens: &auth.Tokens{Store: st, Options: jwtOpt},
+		KeyHeaders: cfg.APIKeyHeaders}
 	if cfg.DatabaseURL != "" {
 		srv.keys = auth.NewKeyCache(st, cfg.KeyCacheSize)
 		st.OnAuthChange(srv.keys.InvalidateUser)

@@ -49,6 +49,28 @@ FROM attachments WHERE tenant_id = $1 AND item_id = ANY($2::uuid[])
 ORDER BY item_id, file_name`
 )
 
+// UserThumbnail is the poster a user chose as the item's thumbnail: an
+// attachment of type poster and role thumbnail, confirmed by an update
+// (UpdateAttachment), as integrations set a poster frame. The item's
+// thumbnail is its file while it is set — before processing makes one, and
+// after: the user's choice wins over what processing writes to the media
+// document's thumbnail and thumbnailInfo, which stay as they are beside it.
+// It goes when the attachment stops being a poster thumbnail, is deleted,
+// or is replaced (its file is).
+type UserThumbnail struct {
+	// Key is the blob key of the attachment's file.
+	Key      string    `json:"key"`
+	FileName string    `json:"fileName"`
+	UserID   string    `json:"userId"`
+	ChosenOn time.Time `json:"chosenOn"`
+}
+
+// IsPosterThumbnail reports whether an attachment is one a user chooses as
+// the item's thumbnail by confirming it.
+func (a *Attachment) IsPosterThumbnail() bool {
+	return a.Type == "poster" && a.Role == "thumbnail"
+}
+
 // errItemForAttachment is the spec's 404 for attachment writes.
 func errItemForAttachment() *loupe.Error {
 	return &loupe.Error{Kind: loupe.ENOTFOUND, Message: MsgAttachmentItemNotFound}
@@ -133,6 +155,24 @@ RETURNING ` + attachmentColumns
 	deleteAttachmentSQL = `
 DELETE FROM attachments WHERE tenant_id = $1 AND item_id = $2 AND file_name = $3 RETURNING blob_key`
 
+	// touchItemFilesSQL stamps the item as changed by a write of its
+	// attachments, and forgets the user's thumbnail when the file it
+	// names ($4) is gone.
+	touchItemFilesSQL = `
+UPDATE items SET modified_on = $3,
+    media = CASE WHEN media->'userThumbnail'->>'key' = $4 THEN media - 'userThumbnail' ELSE media END
+WHERE tenant_id = $1 AND id = $2`
+
+	// touchItemUpdatedAttachmentSQL stamps the item as changed by an
+	// attachment update: the attachment ($4 its file) is now the user's
+	// thumbnail when $5 is set, else it is no longer.
+	touchItemUpdatedAttachmentSQL = `
+UPDATE items SET modified_on = $3,
+    media = CASE WHEN $5::jsonb IS NOT NULL THEN jsonb_set(media, '{userThumbnail}', $5::jsonb)
+                 WHEN media->'userThumbnail'->>'key' = $4 THEN media - 'userThumbnail'
+                 ELSE media END
+WHERE tenant_id = $1 AND id = $2`
+
 	// precheckSQL answers one row for a live item (none for a missing one)
 	// with those of the names it has attachments for.
 	precheckSQL = `
@@ -176,7 +216,8 @@ func (s *Store) CreateAttachment(ctx context.Context, p *loupe.Principal, in *lo
 			string(in.Type), string(in.Role), strOrEmpty(in.Language), strOrEmpty(in.Description), p.UserID, blobKey, at); err != nil {
 			return fmt.Errorf("store: unable to write attachment: %w", err)
 		}
-		return touchItem(ctx, tx, p.TenantID, in.ItemID, at)
+		// A replaced file that was the user's thumbnail is gone.
+		return touchItemFiles(ctx, tx, p.TenantID, in.ItemID, at, oldKey)
 	})
 	if err != nil {
 		return nil, "", err
@@ -238,7 +279,15 @@ func (s *Store) UpdateAttachment(ctx context.Context, p *loupe.Principal, in *lo
 		if err != nil {
 			return fmt.Errorf("store: unable to update attachment: %w", err)
 		}
-		return touchItem(ctx, tx, p.TenantID, in.ItemID, at)
+		// Confirming a poster thumbnail makes it the item's thumbnail.
+		var chosen loupe.JSON
+		if out.IsPosterThumbnail() {
+			chosen = loupe.JSONOf(UserThumbnail{Key: out.BlobKey, FileName: out.FileName, UserID: p.UserID, ChosenOn: at})
+		}
+		if _, err := tx.ExecContext(ctx, touchItemUpdatedAttachmentSQL, p.TenantID, in.ItemID, at, out.BlobKey, chosen); err != nil {
+			return fmt.Errorf("store: unable to touch item %s: %w", in.ItemID, err)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -262,7 +311,7 @@ func (s *Store) DeleteAttachment(ctx context.Context, tenantID, itemID, fileName
 			}
 			return fmt.Errorf("store: unable to delete attachment: %w", err)
 		}
-		return touchItem(ctx, tx, tenantID, itemID, now())
+		return touchItemFiles(ctx, tx, tenantID, itemID, now(), key)
 	})
 	return key, err
 }
@@ -297,6 +346,15 @@ func (s *Store) AttachmentsPrecheck(ctx context.Context, tenantID, itemID string
 		}
 	}
 	return out, nil
+}
+
+// touchItemFiles stamps the item as changed by a write of its attachments;
+// goneKey ("" for none) is the blob key of a file the write removed.
+func touchItemFiles(ctx context.Context, tx *sqlx.Tx, tenantID, itemID string, at time.Time, goneKey string) error {
+	if _, err := tx.ExecContext(ctx, touchItemFilesSQL, tenantID, itemID, at, goneKey); err != nil {
+		return fmt.Errorf("store: unable to touch item %s: %w", itemID, err)
+	}
+	return nil
 }
 
 func strOrEmpty(s *string) string {

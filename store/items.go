@@ -92,18 +92,21 @@ type ItemMedia struct {
 	TranscriptOffsetMs    *int64     `json:"transcriptOffsetMs,omitempty"`
 	DetectedPersons       loupe.JSON `json:"detectedPersons,omitempty"`
 
-	Proxy                    *string    `json:"proxy,omitempty"`
-	ProxySize                *int64     `json:"proxySize,omitempty"`
-	HighRes                  *string    `json:"highRes,omitempty"`
-	HasExternalHighres       bool       `json:"hasExternalHighres,omitempty"`
-	EditProxyFormat          *string    `json:"editProxyFormat,omitempty"`
-	WebProxyLocation         *string    `json:"webProxyLocation,omitempty"`
-	ProxyAudioTrackUrls      loupe.JSON `json:"proxyAudioTrackUrls,omitempty"`
-	Thumbnail                *string    `json:"thumbnail,omitempty"`
-	ThumbnailInfo            loupe.JSON `json:"thumbnailInfo,omitempty"`
-	ThumbnailStrip           *string    `json:"thumbnailStrip,omitempty"`
-	GeneratedContentLocation *string    `json:"generatedContentLocation,omitempty"`
-	SourceFileLocation       *string    `json:"sourceFileLocation,omitempty"`
+	Proxy               *string    `json:"proxy,omitempty"`
+	ProxySize           *int64     `json:"proxySize,omitempty"`
+	HighRes             *string    `json:"highRes,omitempty"`
+	HasExternalHighres  bool       `json:"hasExternalHighres,omitempty"`
+	EditProxyFormat     *string    `json:"editProxyFormat,omitempty"`
+	WebProxyLocation    *string    `json:"webProxyLocation,omitempty"`
+	ProxyAudioTrackUrls loupe.JSON `json:"proxyAudioTrackUrls,omitempty"`
+	Thumbnail           *string    `json:"thumbnail,omitempty"`
+	ThumbnailInfo       loupe.JSON `json:"thumbnailInfo,omitempty"`
+	// UserThumbnail is the poster a user chose (UserThumbnail); while it is
+	// set, it is the item's thumbnail, whatever processing wrote above.
+	UserThumbnail            *UserThumbnail `json:"userThumbnail,omitempty"`
+	ThumbnailStrip           *string        `json:"thumbnailStrip,omitempty"`
+	GeneratedContentLocation *string        `json:"generatedContentLocation,omitempty"`
+	SourceFileLocation       *string        `json:"sourceFileLocation,omitempty"`
 
 	VttURL                       *string `json:"vttUrl,omitempty"`
 	SrtURL                       *string `json:"srtUrl,omitempty"`

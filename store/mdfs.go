@@ -223,8 +223,8 @@ func (s *Store) CreateMdf(ctx context.Context, p *loupe.Principal, in *mdf.MdfIn
 	return m, nil
 }
 
-// UpdateMdf overwrites a form with a full definition and records the
-// change. Items are not touched: values of removed fields stay in their
+// UpdateMdf overwrites a form with a definition and records the change.
+// Top-level keys the input left out (in.Written) keep their stored values. Items are not touched: values of removed fields stay in their
 // form data (the form keeps the fields as retired), values that no longer
 // fit a changed field are kept until written again.
 // Returns EFORBIDDEN for non-admins, ENOTFOUND for an unknown form,
@@ -239,9 +239,10 @@ func (s *Store) UpdateMdf(ctx context.Context, p *loupe.Principal, in *mdf.MdfIn
 	if !formIDRE.MatchString(*in.ID) {
 		return nil, loupe.NotFound()
 	}
-	if in.Fields == nil {
-		// An overwrite without fields would retire every field: far more
-		// likely a client's mistake than the intent.
+	if in.Fields == nil && !in.LeftOut("fields") {
+		// An overwrite with no fields would retire every field: far more
+		// likely a client's mistake than the intent. (Left out, the stored
+		// fields are kept.)
 		return nil, loupe.Invalid("fields is required (the full list of the form's fields)")
 	}
 	var m *mdf.Mdf
@@ -253,6 +254,7 @@ func (s *Store) UpdateMdf(ctx context.Context, p *loupe.Principal, in *mdf.MdfIn
 		if err := decodeMdfs(&old); err != nil {
 			return err
 		}
+		in.KeepStored(&old)
 		var err error
 		if m, err = buildMdfTx(ctx, tx, p.TenantID, old.ID, in, &old); err != nil {
 			return err

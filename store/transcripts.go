@@ -60,13 +60,6 @@ func ValidateTranscript(languageCode string, segments []*TranscriptSegment) erro
 	return nil
 }
 
-// TranscriptDocument is a transcript's file in blob storage: the body of the
-// update that wrote it.
-type TranscriptDocument struct {
-	LanguageCode    string               `json:"languageCode"`
-	TimedTranscript []*TranscriptSegment `json:"timedTranscript"`
-}
-
 const (
 	transcriptColumns = `item_id, language_code, segments, blob_key, updated_on`
 

@@ -28,20 +28,24 @@ type config struct {
 	DBPool int
 	// PprofAddr serves pprof when set (LOUPE_PPROF_ADDR).
 	PprofAddr string
-	App       server.Config
+	// APIKeyHeaders is LOUPE_API_KEY_HEADERS as set: cmdServe parses it
+	// into App.APIKeyHeaders and refuses to start on a bad name.
+	APIKeyHeaders string
+	App           server.Config
 }
 
 func loadConfig() config {
 	c := config{
-		Addr:        env("LOUPE_ADDR", ":8080"),
-		DatabaseURL: os.Getenv("DATABASE_URL"),
-		DataDir:     env("LOUPE_DATA_DIR", ".loupe"),
-		PGDir:       os.Getenv("LOUPE_PG_DIR"),
-		PGPort:      envInt("LOUPE_PG_PORT", 54329),
-		BlobKey:     os.Getenv("LOUPE_BLOB_KEY"),
-		DBPool:      envInt("LOUPE_DB_POOL", 8),
-		PprofAddr:   os.Getenv("LOUPE_PPROF_ADDR"),
-		App:         server.DefaultConfig(),
+		Addr:          env("LOUPE_ADDR", ":8080"),
+		DatabaseURL:   os.Getenv("DATABASE_URL"),
+		DataDir:       env("LOUPE_DATA_DIR", ".loupe"),
+		PGDir:         os.Getenv("LOUPE_PG_DIR"),
+		PGPort:        envInt("LOUPE_PG_PORT", 54329),
+		BlobKey:       os.Getenv("LOUPE_BLOB_KEY"),
+		DBPool:        envInt("LOUPE_DB_POOL", 8),
+		PprofAddr:     os.Getenv("LOUPE_PPROF_ADDR"),
+		APIKeyHeaders: os.Getenv("LOUPE_API_KEY_HEADERS"),
+		App:           server.DefaultConfig(),
 	}
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.S3 = s3FromEnv()

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
 	usagefig "github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/server"
@@ -46,6 +47,13 @@ func cmdServe(ctx context.Context, c config) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
+	// A bad setting stops the server before anything starts: serving
+	// without it would answer 401 to every integration that relies on it.
+	headers, err := auth.ParseKeyHeaders(c.APIKeyHeaders)
+	if err != nil {
+		return fmt.Errorf("LOUPE_API_KEY_HEADERS: %w", err)
+	}
+	c.App.APIKeyHeaders = headers
 	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err

@@ -142,6 +142,8 @@ type DefinitionChanges struct {
 type DeleteAttachmentInput struct {
 	ItemID   string `json:"itemId"`
 	FileName string `json:"fileName"`
+	// Accepted and not compared: an item has one attachment per file name. Integrations send the type they are about to write (docs/attachments.md).
+	Type *loupe.AttachmentType `json:"type,omitempty"`
 }
 
 type DeleteAttachmentPayload struct {
@@ -476,7 +478,8 @@ type UpdateTranscriptPayload struct {
 	ItemID                string    `json:"itemId"`
 	LanguageCode          string    `json:"languageCode"`
 	TranscriptLastUpdated time.Time `json:"transcriptLastUpdated"`
-	TimedTranscriptURL    string    `json:"timedTranscriptUrl"`
+	// Signed download link of the transcript's file: the JSON array of its segments.
+	TimedTranscriptURL string `json:"timedTranscriptUrl"`
 }
 
 type UploadLockPayload struct {

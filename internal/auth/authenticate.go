@@ -33,6 +33,11 @@ type Authenticator struct {
 	// providers; without it a JWT is just a malformed key.
 	Tokens *Tokens
 	Now    func() time.Time
+	// KeyHeaders names further request headers that carry a credential,
+	// as Authorization does ("Bearer " optional), for integrations written
+	// for another service's header: an operator's setting
+	// (LOUPE_API_KEY_HEADERS, ParseKeyHeaders). Loupe names none itself.
+	KeyHeaders []string
 
 	// touched holds, per key id, when this process last recorded a use:
 	// the cached record's last use is only as fresh as the cache.
@@ -48,22 +53,43 @@ func unauthenticated() error {
 	return &loupe.Error{Kind: loupe.EUNAUTHORIZED, Message: loupe.MsgUnauthenticated}
 }
 
-// Credential returns the API key a request presents, if any.
-func Credential(r *http.Request) string {
+// Credential returns the credential a request presents, if any: X-API-Key,
+// else the bearer value of Authorization, else the value of the first of
+// extra (the operator's Authenticator.KeyHeaders) that is set, a "Bearer "
+// prefix taken off.
+func Credential(r *http.Request, extra []string) string {
 	if k := r.Header.Get("X-API-Key"); k != "" {
 		return strings.TrimSpace(k)
 	}
-	h := r.Header.Get("Authorization")
-	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
+	if b, ok := bearer(r.Header.Get("Authorization")); ok {
+		return b
+	}
+	for _, h := range extra {
+		v := strings.TrimSpace(r.Header.Get(h))
+		if v == "" {
+			continue
+		}
+		if b, ok := bearer(v); ok {
+			return b
+		}
+		return v
 	}
 	return ""
+}
+
+// bearer is the credential of a "Bearer <credential>" value (the scheme in
+// any case).
+func bearer(h string) (string, bool) {
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:]), true
+	}
+	return "", false
 }
 
 // AuthenticateRequest authenticates a request's credential: an API key, or
 // a bearer JWT for the tenant named by TenantHeader.
 func (a *Authenticator) AuthenticateRequest(r *http.Request) (*loupe.Principal, error) {
-	cred := Credential(r)
+	cred := Credential(r, a.KeyHeaders)
 	if cred == "" {
 		return nil, unauthenticated()
 	}

@@ -1,6 +1,7 @@
 // Package auth proves who a request comes from: API keys presented as
-// "Authorization: Bearer <key>" or "X-API-Key: <key>", verified against the
-// SHA-256 of their secret, and the Principal they stand for.
+// "Authorization: Bearer <key>", "X-API-Key: <key>" or in a header the
+// operator names (headers.go), verified against the SHA-256 of their
+// secret, and the Principal they stand for.
 package auth
 
 import (
