@@ -823,7 +823,7 @@ func TestItemAnalyticsFiltersAndPages(t *testing.T) {
 			{"since not before until", map[string]any{"filter": map[string]any{"since": ts(mid), "until": ts(mid)}},
 				"BAD_USER_INPUT", "since must be before until"},
 			{"since not a time", map[string]any{"filter": map[string]any{"since": "yesterday"}},
-				"BAD_USER_INPUT", `invalid timestamp "yesterday": expected RFC 3339 such as 2026-01-31T12:00:00Z`},
+				"BAD_USER_INPUT", "filter.since: must be an RFC 3339 timestamp such as 2026-01-31T12:00:00Z"},
 			// AuditAction is an enum of the schema: the value is refused
 			// while the variables are checked, before any resolver runs.
 			{"unknown actionType", map[string]any{"filter": map[string]any{"actionType": "rename"}},

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
-
-	"github.com/loupe-mam/loupe"
 )
 
 // Layout is how timestamps are written: RFC 3339 in UTC with milliseconds,
@@ -23,15 +21,20 @@ func MarshalDateTime(t time.Time) graphql.Marshaler {
 	})
 }
 
+// msgNotTime is the answer to anything but an RFC 3339 timestamp. It does
+// not quote the value (which may be huge, or hold U+0000): the answer names
+// the field (InputError).
+const msgNotTime = "must be an RFC 3339 timestamp such as 2026-01-31T12:00:00Z"
+
 // UnmarshalDateTime accepts RFC 3339 (any offset, any fraction).
 func UnmarshalDateTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, loupe.Invalid("DateTime must be an RFC 3339 string, got %T", v)
+		return time.Time{}, &InputError{Message: msgNotTime}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, loupe.Invalid("invalid timestamp %q: expected RFC 3339 such as 2026-01-31T12:00:00Z", s)
+		return time.Time{}, &InputError{Message: msgNotTime}
 	}
 	return t.UTC(), nil
 }
