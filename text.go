@@ -14,10 +14,21 @@ var (
 	ErrNotUTF8 = Invalid("The request body is not valid UTF-8.")
 )
 
-// ValidText checks a decoded string from a client: no U+0000.
+// MaxTextBytes bounds every string a client sends as a String or an ID:
+// above each field's own limit (the longest, a folder path of 64 names of
+// 256 characters, is under 66 KB), it stops a huge string at the gate,
+// named, before any field's check quotes it in a message or a query carries
+// it. docs/input-limits.md.
+const MaxTextBytes = 128 << 10
+
+// ValidText checks a decoded string from a client: no U+0000, at most
+// MaxTextBytes.
 func ValidText(s string) *Error {
 	if strings.IndexByte(s, 0) >= 0 {
 		return ErrNUL
+	}
+	if len(s) > MaxTextBytes {
+		return Invalid("a string of %d bytes, over the limit of %d", len(s), MaxTextBytes)
 	}
 	return nil
 }
