@@ -204,10 +204,8 @@ func bodyKeyInto(key, obj, name string) Binder {
 		if !ok {
 			return loupe.Invalid("the request body needs %s", key)
 		}
-		for k := range m {
-			if k != key {
-				return loupe.Invalid("%s: unknown field", k)
-			}
+		if err := onlyKeys(m, key); err != nil {
+			return err
 		}
 		set(vars, obj, name, v)
 		return nil

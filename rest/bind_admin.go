@@ -24,10 +24,8 @@ func transcriptionLanguagesBody(r *http.Request, vars map[string]any) error {
 	}
 	bad := loupe.Invalid(`the request body must be {"total": n, "_embedded": {"collection": [{"languageCode", "transcriptionService", "label"}]}}`)
 	if m, ok := v.(map[string]any); ok {
-		for k := range m {
-			if k != "_embedded" && k != "total" {
-				return loupe.Invalid("%s: unknown field", k)
-			}
+		if err := onlyKeys(m, "_embedded", "total"); err != nil {
+			return err
 		}
 		emb, ok := m["_embedded"].(map[string]any)
 		if !ok || len(emb) != 1 || emb["collection"] == nil {

@@ -59,8 +59,11 @@ func timedMetadataBody(r *http.Request, vars map[string]any) error {
 	if err != nil {
 		return err
 	}
+	if err := onlyKeys(m, "items"); err != nil {
+		return err
+	}
 	items, ok := m["items"].(map[string]any)
-	if !ok || len(m) != 1 {
+	if !ok {
 		return loupe.Invalid("the request body must be {\"items\": {\"<id>\": {startMs, endMs, data} or null}}")
 	}
 	upsert, remove := []any{}, []any{}
@@ -85,9 +88,15 @@ func timedMetadataBody(r *http.Request, vars map[string]any) error {
 }
 
 // precheckBody binds {fileNames: [...]} (or {fileName}) to fileNames.
+// Integrations send the create body they are about to write ({fileName,
+// type, role, language, description}): its other keys are allowed and not
+// read; any other key is refused, as everywhere.
 func precheckBody(r *http.Request, vars map[string]any) error {
 	m, err := bodyObject(r)
 	if err != nil {
+		return err
+	}
+	if err := onlyKeys(m, "fileNames", "fileName", "type", "role", "language", "description"); err != nil {
 		return err
 	}
 	if names, ok := m["fileNames"].([]any); ok {
@@ -131,10 +140,8 @@ func idsBody(r *http.Request, vars map[string]any) error {
 				break
 			}
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if k != key {
-				return loupe.Invalid("%s: unknown field", k)
-			}
+		if err := onlyKeys(m, key); err != nil {
+			return err
 		}
 	}
 	if _, ok := v.([]any); !ok {
@@ -154,5 +161,16 @@ func definitionBody(r *http.Request, vars map[string]any) error {
 	}
 	delete(m, "modifiedOn")
 	vars["input"] = m
+	return nil
+}
+
+// onlyKeys refuses a body object holding a key other than keys, naming the
+// first in order, as unknown keys are refused everywhere.
+func onlyKeys(m map[string]any, keys ...string) error {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(keys, k) {
+			return loupe.Invalid("%s: unknown field", k)
+		}
+	}
 	return nil
 }

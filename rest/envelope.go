@@ -74,8 +74,16 @@ func envelopeOfGraphQL(e *gqlerror.Error) EnvelopeError {
 	env := EnvelopeError{StatusCode: http.StatusBadRequest, Message: e.Message}
 	if len(e.Path) > 1 && e.Path[0] == ast.PathName("variable") {
 		// Input coercion errors name the variable path (variable.input.x);
-		// the REST caller knows it as the body field x.
-		env.Message = fmt.Sprintf("%s: %s", e.Path[2:].String(), e.Message)
+		// the REST caller knows it as the body field x. Another variable
+		// is named as it is: a body key or query parameter of that name
+		// (ids[0] of POST /api/v1/folders/ancestry).
+		at := e.Path[1:]
+		if at[0] == ast.PathName("input") {
+			at = at[1:]
+		}
+		if len(at) > 0 {
+			env.Message = fmt.Sprintf("%s: %s", at.String(), e.Message)
+		}
 	}
 	if s, ok := e.Extensions["statusCode"].(int); ok {
 		env.StatusCode = s
