@@ -11,6 +11,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/secretbox"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"
 	"github.com/loupe-mam/loupe/server"
@@ -326,6 +327,23 @@ func TestStorageLocations(t *testing.T) {
 			t.Fatalf("manager after the key changed: %v", m)
 		}
 	}
+
+	// A server with another credentials key cannot open the saved secrets:
+	// its probes say so, and an update must bring the secret again.
+	otherKey, err := secretbox.New([]byte("another-credentials-key-0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := api.Another(t, func(c *server.Config) { c.Credentials = otherKey })
+	sys.On(other).Get(t, "/api/v1/storageManagers").Status(http.StatusOK).JSON(&managers)
+	if msg, _ := managers[1]["message"].(string); !strings.Contains(msg, "does not open") {
+		t.Fatalf("manager under another key: %v", managers[1])
+	}
+	env = a.On(other).Put(t, slPath, map[string]any{"id": second["id"], "name": "x"}).Envelope(http.StatusBadRequest, slMsgUpdate)
+	if dm, _ := env["developerMessage"].(string); !strings.Contains(dm, "does not open") {
+		t.Fatalf("update under another key: %v", env)
+	}
+	a.On(other).Put(t, slPath, map[string]any{"id": second["id"], "secretKey": secret}).Status(http.StatusOK)
 
 	// Delete: the location, then the storage it was in.
 	a.Do(t, "DELETE", slPath, map[string]any{"id": id}).Status(http.StatusOK)
