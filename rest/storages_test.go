@@ -2,13 +2,16 @@ package rest_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/secretbox"
@@ -366,5 +369,41 @@ func TestStorageLocationPrivateEndpoint(t *testing.T) {
 	env = a.Post(t, slPath, slBody(cfg, nil)).Envelope(http.StatusBadRequest, slMsgCreate)
 	if dm, _ := env["developerMessage"].(string); !strings.Contains(dm, "LOUPE_CREDENTIALS_KEY") {
 		t.Fatalf("no credentials key: %v", env)
+	}
+}
+
+// Concurrent writes: one default whatever the order, and an update read
+// before another write (the default moving away included) fails instead of
+// undoing it.
+func TestStorageLocationWrites(t *testing.T) {
+	cfg := s3test.Bucket(t)
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	first := a.Post(t, slPath, slBody(cfg, map[string]any{"name": "first", "isDefault": true})).Status(http.StatusOK).Object()
+	stale, err := api.Store.StorageLocation(context.Background(), a.TenantID, first["id"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.Post(t, slPath, slBody(cfg, map[string]any{"name": fmt.Sprint("n", i), "isDefault": true})).Status(http.StatusOK)
+		}()
+	}
+	wg.Wait()
+	if n := api.Count(t, `SELECT count(*) FROM storage_locations WHERE tenant_id = $1 AND is_default`, a.TenantID); n != 1 {
+		t.Fatalf("%d defaults", n)
+	}
+	// The first lost the default meanwhile: writing it as read is refused.
+	stale.Name = "stale"
+	_, err = api.Store.UpdateStorageLocation(context.Background(), a.TenantID, stale)
+	if loupe.ErrorKind(err) != loupe.ECONFLICT {
+		t.Fatalf("stale update: %v, want a conflict", err)
+	}
+	if n := api.Count(t, `SELECT count(*) FROM storage_locations WHERE tenant_id = $1 AND is_default`, a.TenantID); n != 1 {
+		t.Fatalf("%d defaults after the stale update", n)
 	}
 }

@@ -176,7 +176,10 @@ const (
 	// (the count and the one default stay true until commit).
 	lockStorageLocationsSQL = `SELECT pg_advisory_xact_lock(hashtextextended('loupe.storage_locations:' || $1::text, 0))`
 
-	clearDefaultLocationSQL = `UPDATE storage_locations SET is_default = false
+	// clearDefaultLocationSQL takes the default from the previous one; its
+	// modified_on moves, so an update of it read before fails rather than
+	// making it the default again unseen.
+	clearDefaultLocationSQL = `UPDATE storage_locations SET is_default = false, modified_on = clock_timestamp()
 WHERE tenant_id = $1 AND is_default AND id <> $2`
 
 	insertStorageLocationSQL = `INSERT INTO storage_locations (tenant_id, id, storage_id, name, type, bucket_name,
