@@ -93,6 +93,16 @@ func TestStorages(t *testing.T) {
 	b.Put(t, stPath+"/"+id, map[string]any{"name": "stolen"}).Envelope(http.StatusNotFound, msgNotFoundST)
 	b.Delete(t, stPath+"/"+id).Envelope(http.StatusNotFound, msgNotFoundST)
 
+	// GraphQL reads one by id; another tenant's is not found.
+	var one struct {
+		Storage map[string]any `json:"storage"`
+	}
+	a.GraphQL(t, `query($id: ID!) { storage(id: $id) { id name owner } }`, map[string]any{"id": id}).OK(&one)
+	if one.Storage["name"] != "Archive 2" {
+		t.Fatalf("graphql storage: %v", one)
+	}
+	b.GraphQL(t, `query($id: ID!) { storage(id: $id) { id } }`, map[string]any{"id": id}).ErrorCode("NOT_FOUND")
+
 	// Users read; only admins write.
 	u.Get(t, stPath).Status(http.StatusOK)
 	u.Post(t, stPath, map[string]any{"name": "mine"}).Envelope(http.StatusForbidden, stMsgStoragesOnly)
@@ -289,6 +299,7 @@ func TestStorageLocations(t *testing.T) {
 		t.Fatalf("graphql: %v", gq)
 	}
 	a.GraphQL(t, `{ storageLocations { secretKey } }`, nil).ErrorCode("GRAPHQL_VALIDATION_FAILED")
+	b.GraphQL(t, `query($id: ID!) { storageLocation(id: $id) { id } }`, map[string]any{"id": id}).ErrorCode("NOT_FOUND")
 	var created struct {
 		CreateStorageLocation map[string]any `json:"createStorageLocation"`
 	}
