@@ -114,6 +114,13 @@ func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input mode
 	}
 	wasKeyUser := l.AccessType == store.AccessKeyUser
 	applyLocation(l, &input, given)
+	// A change of accessType drops the other type's keys not given again.
+	if l.AccessType == store.AccessAssumeRole && !given["accessKey"] {
+		l.AccessKey = nil
+	}
+	if l.AccessType == store.AccessKeyUser && !given["roleIdentifier"] && !given["externalId"] {
+		l.RoleIdentifier, l.ExternalID = nil, nil
+	}
 	switch {
 	case l.AccessType != store.AccessKeyUser:
 		if input.SecretKey != nil {

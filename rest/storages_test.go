@@ -249,6 +249,14 @@ func TestStorageLocations(t *testing.T) {
 	}
 	a.Put(t, slPath, map[string]any{"id": id, "secretKey": "nope" + secret[4:]}).Envelope(http.StatusBadRequest, slMsgUpdate)
 	a.Put(t, slPath, map[string]any{"id": id, "pathPrefix": "other"}).Status(http.StatusOK)
+	// Switching to assume-role drops the access key and the secret; this S3
+	// server has no STS, so the probe fails and nothing changes.
+	env = a.Put(t, slPath, map[string]any{"id": id, "accessType": "assume-role",
+		"roleIdentifier": "arn:aws:iam::123456789012:role/loupe", "externalId": "ext-1"}).Envelope(http.StatusBadRequest, slMsgUpdate)
+	if dm, _ := env["developerMessage"].(string); !strings.Contains(dm, "Could not verify storage location") {
+		t.Fatalf("assume-role without STS: %v", env)
+	}
+	a.Put(t, slPath, map[string]any{"id": id, "accessType": "key-user"}).Status(http.StatusOK)
 
 	// One default: a second default location takes it over.
 	second := a.Post(t, slPath, slBody(cfg, map[string]any{"name": "Second", "isDefault": true, "pathPrefix": ""})).Status(http.StatusOK).Object()
