@@ -40,6 +40,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Relation() RelationResolver
+	StorageLocation() StorageLocationResolver
 	Thumbnail() ThumbnailResolver
 	Transcript() TranscriptResolver
 	Viewer() ViewerResolver
@@ -241,6 +242,14 @@ type ComplexityRoot struct {
 	}
 
 	DeleteOptionListPayload struct {
+		ID func(childComplexity int) int
+	}
+
+	DeleteStorageLocationPayload struct {
+		ID func(childComplexity int) int
+	}
+
+	DeleteStoragePayload struct {
 		ID func(childComplexity int) int
 	}
 
@@ -530,6 +539,8 @@ type ComplexityRoot struct {
 		CreateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
+		CreateStorage                    func(childComplexity int, input model.StorageInput) int
+		CreateStorageLocation            func(childComplexity int, input model.StorageLocationInput) int
 		CreateThumbnail                  func(childComplexity int, input model.CreateThumbnailInput) int
 		DeleteAPIKey                     func(childComplexity int, keyID string) int
 		DeleteAttachment                 func(childComplexity int, input model.DeleteAttachmentInput) int
@@ -540,6 +551,8 @@ type ComplexityRoot struct {
 		DeleteMdf                        func(childComplexity int, input model.DeleteMdfInput) int
 		DeleteOptionList                 func(childComplexity int, input model.DeleteOptionListInput) int
 		DeleteRelation                   func(childComplexity int, input model.DeleteRelationInput) int
+		DeleteStorage                    func(childComplexity int, id string) int
+		DeleteStorageLocation            func(childComplexity int, input model.DeleteStorageLocationInput) int
 		LockUpload                       func(childComplexity int, input model.LockUploadInput) int
 		MigrateMediaLocation             func(childComplexity int, input model.MigrateMediaLocationInput) int
 		MoveItem                         func(childComplexity int, input model.MoveItemInput) int
@@ -564,6 +577,8 @@ type ComplexityRoot struct {
 		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
 		UpdateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		UpdateSecuritySettings           func(childComplexity int, input model.SecuritySettingsInput) int
+		UpdateStorage                    func(childComplexity int, id string, input model.StorageInput) int
+		UpdateStorageLocation            func(childComplexity int, input model.StorageLocationInput) int
 		UpdateTenantConfig               func(childComplexity int, input loupe.JSON) int
 		UpdateTimedMetadata              func(childComplexity int, input model.UpdateTimedMetadataInput) int
 		UpdateTranscript                 func(childComplexity int, input model.UpdateTranscriptInput) int
@@ -635,7 +650,11 @@ type ComplexityRoot struct {
 		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
 		SecuritySettings                    func(childComplexity int) int
 		Stats                               func(childComplexity int, dateRange *model.StatsDateRange) int
+		Storage                             func(childComplexity int, id string) int
+		StorageLocation                     func(childComplexity int, id string) int
+		StorageLocations                    func(childComplexity int) int
 		StorageManagers                     func(childComplexity int) int
+		Storages                            func(childComplexity int) int
 		SystemActivity                      func(childComplexity int, first *int, after *string, filter *model.SystemActivityFilter) int
 		SystemTranscriptionLanguageSettings func(childComplexity int) int
 		TenantConfig                        func(childComplexity int) int
@@ -695,11 +714,51 @@ type ComplexityRoot struct {
 		Sum       func(childComplexity int) int
 	}
 
+	Storage struct {
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Owner       func(childComplexity int) int
+		Private     func(childComplexity int) int
+	}
+
+	StorageCollection struct {
+		Collection func(childComplexity int) int
+	}
+
+	StorageList struct {
+		Embedded func(childComplexity int) int
+		Total    func(childComplexity int) int
+	}
+
+	StorageLocation struct {
+		AccessKey           func(childComplexity int) int
+		AccessType          func(childComplexity int) int
+		AreCredentialsSaved func(childComplexity int) int
+		BucketName          func(childComplexity int) int
+		CreatedOn           func(childComplexity int) int
+		Endpoint            func(childComplexity int) int
+		ExternalID          func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		IsDefault           func(childComplexity int) int
+		ModifiedOn          func(childComplexity int) int
+		Name                func(childComplexity int) int
+		PathPrefix          func(childComplexity int) int
+		PathStyle           func(childComplexity int) int
+		Region              func(childComplexity int) int
+		RoleIdentifier      func(childComplexity int) int
+		StorageID           func(childComplexity int) int
+		Type                func(childComplexity int) int
+	}
+
 	StorageManager struct {
-		ID      func(childComplexity int) int
-		Message func(childComplexity int) int
-		Status  func(childComplexity int) int
-		Type    func(childComplexity int) int
+		BucketName func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Message    func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Status     func(childComplexity int) int
+		TenantID   func(childComplexity int) int
+		Type       func(childComplexity int) int
 	}
 
 	SystemActivity struct {
@@ -1651,6 +1710,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteOptionListPayload.ID(childComplexity), true
+
+	case "DeleteStorageLocationPayload.id":
+		if e.ComplexityRoot.DeleteStorageLocationPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteStorageLocationPayload.ID(childComplexity), true
+
+	case "DeleteStoragePayload.id":
+		if e.ComplexityRoot.DeleteStoragePayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteStoragePayload.ID(childComplexity), true
 
 	case "ExternalIdMatch.externalId":
 		if e.ComplexityRoot.ExternalIdMatch.ExternalID == nil {
@@ -3196,6 +3269,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.CreatePerson(childComplexity, args["input"].(model.CreatePersonInput)), true
 
+	case "Mutation.createStorage":
+		if e.ComplexityRoot.Mutation.CreateStorage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createStorage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateStorage(childComplexity, args["input"].(model.StorageInput)), true
+
+	case "Mutation.createStorageLocation":
+		if e.ComplexityRoot.Mutation.CreateStorageLocation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createStorageLocation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateStorageLocation(childComplexity, args["input"].(model.StorageLocationInput)), true
+
 	case "Mutation.createThumbnail":
 		if e.ComplexityRoot.Mutation.CreateThumbnail == nil {
 			break
@@ -3315,6 +3412,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteRelation(childComplexity, args["input"].(model.DeleteRelationInput)), true
+
+	case "Mutation.deleteStorage":
+		if e.ComplexityRoot.Mutation.DeleteStorage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteStorage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteStorage(childComplexity, args["id"].(string)), true
+
+	case "Mutation.deleteStorageLocation":
+		if e.ComplexityRoot.Mutation.DeleteStorageLocation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteStorageLocation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteStorageLocation(childComplexity, args["input"].(model.DeleteStorageLocationInput)), true
 
 	case "Mutation.lockUpload":
 		if e.ComplexityRoot.Mutation.LockUpload == nil {
@@ -3603,6 +3724,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateSecuritySettings(childComplexity, args["input"].(model.SecuritySettingsInput)), true
+
+	case "Mutation.updateStorage":
+		if e.ComplexityRoot.Mutation.UpdateStorage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateStorage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateStorage(childComplexity, args["id"].(string), args["input"].(model.StorageInput)), true
+
+	case "Mutation.updateStorageLocation":
+		if e.ComplexityRoot.Mutation.UpdateStorageLocation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateStorageLocation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateStorageLocation(childComplexity, args["input"].(model.StorageLocationInput)), true
 
 	case "Mutation.updateTenantConfig":
 		if e.ComplexityRoot.Mutation.UpdateTenantConfig == nil {
@@ -4043,12 +4188,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Stats(childComplexity, args["dateRange"].(*model.StatsDateRange)), true
 
+	case "Query.storage":
+		if e.ComplexityRoot.Query.Storage == nil {
+			break
+		}
+
+		args, err := ec.field_Query_storage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Storage(childComplexity, args["id"].(string)), true
+
+	case "Query.storageLocation":
+		if e.ComplexityRoot.Query.StorageLocation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_storageLocation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StorageLocation(childComplexity, args["id"].(string)), true
+
+	case "Query.storageLocations":
+		if e.ComplexityRoot.Query.StorageLocations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.StorageLocations(childComplexity), true
+
 	case "Query.storageManagers":
 		if e.ComplexityRoot.Query.StorageManagers == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.StorageManagers(childComplexity), true
+
+	case "Query.storages":
+		if e.ComplexityRoot.Query.Storages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Storages(childComplexity), true
 
 	case "Query.systemActivity":
 		if e.ComplexityRoot.Query.SystemActivity == nil {
@@ -4270,6 +4453,188 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.StatsCounter.Sum(childComplexity), true
 
+	case "Storage.description":
+		if e.ComplexityRoot.Storage.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.Description(childComplexity), true
+
+	case "Storage.id":
+		if e.ComplexityRoot.Storage.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.ID(childComplexity), true
+
+	case "Storage.name":
+		if e.ComplexityRoot.Storage.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.Name(childComplexity), true
+
+	case "Storage.owner":
+		if e.ComplexityRoot.Storage.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.Owner(childComplexity), true
+
+	case "Storage.private":
+		if e.ComplexityRoot.Storage.Private == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.Private(childComplexity), true
+
+	case "StorageCollection.collection":
+		if e.ComplexityRoot.StorageCollection.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageCollection.Collection(childComplexity), true
+
+	case "StorageList._embedded":
+		if e.ComplexityRoot.StorageList.Embedded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageList.Embedded(childComplexity), true
+
+	case "StorageList.total":
+		if e.ComplexityRoot.StorageList.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageList.Total(childComplexity), true
+
+	case "StorageLocation.accessKey":
+		if e.ComplexityRoot.StorageLocation.AccessKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.AccessKey(childComplexity), true
+
+	case "StorageLocation.accessType":
+		if e.ComplexityRoot.StorageLocation.AccessType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.AccessType(childComplexity), true
+
+	case "StorageLocation.areCredentialsSaved":
+		if e.ComplexityRoot.StorageLocation.AreCredentialsSaved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.AreCredentialsSaved(childComplexity), true
+
+	case "StorageLocation.bucketName":
+		if e.ComplexityRoot.StorageLocation.BucketName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.BucketName(childComplexity), true
+
+	case "StorageLocation.createdOn":
+		if e.ComplexityRoot.StorageLocation.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.CreatedOn(childComplexity), true
+
+	case "StorageLocation.endpoint":
+		if e.ComplexityRoot.StorageLocation.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.Endpoint(childComplexity), true
+
+	case "StorageLocation.externalId":
+		if e.ComplexityRoot.StorageLocation.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.ExternalID(childComplexity), true
+
+	case "StorageLocation.id":
+		if e.ComplexityRoot.StorageLocation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.ID(childComplexity), true
+
+	case "StorageLocation.isDefault":
+		if e.ComplexityRoot.StorageLocation.IsDefault == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.IsDefault(childComplexity), true
+
+	case "StorageLocation.modifiedOn":
+		if e.ComplexityRoot.StorageLocation.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.ModifiedOn(childComplexity), true
+
+	case "StorageLocation.name":
+		if e.ComplexityRoot.StorageLocation.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.Name(childComplexity), true
+
+	case "StorageLocation.pathPrefix":
+		if e.ComplexityRoot.StorageLocation.PathPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.PathPrefix(childComplexity), true
+
+	case "StorageLocation.pathStyle":
+		if e.ComplexityRoot.StorageLocation.PathStyle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.PathStyle(childComplexity), true
+
+	case "StorageLocation.region":
+		if e.ComplexityRoot.StorageLocation.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.Region(childComplexity), true
+
+	case "StorageLocation.roleIdentifier":
+		if e.ComplexityRoot.StorageLocation.RoleIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.RoleIdentifier(childComplexity), true
+
+	case "StorageLocation.storageId":
+		if e.ComplexityRoot.StorageLocation.StorageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.StorageID(childComplexity), true
+
+	case "StorageLocation.type":
+		if e.ComplexityRoot.StorageLocation.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageLocation.Type(childComplexity), true
+
+	case "StorageManager.bucketName":
+		if e.ComplexityRoot.StorageManager.BucketName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageManager.BucketName(childComplexity), true
+
 	case "StorageManager.id":
 		if e.ComplexityRoot.StorageManager.ID == nil {
 			break
@@ -4284,12 +4649,26 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.StorageManager.Message(childComplexity), true
 
+	case "StorageManager.name":
+		if e.ComplexityRoot.StorageManager.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageManager.Name(childComplexity), true
+
 	case "StorageManager.status":
 		if e.ComplexityRoot.StorageManager.Status == nil {
 			break
 		}
 
 		return e.ComplexityRoot.StorageManager.Status(childComplexity), true
+
+	case "StorageManager.tenantId":
+		if e.ComplexityRoot.StorageManager.TenantID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageManager.TenantID(childComplexity), true
 
 	case "StorageManager.type":
 		if e.ComplexityRoot.StorageManager.Type == nil {
@@ -5136,6 +5515,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDeleteMdfInput,
 		ec.unmarshalInputDeleteOptionListInput,
 		ec.unmarshalInputDeleteRelationInput,
+		ec.unmarshalInputDeleteStorageLocationInput,
 		ec.unmarshalInputFolderMetadataInput,
 		ec.unmarshalInputFolderPathInput,
 		ec.unmarshalInputItemFilter,
@@ -5153,6 +5533,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSecuritySettingsInput,
 		ec.unmarshalInputSetCustomIconsInput,
 		ec.unmarshalInputSetRelationsInput,
+		ec.unmarshalInputStorageInput,
+		ec.unmarshalInputStorageLocationInput,
 		ec.unmarshalInputSystemActivityFilter,
 		ec.unmarshalInputTimedMetadataInput,
 		ec.unmarshalInputTranscriptSegmentInput,
@@ -5239,7 +5621,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/tenant.graphqls" "schema/users.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/users.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5262,6 +5644,7 @@ var sources = []*ast.Source{
 	{Name: "schema/root.graphqls", Input: sourceData("schema/root.graphqls"), BuiltIn: false},
 	{Name: "schema/search.graphqls", Input: sourceData("schema/search.graphqls"), BuiltIn: false},
 	{Name: "schema/security.graphqls", Input: sourceData("schema/security.graphqls"), BuiltIn: false},
+	{Name: "schema/storages.graphqls", Input: sourceData("schema/storages.graphqls"), BuiltIn: false},
 	{Name: "schema/tenant.graphqls", Input: sourceData("schema/tenant.graphqls"), BuiltIn: false},
 	{Name: "schema/users.graphqls", Input: sourceData("schema/users.graphqls"), BuiltIn: false},
 }
@@ -5659,6 +6042,22 @@ func (ec *executionContext) childFields_DeleteOptionListPayload(ctx context.Cont
 		return ec.fieldContext_DeleteOptionListPayload_id(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteOptionListPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteStorageLocationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteStorageLocationPayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteStorageLocationPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteStoragePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteStoragePayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteStoragePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ExternalIdMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6389,12 +6788,92 @@ func (ec *executionContext) childFields_StatsCounter(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type StatsCounter", field.Name)
 }
 
+func (ec *executionContext) childFields_Storage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Storage_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Storage_name(ctx, field)
+	case "private":
+		return ec.fieldContext_Storage_private(ctx, field)
+	case "description":
+		return ec.fieldContext_Storage_description(ctx, field)
+	case "owner":
+		return ec.fieldContext_Storage_owner(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Storage", field.Name)
+}
+
+func (ec *executionContext) childFields_StorageCollection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "collection":
+		return ec.fieldContext_StorageCollection_collection(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StorageCollection", field.Name)
+}
+
+func (ec *executionContext) childFields_StorageList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_StorageList_total(ctx, field)
+	case "_embedded":
+		return ec.fieldContext_StorageList__embedded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StorageList", field.Name)
+}
+
+func (ec *executionContext) childFields_StorageLocation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_StorageLocation_id(ctx, field)
+	case "storageId":
+		return ec.fieldContext_StorageLocation_storageId(ctx, field)
+	case "name":
+		return ec.fieldContext_StorageLocation_name(ctx, field)
+	case "type":
+		return ec.fieldContext_StorageLocation_type(ctx, field)
+	case "bucketName":
+		return ec.fieldContext_StorageLocation_bucketName(ctx, field)
+	case "pathPrefix":
+		return ec.fieldContext_StorageLocation_pathPrefix(ctx, field)
+	case "endpoint":
+		return ec.fieldContext_StorageLocation_endpoint(ctx, field)
+	case "region":
+		return ec.fieldContext_StorageLocation_region(ctx, field)
+	case "pathStyle":
+		return ec.fieldContext_StorageLocation_pathStyle(ctx, field)
+	case "accessType":
+		return ec.fieldContext_StorageLocation_accessType(ctx, field)
+	case "accessKey":
+		return ec.fieldContext_StorageLocation_accessKey(ctx, field)
+	case "roleIdentifier":
+		return ec.fieldContext_StorageLocation_roleIdentifier(ctx, field)
+	case "externalId":
+		return ec.fieldContext_StorageLocation_externalId(ctx, field)
+	case "areCredentialsSaved":
+		return ec.fieldContext_StorageLocation_areCredentialsSaved(ctx, field)
+	case "isDefault":
+		return ec.fieldContext_StorageLocation_isDefault(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_StorageLocation_createdOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_StorageLocation_modifiedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StorageLocation", field.Name)
+}
+
 func (ec *executionContext) childFields_StorageManager(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_StorageManager_id(ctx, field)
 	case "type":
 		return ec.fieldContext_StorageManager_type(ctx, field)
+	case "tenantId":
+		return ec.fieldContext_StorageManager_tenantId(ctx, field)
+	case "name":
+		return ec.fieldContext_StorageManager_name(ctx, field)
+	case "bucketName":
+		return ec.fieldContext_StorageManager_bucketName(ctx, field)
 	case "status":
 		return ec.fieldContext_StorageManager_status(ctx, field)
 	case "message":

@@ -334,6 +334,84 @@ func (ec *executionContext) fieldContext_StorageManager_type(_ context.Context, 
 	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _StorageManager_tenantId(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.TenantID)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageManager_tenantId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TenantID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StorageManager_tenantId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _StorageManager_name(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Name)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageManager_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StorageManager_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StorageManager_bucketName(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.BucketName)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageManager_bucketName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BucketName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StorageManager_bucketName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageManager", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _StorageManager_status(ctx context.Context, field graphql.CollectedField, obj *model.StorageManager) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Status)
@@ -660,6 +738,12 @@ func (ec *executionContext) _StorageManager(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "tenantId":
+			out.Values[i] = ec._StorageManager_tenantId(ctx, field, obj)
+		case "name":
+			out.Values[i] = ec._StorageManager_name(ctx, field, obj)
+		case "bucketName":
+			out.Values[i] = ec._StorageManager_bucketName(ctx, field, obj)
 		case "status":
 			out.Values[i] = ec._StorageManager_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/secretbox"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -19,6 +20,12 @@ type Resolver struct {
 	// JWKS checks a key set URL a tenant saves (internal/jwtauth); with
 	// none, setting a jwksUrl is refused.
 	JWKS URLChecker
+	// Credentials seals storage locations' secret keys; with none, a
+	// key-user location cannot be saved (docs/storage-locations.md).
+	Credentials *secretbox.Box
+	// AllowPrivateStorage lets storage locations' endpoints be private
+	// addresses (on-prem S3, tests); else only public ones are reached.
+	AllowPrivateStorage bool
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

@@ -88,7 +88,7 @@ func (r *queryResolver) StorageManagers(ctx context.Context) ([]*model.StorageMa
 	if _, err := auth.RequireSystem(ctx, wrongScope()); err != nil {
 		return nil, err
 	}
-	m := &model.StorageManager{ID: "files", Type: "disk", Status: "ok"}
+	m := &model.StorageManager{ID: "files", Type: filesType(r.Files), Status: "ok"}
 	c, ok := r.Files.(blob.Checker)
 	switch {
 	case r.Files == nil:
@@ -98,7 +98,11 @@ func (r *queryResolver) StorageManagers(ctx context.Context) ([]*model.StorageMa
 			m.Status, m.Message = "unavailable", ptr(err.Error())
 		}
 	}
-	return []*model.StorageManager{m}, nil
+	locs, err := r.locationManagers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append([]*model.StorageManager{m}, locs...), nil
 }
 
 func (r *Resolver) ApiKey() graph.ApiKeyResolver { return &apiKeyResolver{r} }

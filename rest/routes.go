@@ -54,6 +54,15 @@ type Variant struct {
 // msgMalformed is the spec's answer to a bad bookmark or bookmark folders write.
 const msgMalformed = "Malformed request"
 
+// The spec's answers to an invalid storage location create, update and
+// delete (section 7: "Request body is not a valid storage creation /
+// update / deletion payload", one message per operation).
+const (
+	msgBadStorageCreate = "Request body is not a valid storage creation payload"
+	msgBadStorageUpdate = "Request body is not a valid storage update payload"
+	msgBadStorageDelete = "Request body is not a valid storage deletion payload"
+)
+
 // item binds the item id of the path.
 var item = path("itemId", "id")
 
@@ -193,6 +202,24 @@ var Routes = []Route{
 	{Method: "GET", Path: "/config/api/v1/bookmarkFolders", Op: "getBookmarkFolders", Field: "bookmarkFolders"},
 	{Method: "PUT", Path: "/config/api/v1/bookmarkFolders", Op: "setBookmarkFolders", Field: "setBookmarkFolders",
 		Bind: bodyKeyInto("folders", "", "folders"), Invalid: msgMalformed},
+
+	// Tenant storages (2.13) and storage locations (docs/storage-locations.md).
+	// A bad storage update is the spec's invalid syntax; every bad storage
+	// location write one of its three messages, the problem (a failed probe
+	// too) in developerMessage.
+	{Method: "GET", Path: "/config/api/v1/storages", Op: "listStorages", Field: "storages"},
+	{Method: "POST", Path: "/config/api/v1/storages", Op: "createStorage", Field: "createStorage", Bind: bodyAs("input")},
+	{Method: "PUT", Path: "/config/api/v1/storages/{storageId}", Op: "updateStorage", Field: "updateStorage",
+		Bind: all(bodyAs("input"), path("storageId", "id")), Invalid: MsgInvalidSyntax},
+	{Method: "DELETE", Path: "/config/api/v1/storages/{storageId}", Op: "deleteStorage", Field: "deleteStorage",
+		Bind: path("storageId", "id")},
+	{Method: "GET", Path: "/prime/api/v1/storages", Op: "listStorageLocations", Field: "storageLocations"},
+	{Method: "POST", Path: "/prime/api/v1/storages", Op: "createStorageLocation", Field: "createStorageLocation",
+		Bind: requiredBodyAs("input"), Invalid: msgBadStorageCreate},
+	{Method: "PUT", Path: "/prime/api/v1/storages", Op: "updateStorageLocation", Field: "updateStorageLocation",
+		Bind: requiredBodyAs("input"), Invalid: msgBadStorageUpdate},
+	{Method: "DELETE", Path: "/prime/api/v1/storages", Op: "deleteStorageLocation", Field: "deleteStorageLocation",
+		Bind: requiredBodyAs("input"), Invalid: msgBadStorageDelete},
 
 	// User settings, status and persons (2.17, 2.18).
 	{Method: "GET", Path: "/auxiliary/api/v1/userSettings", Op: "getUserSettings", Field: "viewer.settings"},

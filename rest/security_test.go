@@ -695,7 +695,8 @@ func TestSystemScope(t *testing.T) {
 	// Storage managers: the system scope's; a tenant key is the wrong scope.
 	var managers []map[string]any
 	sys.Get(t, "/api/v1/storageManagers").Status(http.StatusOK).JSON(&managers)
-	sameJSON(t, "storage managers", managers, []map[string]any{{"id": "files", "type": "disk", "status": "ok", "message": nil}})
+	sameJSON(t, "storage managers", managers, []map[string]any{{"id": "files", "type": "disk", "status": "ok", "message": nil,
+		"tenantId": nil, "name": nil, "bucketName": nil}})
 	a.Get(t, "/api/v1/storageManagers").Envelope(http.StatusUnauthorized, msgUnauthenticated)
 	u.Get(t, "/api/v1/storageManagers").Envelope(http.StatusUnauthorized, msgUnauthenticated)
 	api.Anonymous().Get(t, "/api/v1/storageManagers").Envelope(http.StatusUnauthorized, msgUnauthenticated)

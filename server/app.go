@@ -17,6 +17,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/internal/playground"
+	"github.com/loupe-mam/loupe/internal/secretbox"
 	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/resolvers"
@@ -51,6 +52,14 @@ type Config struct {
 	// loopback, private and link-local addresses: for tests and identity
 	// providers inside the operator's network. Off, they are refused.
 	AllowPrivateJWKS bool
+	// Credentials seals storage locations' secret keys (LOUPE_CREDENTIALS_KEY
+	// or <data dir>/credentials.key; docs/storage-locations.md). Without
+	// it, a key-user storage location cannot be saved.
+	Credentials *secretbox.Box
+	// AllowPrivateStorage lets tenants' storage location endpoints be
+	// loopback, private and link-local addresses: for tests and S3 services
+	// inside the operator's network. Off, they are refused.
+	AllowPrivateStorage bool
 	// APIKeyHeaders names further headers that carry an API key, beside
 	// Authorization and X-API-Key (LOUPE_API_KEY_HEADERS, parsed by
 	// auth.ParseKeyHeaders; docs/migrating-integrations.md).
@@ -98,6 +107,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	jwtOpt := jwtauth.Options{AllowPrivateNetworks: cfg.AllowPrivateJWKS}
 	res := resolvers.New(st, cfg.Blobs, files)
 	res.JWKS = jwtauth.NewVerifier(jwtOpt)
+	res.Credentials, res.AllowPrivateStorage = cfg.Credentials, cfg.AllowPrivateStorage
 	es := graph.NewExecutableSchema(graph.Config{
 		Resolvers:  res,
 		Complexity: graph.Complexity(),

@@ -20,6 +20,8 @@ type config struct {
 	PGPort      int
 	PublicURL   string
 	BlobKey     string
+	// CredentialsKey seals storage locations' secrets (LOUPE_CREDENTIALS_KEY).
+	CredentialsKey string
 	// BlobDir holds uploaded files (default: <DataDir>/blobs) unless S3
 	// has a bucket.
 	BlobDir string
@@ -36,16 +38,17 @@ type config struct {
 
 func loadConfig() config {
 	c := config{
-		Addr:          env("LOUPE_ADDR", ":8080"),
-		DatabaseURL:   os.Getenv("DATABASE_URL"),
-		DataDir:       env("LOUPE_DATA_DIR", ".loupe"),
-		PGDir:         os.Getenv("LOUPE_PG_DIR"),
-		PGPort:        envInt("LOUPE_PG_PORT", 54329),
-		BlobKey:       os.Getenv("LOUPE_BLOB_KEY"),
-		DBPool:        envInt("LOUPE_DB_POOL", 8),
-		PprofAddr:     os.Getenv("LOUPE_PPROF_ADDR"),
-		APIKeyHeaders: os.Getenv("LOUPE_API_KEY_HEADERS"),
-		App:           server.DefaultConfig(),
+		Addr:           env("LOUPE_ADDR", ":8080"),
+		DatabaseURL:    os.Getenv("DATABASE_URL"),
+		DataDir:        env("LOUPE_DATA_DIR", ".loupe"),
+		PGDir:          os.Getenv("LOUPE_PG_DIR"),
+		PGPort:         envInt("LOUPE_PG_PORT", 54329),
+		BlobKey:        os.Getenv("LOUPE_BLOB_KEY"),
+		CredentialsKey: os.Getenv("LOUPE_CREDENTIALS_KEY"),
+		DBPool:         envInt("LOUPE_DB_POOL", 8),
+		PprofAddr:      os.Getenv("LOUPE_PPROF_ADDR"),
+		APIKeyHeaders:  os.Getenv("LOUPE_API_KEY_HEADERS"),
+		App:            server.DefaultConfig(),
 	}
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.S3 = s3FromEnv()
@@ -54,6 +57,7 @@ func loadConfig() config {
 	c.App.BodyLimit = int64(envInt("LOUPE_MAX_BODY_BYTES", int(c.App.BodyLimit)))
 	c.App.RequestTimeout = envDuration("LOUPE_REQUEST_TIMEOUT", c.App.RequestTimeout)
 	c.App.AllowPrivateJWKS = envBool("LOUPE_JWKS_ALLOW_PRIVATE", false)
+	c.App.AllowPrivateStorage = envBool("LOUPE_STORAGE_ALLOW_PRIVATE", false)
 	c.App.GraphQLInFlight = envInt("LOUPE_GRAPHQL_IN_FLIGHT", c.App.GraphQLInFlight)
 	g := &c.App.GraphQL
 	g.Introspection = envBool("LOUPE_INTROSPECTION", g.Introspection)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/secretbox"
 	usagefig "github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"
@@ -75,6 +76,9 @@ func cmdServe(ctx context.Context, c config) error {
 		return err
 	}
 	c.App.Blobs = blob.NewSigner(key, c.PublicURL)
+	if c.App.Credentials, err = credentialsBox(c); err != nil {
+		return err
+	}
 	c.App.Files = files
 	c.App.DatabaseURL = dbURL
 	// The usage recorder outlives the server: what it counted while
@@ -175,6 +179,43 @@ func blobKey(c config) ([]byte, error) {
 		return nil, err
 	}
 	return k, os.WriteFile(path, []byte(hex.EncodeToString(k)+"\n"), 0o600)
+}
+
+// credentialsBox seals storage locations' secret keys
+// (docs/storage-locations.md). Every instance on one database must have
+// the same key (LOUPE_CREDENTIALS_KEY); the embedded setup keeps one in
+// its data directory. A random key would lose every saved secret at the
+// next start, so with DATABASE_URL and no key there is none: key-user
+// storage locations are then refused, saying why.
+func credentialsBox(c config) (*secretbox.Box, error) {
+	const msg = "LOUPE_CREDENTIALS_KEY must be at least 32 bytes in hex"
+	if c.CredentialsKey != "" {
+		k, err := hex.DecodeString(c.CredentialsKey)
+		if err != nil || len(k) < secretbox.MinKeySize {
+			return nil, errors.New(msg)
+		}
+		return secretbox.New(k)
+	}
+	if c.DatabaseURL != "" {
+		slog.Warn("LOUPE_CREDENTIALS_KEY is unset: storage locations with a secret key cannot be saved or used")
+		return nil, nil
+	}
+	path := filepath.Join(c.DataDir, "credentials.key")
+	if b, err := os.ReadFile(path); err == nil {
+		k, err := hex.DecodeString(strings.TrimSpace(string(b)))
+		if err != nil || len(k) < secretbox.MinKeySize {
+			return nil, fmt.Errorf("%s: at least 32 bytes in hex", path)
+		}
+		return secretbox.New(k)
+	}
+	k, err := randomKey()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(k)+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	return secretbox.New(k)
 }
 
 func randomKey() ([]byte, error) {

@@ -182,6 +182,18 @@ type DeleteRelationInput struct {
 	RelatedItemID string `json:"relatedItemId"`
 }
 
+type DeleteStorageLocationInput struct {
+	ID string `json:"id"`
+}
+
+type DeleteStorageLocationPayload struct {
+	ID string `json:"id"`
+}
+
+type DeleteStoragePayload struct {
+	ID string `json:"id"`
+}
+
 type FolderConnection struct {
 	Edges    []*FolderEdge   `json:"edges"`
 	Nodes    []*store.Folder `json:"nodes"`
@@ -373,11 +385,61 @@ type Stats struct {
 	DateRange StatsDateRange        `json:"dateRange"`
 }
 
-// A storage manager: where the server keeps files, and whether it answers (system scope).
+type StorageCollection struct {
+	Collection []*store.Storage `json:"collection"`
+}
+
+// A storage to create, or the fields of one to change (fields not given stay).
+type StorageInput struct {
+	// Ignored on create (a new id is made); on update, when given, it must be the storage's.
+	ID          *string `json:"id,omitempty"`
+	Name        *string `json:"name,omitempty"`
+	Private     *bool   `json:"private,omitempty"`
+	Description *string `json:"description,omitempty"`
+	Owner       *string `json:"owner,omitempty"`
+}
+
+// The tenant's storages as the spec lists them: {total, _embedded: {collection}}.
+type StorageList struct {
+	Total    int                `json:"total"`
+	Embedded *StorageCollection `json:"_embedded"`
+}
+
+// A storage location to create, or (with id) the fields of one to change:
+// fields not given stay; a secretKey not given keeps the saved one.
+type StorageLocationInput struct {
+	// Required on update; ignored on create.
+	ID        *string `json:"id,omitempty"`
+	StorageID *string `json:"storageId,omitempty"`
+	Name      *string `json:"name,omitempty"`
+	// s3 (the default).
+	Type       *string `json:"type,omitempty"`
+	BucketName *string `json:"bucketName,omitempty"`
+	PathPrefix *string `json:"pathPrefix,omitempty"`
+	Endpoint   *string `json:"endpoint,omitempty"`
+	Region     *string `json:"region,omitempty"`
+	PathStyle  *bool   `json:"pathStyle,omitempty"`
+	// key-user (the default) or assume-role.
+	AccessType *string `json:"accessType,omitempty"`
+	AccessKey  *string `json:"accessKey,omitempty"`
+	// The secret access key (key-user): stored encrypted, never answered.
+	SecretKey      *string `json:"secretKey,omitempty"`
+	RoleIdentifier *string `json:"roleIdentifier,omitempty"`
+	ExternalID     *string `json:"externalId,omitempty"`
+	IsDefault      *bool   `json:"isDefault,omitempty"`
+}
+
+// A storage manager: where the server keeps files (id files), or a tenant's storage location (id: the location's), and whether it answers a probe now (system scope).
 type StorageManager struct {
 	ID string `json:"id"`
-	// disk (local files); s3 later.
+	// disk (the server's local files) or s3 (the server's bucket, or a tenant's storage location).
 	Type string `json:"type"`
+	// The tenant of a storage location; null for the server's own store.
+	TenantID *string `json:"tenantId,omitempty"`
+	// The storage location's name; null for the server's own store.
+	Name *string `json:"name,omitempty"`
+	// The bucket (s3); null for disk.
+	BucketName *string `json:"bucketName,omitempty"`
 	// ok or unavailable.
 	Status string `json:"status"`
 	// Why it is unavailable; null when ok.

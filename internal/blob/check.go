@@ -36,11 +36,11 @@ func (d *Disk) Check(context.Context) error {
 
 // Check writes and removes a probe object: the bucket exists and the
 // credentials may write and delete in it. The probe's key starts with a
-// dot, which no blob's can.
+// dot, which no blob's can; it goes under ProbePrefix.
 func (s *S3) Check(ctx context.Context) error {
 	b := make([]byte, 8)
 	rand.Read(b) //nolint:errcheck // never fails
-	key := ".loupe-probe-" + hex.EncodeToString(b)
+	key := s.probePrefix + ".loupe-probe-" + hex.EncodeToString(b)
 	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket: aws.String(s.bucket), Key: aws.String(key), Body: strings.NewReader("probe"),
 	})

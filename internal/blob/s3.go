@@ -66,6 +66,11 @@ type S3Config struct {
 	// between 5 MiB and 5 GiB).
 	CopyPartSize int64
 
+	// ProbePrefix is where Check writes its probe object (empty: the
+	// bucket's top): a storage location's path prefix, for credentials
+	// that may write only there. It ends in "/" unless empty.
+	ProbePrefix string
+
 	// HTTPClient sends the requests (the SDK's default client when nil):
 	// for a private CA, a proxy, or a test that looks at the requests.
 	HTTPClient aws.HTTPClient
@@ -108,6 +113,7 @@ type S3 struct {
 	partSize     int64
 	concurrency  int
 	copyPartSize int64
+	probePrefix  string
 }
 
 // NewS3 makes an S3 store. It checks the configuration, not the bucket:
@@ -165,6 +171,7 @@ func NewS3(ctx context.Context, c S3Config) (*S3, error) {
 		partSize:     c.PartSize,
 		concurrency:  c.Concurrency,
 		copyPartSize: c.CopyPartSize,
+		probePrefix:  c.ProbePrefix,
 	}
 	s.uploader = transfermanager.New(client, func(o *transfermanager.Options) {
 		o.PartSizeBytes = c.PartSize

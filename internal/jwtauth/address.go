@@ -76,6 +76,12 @@ func addressClass(a netip.Addr) string {
 	return ""
 }
 
+// AddressClass names why a is not a public address ("loopback",
+// "private", "link-local", …), or is "" for a public one: the policy of key
+// set fetches, for other fetches a tenant chooses the address of (storage
+// locations' endpoints).
+func AddressClass(a netip.Addr) string { return addressClass(a) }
+
 // checkAddr applies the policy to one address.
 func checkAddr(host string, a netip.Addr) error {
 	if class := addressClass(a); class != "" {

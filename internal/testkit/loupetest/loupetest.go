@@ -20,6 +20,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/secretbox"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 	"github.com/loupe-mam/loupe/internal/testkit/sqlcount"
 	"github.com/loupe-mam/loupe/internal/usage"
@@ -82,8 +83,13 @@ func (a *API) serve(t testing.TB, opts []Option) {
 		t.Fatal(err)
 	}
 	cfg.Files = files
-	// Tests serve identity providers' key sets on 127.0.0.1.
+	// Tests serve identity providers' key sets, and S3 (s3test), on 127.0.0.1.
 	cfg.AllowPrivateJWKS = true
+	cfg.AllowPrivateStorage = true
+	cfg.Credentials, err = secretbox.New([]byte("loupetest-credentials-key-0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The test's own recorder, closed after the server and before the
 	// database (cleanups run last first). It writes only when usage is
 	// read, so that no write in the background adds to Statements.

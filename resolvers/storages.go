@@ -1,0 +1,305 @@
+package resolvers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aws/smithy-go"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/jwtauth"
+	"github.com/loupe-mam/loupe/internal/usage"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// This file answers the tenant's storages (spec 2.13) and storage locations
+// (/prime/api/v1/storages): admins write both, everyone reads storages, only
+// admins read locations (docs/storage-locations.md).
+
+// msgStoragesAdminOnly is the 403 of a storage or location write (or a
+// location read) by a non-admin.
+const msgStoragesAdminOnly = "Only administrators may change storages and read or change storage locations."
+
+// probeTimeout bounds one probe of a location, connect to the delete's
+// answer.
+const probeTimeout = 15 * time.Second
+
+// storageAdmin returns the principal when it is a tenant's admin.
+func storageAdmin(ctx context.Context) (*loupe.Principal, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !p.IsAdmin {
+		return nil, loupe.Errorf(loupe.EFORBIDDEN, msgStoragesAdminOnly)
+	}
+	return p, nil
+}
+
+// storageIDs are the input keys taken as typed strings only.
+var storageIDs = []string{"id", "storageId"}
+
+// applyStorage sets the fields of in that raw gives onto st; required
+// fields given as null are refused.
+func applyStorage(st *store.Storage, in *model.StorageInput, given map[string]bool) error {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"name", in.Name != nil}, {"private", in.Private != nil}, {"description", in.Description != nil}, {"owner", in.Owner != nil}} {
+		if given[f.name] && !f.set {
+			return loupe.Invalid("%s cannot be null", f.name)
+		}
+	}
+	if in.Name != nil {
+		st.Name = *in.Name
+	}
+	if in.Private != nil {
+		st.Private = *in.Private
+	}
+	if in.Description != nil {
+		st.Description = *in.Description
+	}
+	if in.Owner != nil {
+		st.Owner = *in.Owner
+	}
+	return nil
+}
+
+// newLocation is the location a create input describes (defaults: type s3,
+// accessType key-user).
+func newLocation(in *model.StorageLocationInput) *store.StorageLocation {
+	l := &store.StorageLocation{Type: store.LocationTypeS3, AccessType: store.AccessKeyUser}
+	applyLocation(l, in, nil)
+	return l
+}
+
+// applyLocation sets the fields of in onto l; a nullable field given as
+// null (given[key] with a nil value) is cleared.
+func applyLocation(l *store.StorageLocation, in *model.StorageLocationInput, given map[string]bool) {
+	str := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	opt := func(dst **string, v *string, key string) {
+		if v != nil || given[key] {
+			*dst = v
+		}
+	}
+	opt(&l.StorageID, in.StorageID, "storageId")
+	str(&l.Name, in.Name)
+	str(&l.Type, in.Type)
+	str(&l.BucketName, in.BucketName)
+	str(&l.PathPrefix, in.PathPrefix)
+	str(&l.Endpoint, in.Endpoint)
+	str(&l.Region, in.Region)
+	if in.PathStyle != nil {
+		l.PathStyle = *in.PathStyle
+	}
+	str(&l.AccessType, in.AccessType)
+	opt(&l.AccessKey, in.AccessKey, "accessKey")
+	opt(&l.RoleIdentifier, in.RoleIdentifier, "roleIdentifier")
+	opt(&l.ExternalID, in.ExternalID, "externalId")
+	if in.IsDefault != nil {
+		l.IsDefault = *in.IsDefault
+	}
+}
+
+// nonNullLocationKeys are the input keys that cannot be given as null.
+var nonNullLocationKeys = []string{"name", "type", "bucketName", "pathPrefix", "endpoint", "region", "pathStyle",
+	"accessType", "isDefault", "secretKey"}
+
+// checkLocationInput refuses the keys given as null that cannot be, and
+// non-string ids.
+func checkLocationInput(ctx context.Context) (map[string]bool, error) {
+	raw := rawArgument(ctx, "input")
+	if err := strictBookmark(raw, storageIDs, nil); err != nil {
+		return nil, err
+	}
+	m, _ := raw.(map[string]any)
+	for _, k := range nonNullLocationKeys {
+		if v, ok := m[k]; ok && v == nil {
+			return nil, loupe.Invalid("%s cannot be null", k)
+		}
+	}
+	return givenKeys(raw), nil
+}
+
+// locationSecret seals secret for location l of tenant (bound to both), or
+// answers why it cannot.
+func (r *Resolver) sealSecret(tenantID string, l *store.StorageLocation, secret string) error {
+	if r.Credentials == nil {
+		return loupe.Invalid("this server has no credentials key (LOUPE_CREDENTIALS_KEY), so it cannot keep a secret key")
+	}
+	l.SecretSealed = r.Credentials.Seal([]byte(secret), sealContext(tenantID, l.ID))
+	return nil
+}
+
+// sealContext binds a sealed secret to its row.
+func sealContext(tenantID, id string) []byte {
+	return []byte("storage_locations/" + tenantID + "/" + id)
+}
+
+// locationConfig is the S3 configuration a location describes, its secret
+// opened. A key-user location never falls back to the server's own
+// credentials (the SDK's default chain): without a saved secret it answers
+// an error. An assume-role location signs in to STS as the server.
+func (r *Resolver) locationConfig(l *store.StorageLocation) (blob.S3Config, error) {
+	c := blob.S3Config{
+		Endpoint: l.Endpoint, Region: l.Region, Bucket: l.BucketName, PathStyle: l.PathStyle,
+		ProbePrefix: l.PathPrefix, HTTPClient: r.storageHTTPClient(),
+	}
+	switch l.AccessType {
+	case store.AccessKeyUser:
+		if l.AccessKey == nil || l.SecretSealed == nil {
+			return c, errors.New("no secret key is saved for this location")
+		}
+		if r.Credentials == nil {
+			return c, errors.New("this server has no credentials key (LOUPE_CREDENTIALS_KEY) to open the saved secret key")
+		}
+		secret, err := r.Credentials.Open(l.SecretSealed, sealContext(l.TenantID, l.ID))
+		if err != nil {
+			return c, errors.New("the saved secret key does not open with this server's credentials key")
+		}
+		c.AccessKeyID, c.SecretAccessKey = *l.AccessKey, string(secret)
+	case store.AccessAssumeRole:
+		c.RoleARN = deref(l.RoleIdentifier)
+		c.ExternalID = deref(l.ExternalID)
+		c.RoleSessionName = "loupe-" + l.TenantID
+	default:
+		return c, fmt.Errorf("unknown accessType %q", l.AccessType)
+	}
+	return c, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// probeLocation writes and deletes a probe object under the location's
+// prefix with its credentials (blob.Checker). The error names the problem
+// (and, as payload key, S3's error code) and never holds the secret.
+func (r *Resolver) probeLocation(ctx context.Context, l *store.StorageLocation) error {
+	c, err := r.locationConfig(l)
+	if err != nil {
+		return &loupe.Error{Kind: loupe.EINVALID, Message: "Could not verify storage location: " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	s3, err := blob.NewS3(ctx, c)
+	if err == nil {
+		err = s3.Check(ctx)
+	}
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if c.SecretAccessKey != "" {
+		msg = strings.ReplaceAll(msg, c.SecretAccessKey, "[secret]")
+	}
+	out := &loupe.Error{Kind: loupe.EINVALID, Message: "Could not verify storage location: " + msg}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		out.Payload = map[string]any{"key": ae.ErrorCode()}
+	}
+	return out
+}
+
+// storageHTTPClient is the client probes reach a location's endpoint
+// with: unless AllowPrivateStorage, it connects to public addresses only
+// (a tenant must not make the server reach its loopback, the cloud metadata
+// endpoint or the private network), and it ignores proxy settings (through a
+// proxy the address judged would be the proxy's).
+func (r *Resolver) storageHTTPClient() *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	if !r.AllowPrivateStorage {
+		d.Control = publicOnly
+	}
+	return &http.Client{
+		Timeout: probeTimeout,
+		// S3 answers a redirect for a bucket in another region; not followed.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport: &http.Transport{
+			Proxy: nil, DialContext: d.DialContext, TLSHandshakeTimeout: 5 * time.Second,
+			ResponseHeaderTimeout: 10 * time.Second, DisableKeepAlives: true, ForceAttemptHTTP2: true,
+		},
+	}
+}
+
+// publicOnly refuses to connect to an address that is not public
+// (jwtauth.AddressClass), with the address actually dialled.
+func publicOnly(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("cannot parse dialled address %q", address)
+	}
+	if class := jwtauth.AddressClass(ap.Addr()); class != "" {
+		return fmt.Errorf("%s is a %s address; storage endpoints must be public", ap.Addr(), class)
+	}
+	return nil
+}
+
+// storageManagerConcurrency bounds the probes of one storage managers read.
+const storageManagerConcurrency = 8
+
+// maxStorageManagers bounds the locations one storage managers read probes.
+const maxStorageManagers = 1000
+
+// locationManagers probes every tenant's storage locations, a few at a time.
+func (r *Resolver) locationManagers(ctx context.Context) ([]*model.StorageManager, error) {
+	locs, err := r.Store.AllStorageLocations(ctx, maxStorageManagers)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.StorageManager, len(locs))
+	sem := make(chan struct{}, storageManagerConcurrency)
+	done := make(chan struct{})
+	for i, l := range locs {
+		m := &model.StorageManager{ID: l.ID, Type: l.Type, TenantID: ptr(l.TenantID), Name: ptr(l.Name),
+			BucketName: ptr(l.BucketName), Status: "ok"}
+		out[i] = m
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem; done <- struct{}{} }()
+			if err := r.probeLocation(ctx, l); err != nil {
+				var le *loupe.Error
+				msg := err.Error()
+				if errors.As(err, &le) {
+					msg = le.Message
+				}
+				m.Status, m.Message = "unavailable", ptr(msg)
+			}
+		}()
+	}
+	for range locs {
+		<-done
+	}
+	return out, nil
+}
+
+// filesType is the type of the server's own store: s3 or disk.
+func filesType(files blob.Store) string {
+	for {
+		switch f := files.(type) {
+		case *blob.S3:
+			return "s3"
+		case *usage.Files:
+			files = f.Store
+			continue
+		}
+		return "disk"
+	}
+}

@@ -1,0 +1,338 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/loupe-mam/loupe"
+)
+
+// This file holds the tenant's storage locations (/prime/api/v1/storages):
+// a bucket, a prefix and the credentials that reach them
+// (docs/storage-locations.md). Only admins read or write them (the
+// resolvers check that). The secret access key is kept sealed
+// (SecretSealed, internal/secretbox) and never leaves the server.
+
+// StorageLocation is where a tenant's files may be kept.
+type StorageLocation struct {
+	TenantID   string  `db:"tenant_id"`
+	ID         string  `db:"id"`
+	StorageID  *string `db:"storage_id"`
+	Name       string  `db:"name"`
+	Type       string  `db:"type"`
+	BucketName string  `db:"bucket_name"`
+	PathPrefix string  `db:"path_prefix"`
+	Endpoint   string  `db:"endpoint"`
+	Region     string  `db:"region"`
+	PathStyle  bool    `db:"path_style"`
+	// AccessType is key-user (AccessKey and a sealed secret) or
+	// assume-role (RoleIdentifier and ExternalID).
+	AccessType     string  `db:"access_type"`
+	AccessKey      *string `db:"access_key"`
+	RoleIdentifier *string `db:"role_identifier"`
+	ExternalID     *string `db:"external_id"`
+	// SecretSealed is the sealed secret access key; nil when none is saved.
+	SecretSealed []byte    `db:"secret_sealed" json:"-"`
+	IsDefault    bool      `db:"is_default"`
+	CreatedOn    time.Time `db:"created_on"`
+	ModifiedOn   time.Time `db:"modified_on"`
+}
+
+// Storage location types and access types.
+const (
+	LocationTypeS3   = "s3"
+	AccessKeyUser    = "key-user"
+	AccessAssumeRole = "assume-role"
+)
+
+// Limits on storage locations.
+const (
+	MaxStorageLocations = 1000
+	MaxPathPrefix       = 512
+	MaxEndpoint         = 2048
+	MaxExternalID       = 1224 // AWS's bound
+	MaxRoleIdentifier   = 2048
+	MaxAccessKey        = 128
+	MaxSecretKey        = 256
+)
+
+var (
+	// bucketNameRE is S3's bucket naming rule (3 to 63 of a-z 0-9 . -,
+	// starting and ending with a letter or digit).
+	bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	regionRE     = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+	accessKeyRE  = regexp.MustCompile(`^[A-Za-z0-9_+=/.@-]{1,128}$`)
+	// externalIDRE is what AWS accepts as an external id.
+	externalIDRE = regexp.MustCompile(`^[\w+=,.@:/-]+$`)
+	roleRE       = regexp.MustCompile(`^arn:[a-z0-9-]+:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
+)
+
+// ValidateSecretKey checks a secret access key's form (not whether it works:
+// the probe does that). The message never contains the secret.
+func ValidateSecretKey(secret string) error {
+	if secret == "" {
+		return loupe.Invalid("secretKey is required with accessType key-user")
+	}
+	if len(secret) > MaxSecretKey {
+		return loupe.Invalid("secretKey: at most %d characters", MaxSecretKey)
+	}
+	for _, r := range secret {
+		if r < 0x21 || r > 0x7e {
+			return loupe.Invalid("secretKey: printable ASCII characters only, no spaces")
+		}
+	}
+	return nil
+}
+
+// Validate checks a storage location about to be written and normalizes
+// its prefix (no leading slash, one trailing slash unless empty). Returns
+// EINVALID naming the field; the secret is checked by ValidateSecretKey.
+func (l *StorageLocation) Validate() error {
+	if err := loupe.RequiredText("name", l.Name, MaxStorageName); err != nil {
+		return err
+	}
+	if l.StorageID != nil && !loupe.ValidID(*l.StorageID) {
+		return loupe.Invalid("storageId %q does not exist", *l.StorageID)
+	}
+	if l.Type != LocationTypeS3 {
+		return loupe.Invalid(`type must be "s3", got %q`, l.Type)
+	}
+	if !bucketNameRE.MatchString(l.BucketName) || strings.Contains(l.BucketName, "..") {
+		return loupe.Invalid("bucketName %q is not an S3 bucket name (3 to 63 of a-z 0-9 . -)", l.BucketName)
+	}
+	p := strings.TrimLeft(l.PathPrefix, "/")
+	if p != "" && !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	if utf8.RuneCountInString(p) > MaxPathPrefix {
+		return loupe.Invalid("pathPrefix: at most %d characters", MaxPathPrefix)
+	}
+	for _, seg := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
+		if p != "" && (seg == "" || strings.HasPrefix(seg, ".") || strings.ContainsFunc(seg, unicode.IsControl) || strings.Contains(seg, `\`)) {
+			return loupe.Invalid("pathPrefix %q: segments must be non-empty, not start with a dot, and hold no backslash or control character", l.PathPrefix)
+		}
+	}
+	l.PathPrefix = p
+	if l.Endpoint != "" {
+		u, err := url.Parse(l.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			len(l.Endpoint) > MaxEndpoint || u.RawQuery != "" || u.Fragment != "" {
+			return loupe.Invalid("endpoint %q is not an http(s) URL of an S3 service (no credentials, query or fragment); empty for AWS", l.Endpoint)
+		}
+	}
+	if l.Region != "" && !regionRE.MatchString(l.Region) {
+		return loupe.Invalid("region %q: 1 to 64 of a-z 0-9 -", l.Region)
+	}
+	switch l.AccessType {
+	case AccessKeyUser:
+		if l.AccessKey == nil || !accessKeyRE.MatchString(*l.AccessKey) {
+			return loupe.Invalid("accessKey is required with accessType key-user (1 to %d of A-Z a-z 0-9 _ + = / . @ -)", MaxAccessKey)
+		}
+		if l.RoleIdentifier != nil || l.ExternalID != nil {
+			return loupe.Invalid("roleIdentifier and externalId are for accessType assume-role")
+		}
+	case AccessAssumeRole:
+		if l.RoleIdentifier == nil || len(*l.RoleIdentifier) > MaxRoleIdentifier || !roleRE.MatchString(*l.RoleIdentifier) {
+			return loupe.Invalid("roleIdentifier is required with accessType assume-role: a role ARN (arn:aws:iam::<account>:role/<name>)")
+		}
+		if l.ExternalID == nil || len(*l.ExternalID) < 2 || len(*l.ExternalID) > MaxExternalID || !externalIDRE.MatchString(*l.ExternalID) {
+			return loupe.Invalid("externalId is required with accessType assume-role (2 to %d of A-Z a-z 0-9 _ + = , . @ : / -)", MaxExternalID)
+		}
+		if l.AccessKey != nil || l.SecretSealed != nil {
+			return loupe.Invalid("accessKey and secretKey are for accessType key-user")
+		}
+	default:
+		return loupe.Invalid(`accessType must be "key-user" or "assume-role", got %q`, l.AccessType)
+	}
+	return nil
+}
+
+const locationColumns = `tenant_id, id, storage_id, name, type, bucket_name, path_prefix, endpoint, region,
+path_style, access_type, access_key, role_identifier, external_id, secret_sealed, is_default, created_on, modified_on`
+
+const (
+	storageLocationsSQL = `SELECT ` + locationColumns + ` FROM storage_locations WHERE tenant_id = $1 ORDER BY name, id`
+
+	storageLocationSQL = `SELECT ` + locationColumns + ` FROM storage_locations WHERE tenant_id = $1 AND id = $2`
+
+	// allStorageLocationsSQL is every tenant's, for the system scope's
+	// storage manager status (storage_locations_name_idx per tenant).
+	allStorageLocationsSQL = `SELECT ` + locationColumns + ` FROM storage_locations ORDER BY tenant_id, name, id LIMIT $1`
+
+	countStorageLocationsSQL = `SELECT count(*) FROM storage_locations WHERE tenant_id = $1`
+
+	// lockStorageLocationsSQL serialises the location writes of one tenant
+	// (the count and the one default stay true until commit).
+	lockStorageLocationsSQL = `SELECT pg_advisory_xact_lock(hashtextextended('loupe.storage_locations:' || $1::text, 0))`
+
+	// clearDefaultLocationSQL takes the default from the previous one; its
+	// modified_on moves, so an update of it read before fails rather than
+	// making it the default again unseen.
+	clearDefaultLocationSQL = `UPDATE storage_locations SET is_default = false, modified_on = clock_timestamp()
+WHERE tenant_id = $1 AND is_default AND id <> $2`
+
+	insertStorageLocationSQL = `INSERT INTO storage_locations (tenant_id, id, storage_id, name, type, bucket_name,
+path_prefix, endpoint, region, path_style, access_type, access_key, role_identifier, external_id, secret_sealed, is_default)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+RETURNING ` + locationColumns
+
+	// updateStorageLocationSQL writes the location unless it changed
+	// since it was read ($17: the modified_on read).
+	updateStorageLocationSQL = `UPDATE storage_locations SET storage_id = $3, name = $4, type = $5, bucket_name = $6,
+path_prefix = $7, endpoint = $8, region = $9, path_style = $10, access_type = $11, access_key = $12,
+role_identifier = $13, external_id = $14, secret_sealed = $15, is_default = $16, modified_on = clock_timestamp()
+WHERE tenant_id = $1 AND id = $2 AND modified_on = $17
+RETURNING ` + locationColumns
+
+	deleteStorageLocationSQL = `DELETE FROM storage_locations WHERE tenant_id = $1 AND id = $2`
+)
+
+// StorageLocations returns the tenant's storage locations by name.
+func (s *Store) StorageLocations(ctx context.Context, tenantID string) ([]*StorageLocation, error) {
+	out := []*StorageLocation{}
+	if err := s.selectPrepared(ctx, &out, storageLocationsSQL, tenantID); err != nil {
+		return nil, fmt.Errorf("store: unable to list storage locations: %w", err)
+	}
+	return out, nil
+}
+
+// AllStorageLocations returns up to limit storage locations of every tenant,
+// by tenant and name: for the system scope only.
+func (s *Store) AllStorageLocations(ctx context.Context, limit int) ([]*StorageLocation, error) {
+	out := []*StorageLocation{}
+	if err := s.db.SelectContext(ctx, &out, allStorageLocationsSQL, limit); err != nil {
+		return nil, fmt.Errorf("store: unable to list storage locations: %w", err)
+	}
+	return out, nil
+}
+
+// StorageLocation returns one location. Returns ENOTFOUND when it is
+// missing or of another tenant.
+func (s *Store) StorageLocation(ctx context.Context, tenantID, id string) (*StorageLocation, error) {
+	if !loupe.ValidID(id) {
+		return nil, loupe.NotFound()
+	}
+	var out StorageLocation
+	if err := s.getPrepared(ctx, &out, storageLocationSQL, tenantID, id); err != nil {
+		return nil, notFoundOr(err, "store: unable to fetch storage location: %w")
+	}
+	return &out, nil
+}
+
+// CreateStorageLocation adds l (its ID chosen by the caller, who sealed the
+// secret for it) to the tenant; when l is the default, the previous default
+// stops being one. Returns EINVALID for a bad location or a storageId that
+// is not the tenant's, ECONFLICT at MaxStorageLocations.
+func (s *Store) CreateStorageLocation(ctx context.Context, tenantID string, l *StorageLocation) (*StorageLocation, error) {
+	if !loupe.ValidID(l.ID) {
+		return nil, fmt.Errorf("store: storage location without an id")
+	}
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	var out StorageLocation
+	err := s.locationTx(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var n int
+		if err := tx.GetContext(ctx, &n, countStorageLocationsSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to count storage locations: %w", err)
+		}
+		if n >= MaxStorageLocations {
+			return loupe.Errorf(loupe.ECONFLICT, "the tenant has %d storage locations, the most it may have", MaxStorageLocations)
+		}
+		if l.IsDefault {
+			if _, err := tx.ExecContext(ctx, clearDefaultLocationSQL, tenantID, l.ID); err != nil {
+				return fmt.Errorf("store: unable to clear the default location: %w", err)
+			}
+		}
+		return tx.GetContext(ctx, &out, insertStorageLocationSQL, tenantID, l.ID, l.StorageID, l.Name, l.Type,
+			l.BucketName, l.PathPrefix, l.Endpoint, l.Region, l.PathStyle, l.AccessType, l.AccessKey,
+			l.RoleIdentifier, l.ExternalID, l.SecretSealed, l.IsDefault)
+	})
+	if err != nil {
+		return nil, locationWriteError(err, "create")
+	}
+	return &out, nil
+}
+
+// UpdateStorageLocation writes l over the location it was read as (l's
+// ModifiedOn is the one read). Returns ENOTFOUND when it is gone, ECONFLICT
+// when it changed since, EINVALID as CreateStorageLocation.
+func (s *Store) UpdateStorageLocation(ctx context.Context, tenantID string, l *StorageLocation) (*StorageLocation, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	var out StorageLocation
+	err := s.locationTx(ctx, tenantID, func(tx *sqlx.Tx) error {
+		if l.IsDefault {
+			if _, err := tx.ExecContext(ctx, clearDefaultLocationSQL, tenantID, l.ID); err != nil {
+				return fmt.Errorf("store: unable to clear the default location: %w", err)
+			}
+		}
+		err := tx.GetContext(ctx, &out, updateStorageLocationSQL, tenantID, l.ID, l.StorageID, l.Name, l.Type,
+			l.BucketName, l.PathPrefix, l.Endpoint, l.Region, l.PathStyle, l.AccessType, l.AccessKey,
+			l.RoleIdentifier, l.ExternalID, l.SecretSealed, l.IsDefault, l.ModifiedOn)
+		if errors.Is(err, sql.ErrNoRows) {
+			var exists bool
+			if err := tx.GetContext(ctx, &exists, `SELECT EXISTS (`+storageLocationSQL+`)`, tenantID, l.ID); err != nil {
+				return fmt.Errorf("store: unable to check storage location: %w", err)
+			}
+			if exists {
+				return loupe.Errorf(loupe.ECONFLICT, "the storage location changed while this update was checked: read it again")
+			}
+			return loupe.NotFound()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, locationWriteError(err, "update")
+	}
+	return &out, nil
+}
+
+// DeleteStorageLocation removes a location. Returns ENOTFOUND for a missing
+// id.
+func (s *Store) DeleteStorageLocation(ctx context.Context, tenantID, id string) error {
+	if !loupe.ValidID(id) {
+		return loupe.NotFound()
+	}
+	res, err := s.db.ExecContext(ctx, deleteStorageLocationSQL, tenantID, id)
+	if err != nil {
+		return fmt.Errorf("store: unable to delete storage location: %w", err)
+	}
+	return oneRow(res)
+}
+
+// locationTx runs fn in a transaction holding the tenant's location lock.
+func (s *Store) locationTx(ctx context.Context, tenantID string, fn func(tx *sqlx.Tx) error) error {
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, lockStorageLocationsSQL, tenantID); err != nil {
+			return fmt.Errorf("store: unable to lock storage locations: %w", err)
+		}
+		return fn(tx)
+	})
+}
+
+// locationWriteError passes client errors on, answers a storageId that is
+// not the tenant's (the foreign key) as EINVALID, and wraps the rest.
+func locationWriteError(err error, what string) error {
+	var se *loupe.Error
+	if errors.As(err, &se) {
+		return se
+	}
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "23503" {
+		return loupe.Invalid("storageId does not name a storage of the tenant")
+	}
+	return fmt.Errorf("store: unable to %s storage location: %w", what, err)
+}
