@@ -1,8 +1,8 @@
 package loupe_test
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"

@@ -141,25 +141,28 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// The warm-up's slow answers stay out of the result, though the server saw them.
+// The warm-up's slow answers stay out of the result, though the server saw
+// them. The slow answers are far slower than a loaded machine's scheduling
+// delays (which a measured answer may suffer), so Max tells them apart.
 func TestWarmupExcluded(t *testing.T) {
 	t.Parallel()
+	const slow = 500 * time.Millisecond
 	began := time.Now()
 	s := &server{delay: func(int64) time.Duration {
 		if time.Since(began) < 200*time.Millisecond {
-			return 60 * time.Millisecond
+			return slow
 		}
 		return 2 * time.Millisecond
 	}}
 	url := start(t, s)
 	res, err := loadgen.Run(context.Background(), loadgen.Config{
-		Concurrency: 4, Warmup: 300 * time.Millisecond, Duration: 300 * time.Millisecond, Next: get(url),
+		Concurrency: 4, Warmup: time.Second, Duration: 300 * time.Millisecond, Next: get(url),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log(res)
-	if res.Max >= 60*time.Millisecond {
+	if res.Max >= slow {
 		t.Errorf("Max = %v: a warm-up request was counted", res.Max)
 	}
 	if seen := s.seen.Load(); seen <= res.Requests {
@@ -292,7 +295,7 @@ func TestFraming(t *testing.T) {
 			srv.Start()
 			defer srv.Close()
 			res, err := loadgen.Run(context.Background(), loadgen.Config{
-				Concurrency: 2, Duration: 150 * time.Millisecond, Next: get(srv.URL + "/x"),
+				Concurrency: 2, Duration: 400 * time.Millisecond, Next: get(srv.URL + "/x"),
 				Check: func(status int, body []byte) error {
 					if status != tc.status || string(body) != tc.want {
 						return fmt.Errorf("status %d, body of %d bytes %.20q", status, len(body), body)
@@ -303,7 +306,9 @@ func TestFraming(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Requests < 10 || res.Errors != 0 {
+			// A few requests suffice to show the framing; a loaded machine
+			// (the race detector, other packages' tests) may allow no more.
+			if res.Requests < 4 || res.Errors != 0 {
 				t.Fatalf("result %v, first error %q", res, res.FirstError)
 			}
 			// Kept-alive connections unless the server closes them.
