@@ -192,6 +192,23 @@ func deref(s *string) string {
 // probeLocation writes and deletes a probe object under the location's
 // prefix with its credentials (blob.Checker). The error names the problem
 // (and, as payload key, S3's error code) and never holds the secret.
+// checkLocation checks a location about to be saved: its fields, its
+// storage (one of the tenant's), and a real probe of its bucket.
+func (r *Resolver) checkLocation(ctx context.Context, tenantID string, l *store.StorageLocation) error {
+	if err := l.Validate(); err != nil {
+		return err
+	}
+	if l.StorageID != nil {
+		if _, err := r.Store.Storage(ctx, tenantID, *l.StorageID); err != nil {
+			if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+				return loupe.Invalid("storageId %q does not name a storage of the tenant", *l.StorageID)
+			}
+			return err
+		}
+	}
+	return r.probeLocation(ctx, l)
+}
+
 func (r *Resolver) probeLocation(ctx context.Context, l *store.StorageLocation) error {
 	c, err := r.locationConfig(l)
 	if err != nil {

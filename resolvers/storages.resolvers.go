@@ -79,18 +79,7 @@ func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input mode
 	} else if input.SecretKey != nil {
 		return nil, loupe.Invalid("secretKey is for accessType key-user")
 	}
-	if err := l.Validate(); err != nil {
-		return nil, err
-	}
-	if l.StorageID != nil {
-		if _, err := r.Store.Storage(ctx, p.TenantID, *l.StorageID); err != nil {
-			if loupe.ErrorKind(err) == loupe.ENOTFOUND {
-				return nil, loupe.Invalid("storageId %q does not name a storage of the tenant", *l.StorageID)
-			}
-			return nil, err
-		}
-	}
-	if err := r.probeLocation(ctx, l); err != nil {
+	if err := r.checkLocation(ctx, p.TenantID, l); err != nil {
 		return nil, err
 	}
 	return r.Store.CreateStorageLocation(ctx, p.TenantID, l)
@@ -137,18 +126,7 @@ func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input mode
 	case !wasKeyUser || l.SecretSealed == nil:
 		return nil, loupe.Invalid("secretKey is required with accessType key-user")
 	}
-	if err := l.Validate(); err != nil {
-		return nil, err
-	}
-	if l.StorageID != nil {
-		if _, err := r.Store.Storage(ctx, p.TenantID, *l.StorageID); err != nil {
-			if loupe.ErrorKind(err) == loupe.ENOTFOUND {
-				return nil, loupe.Invalid("storageId %q does not name a storage of the tenant", *l.StorageID)
-			}
-			return nil, err
-		}
-	}
-	if err := r.probeLocation(ctx, l); err != nil {
+	if err := r.checkLocation(ctx, p.TenantID, l); err != nil {
 		return nil, err
 	}
 	return r.Store.UpdateStorageLocation(ctx, p.TenantID, l)

@@ -325,6 +325,16 @@ var plausibleFields = map[string]any{
 	"ItemMetadataInput.formData":                   obj{{"default_title", "Hostile"}},
 	"UpdateCommentInput.text":                      "edited",
 	"MigrateMediaLocationInput.sourceFileLocation": "s3://hostile/key",
+	"StorageInput.name":                            "Hostile",
+}
+
+// probedControls are the inputs whose save probes a real bucket
+// (storage locations): their plausible input cannot pass here, so their
+// control is left out; storages_test.go saves them against a real S3
+// server. Their hostile cases still run (and are refused before the probe).
+var probedControls = map[string]bool{
+	"POST /prime/api/v1/storages": true, "PUT /prime/api/v1/storages": true,
+	"createStorageLocation": true, "updateStorageLocation": true,
 }
 
 // plausibleStrings are values for String inputs by field name.

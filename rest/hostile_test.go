@@ -374,8 +374,9 @@ func (h *hostileRun) mutations(t *testing.T) {
 				args = append(args, a.Name+": $"+a.Name)
 				v := h.g.plausible(a.Type, f.Name, a.Name)
 				// An update names what it overwrites (MdfInput.id is
-				// optional for createMdf, required for updateMdf).
-				if d := h.g.def(a.Type); strings.HasPrefix(f.Name, "update") && d.Kind == ast.InputObject &&
+				// optional for createMdf, required for updateMdf), unless
+				// an argument of its own names it (updateStorage(id:)).
+				if d := h.g.def(a.Type); strings.HasPrefix(f.Name, "update") && f.Arguments.ForName("id") == nil && d.Kind == ast.InputObject &&
 					d.Fields.ForName("id") != nil && getAt(v, []any{"id"}) == nil {
 					v = setAt(v, []any{"id"}, h.g.fx.id(d.Name))
 				}
@@ -474,6 +475,9 @@ func (h *hostileRun) sendGraphQL(t *testing.T, body []byte, want string) {
 // runControls sends the plausible inputs the hostile cases were built on.
 func (h *hostileRun) runControls(t *testing.T) {
 	for _, c := range h.controls {
+		if probedControls[c.name] {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			if c.method != "" {
 				r := h.a.Do(t, c.method, c.path, c.body)

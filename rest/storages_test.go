@@ -409,7 +409,11 @@ func TestStorageLocationWrites(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.Post(t, slPath, slBody(cfg, map[string]any{"name": fmt.Sprint("n", i), "isDefault": true})).Status(http.StatusOK)
+			// Each its own prefix: versitygw's posix backend keeps prefixes as
+			// directories and races when one probe's delete removes the
+			// directory another's write is creating (real S3 has none).
+			a.Post(t, slPath, slBody(cfg, map[string]any{"name": fmt.Sprint("n", i), "isDefault": true,
+				"pathPrefix": fmt.Sprintf("n%d/", i)})).Status(http.StatusOK)
 		}()
 	}
 	wg.Wait()
