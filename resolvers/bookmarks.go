@@ -54,10 +54,10 @@ var (
 	bookmarkIDs   = []string{"id"}
 )
 
-// strictBookmark refuses a non-string for the ids and a lone value for the
+// strictTypes (bookmarks, storages) refuses a non-string for the ids and a lone value for the
 // lists. raw is an input object as written; anything else is not checked
 // (the schema did).
-func strictBookmark(raw any, ids, lists []string) error {
+func strictTypes(raw any, ids, lists []string) error {
 	m, ok := raw.(map[string]any)
 	if !ok {
 		return nil

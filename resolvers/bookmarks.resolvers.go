@@ -27,7 +27,7 @@ func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.Bookm
 		return nil, err
 	}
 	raw := rawArgument(ctx, "input")
-	if err := strictBookmark(raw, bookmarkIDs, bookmarkLists); err != nil {
+	if err := strictTypes(raw, bookmarkIDs, bookmarkLists); err != nil {
 		return nil, err
 	}
 	b, err := newBookmark(&input, givenKeys(raw))
@@ -51,7 +51,7 @@ func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.
 	for i, el := range input {
 		var given map[string]bool
 		if i < len(raw) {
-			if err := strictBookmark(raw[i], bookmarkIDs, bookmarkLists); err != nil {
+			if err := strictTypes(raw[i], bookmarkIDs, bookmarkLists); err != nil {
 				return nil, bookmarkInvalidAt("bookmarks", i, err)
 			}
 			given = givenKeys(raw[i])
@@ -72,7 +72,7 @@ func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input 
 		return nil, err
 	}
 	raw := rawArgument(ctx, "input")
-	if err := strictBookmark(raw, bookmarkIDs, bookmarkLists); err != nil {
+	if err := strictTypes(raw, bookmarkIDs, bookmarkLists); err != nil {
 		return nil, err
 	}
 	given := givenKeys(raw)
@@ -135,7 +135,7 @@ func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*mo
 	}
 	raw, _ := rawArgument(ctx, "folders").([]any)
 	for i := range raw {
-		if err := strictBookmark(raw[i], bookmarkIDs, nil); err != nil {
+		if err := strictTypes(raw[i], bookmarkIDs, nil); err != nil {
 			return nil, bookmarkInvalidAt("folders", i, err)
 		}
 	}

@@ -123,7 +123,7 @@ var nonNullLocationKeys = []string{"name", "type", "bucketName", "pathPrefix", "
 // non-string ids.
 func checkLocationInput(ctx context.Context) (map[string]bool, error) {
 	raw := rawArgument(ctx, "input")
-	if err := strictBookmark(raw, storageIDs, nil); err != nil {
+	if err := strictTypes(raw, storageIDs, nil); err != nil {
 		return nil, err
 	}
 	m, _ := raw.(map[string]any)
@@ -135,9 +135,12 @@ func checkLocationInput(ctx context.Context) (map[string]bool, error) {
 	return givenKeys(raw), nil
 }
 
-// locationSecret seals secret for location l of tenant (bound to both), or
-// answers why it cannot.
+// sealSecret checks secret and seals it for location l of tenant (bound to
+// both), or answers why it cannot.
 func (r *Resolver) sealSecret(tenantID string, l *store.StorageLocation, secret string) error {
+	if err := store.ValidateSecretKey(secret); err != nil {
+		return err
+	}
 	if r.Credentials == nil {
 		return loupe.Invalid("this server has no credentials key (LOUPE_CREDENTIALS_KEY), so it cannot keep a secret key")
 	}

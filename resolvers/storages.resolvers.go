@@ -21,7 +21,7 @@ func (r *mutationResolver) CreateStorage(ctx context.Context, input model.Storag
 		return nil, err
 	}
 	raw := rawArgument(ctx, "input")
-	if err := strictBookmark(raw, storageIDs, nil); err != nil {
+	if err := strictTypes(raw, storageIDs, nil); err != nil {
 		return nil, err
 	}
 	st := &store.Storage{Owner: p.UserID}
@@ -37,7 +37,7 @@ func (r *mutationResolver) UpdateStorage(ctx context.Context, id string, input m
 		return nil, err
 	}
 	raw := rawArgument(ctx, "input")
-	if err := strictBookmark(raw, storageIDs, nil); err != nil {
+	if err := strictTypes(raw, storageIDs, nil); err != nil {
 		return nil, err
 	}
 	if input.ID != nil && *input.ID != id {
@@ -70,10 +70,7 @@ func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input mode
 	l := newLocation(&input)
 	l.TenantID, l.ID = p.TenantID, loupe.NewID()
 	if l.AccessType == store.AccessKeyUser {
-		if err := store.ValidateSecretKey(deref(input.SecretKey)); err != nil {
-			return nil, err
-		}
-		if err := r.sealSecret(p.TenantID, l, *input.SecretKey); err != nil {
+		if err := r.sealSecret(p.TenantID, l, deref(input.SecretKey)); err != nil {
 			return nil, err
 		}
 	} else if input.SecretKey != nil {
@@ -117,9 +114,6 @@ func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input mode
 		}
 		l.SecretSealed = nil
 	case input.SecretKey != nil:
-		if err := store.ValidateSecretKey(*input.SecretKey); err != nil {
-			return nil, err
-		}
 		if err := r.sealSecret(p.TenantID, l, *input.SecretKey); err != nil {
 			return nil, err
 		}

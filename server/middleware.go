@@ -118,12 +118,8 @@ func bufferBody(limit int64) func(http.Handler) http.Handler {
 				writeGraphQLError(w, loupe.Invalid("could not read the request body"))
 				return
 			}
-			// As for REST bodies (rest.decodeBody): bytes that are not
-			// UTF-8 would be read as U+FFFD and stored changed.
-			if !utf8.Valid(b) {
-				writeGraphQLError(w, loupe.ErrNotUTF8)
-				return
-			}
+			// UTF-8 and the rest of the input gate: graph's decodeBody
+			// (loupe.ReadJSON), as for REST bodies.
 			r.Body = io.NopCloser(bytes.NewReader(b))
 			next.ServeHTTP(w, r)
 		})

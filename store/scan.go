@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 )
 
 // The hottest reads scan their rows by hand: sqlx maps columns to struct
@@ -33,34 +32,14 @@ func (e *FolderEntry) dests() []any { return entryWhole.Dests(e) }
 // selectScanned runs a prepared query and scans each row into a new T
 // through dests (no rows: an empty slice).
 func selectScanned[T any](ctx context.Context, s *Store, dests func(*T) []any, query string, args ...any) ([]*T, error) {
-	st, err := s.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	return scanAll(rows, dests)
+	out, _, err := selectWithin(ctx, s, dests, nil, 0, query, args...)
+	return out, err
 }
 
-func scanAll[T any](rows *sql.Rows, dests func(*T) []any) ([]*T, error) {
-	defer rows.Close()
-	out := []*T{} // no rows: an empty list, not nil
-	for rows.Next() {
-		v := new(T)
-		if err := rows.Scan(dests(v)...); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
-// selectWithin is selectScanned within a memory budget: it stops reading
-// rows once those read weigh more than budget by size (at least one row is
-// read), and says whether it stopped early. The rows not read are never
-// held: the driver discards them as the result is closed.
+// selectWithin is selectScanned within a memory budget (size nil: none):
+// it stops reading rows once those read weigh more than budget by size (at
+// least one row is read), and says whether it stopped early. The rows not
+// read are never held: the driver discards them as the result is closed.
 func selectWithin[T any](ctx context.Context, s *Store, dests func(*T) []any, size func(*T) int, budget int, query string, args ...any) ([]*T, bool, error) {
 	st, err := s.prepared(ctx, query)
 	if err != nil {
@@ -71,10 +50,10 @@ func selectWithin[T any](ctx context.Context, s *Store, dests func(*T) []any, si
 		return nil, false, err
 	}
 	defer rows.Close()
-	out := []*T{}
+	out := []*T{} // no rows: an empty list, not nil
 	used := 0
 	for rows.Next() {
-		if used > budget {
+		if size != nil && used > budget {
 			return out, true, nil
 		}
 		v := new(T)
@@ -82,7 +61,9 @@ func selectWithin[T any](ctx context.Context, s *Store, dests func(*T) []any, si
 			return nil, false, err
 		}
 		out = append(out, v)
-		used += size(v)
+		if size != nil {
+			used += size(v)
+		}
 	}
 	return out, false, rows.Err()
 }
