@@ -33,5 +33,5 @@ func Up(ctx context.Context, db *sql.DB) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	return nil
+	return upRiver(ctx, db)
 }

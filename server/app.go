@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/internal/playground"
@@ -67,6 +69,11 @@ type Config struct {
 	// GraphQLInFlight is how many /graphql operations run at once; the
 	// others wait their turn (admit). Below 1, all run at once.
 	GraphQLInFlight int
+	// JobsDB is the pool of the job queue (StartJobs; internal/jobs), apart
+	// from the requests' so that its polling is not counted among theirs.
+	JobsDB *sql.DB
+	// Jobs configures the node's workers (LOUPE_WORKERS and friends).
+	Jobs jobs.Config
 	// Usage counts usage figures; its owner closes it after the server
 	// stops, so that the last counts are written (a new recorder when nil).
 	Usage *usage.Recorder

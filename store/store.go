@@ -22,6 +22,8 @@ type Store struct {
 	authHooks []func(tenantID, userID string)
 	// usage counts events (usage_counters.go); nil counts nothing.
 	usage UsageRecorder
+	// jobs takes background work asked for inside transactions (jobs.go).
+	jobs Enqueuer
 }
 
 // New wraps an open database handle.

@@ -59,6 +59,11 @@ func loadConfig() config {
 	c.App.AllowPrivateJWKS = envBool("LOUPE_JWKS_ALLOW_PRIVATE", false)
 	c.App.AllowPrivateStorage = envBool("LOUPE_STORAGE_ALLOW_PRIVATE", false)
 	c.App.GraphQLInFlight = envInt("LOUPE_GRAPHQL_IN_FLIGHT", c.App.GraphQLInFlight)
+	// Background work (internal/jobs): 0 = one worker per core and queue,
+	// -1 = this node only serves the API and asks others for the work.
+	c.App.Jobs.Workers = envInt("LOUPE_WORKERS", 0)
+	c.App.Jobs.PollInterval = envDuration("LOUPE_JOBS_POLL", 0)
+	c.App.Jobs.RescueAfter = envDuration("LOUPE_JOBS_RESCUE_AFTER", 0)
 	g := &c.App.GraphQL
 	g.Introspection = envBool("LOUPE_INTROSPECTION", g.Introspection)
 	g.ComplexityLimit = envInt("LOUPE_GRAPHQL_COMPLEXITY", g.ComplexityLimit)

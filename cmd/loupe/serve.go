@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -39,6 +40,8 @@ const shutdownGrace = 15 * time.Second
 const (
 	gcPercent   = 800
 	memoryLimit = 120 << 20
+	// jobsPool is the job queue's connection pool size.
+	jobsPool = 6
 )
 
 func cmdServe(ctx context.Context, c config) error {
@@ -92,6 +95,33 @@ func cmdServe(ctx context.Context, c config) error {
 			slog.Error("usage counters not written at shutdown", "err", err)
 		}
 	}()
+
+	// The job queue on its own small pool: its polling and workers do not
+	// take the connections requests wait for.
+	jobsDB, err := sql.Open("postgres", store.DSN(dbURL))
+	if err != nil {
+		return err
+	}
+	defer jobsDB.Close()
+	jobsDB.SetMaxOpenConns(jobsPool)
+	c.App.JobsDB = jobsDB
+	jobsCtx, stopJobs := context.WithCancel(context.Background())
+	defer stopJobs()
+	jc, err := server.StartJobs(jobsCtx, c.App, st)
+	if err != nil {
+		return err
+	}
+	if jc != nil {
+		// After the HTTP server: running jobs get the grace to finish; one
+		// that does not runs again later (internal/jobs).
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			defer cancel()
+			if err := jc.Stop(sctx); err != nil {
+				slog.Warn("jobs still running at shutdown will run again", "err", err)
+			}
+		}()
+	}
 
 	srv := &http.Server{
 		Addr:              c.Addr,

@@ -6,6 +6,7 @@ package loupetest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/secretbox"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 	"github.com/loupe-mam/loupe/internal/testkit/sqlcount"
@@ -38,6 +40,9 @@ type API struct {
 	Blobs      *blob.Signer
 	// Files is the server's blob store (a directory of the test's).
 	Files blob.Store
+	// Jobs is the server's job queue client (nil while no job kind has a
+	// worker).
+	Jobs *jobs.Client
 
 	dbURL string
 }
@@ -103,6 +108,27 @@ func (a *API) serve(t testing.TB, opts []Option) {
 	cfg.DatabaseURL = a.dbURL
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	// The job queue works on its own pool, uncounted: its polling is not
+	// the statements of a request.
+	jobsDB, err := sql.Open("postgres", store.DSN(a.dbURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { jobsDB.Close() })
+	cfg.JobsDB = jobsDB
+	cfg.Jobs.PollInterval = 20 * time.Millisecond
+	jc, err := server.StartJobs(ctx, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jc != nil {
+		t.Cleanup(func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			jc.Stop(sctx) //nolint:errcheck // a test's leftover job dies with its database
+		})
+	}
+	a.Jobs = jc
 	handler := server.New(ctx, cfg, st)
 	srv.Config.Handler = handler
 	srv.Start()

@@ -1,0 +1,122 @@
+// Package jobs is Loupe's durable background work: a River job queue in the
+// same Postgres as everything else, so that a job is inserted in the same
+// transaction as the change that asks for it (an upload completed, a scan
+// requested) and survives a crash of any node. Features define their job
+// arguments and workers in their own packages and register them here; this
+// package only holds the queue names and builds the client.
+//
+// Delivery is at least once: a worker killed mid-job has its job run again
+// after Config.RescueAfter, so every worker's steps are idempotent.
+package jobs
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+)
+
+// The queues. Interactive and bulk processing are apart so that a backfill
+// never starves a fresh upload; ingest scans have their own so that a large
+// bucket does not hold up either.
+const (
+	QueueInteractive = "interactive"
+	QueueBulk        = "bulk"
+	QueueIngest      = "ingest"
+)
+
+// Queues lists every queue, in the order above.
+var Queues = []string{QueueInteractive, QueueBulk, QueueIngest}
+
+// Client is the River client over database/sql (lib/pq): jobs are inserted
+// inside a *sql.Tx (an sqlx.Tx's embedded one).
+type Client = river.Client[*sql.Tx]
+
+// Config is what a worker node needs.
+type Config struct {
+	// Workers bounds the jobs running at once per queue (default: the
+	// cores, at least 1).
+	Workers int
+	// PollInterval is how often an idle node looks for new jobs (default
+	// 200 ms; lib/pq has no LISTEN that River can use, so it polls).
+	PollInterval time.Duration
+	// RescueAfter is how long a job may stay running before it counts as
+	// abandoned by a killed node and runs again (default 15 min). It must
+	// exceed the longest job timeout.
+	RescueAfter time.Duration
+	// JobTimeout bounds a job that sets no timeout of its own (default 10
+	// min).
+	JobTimeout time.Duration
+	// NodeID names this node in River's tables (River's default when
+	// empty).
+	NodeID string
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Workers < 1 {
+		c.Workers = max(1, runtime.GOMAXPROCS(0))
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = 200 * time.Millisecond
+	}
+	if c.JobTimeout <= 0 {
+		c.JobTimeout = 10 * time.Minute
+	}
+	if c.RescueAfter <= c.JobTimeout {
+		c.RescueAfter = max(15*time.Minute, c.JobTimeout+time.Minute)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// NewInserter makes a client that only inserts jobs: for a node (or a test)
+// that asks for work without doing it.
+func NewInserter(db *sql.DB) (*Client, error) {
+	c, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: quiet()})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	return c, nil
+}
+
+// New makes a client that works every queue with the registered workers.
+// Start it with Start; Stop lets running jobs finish (a job not finished by
+// then runs again after RescueAfter).
+func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
+	if workers == nil {
+		return nil, errors.New("jobs: no workers")
+	}
+	cfg = cfg.withDefaults()
+	queues := make(map[string]river.QueueConfig, len(Queues))
+	for _, q := range Queues {
+		queues[q] = river.QueueConfig{MaxWorkers: cfg.Workers}
+	}
+	c, err := river.NewClient(riverdatabasesql.New(db), &river.Config{
+		ID:                   cfg.NodeID,
+		Queues:               queues,
+		Workers:              workers,
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		Logger:               cfg.Logger.With("component", "jobs"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	return c, nil
+}
+
+// quiet is the logger of insert-only clients, which have nothing to say
+// beyond errors their callers return.
+func quiet() *slog.Logger {
+	return slog.New(slog.DiscardHandler)
+}

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/riverqueue/river"
+
+	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// workers registers the worker of every job kind this binary does. Each
+// feature adds its own line here.
+func workers(deps jobDeps) (w *river.Workers, kinds int) {
+	w = river.NewWorkers()
+	_ = deps
+	return w, kinds
+}
+
+// jobDeps is what workers are built from.
+type jobDeps struct {
+	store  *store.Store
+	cfg    Config
+	logger *slog.Logger
+}
+
+// StartJobs makes the job client, gives it to the store for inserts and,
+// unless cfg.Jobs.Workers is negative (LOUPE_WORKERS=-1: a node that only
+// serves the API), starts working the queues until ctx ends; the caller
+// stops it (Stop lets running jobs finish). Without cfg.JobsDB there is no
+// queue (nil client): changes that ask for background work fail.
+func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, error) {
+	if cfg.JobsDB == nil {
+		return nil, nil
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	w, kinds := workers(jobDeps{store: st, cfg: cfg, logger: logger})
+	if cfg.Jobs.Workers < 0 || kinds == 0 {
+		c, err := jobs.NewInserter(cfg.JobsDB)
+		if err != nil {
+			return nil, err
+		}
+		st.SetJobs(c)
+		return c, nil
+	}
+	jc := cfg.Jobs
+	jc.Logger = logger
+	c, err := jobs.New(cfg.JobsDB, w, jc)
+	if err != nil {
+		return nil, err
+	}
+	st.SetJobs(c)
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	return c, nil
+}
