@@ -47,6 +47,7 @@ type MutationResolver interface {
 	AddItemToFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error)
 	RemoveItemFromFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error)
 	MoveItem(ctx context.Context, input model.MoveItemInput) (*store.Item, error)
+	CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*store.GeneratedMediaLocation, error)
 	CreateItem(ctx context.Context, input loupe.CreateItemInput) (*model.CreateItemPayload, error)
 	DeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error)
 	UndeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error)
@@ -91,6 +92,7 @@ type QueryResolver interface {
 	Folder(ctx context.Context, id string) (*store.Folder, error)
 	FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) (*model.FolderContent, error)
 	FolderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error)
+	GeneratedMediaLocations(ctx context.Context) ([]*store.GeneratedMediaLocation, error)
 	Item(ctx context.Context, id string) (*store.Item, error)
 	Items(ctx context.Context, first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) (*model.ItemConnection, error)
 	ItemsByExternalID(ctx context.Context, externalIds []string) ([]*store.ExternalIDMatch, error)
@@ -199,6 +201,20 @@ func (ec *executionContext) field_Mutation_createFolderPath_args(ctx context.Con
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.FolderPathInput, error) {
 			return ec.unmarshalNFolderPathInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐFolderPathInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createGeneratedMediaLocation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GeneratedMediaLocationInput, error) {
+			return ec.unmarshalNGeneratedMediaLocationInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐGeneratedMediaLocationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2437,6 +2453,50 @@ func (ec *executionContext) fieldContext_Mutation_moveItem(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createGeneratedMediaLocation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createGeneratedMediaLocation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateGeneratedMediaLocation(ctx, fc.Args["input"].(model.GeneratedMediaLocationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.GeneratedMediaLocation) graphql.Marshaler {
+			return ec.marshalNGeneratedMediaLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGeneratedMediaLocation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createGeneratedMediaLocation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GeneratedMediaLocation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createGeneratedMediaLocation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4313,6 +4373,38 @@ func (ec *executionContext) fieldContext_Query_folderAncestry(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_generatedMediaLocations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_generatedMediaLocations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().GeneratedMediaLocations(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.GeneratedMediaLocation) graphql.Marshaler {
+			return ec.marshalNGeneratedMediaLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGeneratedMediaLocationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_generatedMediaLocations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GeneratedMediaLocation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_item(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5607,6 +5699,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createGeneratedMediaLocation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createGeneratedMediaLocation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createItem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createItem(ctx, field)
@@ -6128,6 +6227,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_folderAncestry(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "generatedMediaLocations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_generatedMediaLocations(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}

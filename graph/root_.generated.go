@@ -34,6 +34,7 @@ type ResolverRoot interface {
 	Folder() FolderResolver
 	FolderContent() FolderContentResolver
 	FolderEntry() FolderEntryResolver
+	GeneratedMediaLocation() GeneratedMediaLocationResolver
 	Item() ItemResolver
 	ItemConnection() ItemConnectionResolver
 	ItemMetadata() ItemMetadataResolver
@@ -308,6 +309,28 @@ type ComplexityRoot struct {
 		VisibleTo     func(childComplexity int) int
 	}
 
+	GeneratedMediaLocation struct {
+		AccessKey            func(childComplexity int) int
+		AccessType           func(childComplexity int) int
+		AreCredentialsSaved  func(childComplexity int) int
+		AutoCreateItems      func(childComplexity int) int
+		Backup               func(childComplexity int) int
+		BucketName           func(childComplexity int) int
+		CreatedOn            func(childComplexity int) int
+		DeleteEnabled        func(childComplexity int) int
+		Endpoint             func(childComplexity int) int
+		EventsTarget         func(childComplexity int) int
+		ExternalID           func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		PathPrefix           func(childComplexity int) int
+		PathStyle            func(childComplexity int) int
+		PlatformFolderID     func(childComplexity int) int
+		Region               func(childComplexity int) int
+		RoleIdentifier       func(childComplexity int) int
+		StorageProvider      func(childComplexity int) int
+		UploadGeneratedMedia func(childComplexity int) int
+	}
+
 	HourlyMax struct {
 		Hour  func(childComplexity int) int
 		Value func(childComplexity int) int
@@ -535,6 +558,7 @@ type ComplexityRoot struct {
 		CreateBookmark                   func(childComplexity int, input model.BookmarkInput) int
 		CreateComment                    func(childComplexity int, input loupe.CreateCommentInput) int
 		CreateFolderPath                 func(childComplexity int, input model.FolderPathInput) int
+		CreateGeneratedMediaLocation     func(childComplexity int, input model.GeneratedMediaLocationInput) int
 		CreateItem                       func(childComplexity int, input loupe.CreateItemInput) int
 		CreateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
@@ -635,6 +659,7 @@ type ComplexityRoot struct {
 		Folder                              func(childComplexity int, id string) int
 		FolderAncestry                      func(childComplexity int, ids []string) int
 		FolderContent                       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) int
+		GeneratedMediaLocations             func(childComplexity int) int
 		Item                                func(childComplexity int, id string) int
 		ItemAnalytics                       func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
 		ItemChanges                         func(childComplexity int, since time.Time, first *int, after *string) int
@@ -1994,6 +2019,139 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FolderEntry.VisibleTo(childComplexity), true
 
+	case "GeneratedMediaLocation.accessKey":
+		if e.ComplexityRoot.GeneratedMediaLocation.AccessKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.AccessKey(childComplexity), true
+
+	case "GeneratedMediaLocation.accessType":
+		if e.ComplexityRoot.GeneratedMediaLocation.AccessType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.AccessType(childComplexity), true
+
+	case "GeneratedMediaLocation.areCredentialsSaved":
+		if e.ComplexityRoot.GeneratedMediaLocation.AreCredentialsSaved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.AreCredentialsSaved(childComplexity), true
+
+	case "GeneratedMediaLocation.autoCreateItems":
+		if e.ComplexityRoot.GeneratedMediaLocation.AutoCreateItems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.AutoCreateItems(childComplexity), true
+
+	case "GeneratedMediaLocation.backup":
+		if e.ComplexityRoot.GeneratedMediaLocation.Backup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.Backup(childComplexity), true
+
+	case "GeneratedMediaLocation.bucketName":
+		if e.ComplexityRoot.GeneratedMediaLocation.BucketName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.BucketName(childComplexity), true
+
+	case "GeneratedMediaLocation.createdOn":
+		if e.ComplexityRoot.GeneratedMediaLocation.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.CreatedOn(childComplexity), true
+
+	case "GeneratedMediaLocation.deleteEnabled":
+		if e.ComplexityRoot.GeneratedMediaLocation.DeleteEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.DeleteEnabled(childComplexity), true
+
+	case "GeneratedMediaLocation.endpoint":
+		if e.ComplexityRoot.GeneratedMediaLocation.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.Endpoint(childComplexity), true
+
+	case "GeneratedMediaLocation.eventsTarget":
+		if e.ComplexityRoot.GeneratedMediaLocation.EventsTarget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.EventsTarget(childComplexity), true
+
+	case "GeneratedMediaLocation.externalId":
+		if e.ComplexityRoot.GeneratedMediaLocation.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.ExternalID(childComplexity), true
+
+	case "GeneratedMediaLocation.id":
+		if e.ComplexityRoot.GeneratedMediaLocation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.ID(childComplexity), true
+
+	case "GeneratedMediaLocation.pathPrefix":
+		if e.ComplexityRoot.GeneratedMediaLocation.PathPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.PathPrefix(childComplexity), true
+
+	case "GeneratedMediaLocation.pathStyle":
+		if e.ComplexityRoot.GeneratedMediaLocation.PathStyle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.PathStyle(childComplexity), true
+
+	case "GeneratedMediaLocation.platformFolderId":
+		if e.ComplexityRoot.GeneratedMediaLocation.PlatformFolderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.PlatformFolderID(childComplexity), true
+
+	case "GeneratedMediaLocation.region":
+		if e.ComplexityRoot.GeneratedMediaLocation.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.Region(childComplexity), true
+
+	case "GeneratedMediaLocation.roleIdentifier":
+		if e.ComplexityRoot.GeneratedMediaLocation.RoleIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.RoleIdentifier(childComplexity), true
+
+	case "GeneratedMediaLocation.storageProvider":
+		if e.ComplexityRoot.GeneratedMediaLocation.StorageProvider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.StorageProvider(childComplexity), true
+
+	case "GeneratedMediaLocation.uploadGeneratedMedia":
+		if e.ComplexityRoot.GeneratedMediaLocation.UploadGeneratedMedia == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GeneratedMediaLocation.UploadGeneratedMedia(childComplexity), true
+
 	case "HourlyMax.hour":
 		if e.ComplexityRoot.HourlyMax.Hour == nil {
 			break
@@ -3221,6 +3379,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.CreateFolderPath(childComplexity, args["input"].(model.FolderPathInput)), true
 
+	case "Mutation.createGeneratedMediaLocation":
+		if e.ComplexityRoot.Mutation.CreateGeneratedMediaLocation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createGeneratedMediaLocation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateGeneratedMediaLocation(childComplexity, args["input"].(model.GeneratedMediaLocationInput)), true
+
 	case "Mutation.createItem":
 		if e.ComplexityRoot.Mutation.CreateItem == nil {
 			break
@@ -4022,6 +4192,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.FolderContent(childComplexity, args["folderId"].(string), args["from"].(*int), args["size"].(*int), args["sort"].(*model.FolderContentSort), args["order"].(*model.SortOrder), args["after"].(*string)), true
+
+	case "Query.generatedMediaLocations":
+		if e.ComplexityRoot.Query.GeneratedMediaLocations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.GeneratedMediaLocations(childComplexity), true
 
 	case "Query.item":
 		if e.ComplexityRoot.Query.Item == nil {
@@ -5518,6 +5695,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDeleteStorageLocationInput,
 		ec.unmarshalInputFolderMetadataInput,
 		ec.unmarshalInputFolderPathInput,
+		ec.unmarshalInputGeneratedMediaLocationInput,
 		ec.unmarshalInputItemFilter,
 		ec.unmarshalInputItemFolderInput,
 		ec.unmarshalInputItemIdInput,
@@ -5621,7 +5799,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/users.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/users.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5638,6 +5816,7 @@ var sources = []*ast.Source{
 	{Name: "schema/comments.graphqls", Input: sourceData("schema/comments.graphqls"), BuiltIn: false},
 	{Name: "schema/details.graphqls", Input: sourceData("schema/details.graphqls"), BuiltIn: false},
 	{Name: "schema/folders.graphqls", Input: sourceData("schema/folders.graphqls"), BuiltIn: false},
+	{Name: "schema/generated_media.graphqls", Input: sourceData("schema/generated_media.graphqls"), BuiltIn: false},
 	{Name: "schema/items.graphqls", Input: sourceData("schema/items.graphqls"), BuiltIn: false},
 	{Name: "schema/mdfs.graphqls", Input: sourceData("schema/mdfs.graphqls"), BuiltIn: false},
 	{Name: "schema/relations.graphqls", Input: sourceData("schema/relations.graphqls"), BuiltIn: false},
@@ -6168,6 +6347,50 @@ func (ec *executionContext) childFields_FolderEntry(ctx context.Context, field g
 		return ec.fieldContext_FolderEntry_item(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FolderEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_GeneratedMediaLocation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_GeneratedMediaLocation_id(ctx, field)
+	case "bucketName":
+		return ec.fieldContext_GeneratedMediaLocation_bucketName(ctx, field)
+	case "pathPrefix":
+		return ec.fieldContext_GeneratedMediaLocation_pathPrefix(ctx, field)
+	case "backup":
+		return ec.fieldContext_GeneratedMediaLocation_backup(ctx, field)
+	case "deleteEnabled":
+		return ec.fieldContext_GeneratedMediaLocation_deleteEnabled(ctx, field)
+	case "autoCreateItems":
+		return ec.fieldContext_GeneratedMediaLocation_autoCreateItems(ctx, field)
+	case "uploadGeneratedMedia":
+		return ec.fieldContext_GeneratedMediaLocation_uploadGeneratedMedia(ctx, field)
+	case "storageProvider":
+		return ec.fieldContext_GeneratedMediaLocation_storageProvider(ctx, field)
+	case "accessType":
+		return ec.fieldContext_GeneratedMediaLocation_accessType(ctx, field)
+	case "platformFolderId":
+		return ec.fieldContext_GeneratedMediaLocation_platformFolderId(ctx, field)
+	case "roleIdentifier":
+		return ec.fieldContext_GeneratedMediaLocation_roleIdentifier(ctx, field)
+	case "externalId":
+		return ec.fieldContext_GeneratedMediaLocation_externalId(ctx, field)
+	case "accessKey":
+		return ec.fieldContext_GeneratedMediaLocation_accessKey(ctx, field)
+	case "areCredentialsSaved":
+		return ec.fieldContext_GeneratedMediaLocation_areCredentialsSaved(ctx, field)
+	case "endpoint":
+		return ec.fieldContext_GeneratedMediaLocation_endpoint(ctx, field)
+	case "region":
+		return ec.fieldContext_GeneratedMediaLocation_region(ctx, field)
+	case "pathStyle":
+		return ec.fieldContext_GeneratedMediaLocation_pathStyle(ctx, field)
+	case "eventsTarget":
+		return ec.fieldContext_GeneratedMediaLocation_eventsTarget(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_GeneratedMediaLocation_createdOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GeneratedMediaLocation", field.Name)
 }
 
 func (ec *executionContext) childFields_HourlyMax(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -26,6 +26,10 @@ type Resolver struct {
 	// AllowPrivateStorage lets storage locations' endpoints be private
 	// addresses (on-prem S3, tests); else only public ones are reached.
 	AllowPrivateStorage bool
+	// BucketEventsTarget is the ARN generated-media locations' buckets send
+	// object-created events to (LOUPE_BUCKET_EVENTS_ARN); empty: no
+	// trigger is attached (docs/generated-media-locations.md).
+	BucketEventsTarget string
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

@@ -335,6 +335,7 @@ var plausibleFields = map[string]any{
 var probedControls = map[string]bool{
 	"POST /prime/api/v1/storages": true, "PUT /prime/api/v1/storages": true,
 	"createStorageLocation": true, "updateStorageLocation": true,
+	"POST /ingest/api/v1/generatedMediaLocations": true, "createGeneratedMediaLocation": true,
 }
 
 // plausibleStrings are values for String inputs by field name.

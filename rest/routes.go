@@ -288,6 +288,9 @@ var Routes = []Route{
 	{Method: "PUT", Path: "/auth/api/v1/security", Op: "updateSecuritySettings", Field: "updateSecuritySettings",
 		Bind: requiredBodyAs("input")},
 	{Method: "GET", Path: "/config/api/v1/tenantIds", Op: "tenantIds", Field: "tenantIds"},
+	{Method: "GET", Path: "/ingest/api/v1/generatedMediaLocations", Op: "listGeneratedMediaLocations", Field: "generatedMediaLocations"},
+	{Method: "POST", Path: "/ingest/api/v1/generatedMediaLocations", Op: "createGeneratedMediaLocation",
+		Field: "createGeneratedMediaLocation", Bind: requiredBodyAs("input")},
 	{Method: "GET", Path: "/api/v1/storageManagers", Op: "storageManagers", Field: "storageManagers"},
 
 	// Search is named by the spec's limits (section 8: "search hits") and

@@ -62,6 +62,10 @@ type Config struct {
 	// loopback, private and link-local addresses: for tests and S3 services
 	// inside the operator's network. Off, they are refused.
 	AllowPrivateStorage bool
+	// BucketEventsTarget is the ARN of the queue, topic or function that
+	// generated-media locations' buckets send object-created events to
+	// (LOUPE_BUCKET_EVENTS_ARN; docs/generated-media-locations.md).
+	BucketEventsTarget string
 	// APIKeyHeaders names further headers that carry an API key, beside
 	// Authorization and X-API-Key (LOUPE_API_KEY_HEADERS, parsed by
 	// auth.ParseKeyHeaders; docs/migrating-integrations.md).
@@ -115,6 +119,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res := resolvers.New(st, cfg.Blobs, files)
 	res.JWKS = jwtauth.NewVerifier(jwtOpt)
 	res.Credentials, res.AllowPrivateStorage = cfg.Credentials, cfg.AllowPrivateStorage
+	res.BucketEventsTarget = cfg.BucketEventsTarget
 	es := graph.NewExecutableSchema(graph.Config{
 		Resolvers:  res,
 		Complexity: graph.Complexity(),

@@ -161,6 +161,11 @@ func (l *StorageLocation) Validate() error {
 const locationColumns = `tenant_id, id, storage_id, name, type, bucket_name, path_prefix, endpoint, region,
 path_style, access_type, access_key, role_identifier, external_id, secret_sealed, is_default, created_on, modified_on`
 
+// locationColumnsL are locationColumns of the table aliased l.
+const locationColumnsL = `l.tenant_id, l.id, l.storage_id, l.name, l.type, l.bucket_name, l.path_prefix, l.endpoint,
+l.region, l.path_style, l.access_type, l.access_key, l.role_identifier, l.external_id, l.secret_sealed, l.is_default,
+l.created_on, l.modified_on`
+
 const (
 	storageLocationsSQL = `SELECT ` + locationColumns + ` FROM storage_locations WHERE tenant_id = $1 ORDER BY name, id`
 
@@ -241,28 +246,37 @@ func (s *Store) CreateStorageLocation(ctx context.Context, tenantID string, l *S
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	var out StorageLocation
-	err := s.locationTx(ctx, tenantID, func(tx *sqlx.Tx) error {
-		var n int
-		if err := tx.GetContext(ctx, &n, countStorageLocationsSQL, tenantID); err != nil {
-			return fmt.Errorf("store: unable to count storage locations: %w", err)
-		}
-		if n >= MaxStorageLocations {
-			return loupe.Errorf(loupe.ECONFLICT, "the tenant has %d storage locations, the most it may have", MaxStorageLocations)
-		}
-		if l.IsDefault {
-			if _, err := tx.ExecContext(ctx, clearDefaultLocationSQL, tenantID, l.ID); err != nil {
-				return fmt.Errorf("store: unable to clear the default location: %w", err)
-			}
-		}
-		return tx.GetContext(ctx, &out, insertStorageLocationSQL, tenantID, l.ID, l.StorageID, l.Name, l.Type,
-			l.BucketName, l.PathPrefix, l.Endpoint, l.Region, l.PathStyle, l.AccessType, l.AccessKey,
-			l.RoleIdentifier, l.ExternalID, l.SecretSealed, l.IsDefault)
+	var out *StorageLocation
+	err := s.locationTx(ctx, tenantID, func(tx *sqlx.Tx) (err error) {
+		out, err = insertLocation(ctx, tx, tenantID, l)
+		return err
 	})
 	if err != nil {
 		return nil, locationWriteError(err, "create")
 	}
-	return &out, nil
+	return out, nil
+}
+
+// insertLocation inserts a validated l in a transaction holding the
+// tenant's location lock (locationTx).
+func insertLocation(ctx context.Context, tx *sqlx.Tx, tenantID string, l *StorageLocation) (*StorageLocation, error) {
+	var n int
+	if err := tx.GetContext(ctx, &n, countStorageLocationsSQL, tenantID); err != nil {
+		return nil, fmt.Errorf("store: unable to count storage locations: %w", err)
+	}
+	if n >= MaxStorageLocations {
+		return nil, loupe.Errorf(loupe.ECONFLICT, "the tenant has %d storage locations, the most it may have", MaxStorageLocations)
+	}
+	if l.IsDefault {
+		if _, err := tx.ExecContext(ctx, clearDefaultLocationSQL, tenantID, l.ID); err != nil {
+			return nil, fmt.Errorf("store: unable to clear the default location: %w", err)
+		}
+	}
+	var out StorageLocation
+	err := tx.GetContext(ctx, &out, insertStorageLocationSQL, tenantID, l.ID, l.StorageID, l.Name, l.Type,
+		l.BucketName, l.PathPrefix, l.Endpoint, l.Region, l.PathStyle, l.AccessType, l.AccessKey,
+		l.RoleIdentifier, l.ExternalID, l.SecretSealed, l.IsDefault)
+	return &out, err
 }
 
 // UpdateStorageLocation writes l over the location it was read as (l's

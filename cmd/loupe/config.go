@@ -58,6 +58,7 @@ func loadConfig() config {
 	c.App.RequestTimeout = envDuration("LOUPE_REQUEST_TIMEOUT", c.App.RequestTimeout)
 	c.App.AllowPrivateJWKS = envBool("LOUPE_JWKS_ALLOW_PRIVATE", false)
 	c.App.AllowPrivateStorage = envBool("LOUPE_STORAGE_ALLOW_PRIVATE", false)
+	c.App.BucketEventsTarget = os.Getenv("LOUPE_BUCKET_EVENTS_ARN")
 	c.App.GraphQLInFlight = envInt("LOUPE_GRAPHQL_IN_FLIGHT", c.App.GraphQLInFlight)
 	// Background work (internal/jobs): 0 = one worker per core and queue,
 	// -1 = this node only serves the API and asks others for the work.

@@ -224,6 +224,33 @@ type FolderPathInput struct {
 	Path string `json:"path"`
 }
 
+// A generated-media location to create: its bucket and credentials as for a
+// storage location, and its settings (defaults: uploadGeneratedMedia true,
+// the others false).
+type GeneratedMediaLocationInput struct {
+	// A name for the storage location it is (default: the bucket and prefix).
+	Name       *string `json:"name,omitempty"`
+	BucketName string  `json:"bucketName"`
+	PathPrefix *string `json:"pathPrefix,omitempty"`
+	Endpoint   *string `json:"endpoint,omitempty"`
+	Region     *string `json:"region,omitempty"`
+	PathStyle  *bool   `json:"pathStyle,omitempty"`
+	// key-user (the default) or assume-role.
+	AccessType *string `json:"accessType,omitempty"`
+	AccessKey  *string `json:"accessKey,omitempty"`
+	// The secret access key (key-user): stored encrypted, never answered.
+	SecretKey      *string `json:"secretKey,omitempty"`
+	RoleIdentifier *string `json:"roleIdentifier,omitempty"`
+	ExternalID     *string `json:"externalId,omitempty"`
+	// obj_native (the default).
+	StorageProvider      *string `json:"storageProvider,omitempty"`
+	Backup               *bool   `json:"backup,omitempty"`
+	DeleteEnabled        *bool   `json:"deleteEnabled,omitempty"`
+	AutoCreateItems      *bool   `json:"autoCreateItems,omitempty"`
+	UploadGeneratedMedia *bool   `json:"uploadGeneratedMedia,omitempty"`
+	PlatformFolderID     *string `json:"platformFolderId,omitempty"`
+}
+
 type ItemEdge struct {
 	Cursor string      `json:"cursor"`
 	Node   *store.Item `json:"node"`
