@@ -32,11 +32,13 @@ func setS3Env(t *testing.T, cfg blob.S3Config) {
 
 // TestServeKeepsFilesInS3: `loupe serve` with LOUPE_S3_* settings keeps an
 // attachment uploaded through its signed link in the bucket (nothing on
-// local disk) and serves it back, ranges included.
+// local disk) and serves it back, ranges included; another node on the same
+// database and bucket serves it too.
 func TestServeKeepsFilesInS3(t *testing.T) {
 	bucket := s3test.Bucket(t)
 	t.Setenv("DATABASE_URL", pgtest.DB(t))
 	setS3Env(t, bucket)
+	t.Setenv("LOUPE_BLOB_KEY", strings.Repeat("5a", 32))
 	blobDir := t.TempDir()
 	t.Setenv("LOUPE_BLOB_DIR", blobDir)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
@@ -118,15 +120,39 @@ func TestServeKeepsFilesInS3(t *testing.T) {
 		t.Fatalf("files were written to the local directory too: %v", entries)
 	}
 
-	cancel()
-	select {
-	case code := <-exited:
-		if code != 0 {
-			t.Fatalf("serve exited %d after the signal", code)
+	// A second node on the same database and bucket, with the first one
+	// stopped: it serves the file the first one took in (no node-local
+	// state). Nodes share LOUPE_BLOB_KEY so that either's links work.
+	stop := func(cancel context.CancelFunc, exited chan int) {
+		t.Helper()
+		cancel()
+		select {
+		case code := <-exited:
+			if code != 0 {
+				t.Fatalf("serve exited %d after the signal", code)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("serve did not stop after the signal")
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop after the signal")
 	}
+	stop(cancel, exited)
+	addr = "127.0.0.1:" + strconv.Itoa(freePort(t))
+	t.Setenv("LOUPE_ADDR", addr)
+	t.Setenv("LOUPE_PUBLIC_URL", "http://"+addr)
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	exited2 := make(chan int)
+	go func() { code, _ := runCaptured(t, ctx2, "serve"); exited2 <- code }()
+	base = "http://" + addr
+	waitReady(t, base)
+	status, b = call("GET", base+"/api/v1/items/"+item.ID+"/attachments", "")
+	if status != 200 || json.Unmarshal(b, &list) != nil || len(list) != 1 || !strings.HasPrefix(list[0].DownloadURL, base) {
+		t.Fatalf("list attachments on the second node: %d %s", status, b)
+	}
+	if status, b = call("GET", list[0].DownloadURL, ""); status != 200 || string(b) != content {
+		t.Fatalf("download from the second node: %d, %d bytes", status, len(b))
+	}
+	stop(cancel2, exited2)
 }
 
 // TestOpenFilesRefusals: a configuration that cannot work stops the start,
