@@ -38,6 +38,7 @@ generate:
 # drives load per scenario, with pgbench -S and PostGraphile measured in the
 # same run.
 bench: build
+	@scripts/deps bench
 	@$(GO) build -o bin/loupe-bench ./cmd/loupe-bench
 	./bin/loupe-bench --loupe bin/loupe
 

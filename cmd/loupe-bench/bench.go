@@ -23,6 +23,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/bench/benchseed"
 	"github.com/loupe-mam/loupe/internal/bench/loadgen"
+	"github.com/loupe-mam/loupe/internal/bench/mediabench"
 	"github.com/loupe-mam/loupe/internal/bench/postgraphile"
 	"github.com/loupe-mam/loupe/internal/pgcluster"
 	"github.com/loupe-mam/loupe/migrations"
@@ -45,6 +46,7 @@ type benchConfig struct {
 	profileDir   string
 	only         string
 	hold         bool
+	uploadBytes  int64
 }
 
 // cmdBench runs the performance benchmark of issue 5: a throwaway Postgres
@@ -64,12 +66,14 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.StringVar(&c.cacheDir, "cache", ".loupe/bench", "where npm packages are kept between runs")
 	fs.StringVar(&c.profileDir, "profile", "", "write a CPU profile of the server per Loupe scenario into this directory")
 	fs.StringVar(&c.only, "only", "", "run only the scenarios whose name contains this")
+	fs.Int64Var(&c.uploadBytes, "upload-bytes", 2<<30, "the size of the media upload scenarios (quick: 64 MiB)")
 	fs.BoolVar(&c.hold, "hold", false, "seed, print the database URL and key, and wait (for exploring plans) instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if c.quick {
 		c.duration, c.warmup = 2*time.Second, 500*time.Millisecond
+		c.uploadBytes = 64 << 20
 	}
 	return runBench(ctx, c)
 }
@@ -154,7 +158,7 @@ func runBench(ctx context.Context, c benchConfig) error {
 		// by every request sent, not only the measured ones.
 		row.SQLPerReq = statementsPerRequest(ctx, db, res.Sent)
 		logTopStatements(ctx, db, log)
-		row.RSSMiB = rssMiB(pid)
+		row.RSSMiB = mediabench.RSSMiB(pid)
 		fmt.Fprintf(log, "bench: %-40s %8.0f req/s  p50 %v  p99 %v  errors %d %s\n", name, res.RPS,
 			res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors, res.FirstError)
 		return row
@@ -175,15 +179,19 @@ func runBench(ctx context.Context, c benchConfig) error {
 			rows = append(rows, referenceRow(ctx, dbURL, seeded, measure))
 		}
 	}
+	var media []mediaRow
+	if c.only == "" || strings.HasPrefix(c.only, "upload") {
+		media = mediaRows(ctx, c, dir, dbURL, seeded.APIKey, log)
+	}
 	if c.only != "" {
-		fmt.Println(benchReport(c, seeded, rows))
+		fmt.Println(benchReport(c, seeded, rows) + mediaReport(media))
 		return nil
 	}
 	rows = append(rows, pgbenchRows(ctx, cl, c, log)...)
 	if c.postgraphile {
 		rows = append(rows, postgraphileRows(ctx, c, dbURL, seeded, measure, log)...)
 	}
-	report := benchReport(c, seeded, rows)
+	report := benchReport(c, seeded, rows) + mediaReport(media)
 	fmt.Println(report)
 	if c.out != "" {
 		return os.WriteFile(c.out, []byte(report), 0o644)
@@ -372,23 +380,6 @@ ORDER BY total_exec_time + total_plan_time DESC LIMIT 5`)
 	}
 }
 
-// rssMiB is a process's resident set size.
-func rssMiB(pid int) float64 {
-	if pid == 0 {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
-	if m == nil {
-		return 0
-	}
-	kb, _ := strconv.ParseFloat(string(m[1]), 64)
-	return kb / 1024
-}
-
 // server is `loupe serve` run as a child process, as in production.
 type server struct {
 	url   string
@@ -438,7 +429,7 @@ func besideUs(name string) string {
 	return filepath.Join(filepath.Dir(exe), name)
 }
 
-func startServer(ctx context.Context, exe, dbURL string, profile bool, log io.Writer) (*server, error) {
+func startServer(ctx context.Context, exe, dbURL string, profile bool, log io.Writer, env ...string) (*server, error) {
 	port, err := freeTCPPort()
 	if err != nil {
 		return nil, err
@@ -447,6 +438,7 @@ func startServer(ctx context.Context, exe, dbURL string, profile bool, log io.Wr
 	cmd := exec.CommandContext(ctx, exe, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "LOUPE_ADDR=127.0.0.1:"+strconv.Itoa(port),
 		"LOUPE_LOG_LEVEL=warn", "LOUPE_BLOB_KEY="+hex.EncodeToString(key))
+	cmd.Env = append(cmd.Env, env...)
 	pprofURL := ""
 	if profile {
 		pp, err := freeTCPPort()

@@ -93,22 +93,13 @@ func Main(m *testing.M) {
 // process's server, starting the server on first use.
 func Bucket(t testing.TB) blob.S3Config {
 	t.Helper()
-	srv := Start(t)
-	name := "t" + mustHex(10)
-	client := srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
-		t.Fatalf("s3test: create bucket: %v", err)
+	cfg, err := Start(t).NewBucket(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return blob.S3Config{
-		Endpoint:        srv.Endpoint,
-		Region:          Region,
-		Bucket:          name,
-		PathStyle:       true,
-		AccessKeyID:     srv.AccessKeyID,
-		SecretAccessKey: srv.SecretAccessKey,
-	}
+	return cfg
 }
 
 // Start answers the test process's server, starting it on first use, or
@@ -134,6 +125,32 @@ func Start(t testing.TB) *Server {
 		t.Fatalf("s3test: %v", startErr)
 	}
 	return server
+}
+
+// Launch starts a server of the process's own, outside a test (the
+// benchmark); the caller stops it with Stop.
+func Launch() (*Server, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("versitygw %s is not built at %s (scripts/deps test builds it)", Version, bin)
+	}
+	return start(bin)
+}
+
+// Stop ends a server from Launch and removes its files.
+func (s *Server) Stop() { s.stop() }
+
+// NewBucket creates an empty bucket and answers its configuration.
+func (s *Server) NewBucket(ctx context.Context) (blob.S3Config, error) {
+	name := "b" + mustHex(10)
+	if _, err := s.Client().CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
+		return blob.S3Config{}, fmt.Errorf("s3test: create bucket: %w", err)
+	}
+	return blob.S3Config{Endpoint: s.Endpoint, Region: Region, Bucket: name, PathStyle: true,
+		AccessKeyID: s.AccessKeyID, SecretAccessKey: s.SecretAccessKey}, nil
 }
 
 // Client is an SDK client of the server with its root credentials.
