@@ -1,0 +1,37 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+)
+
+// Image renditions are made by libvips (Debian's libvips-tools): a 24 MP
+// JPEG in 0.1–0.15 s here, orientation applied, where pure Go has no WebP
+// encoder and is 2–8× slower.
+
+// Rendition sizes (the longer side, in pixels).
+const (
+	ImageThumbnailSize = 320
+	ImagePreviewSize   = 1280
+)
+
+// Rendition writes a rendition of image in to out (its format from the
+// extension: .webp, .jpg, .png), at most size pixels on its longer side
+// (never enlarged), turned upright by its EXIF orientation, metadata
+// stripped.
+func Rendition(ctx context.Context, in, out string, size int) error {
+	s := strconv.Itoa(size)
+	cmd := exec.CommandContext(ctx, "vipsthumbnail", in, "--size", s+"x"+s+">", "-o", out+"[Q=82,strip]")
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{max: 4 << 10, buf: &stderr}
+	if err := start(cmd); err != nil {
+		return err
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("vipsthumbnail: %s", toolError(err, stderr.String()))
+	}
+	return nil
+}
