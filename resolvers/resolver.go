@@ -8,6 +8,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/secretbox"
+	"github.com/loupe-mam/loupe/internal/upload"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -26,6 +27,9 @@ type Resolver struct {
 	// AllowPrivateStorage lets storage locations' endpoints be private
 	// addresses (on-prem S3, tests); else only public ones are reached.
 	AllowPrivateStorage bool
+	// Uploads creates and reads resumable uploads (nil without a file
+	// store).
+	Uploads *upload.Service
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

@@ -1,0 +1,339 @@
+package upload_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/s3test"
+	"github.com/loupe-mam/loupe/internal/upload"
+	"github.com/loupe-mam/loupe/server"
+)
+
+func TestMain(m *testing.M) { s3test.Main(m) }
+
+const partSize = 5 << 20
+
+// tusClient speaks tus 1.0 over plain net/http, as a test sees it.
+type tusClient struct {
+	t   *testing.T
+	api *loupetest.API
+	key string
+}
+
+func newTus(t *testing.T, api *loupetest.API, c *loupetest.Client) *tusClient {
+	return &tusClient{t: t, api: api, key: c.Key}
+}
+
+func (c *tusClient) on(api *loupetest.API) *tusClient { d := *c; d.api = api; return &d }
+
+func (c *tusClient) do(method, path string, body io.Reader, length int64, h map[string]string) *http.Response {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.api.URL+path, body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if length >= 0 {
+		req.ContentLength = length
+	}
+	req.Header.Set("Tus-Resumable", "1.0.0")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+func metadata(kv ...string) string {
+	var parts []string
+	for i := 0; i < len(kv); i += 2 {
+		parts = append(parts, kv[i]+" "+base64.StdEncoding.EncodeToString([]byte(kv[i+1])))
+	}
+	return strings.Join(parts, ",")
+}
+
+// create makes an upload and answers its path.
+func (c *tusClient) create(size int, meta string) string {
+	c.t.Helper()
+	resp := c.do("POST", upload.PathPrefix, nil, 0, map[string]string{
+		"Upload-Length": strconv.Itoa(size), "Upload-Metadata": meta})
+	if resp.StatusCode != 201 {
+		c.t.Fatalf("create: %d", resp.StatusCode)
+	}
+	u, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || !strings.HasPrefix(u.Path, upload.PathPrefix+"/") {
+		c.t.Fatalf("Location %q", resp.Header.Get("Location"))
+	}
+	return u.Path
+}
+
+func (c *tusClient) head(path string) (int, int64) {
+	c.t.Helper()
+	resp := c.do("HEAD", path, nil, -1, nil)
+	off, _ := strconv.ParseInt(resp.Header.Get("Upload-Offset"), 10, 64)
+	return resp.StatusCode, off
+}
+
+// patch sends body at offset; length -1 sends it chunked (no
+// Content-Length).
+func (c *tusClient) patch(path string, offset int64, body []byte, chunked bool) *http.Response {
+	c.t.Helper()
+	var r io.Reader = bytes.NewReader(body)
+	length := int64(len(body))
+	if chunked {
+		r, length = io.MultiReader(bytes.NewReader(body)), -1
+	}
+	return c.do("PATCH", path, r, length, map[string]string{
+		"Content-Type": "application/offset+octet-stream", "Upload-Offset": strconv.FormatInt(offset, 10)})
+}
+
+// cutPatch declares the rest of the file and sends only n bytes, then drops
+// the connection.
+func (c *tusClient) cutPatch(path string, offset int64, rest []byte, n int) {
+	c.t.Helper()
+	u, _ := url.Parse(c.api.URL)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	w := bufio.NewWriter(conn)
+	fmt.Fprintf(w, "PATCH %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nTus-Resumable: 1.0.0\r\n"+
+		"Content-Type: application/offset+octet-stream\r\nUpload-Offset: %d\r\nContent-Length: %d\r\n\r\n",
+		path, u.Host, c.key, offset, len(rest))
+	w.Write(rest[:n])
+	if err := w.Flush(); err != nil {
+		c.t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	conn.Close()
+}
+
+// noisePNG is a real PNG of about w*h*4 bytes that does not compress.
+func noisePNG(t *testing.T, w, h int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Pix {
+		img.Pix[i] = byte(r.Uint32())
+	}
+	img.Set(0, 0, color.NRGBA{1, 2, 3, 255})
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.NoCompression}
+	if err := enc.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+type backend struct {
+	name  string
+	files func(t *testing.T) blob.Store
+}
+
+var backends = []backend{
+	{"disk", func(t *testing.T) blob.Store {
+		d, err := blob.NewDisk(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}},
+	{"s3", func(t *testing.T) blob.Store {
+		cfg := s3test.Bucket(t)
+		cfg.PartSize = partSize
+		s, err := blob.NewS3(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}},
+}
+
+func withFiles(files blob.Store) loupetest.Option {
+	return func(c *server.Config) { c.Files, c.UploadPartSize = files, partSize }
+}
+
+type itemView struct {
+	MediaSize                 *int64         `json:"mediaSize"`
+	MediaType                 *string        `json:"mediaType"`
+	OriginalFileName          string         `json:"originalFileName"`
+	SourceFileLocation        *string        `json:"sourceFileLocation"`
+	ItemState                 *string        `json:"itemState"`
+	TranscodingState          string         `json:"transcodingState"`
+	IsExternalUpload          bool           `json:"isExternalUpload"`
+	UploadRequestedAt         *string        `json:"uploadRequestedAt"`
+	UploadProgressInfo        map[string]any `json:"uploadProgressInfo"`
+	UploadLockOwnerInstanceID *string        `json:"uploadLockOwnerInstanceId"`
+}
+
+// The whole life of an upload on each backend: creation for an existing
+// item, PATCHes of odd sizes (with and without Content-Length), a request
+// cut mid-body, a restart (another server on the same database and
+// files), completion; the checksum, the sniffed type, the processing job,
+// other tenants.
+func TestUploadResumesAcrossCutsAndRestarts(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			files := b.files(t)
+			api := loupetest.New(t, withFiles(files))
+			a := api.Tenant(t, "a")
+			other := api.Tenant(t, "b")
+			itemID := a.CreateItem(t, map[string]any{"title": "Holiday", "itemType": "image"})
+			file := noisePNG(t, 2000, 1800) // ~14.4 MB: three parts and a bit
+			sum := sha256.Sum256(file)
+			tc := newTus(t, api, a)
+
+			path := tc.create(len(file), metadata("itemId", itemID, "filename", "../photos/holiday shot.mov", "filetype", "video/mp4"))
+			var it itemView
+			a.Get(t, "/api/v1/items/"+itemID).Status(200).JSON(&it)
+			if it.ItemState == nil || *it.ItemState != "uploading" || it.UploadRequestedAt == nil || it.IsExternalUpload ||
+				it.UploadProgressInfo["totalBytes"] != float64(len(file)) || it.UploadProgressInfo["bytesReceived"] != 0.0 {
+				t.Fatalf("after create: %+v", it)
+			}
+
+			// Other tenants see nothing.
+			ot := newTus(t, api, other)
+			if code, _ := ot.head(path); code != 404 {
+				t.Fatalf("another tenant's HEAD: %d", code)
+			}
+			if resp := ot.patch(path, 0, file[:10], false); resp.StatusCode != 404 {
+				t.Fatalf("another tenant's PATCH: %d", resp.StatusCode)
+			}
+			if resp := ot.do("DELETE", path, nil, -1, nil); resp.StatusCode != 404 {
+				t.Fatalf("another tenant's DELETE: %d", resp.StatusCode)
+			}
+
+			off := int64(0)
+			step := func(n int, chunked bool) {
+				t.Helper()
+				resp := tc.patch(path, off, file[off:off+int64(n)], chunked)
+				if resp.StatusCode != 204 {
+					t.Fatalf("PATCH %d bytes at %d: %d", n, off, resp.StatusCode)
+				}
+				got, _ := strconv.ParseInt(resp.Header.Get("Upload-Offset"), 10, 64)
+				if got != off+int64(n) {
+					t.Fatalf("PATCH answered offset %d, want %d", got, off+int64(n))
+				}
+				off = got
+			}
+			step(1_000_003, false) // a tail only
+			step(6_000_001, true)  // completes part 1 from the tail, spooled; a new tail
+			if _, h := tc.head(path); h != off {
+				t.Fatalf("HEAD offset %d, want %d", h, off)
+			}
+			a.Get(t, "/api/v1/items/"+itemID).Status(200).JSON(&it)
+			if it.UploadProgressInfo["bytesReceived"] != float64(off) {
+				t.Fatalf("progress %v, want %d bytes", it.UploadProgressInfo, off)
+			}
+
+			// Cut mid-body: part 2 is completed from what arrived, the rest
+			// of what arrived (less than a part) is lost.
+			tc.cutPatch(path, off, file[off:], 5<<20+123)
+			_, h := tc.head(path)
+			if h != 2*partSize {
+				t.Fatalf("after the cut, HEAD offset %d, want the durable %d", h, 2*partSize)
+			}
+			off = h
+			a.Get(t, "/api/v1/items/"+itemID).Status(200).JSON(&it)
+			if it.UploadLockOwnerInstanceID != nil {
+				t.Fatalf("the lock outlived the cut request: %v", *it.UploadLockOwnerInstanceID)
+			}
+
+			// A restart: another server on the same database and files.
+			api2 := api.Another(t, withFiles(files))
+			tc2 := tc.on(api2)
+			if _, h := tc2.head(path); h != off {
+				t.Fatalf("after restart, HEAD %d, want %d", h, off)
+			}
+			step2 := func(n int) *http.Response {
+				resp := tc2.patch(path, off, file[off:off+int64(n)], false)
+				if resp.StatusCode != 204 {
+					t.Fatalf("PATCH on the second server: %d", resp.StatusCode)
+				}
+				off += int64(n)
+				return resp
+			}
+			step2(777_777)
+			resp := step2(len(file) - int(off))
+			if got := resp.Header.Get("Loupe-Media-Sha256"); got != hex.EncodeToString(sum[:]) {
+				t.Fatalf("completing PATCH answered checksum %q", got)
+			}
+
+			var g struct {
+				Item struct {
+					MediaSHA256 string `json:"mediaSha256"`
+					MediaType   string `json:"mediaType"`
+					MediaSize   int64  `json:"mediaSize"`
+				} `json:"item"`
+			}
+			a.GraphQL(t, `query($id: ID!) { item(id: $id) { mediaSha256 mediaType mediaSize } }`, map[string]any{"id": itemID}).OK(&g)
+			if g.Item.MediaSHA256 != hex.EncodeToString(sum[:]) || g.Item.MediaType != "image/png" || g.Item.MediaSize != int64(len(file)) {
+				t.Fatalf("item after upload: %+v", g.Item)
+			}
+			a.Get(t, "/api/v1/items/"+itemID).Status(200).JSON(&it)
+			if it.MediaType == nil || *it.MediaType != "image/png" || it.OriginalFileName != "holiday shot.mov" ||
+				it.ItemState == nil || *it.ItemState != "uploaded" || it.TranscodingState != "queued" ||
+				it.SourceFileLocation == nil || it.UploadProgressInfo["percent"] != 100.0 {
+				t.Fatalf("item after upload: %+v", it)
+			}
+			key, ok := upload.KeyOfLocation(*it.SourceFileLocation)
+			if !ok || !strings.HasPrefix(key, a.TenantID+"/items/"+itemID+"/original/") || !strings.HasSuffix(key, "/holiday_shot.mov") {
+				t.Fatalf("sourceFileLocation %q", *it.SourceFileLocation)
+			}
+			got, err := blob.SHA256Of(context.Background(), files, key)
+			if err != nil || got != hex.EncodeToString(sum[:]) {
+				t.Fatalf("stored file's SHA-256 %s (%v)", got, err)
+			}
+			if n := api.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'process_item' AND args->>'itemId' = $1
+				AND args->>'reason' = 'upload' AND queue = 'interactive'`, itemID); n != 1 {
+				t.Fatalf("%d process_item jobs", n)
+			}
+			// A PATCH after the end changes nothing; no tail is left.
+			if resp := tc.patch(path, off, nil, false); resp.StatusCode != 204 {
+				t.Fatalf("PATCH after completion: %d", resp.StatusCode)
+			}
+			if n := api.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'process_item'`); n != 1 {
+				t.Fatalf("%d process_item jobs after a repeated PATCH", n)
+			}
+			page, _, err := files.List(context.Background(), a.TenantID+"/uploads/", "", 10)
+			if err != nil || len(page) != 0 {
+				t.Fatalf("tails left: %v (%v)", page, err)
+			}
+			// Terminating a complete upload is refused: it is the original.
+			if resp := tc.do("DELETE", path, nil, -1, nil); resp.StatusCode != 409 {
+				t.Fatalf("DELETE of a complete upload: %d", resp.StatusCode)
+			}
+			// A second upload for an item that has its original is refused.
+			resp = tc.do("POST", upload.PathPrefix, nil, 0, map[string]string{
+				"Upload-Length": "10", "Upload-Metadata": metadata("itemId", itemID)})
+			if resp.StatusCode != 409 {
+				t.Fatalf("second upload: %d", resp.StatusCode)
+			}
+		})
+	}
+}
