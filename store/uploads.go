@@ -405,9 +405,9 @@ const (
 	// The item forgets the upload it was waiting for (when it was this one).
 	uploadGoneSQL = `
 UPDATE items SET media = media - 'uploadProgressInfo' - 'itemState' - 'uploadRequestedAt',
-                 upload_lock_owner = CASE WHEN upload_lock_upload = $3 THEN NULL ELSE upload_lock_owner END,
-                 upload_locked_on = CASE WHEN upload_lock_upload = $3 THEN NULL ELSE upload_locked_on END,
-                 upload_lock_upload = CASE WHEN upload_lock_upload = $3 THEN NULL ELSE upload_lock_upload END
+                 upload_lock_owner = CASE WHEN upload_lock_upload::text = $3 THEN NULL ELSE upload_lock_owner END,
+                 upload_locked_on = CASE WHEN upload_lock_upload::text = $3 THEN NULL ELSE upload_locked_on END,
+                 upload_lock_upload = CASE WHEN upload_lock_upload::text = $3 THEN NULL ELSE upload_lock_upload END
 WHERE tenant_id = $1 AND id = $2 AND media->'uploadProgressInfo'->>'uploadId' = $3::text`
 )
 

@@ -252,6 +252,9 @@ func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (i
 			if part == nil {
 				s.dropTail(ctx, c.TailKey)
 			}
+			if errors.Is(err, store.ErrUploadMoved) {
+				return written, tusd.ErrUploadInterrupted
+			}
 			return written, err
 		}
 		if oldTail != c.TailKey {

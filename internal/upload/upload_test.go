@@ -337,3 +337,238 @@ func TestUploadResumesAcrossCutsAndRestarts(t *testing.T) {
 		})
 	}
 }
+
+func uploadLocked(t *testing.T, a *loupetest.Client, itemID string) bool {
+	t.Helper()
+	return a.Get(t, "/api/v1/items/"+itemID+"/upload").Status(200).Object()["isUploadLocked"] == true
+}
+
+// While a PATCH writes, the item's upload lock is held by this node; DELETE
+// …/upload breaks it and the PATCH stops; the client resumes from what was
+// stored. An external uploader's lock keeps tus writes out until released.
+func TestUploadLock(t *testing.T) {
+	api := loupetest.New(t, func(c *server.Config) { c.UploadPartSize, c.InstanceID = partSize, "node-a" })
+	a := api.Tenant(t, "a")
+	itemID := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	tc := newTus(t, api, a)
+	size := 12 << 20
+	file := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	path := tc.create(size, metadata("itemId", itemID, "filename", "clip.bin"))
+
+	pr, pw := io.Pipe()
+	done := make(chan *http.Response, 1)
+	go func() {
+		done <- tc.do("PATCH", path, pr, int64(size), map[string]string{
+			"Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"})
+	}()
+	if _, err := pw.Write(file[:6<<20]); err != nil { // a whole part and a bit
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !uploadLocked(t, a, itemID) {
+		if time.Now().After(deadline) {
+			t.Fatal("the item is not upload-locked while a PATCH writes")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var it itemView
+	a.Get(t, "/api/v1/items/"+itemID).Status(200).JSON(&it)
+	if it.UploadLockOwnerInstanceID == nil || *it.UploadLockOwnerInstanceID != "node-a" {
+		t.Fatalf("uploadLockOwnerInstanceId = %v", it.UploadLockOwnerInstanceID)
+	}
+	var g struct {
+		Item struct {
+			Upload struct {
+				IsLocked            bool   `json:"isLocked"`
+				LockOwnerInstanceID string `json:"lockOwnerInstanceId"`
+				State               string `json:"state"`
+				Size                int64  `json:"size"`
+			} `json:"upload"`
+		} `json:"item"`
+	}
+	a.GraphQL(t, `query($id: ID!) { item(id: $id) { upload { isLocked lockOwnerInstanceId state size } } }`,
+		map[string]any{"id": itemID}).OK(&g)
+	if u := g.Item.Upload; !u.IsLocked || u.LockOwnerInstanceID != "node-a" || u.State != "uploading" || u.Size != int64(size) {
+		t.Fatalf("GraphQL upload = %+v", u)
+	}
+
+	// DELETE breaks the lock: the PATCH stops (once its first part is
+	// stored, so that there is something to resume from).
+	for api.Count(t, `SELECT received::int FROM uploads WHERE item_id = $1`, itemID) < partSize {
+		if time.Now().After(deadline) {
+			t.Fatal("the first part was not stored")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := a.Delete(t, "/api/v1/items/"+itemID+"/upload").Status(200).Object(); got["isUploadLocked"] != false {
+		t.Fatalf("DELETE answered %v", got)
+	}
+	go func() { _, _ = io.Copy(pw, bytes.NewReader(file[6<<20:])) }() // whatever still fits
+	select {
+	case resp := <-done:
+		if resp.StatusCode == 204 {
+			t.Fatal("the PATCH went on after its lock was broken")
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the PATCH did not stop after its lock was broken")
+	}
+	pr.CloseWithError(io.ErrClosedPipe)
+	if uploadLocked(t, a, itemID) {
+		t.Fatal("still locked after DELETE")
+	}
+	_, off := tc.head(path)
+	if off < partSize || off > 6<<20 {
+		t.Fatalf("offset %d after the interrupted PATCH, want at least the first part", off)
+	}
+
+	// An external uploader's lock keeps tus out until it is released.
+	a.GraphQL(t, `mutation($id: ID!) { lockUpload(input: {id: $id, ownerInstanceId: "uploader-7"}) { isUploadLocked } }`,
+		map[string]any{"id": itemID}).OK(nil)
+	if resp := tc.patch(path, off, file[off:off+10], false); resp.StatusCode != http.StatusLocked {
+		t.Fatalf("PATCH under an external lock: %d", resp.StatusCode)
+	}
+	a.Get(t, "/api/v1/items/"+itemID).Status(200).JSON(&it)
+	if it.UploadLockOwnerInstanceID == nil || *it.UploadLockOwnerInstanceID != "uploader-7" {
+		t.Fatalf("the external lock was changed: %v", it.UploadLockOwnerInstanceID)
+	}
+	a.Delete(t, "/api/v1/items/"+itemID+"/upload").Status(200)
+	if resp := tc.patch(path, off, file[off:], false); resp.StatusCode != 204 {
+		t.Fatalf("PATCH after release: %d", resp.StatusCode)
+	}
+	if uploadLocked(t, a, itemID) {
+		t.Fatal("locked after the upload completed")
+	}
+}
+
+// Without itemId the upload makes its item; a zero-byte upload completes
+// at once; GraphQL's startUpload answers a URL tus takes the bytes at;
+// termination forgets an unfinished upload and its parts.
+func TestUploadNewItemsGraphQLAndTermination(t *testing.T) {
+	files, err := blob.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := loupetest.New(t, withFiles(files))
+	a := api.Tenant(t, "a")
+	tc := newTus(t, api, a)
+
+	// A small real MP4 header (ftyp box), sent as a file that claims PNG.
+	mp4 := append([]byte("\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom\x00\x00\x00\x08free"), bytes.Repeat([]byte{7}, 5000)...)
+	path := tc.create(len(mp4), metadata("filename", "C:\\clips\\news.mp4", "filetype", "image/png"))
+	id := strings.TrimPrefix(path, upload.PathPrefix+"/")
+	var g struct {
+		Upload struct {
+			ItemID string `json:"itemId"`
+			Offset int64  `json:"offset"`
+			URL    string `json:"url"`
+		} `json:"upload"`
+	}
+	a.GraphQL(t, `query($id: ID!) { upload(id: $id) { itemId offset url } }`, map[string]any{"id": id}).OK(&g)
+	if g.Upload.ItemID == "" || g.Upload.Offset != 0 || !strings.HasSuffix(g.Upload.URL, path) {
+		t.Fatalf("upload = %+v", g.Upload)
+	}
+	if resp := tc.patch(path, 0, mp4, false); resp.StatusCode != 204 || resp.Header.Get("Loupe-Item-Id") != g.Upload.ItemID {
+		t.Fatalf("PATCH: %d %v", resp.StatusCode, resp.Header)
+	}
+	var it struct {
+		Title            string  `json:"title"`
+		ItemType         string  `json:"itemType"`
+		MediaType        *string `json:"mediaType"`
+		OriginalFileName string  `json:"originalFileName"`
+		MediaSize        *int64  `json:"mediaSize"`
+	}
+	a.Get(t, "/api/v1/items/"+g.Upload.ItemID).Status(200).JSON(&it)
+	if it.Title != "news.mp4" || it.ItemType != "video" || it.MediaType == nil || *it.MediaType != "video/mp4" ||
+		it.OriginalFileName != "news.mp4" || it.MediaSize == nil || *it.MediaSize != int64(len(mp4)) {
+		t.Fatalf("new item = %+v", it)
+	}
+	api.Tenant(t, "b").GraphQL(t, `query($id: ID!) { upload(id: $id) { id } }`, map[string]any{"id": id}).ErrorCode("NOT_FOUND")
+
+	// Zero bytes: complete at creation.
+	path = tc.create(0, metadata("filename", "empty.txt"))
+	if _, off := tc.head(path); off != 0 {
+		t.Fatalf("empty upload offset %d", off)
+	}
+	a.GraphQL(t, `query($id: ID!) { upload(id: $id) { state sha256 } }`,
+		map[string]any{"id": strings.TrimPrefix(path, upload.PathPrefix+"/")}).OK(&g)
+
+	// GraphQL starts an upload of an existing item; tus takes the bytes.
+	itemID := a.CreateItem(t, map[string]any{"title": "Voice", "itemType": "audio"})
+	var s struct {
+		StartUpload struct {
+			UploadURL string `json:"uploadUrl"`
+			Upload    struct {
+				ID       string `json:"id"`
+				PartSize int64  `json:"partSize"`
+			} `json:"upload"`
+			Item struct {
+				ItemState          string `json:"itemState"`
+				UploadProgressInfo struct {
+					TotalBytes int64 `json:"totalBytes"`
+				} `json:"uploadProgressInfo"`
+			} `json:"item"`
+		} `json:"startUpload"`
+	}
+	data := bytes.Repeat([]byte("voice"), 3<<20) // 15 MiB: three parts
+	a.GraphQL(t, `mutation($in: StartUploadInput!) { startUpload(input: $in) {
+		uploadUrl upload { id partSize } item { itemState uploadProgressInfo } } }`,
+		map[string]any{"in": map[string]any{"itemId": itemID, "fileName": "voice.wav", "size": len(data)}}).OK(&s)
+	if s.StartUpload.Item.ItemState != "uploading" || s.StartUpload.Item.UploadProgressInfo.TotalBytes != int64(len(data)) ||
+		s.StartUpload.Upload.PartSize != partSize {
+		t.Fatalf("startUpload = %+v", s.StartUpload)
+	}
+	u, _ := url.Parse(s.StartUpload.UploadURL)
+	if resp := tc.patch(u.Path, 0, data[:7<<20], false); resp.StatusCode != 204 {
+		t.Fatalf("PATCH: %d", resp.StatusCode)
+	}
+	// Terminate: the upload, its parts and tail are gone; the item no
+	// longer waits for it.
+	if resp := tc.do("DELETE", u.Path, nil, -1, nil); resp.StatusCode != 204 {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	if code, _ := tc.head(u.Path); code != 404 {
+		t.Fatalf("HEAD after DELETE: %d", code)
+	}
+	if n := api.Count(t, `SELECT count(*) FROM upload_parts WHERE upload_id = $1`, s.StartUpload.Upload.ID); n != 0 {
+		t.Fatalf("%d parts left", n)
+	}
+	page, _, err := files.List(context.Background(), a.TenantID+"/uploads/", "", 10)
+	if err != nil || len(page) != 0 {
+		t.Fatalf("tails left: %v (%v)", page, err)
+	}
+	var after map[string]any
+	a.Get(t, "/api/v1/items/"+itemID).Status(200).JSON(&after)
+	if after["itemState"] != nil || after["uploadProgressInfo"] != nil {
+		t.Fatalf("item after termination: itemState %v, progress %v", after["itemState"], after["uploadProgressInfo"])
+	}
+	// A new upload of it can start again; a folder or a missing item cannot.
+	a.GraphQL(t, `mutation($in: StartUploadInput!) { startUpload(input: $in) { uploadUrl } }`,
+		map[string]any{"in": map[string]any{"itemId": itemID, "fileName": "voice.wav", "size": 10}}).OK(nil)
+	a.GraphQL(t, `mutation($in: StartUploadInput!) { startUpload(input: $in) { uploadUrl } }`,
+		map[string]any{"in": map[string]any{"itemId": a.ArchiveFolderID, "fileName": "x", "size": 10}}).ErrorCode("NOT_FOUND")
+	api.Tenant(t, "c").GraphQL(t, `mutation($in: StartUploadInput!) { startUpload(input: $in) { uploadUrl } }`,
+		map[string]any{"in": map[string]any{"itemId": itemID, "fileName": "x", "size": 10}}).ErrorCode("NOT_FOUND")
+}
+
+func TestPartSizeAndNames(t *testing.T) {
+	for _, c := range []struct{ size, min, want int64 }{
+		{0, 16 << 20, 16 << 20},
+		{50 << 30, 8 << 20, 8 << 20},   // 50 GiB: 6,400 parts of 8 MiB
+		{100 << 30, 8 << 20, 11 << 20}, // 100 GiB needs 10.24 MiB: 11 MiB
+		{upload.MaxSize, 16 << 20, blob.MaxPartSize},
+		{1 << 20, 1, blob.MinPartSize},
+	} {
+		if got := upload.PartSizeFor(c.size, c.min); got != c.want || (c.size+got-1)/got > blob.MaxParts {
+			t.Errorf("PartSizeFor(%d, %d) = %d, want %d", c.size, c.min, got, c.want)
+		}
+	}
+	for in, want := range map[string]string{
+		"clip.mov": "clip.mov", "../../etc/passwd": "passwd", `C:\a\b.mxf`: "b.mxf", ".hidden": "hidden",
+		"a b\x00c?.mp4": "a_b_c_.mp4", "": "original", "...": "original", "Été 2026 (1).mov": "Été_2026_(1).mov",
+		strings.Repeat("é", 300): strings.Repeat("é", 100),
+	} {
+		if got := upload.SafeName(in); got != want || blob.ValidKey("t/"+got) != nil {
+			t.Errorf("SafeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
