@@ -40,6 +40,9 @@ type tusClient struct {
 }
 
 func newTus(t *testing.T, api *loupetest.API, c *loupetest.Client) *tusClient {
+	if c == nil {
+		return &tusClient{t: t, api: api}
+	}
 	return &tusClient{t: t, api: api, key: c.Key}
 }
 
@@ -570,5 +573,38 @@ func TestPartSizeAndNames(t *testing.T) {
 		if got := upload.SafeName(in); got != want || blob.ValidKey("t/"+got) != nil {
 			t.Errorf("SafeName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Uploads follow docs/access-control.md: a user who may see an item but not
+// change it is refused (403), one who may not see it gets 404, for the
+// upload's creation and for every request on an upload of that item.
+func TestUploadAccess(t *testing.T) {
+	w := loupetest.NewAccessWorld(t)
+	item := w.IDs["privItem"] // seen by admin, editor, owner; changed by admin, owner
+	meta := metadata("itemId", item, "filename", "a.bin")
+	create := func(user string) int {
+		tc := newTus(t, w.API, w.Users[user])
+		return tc.do("POST", upload.PathPrefix, nil, 0, map[string]string{"Upload-Length": "10", "Upload-Metadata": meta}).StatusCode
+	}
+	for user, want := range map[string]int{"editor": 403, "sales": 404, "other": 404, "owner": 201} {
+		if got := create(user); got != want {
+			t.Errorf("%s creating an upload of privItem: %d, want %d", user, got, want)
+		}
+	}
+	path := newTus(t, w.API, w.Admin()).create(10, meta)
+	for user, want := range map[string]int{"editor": 403, "sales": 404, "other": 404, "owner": 200} {
+		if code, _ := newTus(t, w.API, w.Users[user]).head(path); code != want {
+			t.Errorf("%s HEAD: %d, want %d", user, code, want)
+		}
+	}
+	if resp := newTus(t, w.API, w.Users["editor"]).patch(path, 0, []byte("0123456789"), false); resp.StatusCode != 403 {
+		t.Errorf("editor PATCH: %d", resp.StatusCode)
+	}
+	if resp := newTus(t, w.API, w.Users["owner"]).patch(path, 0, []byte("0123456789"), false); resp.StatusCode != 204 {
+		t.Errorf("owner PATCH: %d", resp.StatusCode)
+	}
+	if resp := newTus(t, w.API, nil).do("HEAD", path, nil, -1, nil); resp.StatusCode != 401 {
+		t.Errorf("HEAD without a key: %d", resp.StatusCode)
 	}
 }
