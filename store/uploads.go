@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
@@ -372,6 +373,16 @@ func (s *Store) CompleteUpload(ctx context.Context, c UploadCompletion) (*Upload
 		if u.Received != u.Size {
 			return loupe.Errorf(loupe.ECONFLICT, "upload %s has %d of %d bytes", u.ID, u.Received, u.Size)
 		}
+		var hasMedia bool
+		if err := tx.GetContext(ctx, &hasMedia, itemForUploadSQL, c.TenantID, u.ItemID); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return loupe.NotFound()
+			}
+			return fmt.Errorf("store: unable to lock item for upload: %w", err)
+		}
+		if hasMedia { // another upload of the item completed first
+			return loupe.Errorf(loupe.ECONFLICT, "item %s already has its original media", u.ItemID)
+		}
 		at := now()
 		u.State, u.SHA256, u.MediaType, u.CompletedOn = UploadComplete, c.SHA256, c.MediaType, &at
 		doc := map[string]any{
@@ -390,7 +401,7 @@ func (s *Store) CompleteUpload(ctx context.Context, c UploadCompletion) (*Upload
 			return fmt.Errorf("store: unable to complete upload: %w", err)
 		}
 		if _, err := s.enqueue(ctx, tx, jobs.ProcessArgs{TenantID: c.TenantID, ItemID: u.ItemID, Reason: "upload"},
-			&river.InsertOpts{Queue: jobs.QueueInteractive, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+			&river.InsertOpts{Queue: jobs.QueueInteractive, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waiting}}); err != nil {
 			return fmt.Errorf("store: unable to ask for processing: %w", err)
 		}
 		out = &u
@@ -398,6 +409,12 @@ func (s *Store) CompleteUpload(ctx context.Context, c UploadCompletion) (*Upload
 	})
 	return out, err
 }
+
+// waiting is the job states in which a process_item job stands for the
+// item: asked for again after it ran (a later original), not while it waits
+// or runs.
+var waiting = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+	rivertype.JobStateRunning, rivertype.JobStateScheduled, rivertype.JobStateRetryable}
 
 const (
 	deleteUploadSQL = `DELETE FROM uploads WHERE tenant_id = $1 AND id = $2 AND state = 'uploading' RETURNING item_id`

@@ -85,10 +85,19 @@ func (d dataStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.Uplo
 
 // GetUpload implements tusd.DataStore: the tenant's upload of an item the
 // principal may change; any other answers not found.
+//
+// An upload with all its bytes that is not complete (its completion failed:
+// the store or the database was away) is completed here, by the next
+// request that holds its lock: tus itself never finishes an upload twice.
 func (d dataStore) GetUpload(ctx context.Context, id string) (tusd.Upload, error) {
 	row, err := d.s.find(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if rs := requestOf(ctx); row.State == store.UploadUploading && row.Received == row.Size && rs != nil && rs.token != "" {
+		if _, err := d.s.finish(ctx, row); err != nil {
+			return nil, err
+		}
 	}
 	return &upload{s: d.s, row: row}, nil
 }

@@ -204,7 +204,7 @@ func (s *Service) create(ctx context.Context, p *loupe.Principal, r Request) (*s
 	}
 	in.Key = func(itemID string) string { return OriginalKey(p.TenantID, itemID, in.ID, in.FileName) }
 	if r.ItemID != "" {
-		if err := s.authorize(ctx, p, r.ItemID); err != nil {
+		if err := s.authorize(ctx, p, r.ItemID, true); err != nil {
 			return nil, err
 		}
 		in.ItemID = r.ItemID
@@ -235,9 +235,9 @@ func (s *Service) create(ctx context.Context, p *loupe.Principal, r Request) (*s
 	return s.Store.CreateUpload(ctx, p, in)
 }
 
-// authorize checks that the principal may change the item: one it may not
-// see answers not found, one it may not change forbidden.
-func (s *Service) authorize(ctx context.Context, p *loupe.Principal, itemID string) error {
+// authorize checks that the principal may see the item (else not found)
+// and, for a write, change it (else forbidden).
+func (s *Service) authorize(ctx context.Context, p *loupe.Principal, itemID string, write bool) error {
 	if p.IsAdmin {
 		return nil
 	}
@@ -251,7 +251,7 @@ func (s *Service) authorize(ctx context.Context, p *loupe.Principal, itemID stri
 		return nil // no such item: the store answers
 	case !a.Visible:
 		return loupe.NotFound()
-	case !a.Updatable:
+	case write && !a.Updatable:
 		return loupe.Forbidden("you may not change this item")
 	}
 	return nil
@@ -267,19 +267,19 @@ func (s *Service) find(ctx context.Context, id string) (*store.Upload, error) {
 	if err != nil {
 		return nil, asTus(err)
 	}
-	if err := s.authorize(ctx, p, row.ItemID); err != nil {
+	if err := s.authorize(ctx, p, row.ItemID, true); err != nil {
 		return nil, asTus(err)
 	}
 	return row, nil
 }
 
-// Get is the tenant's upload (GraphQL).
+// Get is the tenant's upload of an item the principal may see (GraphQL).
 func (s *Service) Get(ctx context.Context, p *loupe.Principal, id string) (*store.Upload, error) {
 	row, err := s.Store.GetUpload(ctx, p.TenantID, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(ctx, p, row.ItemID); err != nil {
+	if err := s.authorize(ctx, p, row.ItemID, false); err != nil {
 		return nil, err
 	}
 	return row, nil

@@ -331,6 +331,23 @@ func TestUploadResumesAcrossCutsAndRestarts(t *testing.T) {
 			if resp := tc.do("DELETE", path, nil, -1, nil); resp.StatusCode != 409 {
 				t.Fatalf("DELETE of a complete upload: %d", resp.StatusCode)
 			}
+			// A completion that the store did but the database missed (it
+			// went away): the next request holding the lock completes it,
+			// finding the multipart upload gone and the file there.
+			api.DB.MustExec(`UPDATE uploads SET state = 'uploading', sha256 = '' WHERE item_id = $1`, itemID)
+			api.DB.MustExec(`UPDATE items SET media_size = NULL, media = media - 'sourceFileLocation' - 'mediaSha256' WHERE id = $1`, itemID)
+			api.DB.MustExec(`DELETE FROM river_job WHERE kind = 'process_item'`)
+			if code, h := tc.head(path); code != 200 || h != int64(len(file)) {
+				t.Fatalf("HEAD of an unfinished complete upload: %d %d", code, h)
+			}
+			a.GraphQL(t, `query($id: ID!) { item(id: $id) { mediaSha256 mediaType mediaSize } }`, map[string]any{"id": itemID}).OK(&g)
+			if g.Item.MediaSHA256 != hex.EncodeToString(sum[:]) || g.Item.MediaSize != int64(len(file)) {
+				t.Fatalf("item after the recovered completion: %+v", g.Item)
+			}
+			if n := api.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'process_item'`); n != 1 {
+				t.Fatalf("%d process_item jobs after the recovered completion", n)
+			}
+
 			// A second upload for an item that has its original is refused.
 			resp = tc.do("POST", upload.PathPrefix, nil, 0, map[string]string{
 				"Upload-Length": "10", "Upload-Metadata": metadata("itemId", itemID)})
