@@ -310,7 +310,7 @@ func (b *hashing) Read(p []byte) (int, error) {
 
 // tailReader streams the stored tail (nothing when there is none), opened
 // when first read.
-func (s *Service) tailReader(ctx context.Context, row *uploadRow) io.Reader {
+func (s *Service) tailReader(ctx context.Context, row *rowState) io.Reader {
 	if row.TailSize == 0 {
 		return strings.NewReader("")
 	}
@@ -349,10 +349,8 @@ func (t *lazyTail) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// uploadRow is an upload's row with the tail key a commit is about to
-// record.
-type uploadRow = rowState
-
+// rowState is an upload's row as a request moves it on, with the tail key
+// its next commit is to record.
 type rowState struct {
 	store.Upload
 	pendingTail string
@@ -361,7 +359,7 @@ type rowState struct {
 // extendTail stores tail+body (at most a part) as a new tail blob and
 // answers how many body bytes it holds (fewer than max when the body was
 // cut short).
-func (s *Service) extendTail(ctx context.Context, row *uploadRow, body io.Reader, max int64) (int64, error) {
+func (s *Service) extendTail(ctx context.Context, row *rowState, body io.Reader, max int64) (int64, error) {
 	key := tailKey(row.TenantID, row.ID, row.Received+max)
 	r := io.MultiReader(s.tailReader(ctx, row), body)
 	obj, err := s.Temp.Put(ctx, key, r)
@@ -379,7 +377,7 @@ func (s *Service) extendTail(ctx context.Context, row *uploadRow, body io.Reader
 
 // spoolPart reads up to need body bytes into a temporary file; a whole part
 // goes to UploadPart, fewer join the tail.
-func (s *Service) spoolPart(ctx context.Context, row *uploadRow, body io.Reader, number int, need, partLen int64) (int64, *store.UploadPart, error) {
+func (s *Service) spoolPart(ctx context.Context, row *rowState, body io.Reader, number int, need, partLen int64) (int64, *store.UploadPart, error) {
 	f, err := os.CreateTemp(s.SpoolDir, "loupe-upload-*")
 	if err != nil {
 		return 0, nil, fmt.Errorf("upload: unable to spool: %w", err)
@@ -422,7 +420,7 @@ func (s *Service) dropTail(ctx context.Context, key string) {
 
 // progress writes the item's uploadProgressInfo (a failure is logged: the
 // bytes are stored either way).
-func (s *Service) progress(ctx context.Context, row *uploadRow) {
+func (s *Service) progress(ctx context.Context, row *rowState) {
 	u := row.Upload
 	if err := s.Store.SetUploadProgress(context.WithoutCancel(ctx), &u); err != nil {
 		s.log(ctx).Warn("upload: could not write progress", "upload", row.ID, "err", err)

@@ -168,6 +168,9 @@ func (s *Service) URL(id string) string {
 	return strings.TrimRight(s.BaseURL, "/") + PathPrefix + "/" + id
 }
 
+// maxMetadata bounds an upload's metadata (keys and values).
+const maxMetadata = 64 << 10
+
 // Request is a new upload: of the item ItemID names, or of a new item
 // (title from Title, else the file name; type from ItemType, else the
 // declared FileType's kind; in folder FolderID).
@@ -196,7 +199,17 @@ func (s *Service) Start(ctx context.Context, p *loupe.Principal, r Request) (*st
 // create records an upload after checking what the principal may do.
 func (s *Service) create(ctx context.Context, p *loupe.Principal, r Request) (*store.Upload, error) {
 	if len(r.FileName) > 1024 || !utf8.ValidString(r.FileName) || strings.ContainsRune(r.FileName, 0) {
-		return nil, loupe.Invalid("filename must be at most 1024 bytes of UTF-8")
+		return nil, loupe.Invalid("filename must be at most 1024 bytes of UTF-8 without NUL")
+	}
+	total := 0
+	for k, v := range r.Metadata {
+		total += len(k) + len(v)
+		if !utf8.ValidString(k) || !utf8.ValidString(v) || strings.ContainsRune(k+v, 0) {
+			return nil, loupe.Invalid("metadata %q must be UTF-8 without NUL", k)
+		}
+	}
+	if total > maxMetadata {
+		return nil, loupe.Invalid("metadata must be at most %d bytes", maxMetadata)
 	}
 	in := &store.NewUpload{
 		ID: loupe.NewID(), Size: r.Size, PartSize: PartSizeFor(r.Size, s.PartSize), FileName: baseName(r.FileName),

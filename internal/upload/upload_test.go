@@ -625,3 +625,42 @@ func TestUploadAccess(t *testing.T) {
 		t.Errorf("HEAD without a key: %d", resp.StatusCode)
 	}
 }
+
+// Creation refuses what no field may hold, and what tus cannot take.
+func TestUploadCreationRefusals(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	tc := newTus(t, api, a)
+	post := func(length, meta string) int {
+		h := map[string]string{"Upload-Metadata": meta}
+		if length != "" {
+			h["Upload-Length"] = length
+		}
+		return tc.do("POST", upload.PathPrefix, nil, 0, h).StatusCode
+	}
+	for name, c := range map[string]struct {
+		length, meta string
+		want         int
+	}{
+		"NUL in a value":      {"10", metadata("filename", "a\x00b"), 400},
+		"invalid UTF-8":       {"10", metadata("title", "\xff\xfe"), 400},
+		"huge metadata":       {"10", metadata("note", strings.Repeat("x", 70<<10)), 400},
+		"item id not an id":   {"10", metadata("itemId", "nope"), 404},
+		"missing item":        {"10", metadata("itemId", loupetest.AccessMissing), 404},
+		"bad item type":       {"10", metadata("itemType", "NOT A TYPE"), 400},
+		"no length":           {"", metadata("filename", "a"), 400},
+		"negative length":     {"-1", metadata("filename", "a"), 400},
+		"beyond the max size": {strconv.FormatInt(upload.MaxSize+1, 10), metadata("filename", "a"), 413},
+	} {
+		if got := post(c.length, c.meta); got != c.want {
+			t.Errorf("%s: %d, want %d", name, got, c.want)
+		}
+	}
+	if n := api.Count(t, `SELECT count(*) FROM uploads`); n != 0 {
+		t.Fatalf("refused creations made %d uploads", n)
+	}
+	a.GraphQL(t, `mutation { startUpload(input: {fileName: "a", size: -1}) { uploadUrl } }`, nil).ErrorCode("BAD_USER_INPUT")
+	if resp := tc.do("GET", upload.PathPrefix+"/"+loupetest.AccessMissing, nil, -1, nil); resp.StatusCode != 404 {
+		t.Fatalf("GET of an upload: %d", resp.StatusCode)
+	}
+}
