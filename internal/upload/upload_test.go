@@ -664,3 +664,76 @@ func TestUploadCreationRefusals(t *testing.T) {
 		t.Fatalf("GET of an upload: %d", resp.StatusCode)
 	}
 }
+
+// Two nodes on one database and one bucket: a request on the second node
+// for an upload the first is writing asks the first to let go (through
+// Postgres), gets the lock and answers the durable offset; the upload then
+// goes on from the second node.
+func TestUploadLockAcrossNodes(t *testing.T) {
+	files := backends[1].files(t) // S3
+	node := func(id string) loupetest.Option {
+		return func(c *server.Config) { withFiles(files)(c); c.InstanceID = id }
+	}
+	api1 := loupetest.New(t, node("node-1"))
+	api2 := api1.Another(t, node("node-2"))
+	a := api1.Tenant(t, "a")
+	itemID := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	tc1 := newTus(t, api1, a)
+	tc2 := tc1.on(api2)
+	size := 11 << 20
+	file := bytes.Repeat([]byte("abcdefghijklmnop"), size/16)
+	path := tc1.create(size, metadata("itemId", itemID))
+
+	pr, pw := io.Pipe()
+	done := make(chan *http.Response, 1)
+	go func() {
+		done <- tc1.do("PATCH", path, pr, int64(size), map[string]string{
+			"Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"})
+	}()
+	if _, err := pw.Write(file[:6<<20]); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for api1.Count(t, `SELECT received::int FROM uploads WHERE item_id = $1`, itemID) < partSize {
+		if time.Now().After(deadline) {
+			t.Fatal("the first part was not stored")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var it itemView
+	a.On(api2).Get(t, "/api/v1/items/"+itemID).Status(200).JSON(&it)
+	if it.UploadLockOwnerInstanceID == nil || *it.UploadLockOwnerInstanceID != "node-1" {
+		t.Fatalf("while node-1 writes, uploadLockOwnerInstanceId = %v", it.UploadLockOwnerInstanceID)
+	}
+	start := time.Now()
+	code, off := tc2.head(path) // node-2 asks node-1 to let go
+	if code != 200 || off != partSize {
+		t.Fatalf("HEAD on node-2: %d offset %d, want %d", code, off, partSize)
+	}
+	t.Logf("node-2 got the lock from node-1 in %s", time.Since(start).Round(time.Millisecond))
+	select {
+	case resp := <-done:
+		if resp.StatusCode == 204 {
+			t.Fatal("node-1's PATCH was not interrupted")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("node-1's PATCH did not stop")
+	}
+	pr.CloseWithError(io.ErrClosedPipe)
+	// The tail node-1 kept (what arrived after the part) may have moved the
+	// offset on; node-2 resumes from whatever HEAD says now.
+	_, off = tc2.head(path)
+	if resp := tc2.patch(path, off, file[off:], false); resp.StatusCode != 204 || resp.Header.Get("Loupe-Media-Sha256") == "" {
+		t.Fatalf("PATCH on node-2: %d", resp.StatusCode)
+	}
+	sum := sha256.Sum256(file)
+	var g struct {
+		Item struct {
+			MediaSHA256 string `json:"mediaSha256"`
+		} `json:"item"`
+	}
+	a.GraphQL(t, `query($id: ID!) { item(id: $id) { mediaSha256 } }`, map[string]any{"id": itemID}).OK(&g)
+	if g.Item.MediaSHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("checksum %s, want %x", g.Item.MediaSHA256, sum)
+	}
+}
