@@ -408,7 +408,9 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := strings.Trim(rest, "/")
 	rs := &request{contentLength: r.ContentLength}
 	r2 := r.WithContext(context.WithValue(r.Context(), requestKey{}, rs))
-	r2.URL.Path = "/" + id
+	u := *r.URL // tusd reads the id from the path; the request log keeps the original
+	u.Path, u.RawPath = "/"+id, ""
+	r2.URL = &u
 	s.tus.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rs.writes = r.Method == http.MethodPatch || (r.Method == http.MethodPost && r.ContentLength != 0 &&
 			r.Header.Get("Content-Type") == "application/offset+octet-stream")
