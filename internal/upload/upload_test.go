@@ -257,6 +257,7 @@ func TestUploadResumesAcrossCutsAndRestarts(t *testing.T) {
 			// Cut mid-body: part 2 is completed from what arrived, the rest
 			// of what arrived (less than a part) is lost.
 			tc.cutPatch(path, off, file[off:], 5<<20+123)
+			waitUnlocked(t, api, path) // the cut request has ended (a HEAD now would interrupt it)
 			_, h := tc.head(path)
 			if h != 2*partSize {
 				t.Fatalf("after the cut, HEAD offset %d, want the durable %d", h, 2*partSize)
@@ -355,6 +356,18 @@ func TestUploadResumesAcrossCutsAndRestarts(t *testing.T) {
 				t.Fatalf("second upload: %d", resp.StatusCode)
 			}
 		})
+	}
+}
+
+// waitUnlocked waits until no request holds the upload's lock.
+func waitUnlocked(t *testing.T, api *loupetest.API, path string) {
+	t.Helper()
+	id := strings.TrimPrefix(path, upload.PathPrefix+"/")
+	for deadline := time.Now().Add(20 * time.Second); api.Count(t, `SELECT count(*) FROM uploads WHERE id = $1 AND lock_token IS NULL`, id) != 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("the upload stayed locked")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
