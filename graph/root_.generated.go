@@ -44,6 +44,7 @@ type ResolverRoot interface {
 	StorageLocation() StorageLocationResolver
 	Thumbnail() ThumbnailResolver
 	Transcript() TranscriptResolver
+	Upload() UploadResolver
 	Viewer() ViewerResolver
 }
 
@@ -373,6 +374,7 @@ type ComplexityRoot struct {
 		LabelDetectionEnabled        func(childComplexity int) int
 		LanguageCode                 func(childComplexity int) int
 		MediaCreatedOn               func(childComplexity int) int
+		MediaSHA256                  func(childComplexity int) int
 		MediaSize                    func(childComplexity int) int
 		MediaType                    func(childComplexity int) int
 		MediaUsage                   func(childComplexity int) int
@@ -416,6 +418,7 @@ type ComplexityRoot struct {
 		TranslationLanguage          func(childComplexity int) int
 		TranslationSrtURL            func(childComplexity int) int
 		TranslationVttURL            func(childComplexity int) int
+		Upload                       func(childComplexity int) int
 		UploadLockOwnerInstanceID    func(childComplexity int) int
 		UploadProgressInfo           func(childComplexity int) int
 		UploadRequestedAt            func(childComplexity int) int
@@ -589,6 +592,7 @@ type ComplexityRoot struct {
 		SetFolderMetadata                func(childComplexity int, input model.FolderMetadataInput) int
 		SetRelations                     func(childComplexity int, input model.SetRelationsInput) int
 		SetTranscriptionLanguageSettings func(childComplexity int, input []*model.TranscriptionLanguageSettingInput) int
+		StartUpload                      func(childComplexity int, input model.StartUploadInput) int
 		ToggleArchive                    func(childComplexity int, input model.ItemIDInput) int
 		UndeleteItem                     func(childComplexity int, input model.ItemIDInput) int
 		UnlockUpload                     func(childComplexity int, input model.ItemIDInput) int
@@ -686,6 +690,7 @@ type ComplexityRoot struct {
 		TenantIds                           func(childComplexity int) int
 		ThumbnailAt                         func(childComplexity int, itemID string, position string) int
 		TranscriptionLanguageSettings       func(childComplexity int) int
+		Upload                              func(childComplexity int, id string) int
 		UserStatus                          func(childComplexity int) int
 		Viewer                              func(childComplexity int) int
 	}
@@ -725,6 +730,12 @@ type ComplexityRoot struct {
 	SetCustomIconsPayload struct {
 		CustomIcons func(childComplexity int) int
 		Item        func(childComplexity int) int
+	}
+
+	StartUploadPayload struct {
+		Item      func(childComplexity int) int
+		Upload    func(childComplexity int) int
+		UploadURL func(childComplexity int) int
 	}
 
 	Stats struct {
@@ -920,6 +931,25 @@ type ComplexityRoot struct {
 		LanguageCode          func(childComplexity int) int
 		TimedTranscriptURL    func(childComplexity int) int
 		TranscriptLastUpdated func(childComplexity int) int
+	}
+
+	Upload struct {
+		CompletedOn         func(childComplexity int) int
+		CreatedBy           func(childComplexity int) int
+		CreatedOn           func(childComplexity int) int
+		FileName            func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		IsLocked            func(childComplexity int) int
+		ItemID              func(childComplexity int) int
+		LockOwnerInstanceID func(childComplexity int) int
+		MediaTypeOrNil      func(childComplexity int) int
+		ModifiedOn          func(childComplexity int) int
+		Offset              func(childComplexity int) int
+		PartSize            func(childComplexity int) int
+		SHA256OrNil         func(childComplexity int) int
+		Size                func(childComplexity int) int
+		State               func(childComplexity int) int
+		URL                 func(childComplexity int) int
 	}
 
 	UploadLockPayload struct {
@@ -2428,6 +2458,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Item.MediaCreatedOn(childComplexity), true
 
+	case "Item.mediaSha256":
+		if e.ComplexityRoot.Item.MediaSHA256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.MediaSHA256(childComplexity), true
+
 	case "Item.mediaSize":
 		if e.ComplexityRoot.Item.MediaSize == nil {
 			break
@@ -2748,6 +2785,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.TranslationVttURL(childComplexity), true
+
+	case "Item.upload":
+		if e.ComplexityRoot.Item.Upload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.Upload(childComplexity), true
 
 	case "Item.uploadLockOwnerInstanceId":
 		if e.ComplexityRoot.Item.UploadLockOwnerInstanceID == nil {
@@ -3751,6 +3795,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.SetTranscriptionLanguageSettings(childComplexity, args["input"].([]*model.TranscriptionLanguageSettingInput)), true
 
+	case "Mutation.startUpload":
+		if e.ComplexityRoot.Mutation.StartUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_startUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StartUpload(childComplexity, args["input"].(model.StartUploadInput)), true
+
 	case "Mutation.toggleArchive":
 		if e.ComplexityRoot.Mutation.ToggleArchive == nil {
 			break
@@ -4462,6 +4518,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.TranscriptionLanguageSettings(childComplexity), true
 
+	case "Query.upload":
+		if e.ComplexityRoot.Query.Upload == nil {
+			break
+		}
+
+		args, err := ec.field_Query_upload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Upload(childComplexity, args["id"].(string)), true
+
 	case "Query.userStatus":
 		if e.ComplexityRoot.Query.UserStatus == nil {
 			break
@@ -4587,6 +4655,27 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SetCustomIconsPayload.Item(childComplexity), true
+
+	case "StartUploadPayload.item":
+		if e.ComplexityRoot.StartUploadPayload.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StartUploadPayload.Item(childComplexity), true
+
+	case "StartUploadPayload.upload":
+		if e.ComplexityRoot.StartUploadPayload.Upload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StartUploadPayload.Upload(childComplexity), true
+
+	case "StartUploadPayload.uploadUrl":
+		if e.ComplexityRoot.StartUploadPayload.UploadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StartUploadPayload.UploadURL(childComplexity), true
 
 	case "Stats.counters":
 		if e.ComplexityRoot.Stats.Counters == nil {
@@ -5491,6 +5580,118 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UpdateTranscriptPayload.TranscriptLastUpdated(childComplexity), true
 
+	case "Upload.completedOn":
+		if e.ComplexityRoot.Upload.CompletedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.CompletedOn(childComplexity), true
+
+	case "Upload.createdBy":
+		if e.ComplexityRoot.Upload.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.CreatedBy(childComplexity), true
+
+	case "Upload.createdOn":
+		if e.ComplexityRoot.Upload.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.CreatedOn(childComplexity), true
+
+	case "Upload.fileName":
+		if e.ComplexityRoot.Upload.FileName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.FileName(childComplexity), true
+
+	case "Upload.id":
+		if e.ComplexityRoot.Upload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.ID(childComplexity), true
+
+	case "Upload.isLocked":
+		if e.ComplexityRoot.Upload.IsLocked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.IsLocked(childComplexity), true
+
+	case "Upload.itemId":
+		if e.ComplexityRoot.Upload.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.ItemID(childComplexity), true
+
+	case "Upload.lockOwnerInstanceId":
+		if e.ComplexityRoot.Upload.LockOwnerInstanceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.LockOwnerInstanceID(childComplexity), true
+
+	case "Upload.mediaType":
+		if e.ComplexityRoot.Upload.MediaTypeOrNil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.MediaTypeOrNil(childComplexity), true
+
+	case "Upload.modifiedOn":
+		if e.ComplexityRoot.Upload.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.ModifiedOn(childComplexity), true
+
+	case "Upload.offset":
+		if e.ComplexityRoot.Upload.Offset == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.Offset(childComplexity), true
+
+	case "Upload.partSize":
+		if e.ComplexityRoot.Upload.PartSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.PartSize(childComplexity), true
+
+	case "Upload.sha256":
+		if e.ComplexityRoot.Upload.SHA256OrNil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.SHA256OrNil(childComplexity), true
+
+	case "Upload.size":
+		if e.ComplexityRoot.Upload.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.Size(childComplexity), true
+
+	case "Upload.state":
+		if e.ComplexityRoot.Upload.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.State(childComplexity), true
+
+	case "Upload.url":
+		if e.ComplexityRoot.Upload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Upload.URL(childComplexity), true
+
 	case "UploadLockPayload.isUploadLocked":
 		if e.ComplexityRoot.UploadLockPayload.IsUploadLocked == nil {
 			break
@@ -5711,6 +5912,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSecuritySettingsInput,
 		ec.unmarshalInputSetCustomIconsInput,
 		ec.unmarshalInputSetRelationsInput,
+		ec.unmarshalInputStartUploadInput,
 		ec.unmarshalInputStorageInput,
 		ec.unmarshalInputStorageLocationInput,
 		ec.unmarshalInputSystemActivityFilter,
@@ -5799,7 +6001,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/users.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5825,6 +6027,7 @@ var sources = []*ast.Source{
 	{Name: "schema/security.graphqls", Input: sourceData("schema/security.graphqls"), BuiltIn: false},
 	{Name: "schema/storages.graphqls", Input: sourceData("schema/storages.graphqls"), BuiltIn: false},
 	{Name: "schema/tenant.graphqls", Input: sourceData("schema/tenant.graphqls"), BuiltIn: false},
+	{Name: "schema/uploads.graphqls", Input: sourceData("schema/uploads.graphqls"), BuiltIn: false},
 	{Name: "schema/users.graphqls", Input: sourceData("schema/users.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6579,6 +6782,10 @@ func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.
 		return ec.fieldContext_Item_uploadRequestedAt(ctx, field)
 	case "record":
 		return ec.fieldContext_Item_record(ctx, field)
+	case "upload":
+		return ec.fieldContext_Item_upload(ctx, field)
+	case "mediaSha256":
+		return ec.fieldContext_Item_mediaSha256(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Item", field.Name)
 }
@@ -6987,6 +7194,18 @@ func (ec *executionContext) childFields_SetCustomIconsPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type SetCustomIconsPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_StartUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "uploadUrl":
+		return ec.fieldContext_StartUploadPayload_uploadUrl(ctx, field)
+	case "upload":
+		return ec.fieldContext_StartUploadPayload_upload(ctx, field)
+	case "item":
+		return ec.fieldContext_StartUploadPayload_item(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StartUploadPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Stats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "counts":
@@ -7375,6 +7594,44 @@ func (ec *executionContext) childFields_UpdateTranscriptPayload(ctx context.Cont
 		return ec.fieldContext_UpdateTranscriptPayload_timedTranscriptUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UpdateTranscriptPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Upload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Upload_id(ctx, field)
+	case "url":
+		return ec.fieldContext_Upload_url(ctx, field)
+	case "itemId":
+		return ec.fieldContext_Upload_itemId(ctx, field)
+	case "size":
+		return ec.fieldContext_Upload_size(ctx, field)
+	case "offset":
+		return ec.fieldContext_Upload_offset(ctx, field)
+	case "partSize":
+		return ec.fieldContext_Upload_partSize(ctx, field)
+	case "state":
+		return ec.fieldContext_Upload_state(ctx, field)
+	case "fileName":
+		return ec.fieldContext_Upload_fileName(ctx, field)
+	case "mediaType":
+		return ec.fieldContext_Upload_mediaType(ctx, field)
+	case "sha256":
+		return ec.fieldContext_Upload_sha256(ctx, field)
+	case "isLocked":
+		return ec.fieldContext_Upload_isLocked(ctx, field)
+	case "lockOwnerInstanceId":
+		return ec.fieldContext_Upload_lockOwnerInstanceId(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Upload_createdBy(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Upload_createdOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_Upload_modifiedOn(ctx, field)
+	case "completedOn":
+		return ec.fieldContext_Upload_completedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Upload", field.Name)
 }
 
 func (ec *executionContext) childFields_UploadLockPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

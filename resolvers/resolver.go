@@ -8,6 +8,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/secretbox"
+	"github.com/loupe-mam/loupe/internal/upload"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -30,6 +31,9 @@ type Resolver struct {
 	// object-created events to (LOUPE_BUCKET_EVENTS_ARN); empty: no
 	// trigger is attached (docs/generated-media-locations.md).
 	BucketEventsTarget string
+	// Uploads creates and reads resumable uploads (nil without a file
+	// store).
+	Uploads *upload.Service
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

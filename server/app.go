@@ -15,11 +15,12 @@ import (
 
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/internal/playground"
 	"github.com/loupe-mam/loupe/internal/secretbox"
+	"github.com/loupe-mam/loupe/internal/upload"
 	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/resolvers"
@@ -81,6 +82,19 @@ type Config struct {
 	// Usage counts usage figures; its owner closes it after the server
 	// stops, so that the last counts are written (a new recorder when nil).
 	Usage *usage.Recorder
+	// InstanceID names this node where it holds an upload's lock
+	// (uploadLockOwnerInstanceId; LOUPE_INSTANCE_ID, else
+	// upload.NewInstanceID()).
+	InstanceID string
+	// UploadPartSize is the smallest part of a resumable upload
+	// (upload.DefaultPartSize when 0; LOUPE_UPLOAD_PART_SIZE).
+	UploadPartSize int64
+	// UploadSpoolDir holds one part of a tus request body of unknown
+	// length while it arrives (os.TempDir() when empty).
+	UploadSpoolDir string
+	// PublicURL starts the upload URLs the server answers (the request's
+	// host when empty).
+	PublicURL string
 }
 
 // DefaultConfig is the configuration without any LOUPE_* settings.
@@ -120,6 +134,21 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res.JWKS = jwtauth.NewVerifier(jwtOpt)
 	res.Credentials, res.AllowPrivateStorage = cfg.Credentials, cfg.AllowPrivateStorage
 	res.BucketEventsTarget = cfg.BucketEventsTarget
+	var uploads *upload.Service
+	if mp, ok := files.(upload.Files); ok {
+		if cfg.PublicURL == "" && cfg.Blobs != nil {
+			cfg.PublicURL = cfg.Blobs.BaseURL()
+		}
+		var err error
+		uploads, err = upload.New(upload.Config{
+			Store: st, Files: mp, Temp: cfg.Files, InstanceID: cfg.InstanceID, PartSize: cfg.UploadPartSize,
+			SpoolDir: cfg.UploadSpoolDir, BaseURL: cfg.PublicURL, Logger: logger,
+		})
+		if err != nil {
+			panic(err) // a configuration New checks above
+		}
+		res.Uploads = uploads
+	}
 	es := graph.NewExecutableSchema(graph.Config{
 		Resolvers:  res,
 		Complexity: graph.Complexity(),
@@ -147,6 +176,16 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		r.Handle(blob.PathPrefix+"*", &blob.Handler{
 			Store: files, Signer: cfg.Blobs, MaxUpload: cfg.MaxUploadBytes, Log: logger,
 		})
+	}
+
+	// Resumable uploads (tus, docs/uploads.md): authenticated like the API,
+	// but a PATCH body streams to the store for as long as it takes, under
+	// tus's own limits (the upload's declared length) rather than the JSON
+	// body cap and the request timeout.
+	if uploads != nil {
+		tus := r.With(checkURL(rest.WriteError), authenticate(authn, rest.WriteError), countUsers(rec))
+		tus.Handle(upload.PathPrefix, uploads)
+		tus.Handle(upload.PathPrefix+"/*", uploads)
 	}
 
 	// Everything else: capped bodies and bounded time.

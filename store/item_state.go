@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -52,11 +54,14 @@ func (s *Store) RenameVersion(ctx context.Context, tenantID, itemID, versionID, 
 const setUploadLockSQL = `
 UPDATE items SET upload_lock_owner = $3::text,
                  upload_locked_on = CASE WHEN $3::text IS NULL THEN NULL ELSE $4::timestamptz END,
+                 upload_lock_upload = NULL,
                  modified_on = $4
 WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL`
 
 // SetUploadLock takes (owner not nil) or releases (nil) the upload lock of a
-// live item. Returns ENOTFOUND for an unknown item.
+// live item. Releasing also breaks the lock of any of the item's tus
+// uploads (a stale one, or a request writing now, which stops: its client
+// resumes from what was stored). Returns ENOTFOUND for an unknown item.
 func (s *Store) SetUploadLock(ctx context.Context, tenantID, itemID string, owner *string) error {
 	if owner != nil && (strings.TrimSpace(*owner) == "" || len(*owner) > 256) {
 		return loupe.Invalid("ownerInstanceId must be 1 to 256 characters")
@@ -64,11 +69,21 @@ func (s *Store) SetUploadLock(ctx context.Context, tenantID, itemID string, owne
 	if !loupe.ValidID(itemID) {
 		return loupe.NotFound()
 	}
-	res, err := s.db.ExecContext(ctx, setUploadLockSQL, tenantID, itemID, owner, now())
-	if err != nil {
-		return fmt.Errorf("store: unable to set upload lock: %w", err)
-	}
-	return oneRow(res)
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, setUploadLockSQL, tenantID, itemID, owner, now())
+		if err != nil {
+			return fmt.Errorf("store: unable to set upload lock: %w", err)
+		}
+		if err := oneRow(res); err != nil {
+			return err
+		}
+		if owner == nil {
+			if _, err := tx.ExecContext(ctx, breakUploadLocksSQL, tenantID, itemID); err != nil {
+				return fmt.Errorf("store: unable to break upload locks: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 const setMediaUsageSQL = `

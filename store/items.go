@@ -107,6 +107,9 @@ type ItemMedia struct {
 	ThumbnailStrip           *string        `json:"thumbnailStrip,omitempty"`
 	GeneratedContentLocation *string        `json:"generatedContentLocation,omitempty"`
 	SourceFileLocation       *string        `json:"sourceFileLocation,omitempty"`
+	// MediaSHA256 is the hex SHA-256 of the original, computed as it was
+	// uploaded (docs/uploads.md).
+	MediaSHA256 *string `json:"mediaSha256,omitempty"`
 
 	VttURL                       *string `json:"vttUrl,omitempty"`
 	SrtURL                       *string `json:"srtUrl,omitempty"`

@@ -60,6 +60,11 @@ func loadConfig() config {
 	c.App.AllowPrivateStorage = envBool("LOUPE_STORAGE_ALLOW_PRIVATE", false)
 	c.App.BucketEventsTarget = os.Getenv("LOUPE_BUCKET_EVENTS_ARN")
 	c.App.GraphQLInFlight = envInt("LOUPE_GRAPHQL_IN_FLIGHT", c.App.GraphQLInFlight)
+	// Resumable uploads (docs/uploads.md): this node's name in upload
+	// locks, the smallest part, where a body of unknown length is spooled.
+	c.App.InstanceID = os.Getenv("LOUPE_INSTANCE_ID")
+	c.App.UploadPartSize = int64(envInt("LOUPE_UPLOAD_PART_SIZE", 0))
+	c.App.UploadSpoolDir = os.Getenv("LOUPE_UPLOAD_SPOOL_DIR")
 	// Background work (internal/jobs): 0 = one worker per core and queue,
 	// -1 = this node only serves the API and asks others for the work.
 	c.App.Jobs.Workers = envInt("LOUPE_WORKERS", 0)

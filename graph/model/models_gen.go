@@ -403,6 +403,30 @@ type SetRelationsInput struct {
 	RelatedItemIds []string `json:"relatedItemIds"`
 }
 
+type StartUploadInput struct {
+	// The item whose original this is; without it, a new item is made.
+	ItemID *string `json:"itemId,omitempty"`
+	// File name of the original: the item's originalFileName once complete.
+	FileName string `json:"fileName"`
+	// Size of the file in bytes.
+	Size int `json:"size"`
+	// A new item's title (default: the file name).
+	Title *string `json:"title,omitempty"`
+	// A new item's itemType (default: video, audio or image from fileType, else document).
+	ItemType *string `json:"itemType,omitempty"`
+	// A folder to put a new item in.
+	FolderID *string `json:"folderId,omitempty"`
+	// The type the client declares: only a hint for a new item's itemType; mediaType is sniffed from the bytes.
+	FileType *string `json:"fileType,omitempty"`
+}
+
+type StartUploadPayload struct {
+	// The tus URL of the upload.
+	UploadURL string        `json:"uploadUrl"`
+	Upload    *store.Upload `json:"upload"`
+	Item      *store.Item   `json:"item"`
+}
+
 // Usage statistics (spec 2.26).
 type Stats struct {
 	// Counters keyed by name: {sum, maxHourly?: {value, hour}} (the spec's shape).

@@ -37,6 +37,9 @@ func NewSigner(key []byte, baseURL string) *Signer {
 	return &Signer{key: key, baseURL: strings.TrimRight(baseURL, "/")}
 }
 
+// BaseURL is what links start with.
+func (s *Signer) BaseURL() string { return s.baseURL }
+
 // URL is a link allowing method (GET to download, PUT to upload) on the blob
 // at key until now+ttl.
 func (s *Signer) URL(method, key string, now time.Time, ttl time.Duration) string {
