@@ -2,12 +2,15 @@ package server
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"fmt"
 	"log/slog"
 
 	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/processor"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -15,7 +18,11 @@ import (
 // feature adds its own line here.
 func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	w = river.NewWorkers()
-	_ = deps
+	if deps.cfg.Files != nil {
+		river.AddWorker(w, &processor.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
+			Logger: deps.logger, Concurrency: deps.cfg.Transcodes})
+		kinds++
+	}
 	return w, kinds
 }
 
@@ -39,6 +46,9 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	if logger == nil {
 		logger = slog.Default()
 	}
+	if cfg.Jobs.NodeID == "" {
+		cfg.Jobs.NodeID = DefaultNodeID()
+	}
 	w, kinds := workers(jobDeps{store: st, cfg: cfg, logger: logger})
 	if cfg.Jobs.Workers < 0 || kinds == 0 {
 		c, err := jobs.NewInserter(cfg.JobsDB)
@@ -59,4 +69,13 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	return c, nil
+}
+
+// DefaultNodeID names a node that was given no name: its host and process.
+func DefaultNodeID() string {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "loupe"
+	}
+	return host + "-" + strconv.Itoa(os.Getpid())
 }

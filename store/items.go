@@ -108,6 +108,10 @@ type ItemMedia struct {
 	GeneratedContentLocation *string        `json:"generatedContentLocation,omitempty"`
 	SourceFileLocation       *string        `json:"sourceFileLocation,omitempty"`
 
+	// Generated is what processing made (processing.go); its keys are
+	// answered as signed links in the fields above.
+	Generated *GeneratedMedia `json:"generated,omitempty"`
+
 	VttURL                       *string `json:"vttUrl,omitempty"`
 	SrtURL                       *string `json:"srtUrl,omitempty"`
 	TranslationVttURL            *string `json:"translationVttUrl,omitempty"`
@@ -156,7 +160,9 @@ func (i *Item) Metadata() ItemMetadata {
 }
 
 // HasProxy reports whether a proxy has been made.
-func (i *Item) HasProxy() bool { return i.Proxy != nil }
+func (i *Item) HasProxy() bool {
+	return i.Proxy != nil || (i.Generated != nil && i.Generated.Proxy != "")
+}
 
 // HasArchiveRelation reports whether the item is archived.
 func (i *Item) HasArchiveRelation() bool { return i.ArchivedOn != nil }

@@ -8,6 +8,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -96,6 +97,11 @@ func Run(ctx context.Context, input, dir string, steps Steps, progress func(Prog
 
 	report("probe", 0)
 	p, err := media.ProbeFile(ctx, input)
+	if errors.Is(err, media.ErrNotMedia) {
+		// Documents and unknown files are probed and marked, not failed.
+		progress(Progress{Step: "done", Percent: 100})
+		return &Result{Kind: media.KindOther, Probe: &media.Probe{}}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the file cannot be read as media: %w", err)
 	}
