@@ -36,8 +36,16 @@ type ItemResolver interface {
 
 	Thumbnails(ctx context.Context, obj *store.Item, index *int, size *int) (*model.ThumbnailPage, error)
 
+	Proxy(ctx context.Context, obj *store.Item) (*string, error)
+
+	WebProxyLocation(ctx context.Context, obj *store.Item) (*string, error)
+	ProxyAudioTrackUrls(ctx context.Context, obj *store.Item) (loupe.JSON, error)
 	Thumbnail(ctx context.Context, obj *store.Item) (*string, error)
 	ThumbnailInfo(ctx context.Context, obj *store.Item) (loupe.JSON, error)
+	ThumbnailStrip(ctx context.Context, obj *store.Item) (*string, error)
+	WaveformURL(ctx context.Context, obj *store.Item) (*string, error)
+	WaveformImageURL(ctx context.Context, obj *store.Item) (*string, error)
+	PreviewURL(ctx context.Context, obj *store.Item) (*string, error)
 
 	TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error)
 
@@ -2160,9 +2168,6 @@ func (ec *executionContext) fieldContext_Item_detectedPersons(_ context.Context,
 }
 
 func (ec *executionContext) _Item_proxy(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Proxy)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2171,7 +2176,7 @@ func (ec *executionContext) _Item_proxy(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Item_proxy(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Proxy, nil
+			return ec.Resolvers.Item().Proxy(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2182,7 +2187,7 @@ func (ec *executionContext) _Item_proxy(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Item_proxy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_proxySize(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -2313,9 +2318,6 @@ func (ec *executionContext) fieldContext_Item_editProxyFormat(_ context.Context,
 }
 
 func (ec *executionContext) _Item_webProxyLocation(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.WebProxyLocation)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2324,7 +2326,7 @@ func (ec *executionContext) _Item_webProxyLocation(ctx context.Context, field gr
 			return ec.fieldContext_Item_webProxyLocation(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.WebProxyLocation, nil
+			return ec.Resolvers.Item().WebProxyLocation(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2335,13 +2337,10 @@ func (ec *executionContext) _Item_webProxyLocation(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Item_webProxyLocation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_proxyAudioTrackUrls(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.ProxyAudioTrackUrls)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2350,7 +2349,7 @@ func (ec *executionContext) _Item_proxyAudioTrackUrls(ctx context.Context, field
 			return ec.fieldContext_Item_proxyAudioTrackUrls(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ProxyAudioTrackUrls, nil
+			return ec.Resolvers.Item().ProxyAudioTrackUrls(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
@@ -2361,7 +2360,7 @@ func (ec *executionContext) _Item_proxyAudioTrackUrls(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Item_proxyAudioTrackUrls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _Item_thumbnail(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -2411,9 +2410,6 @@ func (ec *executionContext) fieldContext_Item_thumbnailInfo(_ context.Context, f
 }
 
 func (ec *executionContext) _Item_thumbnailStrip(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ThumbnailStrip)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2422,7 +2418,7 @@ func (ec *executionContext) _Item_thumbnailStrip(ctx context.Context, field grap
 			return ec.fieldContext_Item_thumbnailStrip(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ThumbnailStrip, nil
+			return ec.Resolvers.Item().ThumbnailStrip(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2433,7 +2429,76 @@ func (ec *executionContext) _Item_thumbnailStrip(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Item_thumbnailStrip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Item_waveformUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_waveformUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().WaveformURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Item_waveformUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Item_waveformImageUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_waveformImageUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().WaveformImageURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Item_waveformImageUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Item_previewUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_previewUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().PreviewURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Item_previewUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_generatedContentLocation(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -4990,7 +5055,38 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 		case "detectedPersons":
 			out.Values[i] = ec._Item_detectedPersons(ctx, field, obj)
 		case "proxy":
-			out.Values[i] = ec._Item_proxy(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_proxy(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "proxySize":
 			out.Values[i] = ec._Item_proxySize(ctx, field, obj)
 		case "hasProxy":
@@ -5008,9 +5104,71 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 		case "editProxyFormat":
 			out.Values[i] = ec._Item_editProxyFormat(ctx, field, obj)
 		case "webProxyLocation":
-			out.Values[i] = ec._Item_webProxyLocation(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_webProxyLocation(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "proxyAudioTrackUrls":
-			out.Values[i] = ec._Item_proxyAudioTrackUrls(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_proxyAudioTrackUrls(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "thumbnail":
 			field := field
 
@@ -5078,7 +5236,137 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "thumbnailStrip":
-			out.Values[i] = ec._Item_thumbnailStrip(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_thumbnailStrip(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "waveformUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_waveformUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "waveformImageUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_waveformImageUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "previewUrl":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_previewUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "generatedContentLocation":
 			out.Values[i] = ec._Item_generatedContentLocation(ctx, field, obj)
 		case "sourceFileLocation":

@@ -64,6 +64,7 @@ type MutationResolver interface {
 	CreateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error)
 	UpdateOptionList(ctx context.Context, input store.OptionListInput) (*model.OptionListPayload, error)
 	DeleteOptionList(ctx context.Context, input model.DeleteOptionListInput) (*model.DeleteOptionListPayload, error)
+	ProcessItem(ctx context.Context, input model.ProcessInput) (*model.ProcessPayload, error)
 	SetRelations(ctx context.Context, input model.SetRelationsInput) (*model.RelationsPayload, error)
 	DeleteRelation(ctx context.Context, input model.DeleteRelationInput) (*model.RelationsPayload, error)
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error)
@@ -511,6 +512,20 @@ func (ec *executionContext) field_Mutation_moveItem_args(ctx context.Context, ra
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.MoveItemInput, error) {
 			return ec.unmarshalNMoveItemInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐMoveItemInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_processItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ProcessInput, error) {
+			return ec.unmarshalNProcessInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐProcessInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3231,6 +3246,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteOptionList(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_processItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_processItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ProcessItem(ctx, fc.Args["input"].(model.ProcessInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProcessPayload) graphql.Marshaler {
+			return ec.marshalNProcessPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐProcessPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_processItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProcessPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_processItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_setRelations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5932,6 +5991,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteOptionList":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteOptionList(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "processItem":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_processItem(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -383,6 +383,7 @@ type ComplexityRoot struct {
 		ModifiedOn                   func(childComplexity int) int
 		OriginalFileName             func(childComplexity int) int
 		PersonDetectionEnabled       func(childComplexity int) int
+		PreviewURL                   func(childComplexity int) int
 		ProgressInfo                 func(childComplexity int) int
 		Proxy                        func(childComplexity int) int
 		ProxyAudioTrackUrls          func(childComplexity int) int
@@ -426,6 +427,8 @@ type ComplexityRoot struct {
 		VersionState                 func(childComplexity int) int
 		Versions                     func(childComplexity int) int
 		VttURL                       func(childComplexity int) int
+		WaveformImageURL             func(childComplexity int) int
+		WaveformURL                  func(childComplexity int) int
 		WebProxyLocation             func(childComplexity int) int
 	}
 
@@ -583,6 +586,7 @@ type ComplexityRoot struct {
 		LockUpload                       func(childComplexity int, input model.LockUploadInput) int
 		MigrateMediaLocation             func(childComplexity int, input model.MigrateMediaLocationInput) int
 		MoveItem                         func(childComplexity int, input model.MoveItemInput) int
+		ProcessItem                      func(childComplexity int, input model.ProcessInput) int
 		ReactToComment                   func(childComplexity int, input model.ReactToCommentInput) int
 		RemoveItemFromFolder             func(childComplexity int, input model.ItemFolderInput) int
 		RenameVersion                    func(childComplexity int, input model.RenameVersionInput) int
@@ -651,6 +655,11 @@ type ComplexityRoot struct {
 		ImageIds    func(childComplexity int) int
 		ItemType    func(childComplexity int) int
 		Name        func(childComplexity int) int
+	}
+
+	ProcessPayload struct {
+		ItemID           func(childComplexity int) int
+		TranscodingState func(childComplexity int) int
 	}
 
 	Query struct {
@@ -2521,6 +2530,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Item.PersonDetectionEnabled(childComplexity), true
 
+	case "Item.previewUrl":
+		if e.ComplexityRoot.Item.PreviewURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.PreviewURL(childComplexity), true
+
 	case "Item.progressInfo":
 		if e.ComplexityRoot.Item.ProgressInfo == nil {
 			break
@@ -2841,6 +2857,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.VttURL(childComplexity), true
+
+	case "Item.waveformImageUrl":
+		if e.ComplexityRoot.Item.WaveformImageURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.WaveformImageURL(childComplexity), true
+
+	case "Item.waveformUrl":
+		if e.ComplexityRoot.Item.WaveformURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.WaveformURL(childComplexity), true
 
 	case "Item.webProxyLocation":
 		if e.ComplexityRoot.Item.WebProxyLocation == nil {
@@ -3687,6 +3717,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.MoveItem(childComplexity, args["input"].(model.MoveItemInput)), true
 
+	case "Mutation.processItem":
+		if e.ComplexityRoot.Mutation.ProcessItem == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_processItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ProcessItem(childComplexity, args["input"].(model.ProcessInput)), true
+
 	case "Mutation.reactToComment":
 		if e.ComplexityRoot.Mutation.ReactToComment == nil {
 			break
@@ -4155,6 +4197,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Name(childComplexity), true
+
+	case "ProcessPayload.itemId":
+		if e.ComplexityRoot.ProcessPayload.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProcessPayload.ItemID(childComplexity), true
+
+	case "ProcessPayload.transcodingState":
+		if e.ComplexityRoot.ProcessPayload.TranscodingState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProcessPayload.TranscodingState(childComplexity), true
 
 	case "Query.apiKeys":
 		if e.ComplexityRoot.Query.APIKeys == nil {
@@ -5907,6 +5963,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputMigrateMediaLocationInput,
 		ec.unmarshalInputMoveItemInput,
 		ec.unmarshalInputOptionListInput,
+		ec.unmarshalInputProcessInput,
 		ec.unmarshalInputReactToCommentInput,
 		ec.unmarshalInputRenameVersionInput,
 		ec.unmarshalInputSecuritySettingsInput,
@@ -6001,7 +6058,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6021,6 +6078,7 @@ var sources = []*ast.Source{
 	{Name: "schema/generated_media.graphqls", Input: sourceData("schema/generated_media.graphqls"), BuiltIn: false},
 	{Name: "schema/items.graphqls", Input: sourceData("schema/items.graphqls"), BuiltIn: false},
 	{Name: "schema/mdfs.graphqls", Input: sourceData("schema/mdfs.graphqls"), BuiltIn: false},
+	{Name: "schema/processing.graphqls", Input: sourceData("schema/processing.graphqls"), BuiltIn: false},
 	{Name: "schema/relations.graphqls", Input: sourceData("schema/relations.graphqls"), BuiltIn: false},
 	{Name: "schema/root.graphqls", Input: sourceData("schema/root.graphqls"), BuiltIn: false},
 	{Name: "schema/search.graphqls", Input: sourceData("schema/search.graphqls"), BuiltIn: false},
@@ -6744,6 +6802,12 @@ func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.
 		return ec.fieldContext_Item_thumbnailInfo(ctx, field)
 	case "thumbnailStrip":
 		return ec.fieldContext_Item_thumbnailStrip(ctx, field)
+	case "waveformUrl":
+		return ec.fieldContext_Item_waveformUrl(ctx, field)
+	case "waveformImageUrl":
+		return ec.fieldContext_Item_waveformImageUrl(ctx, field)
+	case "previewUrl":
+		return ec.fieldContext_Item_previewUrl(ctx, field)
 	case "generatedContentLocation":
 		return ec.fieldContext_Item_generatedContentLocation(ctx, field)
 	case "sourceFileLocation":
@@ -7118,6 +7182,16 @@ func (ec *executionContext) childFields_Person(ctx context.Context, field graphq
 		return ec.fieldContext_Person_imageIds(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Person", field.Name)
+}
+
+func (ec *executionContext) childFields_ProcessPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "itemId":
+		return ec.fieldContext_ProcessPayload_itemId(ctx, field)
+	case "transcodingState":
+		return ec.fieldContext_ProcessPayload_transcodingState(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProcessPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Reaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -208,6 +208,18 @@ func (r *itemResolver) Thumbnails(ctx context.Context, obj *store.Item, index *i
 	return out, nil
 }
 
+func (r *itemResolver) Proxy(ctx context.Context, obj *store.Item) (*string, error) {
+	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Proxy }, obj.ItemMedia.Proxy), nil
+}
+
+func (r *itemResolver) WebProxyLocation(ctx context.Context, obj *store.Item) (*string, error) {
+	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Proxy }, obj.WebProxyLocation), nil
+}
+
+func (r *itemResolver) ProxyAudioTrackUrls(ctx context.Context, obj *store.Item) (loupe.JSON, error) {
+	return r.audioTrackLinks(obj)
+}
+
 // Thumbnail answers Item.thumbnail: a signed link to the poster a user
 // chose (store.UserThumbnail) while there is one, else what processing
 // wrote. From the item's own row: no query.
@@ -216,7 +228,7 @@ func (r *itemResolver) Thumbnail(ctx context.Context, obj *store.Item) (*string,
 		link := r.Blobs.URL("GET", u.Key, time.Now(), blob.LinkValidity)
 		return &link, nil
 	}
-	return obj.ItemMedia.Thumbnail, nil
+	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Poster }, obj.ItemMedia.Thumbnail), nil
 }
 
 // ThumbnailInfo answers Item.thumbnailInfo: for a poster a user chose,
@@ -227,6 +239,22 @@ func (r *itemResolver) ThumbnailInfo(ctx context.Context, obj *store.Item) (loup
 		return userThumbnailInfo(u), nil
 	}
 	return obj.ItemMedia.ThumbnailInfo, nil
+}
+
+func (r *itemResolver) ThumbnailStrip(ctx context.Context, obj *store.Item) (*string, error) {
+	return r.stripLink(obj), nil
+}
+
+func (r *itemResolver) WaveformURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Waveform }, nil), nil
+}
+
+func (r *itemResolver) WaveformImageURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.WaveformImage }, nil), nil
+}
+
+func (r *itemResolver) PreviewURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Preview }, nil), nil
 }
 
 // TimedTranscriptURL answers Item.timedTranscriptUrl: a signed link to the

@@ -103,14 +103,26 @@ func (r *Resolver) itemRecord(ctx context.Context, it *store.Item, readable *boo
 	w = w.key("textDetectionEnabled", false).bool(it.TextDetectionEnabled)
 	w = w.key("createUnknownPersons", false).bool(it.CreateUnknownPersons)
 	w = w.key("detectedPersons", false).raw(it.DetectedPersons)
-	w = w.key("proxy", false).optStr(it.Proxy)
+	proxy, err := itemR.Proxy(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("proxy", false).optStr(proxy)
 	w = w.key("proxySize", false).optInt(it.ProxySize)
 	w = w.key("hasProxy", false).bool(it.HasProxy())
 	w = w.key("highRes", false).optStr(it.HighRes)
 	w = w.key("hasExternalHighres", false).bool(it.HasExternalHighres)
 	w = w.key("editProxyFormat", false).optStr(it.EditProxyFormat)
-	w = w.key("webProxyLocation", false).optStr(it.WebProxyLocation)
-	w = w.key("proxyAudioTrackUrls", false).raw(it.ProxyAudioTrackUrls)
+	webProxyLocation, err := itemR.WebProxyLocation(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("webProxyLocation", false).optStr(webProxyLocation)
+	proxyAudioTrackUrls, err := itemR.ProxyAudioTrackUrls(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("proxyAudioTrackUrls", false).raw(proxyAudioTrackUrls)
 	thumbnail, err := itemR.Thumbnail(ctx, it)
 	if err != nil {
 		return nil, err
@@ -121,7 +133,11 @@ func (r *Resolver) itemRecord(ctx context.Context, it *store.Item, readable *boo
 		return nil, err
 	}
 	w = w.key("thumbnailInfo", false).raw(thumbnailInfo)
-	w = w.key("thumbnailStrip", false).optStr(it.ThumbnailStrip)
+	thumbnailStrip, err := itemR.ThumbnailStrip(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("thumbnailStrip", false).optStr(thumbnailStrip)
 	w = w.key("generatedContentLocation", false).optStr(it.GeneratedContentLocation)
 	w = w.key("sourceFileLocation", false).optStr(it.SourceFileLocation)
 	w = w.key("vttUrl", false).optStr(it.VttURL)

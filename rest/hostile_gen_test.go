@@ -328,11 +328,14 @@ var plausibleFields = map[string]any{
 	"StorageInput.name":                            "Hostile",
 }
 
-// probedControls are the inputs whose save probes a real bucket
-// (storage locations): their plausible input cannot pass here, so their
-// control is left out; storages_test.go saves them against a real S3
-// server. Their hostile cases still run (and are refused before the probe).
+// probedControls are the inputs whose plausible control is left out: a
+// save that probes a real bucket (storage and generated-media locations:
+// storages_test.go and generated_media_test.go save them against a real S3
+// server), and processing, whose accepted request would start background
+// work that changes the tables the suite digests (processing_test.go runs
+// it). Their hostile cases still run, refused before anything happens.
 var probedControls = map[string]bool{
+	"POST /api/v1/process": true, "processItem": true,
 	"POST /prime/api/v1/storages": true, "PUT /prime/api/v1/storages": true,
 	"createStorageLocation": true, "updateStorageLocation": true,
 	"POST /ingest/api/v1/generatedMediaLocations": true, "createGeneratedMediaLocation": true,

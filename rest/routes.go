@@ -123,6 +123,8 @@ var Routes = []Route{
 	// Media usage and location.
 	{Method: "POST", Path: "/api/v1/items/{itemId}/mediaUsage", Op: "updateMediaUsage", Field: "updateMediaUsage",
 		Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId"))},
+	{Method: "POST", Path: "/api/v1/process", Op: "processItem", Field: "processItem",
+		Bind: requiredBodyAs("input"), Invalid: MsgInvalidSyntax},
 	{Method: "POST", Path: "/api/v1/items/{itemId}/migrateMediaLocation", Op: "migrateMediaLocation",
 		Field: "migrateMediaLocation", Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId"))},
 

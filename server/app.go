@@ -79,6 +79,9 @@ type Config struct {
 	JobsDB *sql.DB
 	// Jobs configures the node's workers (LOUPE_WORKERS and friends).
 	Jobs jobs.Config
+	// Transcodes bounds the processing runs at once on this node
+	// (LOUPE_TRANSCODES; 0: half the cores, at least 1).
+	Transcodes int
 	// Usage counts usage figures; its owner closes it after the server
 	// stops, so that the last counts are written (a new recorder when nil).
 	Usage *usage.Recorder

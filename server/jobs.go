@@ -8,6 +8,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/processor"
+	"github.com/loupe-mam/loupe/internal/upload"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -15,7 +17,11 @@ import (
 // feature adds its own line here.
 func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	w = river.NewWorkers()
-	_ = deps
+	if deps.cfg.Files != nil {
+		river.AddWorker(w, &processor.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
+			Logger: deps.logger, Concurrency: deps.cfg.Transcodes})
+		kinds++
+	}
 	return w, kinds
 }
 
@@ -38,6 +44,12 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.Default()
+	}
+	if cfg.Jobs.NodeID == "" {
+		cfg.Jobs.NodeID = cfg.InstanceID
+	}
+	if cfg.Jobs.NodeID == "" {
+		cfg.Jobs.NodeID = upload.NewInstanceID()
 	}
 	w, kinds := workers(jobDeps{store: st, cfg: cfg, logger: logger})
 	if cfg.Jobs.Workers < 0 || kinds == 0 {

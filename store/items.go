@@ -111,6 +111,10 @@ type ItemMedia struct {
 	// uploaded (docs/uploads.md).
 	MediaSHA256 *string `json:"mediaSha256,omitempty"`
 
+	// Generated is what processing made (processing.go); its keys are
+	// answered as signed links in the fields above.
+	Generated *GeneratedMedia `json:"generated,omitempty"`
+
 	VttURL                       *string `json:"vttUrl,omitempty"`
 	SrtURL                       *string `json:"srtUrl,omitempty"`
 	TranslationVttURL            *string `json:"translationVttUrl,omitempty"`
@@ -159,7 +163,9 @@ func (i *Item) Metadata() ItemMetadata {
 }
 
 // HasProxy reports whether a proxy has been made.
-func (i *Item) HasProxy() bool { return i.Proxy != nil }
+func (i *Item) HasProxy() bool {
+	return i.Proxy != nil || (i.Generated != nil && i.Generated.Proxy != "")
+}
 
 // HasArchiveRelation reports whether the item is archived.
 func (i *Item) HasArchiveRelation() bool { return i.ArchivedOn != nil }

@@ -19,6 +19,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/secretbox"
+	"github.com/loupe-mam/loupe/internal/upload"
 	usagefig "github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"
@@ -105,6 +106,10 @@ func cmdServe(ctx context.Context, c config) error {
 	defer jobsDB.Close()
 	jobsDB.SetMaxOpenConns(jobsPool)
 	c.App.JobsDB = jobsDB
+	// One name for this node in upload locks and job rows.
+	if c.App.InstanceID == "" {
+		c.App.InstanceID = upload.NewInstanceID()
+	}
 	jobsCtx, stopJobs := context.WithCancel(context.Background())
 	defer stopJobs()
 	jc, err := server.StartJobs(jobsCtx, c.App, st)

@@ -346,6 +346,23 @@ type PageInfo struct {
 	EndCursor   *string `json:"endCursor,omitempty"`
 }
 
+// Ask for an item's media to be processed again (or for the first time): the
+// original is probed and what the media allows is made — proxy, audio track
+// proxies, poster and thumbnails, strip, waveform, image renditions.
+type ProcessInput struct {
+	ItemID string `json:"itemId"`
+	// The steps to run: proxy, thumbnails, strip, waveform (default: all).
+	Steps []string `json:"steps,omitempty"`
+	// interactive (default: ahead of bulk work) or bulk (reprocessing a library).
+	Priority *string `json:"priority,omitempty"`
+}
+
+type ProcessPayload struct {
+	ItemID string `json:"itemId"`
+	// queued: the request waits for a worker (or joins the one already waiting or running).
+	TranscodingState string `json:"transcodingState"`
+}
+
 type Query struct {
 }
 

@@ -39,6 +39,10 @@ func NewDisk(root string) (*Disk, error) {
 // Root is the directory the store writes under.
 func (d *Disk) Root() string { return d.root }
 
+// LocalPath is the file that holds key, for a tool that reads files (ffmpeg,
+// libvips) rather than streams.
+func (d *Disk) LocalPath(key string) (string, error) { return d.path(key) }
+
 // path maps a key to its file, refusing keys that could leave the root.
 func (d *Disk) path(key string) (string, error) {
 	if err := ValidKey(key); err != nil {

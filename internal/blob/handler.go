@@ -57,7 +57,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Now != nil {
 		now = h.Now
 	}
-	switch err := h.Signer.Verify(method, key, r.URL.Query(), now()); {
+	var err error
+	if strings.HasPrefix(key, dirMark) {
+		if method != http.MethodGet {
+			writeError(w, http.StatusForbidden, MsgBadSignature)
+			return
+		}
+		key, err = h.Signer.verifyDir(key, now())
+	} else {
+		err = h.Signer.Verify(method, key, r.URL.Query(), now())
+	}
+	switch {
 	case errors.Is(err, ErrExpired):
 		writeError(w, http.StatusForbidden, MsgExpired)
 		return

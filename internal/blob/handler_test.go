@@ -163,3 +163,38 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// A directory link reaches the blobs of its directory, relative references
+// included, and nothing else: not a subdirectory, not a sibling directory,
+// not a PUT, not after it expires.
+func TestDirectoryLinks(t *testing.T) {
+	s := newServer(t, 1<<20)
+	ctx := t.Context()
+	for _, k := range []string{"m/gen/1/strip/strip.vtt", "m/gen/1/strip/001.jpg", "m/gen/1/strip/sub/x.jpg", "m/gen/1/proxy.mp4"} {
+		if _, err := s.store.Put(ctx, k, strings.NewReader("data of "+k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := s.signer.DirURL("m/gen/1/strip/", "strip.vtt", s.now, time.Hour)
+	if resp, body := do(t, "GET", link, nil); resp.StatusCode != 200 || body != "data of m/gen/1/strip/strip.vtt" {
+		t.Fatalf("the link: %d %s", resp.StatusCode, body)
+	}
+	base, _ := url.Parse(link)
+	sheet, _ := base.Parse("001.jpg")
+	if resp, body := do(t, "GET", sheet.String(), nil); resp.StatusCode != 200 || body != "data of m/gen/1/strip/001.jpg" {
+		t.Fatalf("a relative reference: %d %s", resp.StatusCode, body)
+	}
+	for _, rel := range []string{"sub/x.jpg", "../proxy.mp4"} {
+		u, _ := base.Parse(rel)
+		if resp, _ := do(t, "GET", u.String(), nil); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", rel, resp.StatusCode)
+		}
+	}
+	if resp, _ := do(t, "PUT", link, strings.NewReader("x")); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("PUT through a directory link: %d", resp.StatusCode)
+	}
+	s.now = s.now.Add(2 * time.Hour)
+	if resp, _ := do(t, "GET", link, nil); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("expired: %d", resp.StatusCode)
+	}
+}

@@ -79,3 +79,39 @@ func escapeKey(key string) string {
 	}
 	return strings.Join(parts, "/")
 }
+
+// dirMark starts the first path segment of a directory link.
+const dirMark = "d~"
+
+// DirURL is a GET link to the blob dir+name that also reaches every other
+// blob of dir (dir ends in "/") until now+ttl: the signature is in the
+// path, so a relative reference inside the file (a WebVTT map naming its
+// sprite sheets "001.jpg") resolves to a link that works too. Only GET,
+// only that directory, not below it.
+func (s *Signer) DirURL(dir, name string, now time.Time, ttl time.Duration) string {
+	exp := strconv.FormatInt(now.Add(ttl).Unix(), 10)
+	return s.baseURL + PathPrefix + dirMark + exp + "~" + s.sign("GET-DIR", dir, exp) + "/" + escapeKey(dir+name)
+}
+
+// verifyDir checks the path (after PathPrefix) of a directory link and
+// answers the key it names.
+func (s *Signer) verifyDir(path string, now time.Time) (string, error) {
+	first, key, ok := strings.Cut(strings.TrimPrefix(path, dirMark), "/")
+	exp, sig, ok2 := strings.Cut(first, "~")
+	i := strings.LastIndexByte(key, '/')
+	if !ok || !ok2 || i < 0 {
+		return "", ErrBadSignature
+	}
+	want := s.sign("GET-DIR", key[:i+1], exp)
+	if !hmac.Equal([]byte(want), []byte(sig)) {
+		return "", ErrBadSignature
+	}
+	t, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return "", ErrBadSignature
+	}
+	if now.Unix() >= t {
+		return "", ErrExpired
+	}
+	return key, nil
+}

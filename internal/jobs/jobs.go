@@ -33,6 +33,11 @@ const (
 // Queues lists every queue, in the order above.
 var Queues = []string{QueueInteractive, QueueBulk, QueueIngest}
 
+// MaxJobTimeout is the longest timeout a worker sets (processing's). River
+// rescues a running job after one RescueAfter for all kinds, so a job whose
+// node was killed runs again up to this long + 5 min later.
+const MaxJobTimeout = time.Hour
+
 // Client is the River client over database/sql (lib/pq): jobs are inserted
 // inside a *sql.Tx (an sqlx.Tx's embedded one).
 type Client = river.Client[*sql.Tx]
@@ -46,8 +51,9 @@ type Config struct {
 	// 200 ms; lib/pq has no LISTEN that River can use, so it polls).
 	PollInterval time.Duration
 	// RescueAfter is how long a job may stay running before it counts as
-	// abandoned by a killed node and runs again (default 15 min). It must
-	// exceed the longest job timeout.
+	// abandoned by a killed node and runs again (default: the longest job
+	// timeout, processing's hour, plus 5 min). It must exceed the longest
+	// job timeout.
 	RescueAfter time.Duration
 	// JobTimeout bounds a job that sets no timeout of its own (default 10
 	// min).
@@ -69,7 +75,7 @@ func (c Config) withDefaults() Config {
 		c.JobTimeout = 10 * time.Minute
 	}
 	if c.RescueAfter <= c.JobTimeout {
-		c.RescueAfter = max(15*time.Minute, c.JobTimeout+time.Minute)
+		c.RescueAfter = max(MaxJobTimeout, c.JobTimeout) + 5*time.Minute
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

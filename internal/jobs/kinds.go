@@ -8,10 +8,14 @@ package jobs
 // ProcessArgs asks for an item's media to be processed (probe, proxies,
 // thumbnails…): inserted when an upload completes or an object is ingested.
 type ProcessArgs struct {
-	TenantID string `json:"tenantId"`
-	ItemID   string `json:"itemId"`
+	// The item is the job's identity for uniqueness (river:"unique"): a
+	// second request while one waits or runs is the same job.
+	TenantID string `json:"tenantId" river:"unique"`
+	ItemID   string `json:"itemId" river:"unique"`
 	// Reason says what asked: "upload", "ingest", "request".
 	Reason string `json:"reason"`
+	// Steps are the steps asked for (none: all).
+	Steps []string `json:"steps,omitempty"`
 }
 
 // Kind is the job kind in River's tables.

@@ -64,6 +64,10 @@ type Stream struct {
 // decode: ffprobe exits 0 on random bytes, so the streams decide.
 var ErrNoStreams = errors.New("media: no audio, video or image stream")
 
+// ErrNotMedia is ffprobe's answer for a file no demuxer recognises (a
+// document, random bytes).
+var ErrNotMedia = errors.New("media: not a media file ffmpeg recognises")
+
 // ProbeFile runs ffprobe on input (a path or a URL ffmpeg can read).
 func ProbeFile(ctx context.Context, input string) (*Probe, error) {
 	cmd := exec.CommandContext(ctx, "ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
@@ -74,6 +78,9 @@ func ProbeFile(ctx context.Context, input string) (*Probe, error) {
 		return nil, err
 	}
 	if err := cmd.Wait(); err != nil {
+		if strings.Contains(stderr.String(), "Invalid data found when processing input") {
+			return nil, ErrNotMedia
+		}
 		return nil, fmt.Errorf("ffprobe: %s", toolError(err, stderr.String()))
 	}
 	var p Probe

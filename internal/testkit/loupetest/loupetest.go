@@ -116,7 +116,7 @@ func (a *API) serve(t testing.TB, opts []Option) {
 	}
 	t.Cleanup(func() { jobsDB.Close() })
 	cfg.JobsDB = jobsDB
-	cfg.Jobs.PollInterval = 20 * time.Millisecond
+	cfg.Jobs.PollInterval = 50 * time.Millisecond
 	jc, err := server.StartJobs(ctx, cfg, st)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,356 @@
+// Package processor is the worker of process_item jobs (internal/jobs): it
+// claims the item, runs internal/process on its original, stores the
+// outputs under a prefix of the run's own and switches them onto the item
+// in one transaction (store.FinishProcessing), so that a crash or a re-run
+// never leaves a half-written or mixed set visible. docs/processing.md.
+package processor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/process"
+	"github.com/loupe-mam/loupe/internal/upload"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Service names the engine in transcodingService.
+const Service = "loupe-ffmpeg"
+
+// Timeout bounds one processing run (River's job timeout; the queue's
+// RescueAfter exceeds it, see internal/jobs).
+const Timeout = jobs.MaxJobTimeout
+
+// localCopyLimit: an original up to this size is copied into the work
+// directory when the store is not local disk (images: libvips reads files
+// only; small files: one fast read); larger ones are read by ffmpeg
+// through a presigned URL, seeking with HTTP ranges.
+const localCopyLimit = 512 << 20
+
+// progressEvery is how often a run writes its progress at most.
+const progressEvery = time.Second
+
+// Worker works process_item jobs.
+type Worker struct {
+	river.WorkerDefaults[jobs.ProcessArgs]
+	Store *store.Store
+	// Files is the server's file store, unwrapped (a *blob.Disk or a
+	// *blob.S3): originals are read from it and outputs written to it.
+	Files blob.Store
+	// Node names this node in transcodingBy.
+	Node   string
+	Logger *slog.Logger
+	// TempDir holds work directories (os.TempDir() when empty).
+	TempDir string
+
+	once sync.Once
+	sem  chan struct{}
+	// Concurrency bounds the runs at once on this node (default: half the
+	// cores, at least 1: each ffmpeg uses several).
+	Concurrency int
+}
+
+// Timeout implements river.Worker.
+func (w *Worker) Timeout(*river.Job[jobs.ProcessArgs]) time.Duration { return Timeout }
+
+// Work implements river.Worker.
+func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) error {
+	w.once.Do(func() {
+		n := w.Concurrency
+		if n < 1 {
+			n = max(1, runtime.GOMAXPROCS(0)/2)
+		}
+		w.sem = make(chan struct{}, n)
+	})
+	select {
+	case w.sem <- struct{}{}:
+		defer func() { <-w.sem }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	a := job.Args
+	r := &run{w: w, tenant: a.TenantID, item: a.ItemID, runKey: fmt.Sprintf("%d.%d", job.ID, job.Attempt),
+		attempt: job.Attempt, started: time.Now().UTC(), steps: stepsOf(a.Steps)}
+	err := r.do(ctx)
+	var perm *permanentError
+	switch {
+	case err == nil, errors.Is(err, store.ErrStaleRun), loupe.ErrorKind(err) == loupe.ENOTFOUND:
+		// Done, taken over by a newer run, or the item is gone: nothing
+		// more to do.
+		return nil
+	case errors.As(err, &perm):
+		w.log().Warn("processing failed", "tenant", a.TenantID, "item", a.ItemID, "reason", perm.reason)
+		if ferr := w.Store.FailProcessing(context.WithoutCancel(ctx), a.TenantID, a.ItemID, r.runKey, perm.reason); ferr != nil && !errors.Is(ferr, store.ErrStaleRun) {
+			return ferr
+		}
+		return river.JobCancel(err)
+	default:
+		// Transient (storage, database, a timeout): River retries with
+		// backoff; the item shows the attempt's error meanwhile.
+		r.progress(context.WithoutCancel(ctx), map[string]any{"step": "retrying", "error": err.Error()}, true) //nolint:errcheck
+		return err
+	}
+}
+
+func (w *Worker) log() *slog.Logger {
+	if w.Logger != nil {
+		return w.Logger
+	}
+	return slog.Default()
+}
+
+// permanentError is a failure that a retry cannot change (the media).
+type permanentError struct{ reason string }
+
+func (e *permanentError) Error() string { return e.reason }
+
+func permanent(format string, args ...any) error {
+	return &permanentError{reason: fmt.Sprintf(format, args...)}
+}
+
+// run is one attempt at one item.
+type run struct {
+	w             *Worker
+	tenant, item  string
+	runKey        string
+	attempt       int
+	steps         process.Steps
+	started       time.Time
+	lastProgress  time.Time
+	cancelOnStale context.CancelFunc
+}
+
+func (r *run) do(ctx context.Context) error {
+	src, err := r.w.Store.ClaimProcessing(ctx, r.tenant, r.item, r.runKey, r.w.Node, Service, map[string]any{
+		"step": "starting", "percent": 0, "attempt": r.attempt, "startedOn": r.started})
+	if err != nil {
+		return err
+	}
+	key, ok := upload.KeyOfLocation(src)
+	if !ok {
+		return permanent("the item has no original in Loupe's storage to process (sourceFileLocation %q)", src)
+	}
+	dir, err := os.MkdirTemp(r.w.TempDir, "loupe-process-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	input, err := r.input(ctx, key, dir)
+	if err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.cancelOnStale = cancel
+	res, err := process.Run(runCtx, input, dir, r.steps, func(p process.Progress) {
+		r.progress(ctx, map[string]any{"step": p.Step, "percent": p.Percent, "etaSeconds": p.ETASeconds}, false) //nolint:errcheck
+	})
+	if err != nil {
+		if ctx.Err() != nil || runCtx.Err() != nil {
+			if ctx.Err() == nil {
+				return store.ErrStaleRun // cancelled by a newer run or the item's deletion
+			}
+			return ctx.Err()
+		}
+		// The reason is shown on the item: the server's paths and links
+		// are not.
+		return permanent("%s", strings.ReplaceAll(err.Error(), input, "the original"))
+	}
+	return r.finish(ctx, res)
+}
+
+// progress writes p at most every progressEvery (always when force); a
+// stale run is cancelled.
+func (r *run) progress(ctx context.Context, p map[string]any, force bool) error {
+	if !force && time.Since(r.lastProgress) < progressEvery {
+		return nil
+	}
+	r.lastProgress = time.Now()
+	p["attempt"], p["startedOn"] = r.attempt, r.started
+	err := r.w.Store.WriteProgress(ctx, r.tenant, r.item, r.runKey, p)
+	if errors.Is(err, store.ErrStaleRun) && r.cancelOnStale != nil {
+		r.cancelOnStale()
+	}
+	return err
+}
+
+// input is what ffmpeg reads: the file itself on local disk, a local copy
+// of a small original, or a presigned URL.
+func (r *run) input(ctx context.Context, key, dir string) (string, error) {
+	if d, ok := r.w.Files.(*blob.Disk); ok {
+		p, err := d.LocalPath(key)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(p); err != nil {
+			return "", permanent("the item's original is missing from storage")
+		}
+		return p, nil
+	}
+	obj, err := r.w.Files.Stat(ctx, key)
+	if errors.Is(err, blob.ErrNotFound) {
+		return "", permanent("the item's original is missing from storage")
+	}
+	if err != nil {
+		return "", err
+	}
+	if ps, ok := r.w.Files.(blob.Presigner); ok && obj.Size > localCopyLimit {
+		return ps.Presign(ctx, "GET", key, Timeout+10*time.Minute)
+	}
+	rc, _, _, err := r.w.Files.Open(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	p := filepath.Join(dir, "original"+filepath.Ext(key))
+	f, err := os.Create(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if _, err := f.ReadFrom(rc); err != nil {
+		return "", err
+	}
+	return p, f.Close()
+}
+
+// finish stores the outputs under the run's prefix and switches them onto
+// the item; the outputs they replace are deleted after.
+func (r *run) finish(ctx context.Context, res *process.Result) error {
+	prefix := store.GeneratedPrefix(r.tenant, r.item) + strings.ReplaceAll(r.runKey, ".", "-") + "/"
+	g := store.GeneratedMedia{Prefix: prefix, RunKey: r.runKey, Kind: res.Kind, MadeOn: time.Now().UTC()}
+	out := &store.ProcessingResult{Fields: map[string]any{"mediaKind": res.Kind}}
+	r.progress(ctx, map[string]any{"step": "storing", "percent": 99}, true) //nolint:errcheck
+	for _, o := range res.Outputs {
+		key := prefix + o.Name
+		obj, err := r.put(ctx, key, o.Path, o.ContentType)
+		if err != nil {
+			r.drop(prefix)
+			return err
+		}
+		switch o.Role {
+		case process.RoleProxy:
+			g.Proxy = key
+			out.Fields["proxySize"] = obj.Size
+		case process.RoleAudioProxy:
+			g.AudioTracks = append(g.AudioTracks, key)
+		case process.RolePoster:
+			g.Poster = key
+			out.Fields["thumbnailInfo"] = map[string]any{"width": o.Width, "height": o.Height, "chosenBy": "processing",
+				"positionSeconds": posterPosition(res)}
+		case process.RolePreview:
+			g.Preview = key
+		case process.RoleThumbnail:
+			out.Thumbnails = append(out.Thumbnails, store.GeneratedThumbnail{PositionMs: o.Position.Milliseconds(), Key: key})
+			out.ThumbW, out.ThumbH = o.Width, o.Height
+		case process.RoleStripVTT:
+			g.Strip = key
+		case process.RoleWaveformJSON:
+			g.Waveform = key
+		case process.RoleWaveformPNG:
+			g.WaveformImage = key
+		}
+	}
+	out.Generated = g
+	tech, err := json.Marshal(process.Technical(res.Probe))
+	if err != nil {
+		return err
+	}
+	out.Technical = tech
+	if fc := process.FrameCount(res.Probe); fc > 0 {
+		out.FrameCount = &fc
+	}
+	out.MediaCreatedOn = process.CreatedOn(res.Probe)
+	out.Progress = map[string]any{"step": "done", "percent": 100, "attempt": r.attempt, "startedOn": r.started,
+		"finishedOn": time.Now().UTC()}
+	old, err := r.w.Store.FinishProcessing(ctx, r.tenant, r.item, r.runKey, out)
+	if err != nil {
+		r.drop(prefix)
+		return err
+	}
+	if old != "" {
+		r.drop(old)
+	}
+	return nil
+}
+
+func posterPosition(res *process.Result) float64 {
+	if res.Kind != media.KindVideo {
+		return 0
+	}
+	return media.PosterPosition(res.Duration)
+}
+
+// put stores one output file.
+func (r *run) put(ctx context.Context, key, path, contentType string) (blob.Object, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return blob.Object{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return blob.Object{}, err
+	}
+	return r.w.Files.Put(ctx, key, f, blob.WithContentType(contentType), blob.WithSize(st.Size()))
+}
+
+// drop deletes what is under prefix (a run's outputs), best effort: a
+// leftover is invisible (no item points at it).
+func (r *run) drop(prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	after := ""
+	for {
+		objs, more, err := r.w.Files.List(ctx, prefix, after, 1000)
+		if err != nil {
+			r.w.log().Warn("outputs left behind", "prefix", prefix, "err", err)
+			return
+		}
+		for _, o := range objs {
+			if err := r.w.Files.Delete(ctx, o.Key); err != nil && !errors.Is(err, blob.ErrNotFound) {
+				r.w.log().Warn("output left behind", "key", o.Key, "err", err)
+			}
+		}
+		if !more || len(objs) == 0 {
+			return
+		}
+		after = objs[len(objs)-1].Key
+	}
+}
+
+// stepsOf is the steps a job names (none: all).
+func stepsOf(names []string) process.Steps {
+	if len(names) == 0 {
+		return process.AllSteps
+	}
+	var s process.Steps
+	for _, n := range names {
+		switch n {
+		case "proxy":
+			s.Proxy = true
+		case "thumbnails":
+			s.Thumbnails = true
+		case "strip":
+			s.Strip = true
+		case "waveform":
+			s.Waveform = true
+		}
+	}
+	return s
+}

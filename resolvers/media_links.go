@@ -1,0 +1,61 @@
+package resolvers
+
+import (
+	"encoding/json"
+	"path"
+	"time"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// This file answers the item's media fields from what processing made
+// (store.GeneratedMedia): signed links to its blobs, made from the item's
+// own row (no query), else what a client stored in the field.
+
+// generatedLink is a signed GET link to key, or nil for "".
+func (r *Resolver) generatedLink(key string) *string {
+	if key == "" {
+		return nil
+	}
+	u := r.Blobs.URL("GET", key, time.Now(), blob.LinkValidity)
+	return &u
+}
+
+// orStored is the link to the generated key when processing made one,
+// else the stored value.
+func (r *Resolver) orStored(it *store.Item, key func(*store.GeneratedMedia) string, stored *string) *string {
+	if g := it.Generated; g != nil {
+		if k := key(g); k != "" {
+			return r.generatedLink(k)
+		}
+	}
+	return stored
+}
+
+// audioTrackLinks is proxyAudioTrackUrls: links to the generated audio
+// proxies, else the stored value.
+func (r *Resolver) audioTrackLinks(it *store.Item) (loupe.JSON, error) {
+	g := it.Generated
+	if g == nil || g.AudioTracks == nil {
+		return it.ProxyAudioTrackUrls, nil
+	}
+	links := make([]string, len(g.AudioTracks))
+	for i, k := range g.AudioTracks {
+		links[i] = *r.generatedLink(k)
+	}
+	return json.Marshal(links)
+}
+
+// stripLink is a directory link to the strip's WebVTT map: the map names
+// its sprite sheets relative to itself, and a directory link makes those
+// references work too (blob.Signer.DirURL).
+func (r *Resolver) stripLink(it *store.Item) *string {
+	if g := it.Generated; g != nil && g.Strip != "" {
+		dir, name := path.Split(g.Strip)
+		u := r.Blobs.DirURL(dir, name, time.Now(), blob.LinkValidity)
+		return &u
+	}
+	return it.ThumbnailStrip
+}

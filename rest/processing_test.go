@@ -1,0 +1,266 @@
+package rest_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/bench/mediabench"
+	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+)
+
+// needMedia skips (fails in CI) without the media tools.
+func needMedia(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"ffmpeg", "ffprobe", "vipsthumbnail"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("LOUPE_WEBTEST") == "require" {
+				t.Fatalf("%s is not installed (scripts/deps run installs it)", tool)
+			}
+			t.Skipf("skipped: %s is not installed", tool)
+		}
+	}
+}
+
+// withOriginal stores data as the item's original (as an upload leaves
+// it) and answers its key.
+func withOriginal(t *testing.T, api *loupetest.API, a *loupetest.Client, itemID, name string, data []byte) string {
+	t.Helper()
+	key := "media/" + a.TenantID + "/" + itemID + "/original/test/" + name
+	if _, err := api.Files.Put(context.Background(), key, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	a.Post(t, "/api/v1/items/"+itemID+"/migrateMediaLocation", map[string]any{"sourceFileLocation": "loupe://files/" + key}).Status(http.StatusOK)
+	return key
+}
+
+// waitState polls the item until its transcodingState is one of want.
+func waitState(t *testing.T, api *loupetest.API, a *loupetest.Client, itemID string, seen func(map[string]any), want ...string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		it := a.Get(t, "/api/v1/items/"+itemID).Status(http.StatusOK).Object()
+		if seen != nil {
+			seen(it)
+		}
+		for _, w := range want {
+			if it["transcodingState"] == w {
+				return it
+			}
+		}
+		if time.Now().After(deadline) {
+			var errs []string
+			api.DB.Select(&errs, `SELECT state || ' ' || coalesce(errors::text, '') FROM river_job`) //nolint:errcheck
+			t.Fatalf("item %s still %v: %v; jobs: %v", itemID, it["transcodingState"], it["progressInfo"], errs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// fetch GETs a link without credentials.
+func fetch(t *testing.T, link string) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// POST /api/v1/process runs the real pipeline on an item's original: the
+// item moves queued → processing (progress readable) → complete, its
+// fields come from what was made (signed links that serve playable media,
+// a strip whose map's sheets load, thumbnails by position), and a re-run
+// replaces the outputs without leaving the old ones.
+func TestProcessItem(t *testing.T) {
+	needMedia(t)
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	b := api.Tenant(t, "b")
+	item := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
+	clip := filepath.Join(t.TempDir(), "clip.mp4")
+	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+		"testsrc2=size=1280x720:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6", "-c:v", "libx264",
+		"-preset", "ultrafast", "-c:a", "aac", "-shortest", clip).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	data, _ := os.ReadFile(clip)
+	withOriginal(t, api, a, item, "clip.mp4", data)
+
+	// Errors first: nothing queued by them.
+	a.Post(t, "/api/v1/process", map[string]any{"itemId": loupetestID}).
+		Envelope(500, "Item not found ("+loupetestID+" of "+a.TenantID+")")
+	b.Post(t, "/api/v1/process", map[string]any{"itemId": item}).
+		Envelope(500, "Item not found ("+item+" of "+b.TenantID+")")
+	for _, body := range []any{"{", "", map[string]any{"itemId": item, "steps": []string{"x"}}} {
+		a.Post(t, "/api/v1/process", body).Envelope(400, msgInvalidSyntaxST)
+	}
+	empty := a.CreateItem(t, map[string]any{"title": "Empty", "itemType": "video"})
+	a.Post(t, "/api/v1/process", map[string]any{"itemId": empty}).Envelope(400, msgInvalidSyntaxST)
+
+	got := a.Post(t, "/api/v1/process", map[string]any{"itemId": item}).Status(http.StatusOK).Object()
+	if got["transcodingState"] != "queued" || got["itemId"] != item {
+		t.Fatalf("process: %v", got)
+	}
+	var progress []float64
+	it := waitState(t, api, a, item, func(it map[string]any) {
+		if p, ok := it["progressInfo"].(map[string]any); ok && it["transcodingState"] == "processing" {
+			if pct, ok := p["percent"].(float64); ok {
+				progress = append(progress, pct)
+			}
+		}
+	}, "complete", "failed")
+	if it["transcodingState"] != "complete" || it["itemState"] != "ready" || it["hasProxy"] != true {
+		t.Fatalf("processed item: %v %v %v %v", it["transcodingState"], it["itemState"], it["hasProxy"], it["progressInfo"])
+	}
+	t.Logf("progress seen while processing: %v", progress)
+	tech, _ := it["technicalMetadata"].(map[string]any)
+	if v, _ := tech["video"].(map[string]any); v["width"] != 1280.0 || v["codec"] != "h264" {
+		t.Fatalf("technicalMetadata: %v", tech)
+	}
+	if it["frameCount"] != 180.0 {
+		t.Errorf("frameCount %v", it["frameCount"])
+	}
+
+	// The proxy: a signed link serving playable H.264 ≤ 720 lines.
+	resp, body := fetch(t, it["proxy"].(string))
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "video/mp4" || it["proxySize"] != float64(len(body)) {
+		t.Fatalf("proxy: %d %s, %d bytes (proxySize %v)", resp.StatusCode, resp.Header.Get("Content-Type"), len(body), it["proxySize"])
+	}
+	pf := filepath.Join(t.TempDir(), "proxy.mp4")
+	os.WriteFile(pf, body, 0o600) //nolint:errcheck
+	pp, err := media.ProbeFile(context.Background(), pf)
+	if err != nil || pp.Video() == nil || pp.Video().Height != 720 || pp.Audio() == nil {
+		t.Fatalf("proxy probe: %v %+v", err, pp)
+	}
+	if resp, _ := fetch(t, it["thumbnail"].(string)); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("poster: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	// The strip's map names its sheets relative to itself: they load.
+	strip := it["thumbnailStrip"].(string)
+	resp, body = fetch(t, strip)
+	if resp.StatusCode != 200 || !strings.HasPrefix(string(body), "WEBVTT") {
+		t.Fatalf("strip map: %d %.60s", resp.StatusCode, body)
+	}
+	cue := strings.Split(strings.TrimSpace(string(body)), "\n")
+	sheetRef, _, _ := strings.Cut(cue[len(cue)-1], "#")
+	base, _ := url.Parse(strip)
+	sheet, _ := base.Parse(sheetRef)
+	if resp, _ := fetch(t, sheet.String()); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("strip sheet %s: %d", sheetRef, resp.StatusCode)
+	}
+	// Thumbnails by position, from the keyframes (every 2 s).
+	var page struct {
+		Thumbnails []map[string]any `json:"thumbnails"`
+	}
+	a.Get(t, "/api/v1/items/"+item+"/thumbnails/urls").Status(http.StatusOK).JSON(&page)
+	if len(page.Thumbnails) != 3 || page.Thumbnails[1]["positionMs"] != 2000.0 {
+		t.Fatalf("thumbnails: %v", page.Thumbnails)
+	}
+	at := a.Get(t, "/api/v1/items/"+item+"/thumbnail/4.5").Status(http.StatusOK).Object()
+	if at["positionMs"] != 4000.0 {
+		t.Fatalf("thumbnail at 4.5 s: %v", at)
+	}
+	// GraphQL: the same item, the waveform too.
+	var g struct {
+		Item map[string]any `json:"item"`
+	}
+	a.GraphQL(t, `query($id: ID!) { item(id: $id) { transcodingState proxy waveformUrl waveformImageUrl hasProxy } }`,
+		map[string]any{"id": item}).OK(&g)
+	if resp, body := fetch(t, g.Item["waveformUrl"].(string)); resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"samples_per_pixel"`)) {
+		t.Fatalf("waveform: %d %.80s", resp.StatusCode, body)
+	}
+
+	// A re-run replaces the outputs: one run's prefix left in storage.
+	first := it["proxy"].(string)
+	a.Post(t, "/api/v1/process", map[string]any{"itemId": item, "steps": []string{"proxy"}}).Status(http.StatusOK)
+	waitState(t, api, a, item, nil, "queued", "processing")
+	it = waitState(t, api, a, item, nil, "complete", "failed")
+	if it["proxy"] == first || it["transcodingState"] != "complete" {
+		t.Fatalf("re-run: %v", it["progressInfo"])
+	}
+	objs, _, err := api.Files.List(context.Background(), "media/"+a.TenantID+"/"+item+"/generated/", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]bool{}
+	for _, o := range objs {
+		runs[strings.Split(strings.TrimPrefix(o.Key, "media/"+a.TenantID+"/"+item+"/generated/"), "/")[0]] = true
+	}
+	if len(runs) != 1 {
+		t.Fatalf("generated runs left in storage: %v", runs)
+	}
+}
+
+// Media that is not media is probed and marked, not failed; a video cut in
+// half fails with ffmpeg's reason.
+func TestProcessBadMedia(t *testing.T) {
+	needMedia(t)
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	junk := a.CreateItem(t, map[string]any{"title": "Junk", "itemType": "video"})
+	b := make([]byte, 64<<10)
+	rand.Read(b) //nolint:errcheck
+	withOriginal(t, api, a, junk, "junk.bin", b)
+	a.Post(t, "/api/v1/process", map[string]any{"itemId": junk}).Status(http.StatusOK)
+	it := waitState(t, api, a, junk, nil, "complete", "failed")
+	if it["transcodingState"] != "complete" || it["hasProxy"] != false {
+		t.Fatalf("random bytes: %v %v", it["transcodingState"], it["progressInfo"])
+	}
+
+	cut := a.CreateItem(t, map[string]any{"title": "Cut", "itemType": "video"})
+	clip := filepath.Join(t.TempDir(), "c.mp4")
+	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+		"testsrc2=size=640x360:duration=4", "-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart", clip).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	data, _ := os.ReadFile(clip)
+	withOriginal(t, api, a, cut, "cut.mp4", data[:len(data)/3])
+	a.Post(t, "/api/v1/process", map[string]any{"itemId": cut}).Status(http.StatusOK)
+	it = waitState(t, api, a, cut, nil, "complete", "failed")
+	t.Logf("cut file: %v %v", it["transcodingState"], it["progressInfo"])
+	if it["transcodingState"] == "failed" {
+		if p, _ := it["progressInfo"].(map[string]any); p["error"] == nil || it["itemState"] != "failed" {
+			t.Fatalf("a failed item says why: %v", it)
+		}
+	}
+}
+
+// An upload through tus is processed without being asked: the clip's
+// proxy and poster appear on the item.
+func TestUploadIsProcessed(t *testing.T) {
+	needMedia(t)
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	clip := filepath.Join(t.TempDir(), "clip.mov")
+	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+		"testsrc2=size=640x360:rate=25:duration=4", "-c:v", "mpeg4", clip).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	data, _ := os.ReadFile(clip)
+	item := a.CreateItem(t, map[string]any{"title": "Uploaded", "itemType": "video"})
+	tus := &mediabench.Tus{Endpoint: api.URL + "/api/v1/uploads/", APIKey: a.Key}
+	up, err := tus.Create(context.Background(), int64(len(data)), map[string]string{"filename": "clip.mov", "itemId": item})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tus.Patch(context.Background(), up, 0, bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	it := waitState(t, api, a, item, nil, "complete", "failed")
+	if it["transcodingState"] != "complete" || it["hasProxy"] != true || it["thumbnail"] == nil || it["mediaType"] != "video/quicktime" {
+		t.Fatalf("uploaded clip: %v %v %v %v", it["transcodingState"], it["hasProxy"], it["mediaType"], it["progressInfo"])
+	}
+}

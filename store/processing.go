@@ -1,0 +1,251 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/loupe-mam/loupe"
+)
+
+// This file holds what the processing worker writes on an item
+// (docs/processing.md): the run's claim, its progress, and the switch of
+// its outputs onto the item in one transaction. A run is named by its run
+// key (job id and attempt); the item's progressInfo carries the key of the
+// run that claimed it last, and every later write of a run is conditional
+// on it, so a stale attempt (a node that lost its job to a retry) can
+// neither overwrite a newer one's progress nor switch its outputs in.
+
+// GeneratedMedia is what processing made for an item: blob keys in the
+// server's file store under Prefix (one prefix per run, so that a run
+// never overwrites what another made visible). Resolvers answer them as
+// signed links in the spec's fields (proxy, thumbnail, thumbnailStrip…).
+type GeneratedMedia struct {
+	Prefix        string    `json:"prefix"`
+	RunKey        string    `json:"runKey"`
+	Kind          string    `json:"kind"`
+	Proxy         string    `json:"proxy,omitempty"`
+	Poster        string    `json:"poster,omitempty"`
+	Preview       string    `json:"preview,omitempty"`
+	Strip         string    `json:"strip,omitempty"`
+	Waveform      string    `json:"waveform,omitempty"`
+	WaveformImage string    `json:"waveformImage,omitempty"`
+	AudioTracks   []string  `json:"audioTracks,omitempty"`
+	MadeOn        time.Time `json:"madeOn"`
+}
+
+// States an item moves through (docs/processing.md).
+const (
+	ItemStateProcessing = "processing"
+	ItemStateReady      = "ready"
+	ItemStateFailed     = "failed"
+
+	TranscodingQueued     = "queued"
+	TranscodingProcessing = "processing"
+	TranscodingComplete   = "complete"
+	TranscodingFailed     = "failed"
+	TranscodingSkipped    = "skipped"
+)
+
+// ErrStaleRun is the answer to a write of a run that another has since
+// claimed the item from.
+var ErrStaleRun = errors.New("store: a newer processing run has claimed the item")
+
+const (
+	// claimProcessingSQL marks a live item as being processed (the run's
+	// key is in the progress, $5).
+	claimProcessingSQL = `
+UPDATE items SET transcoding_state = 'processing',
+    media = COALESCE(media, '{}'::jsonb) || jsonb_build_object('itemState', 'processing',
+        'transcodingBy', $3::text, 'transcodingService', $4::text, 'progressInfo', $5::jsonb)
+WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL
+RETURNING media->>'sourceFileLocation'`
+
+	// progressSQL writes run $3's progress while it holds the item.
+	progressSQL = `
+UPDATE items SET media = jsonb_set(media, '{progressInfo}', $4::jsonb)
+WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL AND media->'progressInfo'->>'runKey' = $3`
+
+	runOfItemSQL = `
+SELECT media->'progressInfo'->>'runKey' AS run_key, COALESCE(media->'generated'->>'prefix', '') AS prefix
+FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
+
+	finishProcessingSQL = `
+UPDATE items SET transcoding_state = $3, technical_metadata = $4, frame_count = $5,
+    media_created_on = COALESCE($6, media_created_on), modified_on = $7,
+    media = media || $8::jsonb
+WHERE tenant_id = $1 AND id = $2`
+
+	// Processing's thumbnails are those under a generated prefix of the
+	// item; a user's own (CreateThumbnail) are kept.
+	dropGeneratedThumbnailsSQL = `
+DELETE FROM thumbnails WHERE tenant_id = $1 AND item_id = $2 AND blob_key LIKE $3 || '%'
+AND NOT position_ms = ANY($4::bigint[])`
+
+	upsertGeneratedThumbnailsSQL = `
+INSERT INTO thumbnails (tenant_id, item_id, position_ms, blob_key, width, height, created_on)
+SELECT $1, $2, p, k, $5, $6, $7 FROM unnest($3::bigint[], $4::text[]) AS t (p, k)
+ON CONFLICT (tenant_id, item_id, position_ms) DO UPDATE SET
+    blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, created_on = EXCLUDED.created_on`
+
+	failProcessingSQL = `
+UPDATE items SET transcoding_state = 'failed', modified_on = $5,
+    media = media || jsonb_build_object('itemState', 'failed', 'progressInfo', $4::jsonb)
+WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL AND media->'progressInfo'->>'runKey' = $3`
+)
+
+// GeneratedPrefix is where an item's generated media goes; each run writes
+// below it in a directory of its own.
+func GeneratedPrefix(tenantID, itemID string) string {
+	return "media/" + tenantID + "/" + itemID + "/generated/"
+}
+
+// ClaimProcessing marks the item as processed by run (itemState
+// processing, transcodingState processing, progressInfo with the run key)
+// and answers its sourceFileLocation ("" when it has none). ENOTFOUND when
+// the item is gone.
+func (s *Store) ClaimProcessing(ctx context.Context, tenantID, itemID, runKey, by, service string, progress map[string]any) (string, error) {
+	progress["runKey"] = runKey
+	b, err := json.Marshal(progress)
+	if err != nil {
+		return "", err
+	}
+	var src sql.NullString
+	err = s.db.QueryRowContext(ctx, claimProcessingSQL, tenantID, itemID, by, service, string(b)).Scan(&src)
+	if err != nil {
+		return "", notFoundOr(err, "store: unable to claim item %s for processing: %w", itemID)
+	}
+	return src.String, nil
+}
+
+// WriteProgress writes run's progress on the item. ErrStaleRun when
+// another run has claimed it or it is gone (the run should stop).
+func (s *Store) WriteProgress(ctx context.Context, tenantID, itemID, runKey string, progress map[string]any) error {
+	progress["runKey"] = runKey
+	b, err := json.Marshal(progress)
+	if err != nil {
+		return err
+	}
+	res, err := s.db.ExecContext(ctx, progressSQL, tenantID, itemID, runKey, string(b))
+	if err != nil {
+		return fmt.Errorf("store: unable to write progress: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrStaleRun
+	}
+	return nil
+}
+
+// ProcessingResult is what a run switches onto its item.
+type ProcessingResult struct {
+	Generated      GeneratedMedia
+	Technical      loupe.JSON
+	FrameCount     *int64
+	MediaCreatedOn *time.Time
+	// Fields are further media document fields (proxySize,
+	// thumbnailInfo…).
+	Fields map[string]any
+	// Thumbnails are the position thumbnails (keys under the run's
+	// prefix), all of one size.
+	Thumbnails []GeneratedThumbnail
+	ThumbW     int
+	ThumbH     int
+	Progress   map[string]any
+}
+
+// GeneratedThumbnail is one position thumbnail.
+type GeneratedThumbnail struct {
+	PositionMs int64
+	Key        string
+}
+
+// FinishProcessing switches a run's outputs onto the item in one
+// transaction: the generated media, technical metadata, states (itemState
+// ready, transcodingState complete) and position thumbnails. It answers the
+// prefix of the outputs it replaced (the caller deletes them), or
+// ErrStaleRun when another run holds the item (the caller deletes its own
+// outputs instead), ENOTFOUND when the item is gone.
+func (s *Store) FinishProcessing(ctx context.Context, tenantID, itemID, runKey string, r *ProcessingResult) (string, error) {
+	var old string
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		var cur struct {
+			RunKey sql.NullString `db:"run_key"`
+			Prefix string         `db:"prefix"`
+		}
+		if err := tx.GetContext(ctx, &cur, runOfItemSQL, tenantID, itemID); err != nil {
+			return notFoundOr(err, "store: unable to read item %s: %w", itemID)
+		}
+		if cur.RunKey.String != runKey {
+			return ErrStaleRun
+		}
+		old = cur.Prefix
+		r.Progress["runKey"] = runKey
+		fields := map[string]any{"generated": r.Generated, "itemState": ItemStateReady, "progressInfo": r.Progress}
+		for k, v := range r.Fields {
+			fields[k] = v
+		}
+		doc, err := json.Marshal(fields)
+		if err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		if _, err := tx.ExecContext(ctx, finishProcessingSQL, tenantID, itemID, TranscodingComplete, r.Technical,
+			r.FrameCount, r.MediaCreatedOn, now, string(doc)); err != nil {
+			return fmt.Errorf("store: unable to switch processing outputs: %w", err)
+		}
+		pos := make([]int64, len(r.Thumbnails))
+		keys := make([]string, len(r.Thumbnails))
+		for i, t := range r.Thumbnails {
+			pos[i], keys[i] = t.PositionMs, t.Key
+		}
+		if _, err := tx.ExecContext(ctx, dropGeneratedThumbnailsSQL, tenantID, itemID,
+			GeneratedPrefix(tenantID, itemID), pq.Array(pos)); err != nil {
+			return fmt.Errorf("store: unable to drop thumbnails: %w", err)
+		}
+		if len(pos) > 0 {
+			if _, err := tx.ExecContext(ctx, upsertGeneratedThumbnailsSQL, tenantID, itemID, pq.Array(pos),
+				pq.Array(keys), r.ThumbW, r.ThumbH, now); err != nil {
+				return fmt.Errorf("store: unable to write thumbnails: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if old == r.Generated.Prefix {
+		old = ""
+	}
+	return old, nil
+}
+
+// FailProcessing marks the item failed by run, the reason in progressInfo
+// (error). ErrStaleRun as WriteProgress.
+func (s *Store) FailProcessing(ctx context.Context, tenantID, itemID, runKey, reason string) error {
+	b, err := json.Marshal(map[string]any{"runKey": runKey, "step": "failed", "error": truncate(reason, 2000)})
+	if err != nil {
+		return err
+	}
+	res, err := s.db.ExecContext(ctx, failProcessingSQL, tenantID, itemID, runKey, string(b), time.Now().UTC())
+	if err != nil {
+		return fmt.Errorf("store: unable to mark item failed: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrStaleRun
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/jobs"
+)
+
+const (
+	hasOriginalSQL = `
+SELECT COALESCE(media ? 'sourceFileLocation', false) FROM items
+WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
+
+	// queueProcessingSQL marks the item queued (a run in progress keeps
+	// its own state until it ends).
+	queueProcessingSQL = `
+UPDATE items SET transcoding_state = CASE WHEN transcoding_state = 'processing' THEN transcoding_state ELSE 'queued' END
+WHERE tenant_id = $1 AND id = $2`
+)
+
+// RequestProcessing queues the item's processing (jobs.ProcessArgs) in
+// the same transaction as its queued state. One job per item: a request
+// while one waits or runs joins it. ENOTFOUND when the item is gone,
+// EINVALID when it has no original.
+func (s *Store) RequestProcessing(ctx context.Context, args jobs.ProcessArgs, queue string) error {
+	if !loupe.ValidID(args.ItemID) {
+		return loupe.NotFound()
+	}
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		var has bool
+		if err := tx.GetContext(ctx, &has, hasOriginalSQL, args.TenantID, args.ItemID); err != nil {
+			return notFoundOr(err, "store: unable to read item %s: %w", args.ItemID)
+		}
+		if !has {
+			return loupe.Invalid("the item has no original to process: upload or ingest its media first")
+		}
+		if _, err := tx.ExecContext(ctx, queueProcessingSQL, args.TenantID, args.ItemID); err != nil {
+			return fmt.Errorf("store: unable to queue processing: %w", err)
+		}
+		_, err := s.enqueue(ctx, tx, args, ProcessInsertOpts(queue))
+		return err
+	})
+}
+
+// ProcessInsertOpts are the insert options of a processing job: unique
+// per item (the args' river:"unique" fields) while it waits or runs.
+func ProcessInsertOpts(queue string) *river.InsertOpts {
+	return &river.InsertOpts{Queue: queue, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+		rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+}
