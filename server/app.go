@@ -15,8 +15,8 @@ import (
 
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/jwtauth"
 	"github.com/loupe-mam/loupe/internal/playground"
 	"github.com/loupe-mam/loupe/internal/secretbox"
@@ -74,6 +74,8 @@ type Config struct {
 	JobsDB *sql.DB
 	// Jobs configures the node's workers (LOUPE_WORKERS and friends).
 	Jobs jobs.Config
+	// IngestScan tunes ingest scans (page size, run slice; tests).
+	IngestScan resolvers.ScanOptions
 	// Usage counts usage figures; its owner closes it after the server
 	// stops, so that the last counts are written (a new recorder when nil).
 	Usage *usage.Recorder

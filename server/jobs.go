@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -15,7 +16,12 @@ import (
 // feature adds its own line here.
 func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	w = river.NewWorkers()
-	_ = deps
+	// Ingest scans (spec 2.14; docs/ingest.md): they reach tenants'
+	// buckets with the credentials the resolvers sealed.
+	ingest := resolvers.New(deps.store, deps.cfg.Blobs, deps.cfg.Files)
+	ingest.Credentials, ingest.AllowPrivateStorage = deps.cfg.Credentials, deps.cfg.AllowPrivateStorage
+	river.AddWorker(w, &resolvers.IngestScanWorker{R: ingest, Opts: deps.cfg.IngestScan})
+	kinds++
 	return w, kinds
 }
 

@@ -108,6 +108,11 @@ func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		Logger:               cfg.Logger.With("component", "jobs"),
+		// Kinds whose worker comes in a later release (process_item, asked
+		// for by uploads and ingests) are inserted all the same, and left
+		// waiting: only kinds this node works are fetched.
+		SkipUnknownJobCheck: true,
+		FetchOnlyKnownKinds: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
