@@ -123,18 +123,26 @@ func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts Sca
 	pl := configPlan(c)
 	folders := map[string]string{}
 	start := time.Now()
+	// The next page is listed while this one is written.
+	lctx, stopListing := context.WithCancel(ctx)
+	defer stopListing()
+	pages := listPages(lctx, s3, c.SourceKeyPrefix, after, opts.PageSize)
 	for page := 1; ; page++ {
-		keys, more, err := s3.List(ctx, c.SourceKeyPrefix, after, opts.PageSize)
-		if err != nil {
+		lp, ok := <-pages
+		if !ok {
+			return ctx.Err()
+		}
+		if lp.err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			le := bucketError("Could not list the bucket: ", err, secret)
-			if isAccessError(err) {
+			le := bucketError("Could not list the bucket: ", lp.err, secret)
+			if isAccessError(lp.err) {
 				return fail(le.Message)
 			}
 			return le
 		}
+		keys := lp.keys
 		n := counts
 		objs, err := pl.pageObjects(ctx, s3, keys, &n)
 		if err != nil {
@@ -154,7 +162,7 @@ func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts Sca
 		if opts.AfterPage != nil {
 			opts.AfterPage(page)
 		}
-		if !more || len(keys) == 0 {
+		if !lp.more || len(keys) == 0 {
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -188,4 +196,33 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// listedPage is one page of a listing.
+type listedPage struct {
+	keys []blob.Object
+	more bool
+	err  error
+}
+
+// listPages lists the prefix from after, one page ahead of its reader; it
+// stops after the last page, an error, or when ctx ends.
+func listPages(ctx context.Context, s3 *blob.S3, prefix, after string, size int) <-chan listedPage {
+	out := make(chan listedPage, 1)
+	go func() {
+		defer close(out)
+		for {
+			keys, more, err := s3.List(ctx, prefix, after, size)
+			select {
+			case out <- listedPage{keys: keys, more: more, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || !more || len(keys) == 0 {
+				return
+			}
+			after = keys[len(keys)-1].Key
+		}
+	}()
+	return out
 }

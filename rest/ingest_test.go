@@ -116,7 +116,13 @@ func icBody(cfg blob.S3Config, extra map[string]any) map[string]any {
 // waitScan waits for the configuration's scan to end and answers it.
 func waitScan(t *testing.T, c *loupetest.Client, id string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	return waitScanFor(t, c, id, 30*time.Second)
+}
+
+// waitScanFor is waitScan with a limit of its own.
+func waitScanFor(t *testing.T, c *loupetest.Client, id string, limit time.Duration) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		got := c.Get(t, icPath+"/"+id).Status(http.StatusOK).Object()
 		if st, _ := got["scanStorageState"].(map[string]any); st != nil && (st["state"] == "complete" || st["state"] == "failed") {
@@ -304,8 +310,8 @@ func TestIngestScan(t *testing.T) {
 	got := a.Post(t, icPath, icBody(cfg, map[string]any{
 		"ingestFileExtensions": "mp4, mov", "highresFolder": "in/hi", "targetFolder": "/Ingest/Cams",
 		"targetFolderRemoveSourcePrefix": true,
-		"defaultMetadata": map[string]any{"formData": map[string]any{"default_description": "from the bucket"}},
-		"analyticConfig":  map[string]any{"transcriptionEnabled": true},
+		"defaultMetadata":                map[string]any{"formData": map[string]any{"default_description": "from the bucket"}},
+		"analyticConfig":                 map[string]any{"transcriptionEnabled": true},
 	})).Status(http.StatusOK).Object()
 	id := got["id"].(string)
 	if got["highresFolder"] != "in/hi/" || got["targetFolder"] != "/Ingest/Cams" {

@@ -360,6 +360,7 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		cSize                                                                          []int64
 		cTrans, cTransl, cCeleb, cLabel, cPerson, cText, cUnknown                      []bool
 		cMediaCreated                                                                  []*time.Time
+		cFolder                                                                        []string
 		vID, vItem                                                                     []string
 		fItem, fFolder                                                                 []string
 		aID, aItem, aTitle, aDiff                                                      []string
@@ -381,6 +382,14 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		cPerson, cText = append(cPerson, isTrue(in.PersonDetectionEnabled)), append(cText, isTrue(in.TextDetectionEnabled))
 		cUnknown = append(cUnknown, isTrue(in.CreateUnknownPersons))
 		cMediaCreated = append(cMediaCreated, in.MediaCreatedOn)
+		if len(in.FolderParents) > 1 {
+			return nil, nil, fmt.Errorf("store: a bulk item goes in one folder at most")
+		}
+		folder := ""
+		if len(in.FolderParents) == 1 {
+			folder = in.FolderParents[0]
+		}
+		cFolder = append(cFolder, folder)
 		vID, vItem = append(vID, loupe.NewID()), append(vItem, id)
 		for _, f := range in.FolderParents {
 			fItem, fFolder = append(fItem, id), append(fFolder, f)
@@ -402,7 +411,7 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		pq.StringArray(cMediaType), pq.StringArray(cForm), pq.StringArray(cFormData), pq.StringArray(cLang),
 		pq.BoolArray(cTrans), pq.BoolArray(cTransl), pq.BoolArray(cCeleb), pq.BoolArray(cLabel),
 		pq.BoolArray(cPerson), pq.BoolArray(cText), pq.BoolArray(cUnknown),
-		pq.StringArray(cMedia), pq.StringArray(cState), pq.Int64Array(cSize), pq.StringArray(mediaCreated)); err != nil {
+		pq.StringArray(cMedia), pq.StringArray(cState), pq.Int64Array(cSize), pq.StringArray(mediaCreated), pq.StringArray(cFolder)); err != nil {
 		return nil, nil, fmt.Errorf("store: unable to create items: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, insertVersionsBulkSQL, p.TenantID, p.UserID, at, pq.StringArray(vID), pq.StringArray(vItem)); err != nil {
@@ -435,7 +444,9 @@ func isClientError(err error) bool {
 const (
 	// insertItemsBulkSQL is insertItemSQL for many items (no folder
 	// attributes: only media items are made in bulk), with the media
-	// document, size and transcoding state an ingest sets.
+	// document, size and transcoding state an ingest sets, and the one
+	// folder each goes in (folder_ids, which the item_folder_ids trigger
+	// would otherwise write by rewriting each row once more).
 	insertItemsBulkSQL = `
 INSERT INTO items (tenant_id, id, item_type, title, original_file_name, external_id, created_by,
                    created_on, modified_on, media_created_on, media_type,
@@ -443,15 +454,16 @@ INSERT INTO items (tenant_id, id, item_type, title, original_file_name, external
                    transcription_enabled, translation_enabled, celebrity_detection_enabled,
                    label_detection_enabled, person_detection_enabled, text_detection_enabled,
                    create_unknown_persons, owner_id, visible_to, updatable_by,
-                   media, transcoding_state, media_size)
+                   media, transcoding_state, media_size, folder_ids)
 SELECT $1, r.id, r.item_type, r.title, r.file_name, NULL, $2, $3, $3, NULLIF(r.media_created, '')::timestamptz, NULLIF(r.media_type, ''),
        r.form_id, r.form_data::jsonb, r.lang, r.tr, r.tl, r.ce, r.la, r.pe, r.te, r.un, NULL, NULL, NULL,
-       r.media::jsonb, r.state, r.size
+       r.media::jsonb, r.state, r.size,
+       CASE WHEN r.folder = '' THEN '{}'::uuid[] ELSE ARRAY[r.folder::uuid] END
 FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
             $12::bool[], $13::bool[], $14::bool[], $15::bool[], $16::bool[], $17::bool[], $18::bool[],
-            $19::text[], $20::text[], $21::bigint[], $22::text[])
+            $19::text[], $20::text[], $21::bigint[], $22::text[], $23::text[])
      AS r(id, item_type, title, file_name, media_type, form_id, form_data, lang,
-          tr, tl, ce, la, pe, te, un, media, state, size, media_created)`
+          tr, tl, ce, la, pe, te, un, media, state, size, media_created, folder)`
 
 	insertVersionsBulkSQL = `
 INSERT INTO item_versions (tenant_id, item_id, id, name, created_by, created_on)
