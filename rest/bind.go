@@ -282,7 +282,7 @@ func expectedBody(name string) Binder {
 			return errUnparsable
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
-			return &loupe.Error{Kind: loupe.EINTERNAL, Message: MsgExpectedBody}
+			return errExpectedBody
 		}
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		return bodyAs(name)(r, vars)
@@ -292,6 +292,9 @@ func expectedBody(name string) Binder {
 // MsgExpectedBody is the spec's 500 to an ingest configuration create
 // without a body.
 const MsgExpectedBody = "Expected body"
+
+// errExpectedBody is that answer.
+var errExpectedBody = &loupe.Error{Kind: loupe.EINTERNAL, Message: MsgExpectedBody}
 
 // MsgMissingBody is the spec's answer to a security settings write
 // without a body (section 7).

@@ -60,6 +60,13 @@ var snapshotExclusions = map[string][]string{
 	"api_keys": {"last_used_on"},
 }
 
+// snapshotSkipped are the job queue's bookkeeping tables, which its
+// workers write on their own (leader election, queue heartbeats) whatever
+// requests do; jobs themselves (river_job) stay in the digest.
+var snapshotSkipped = map[string]bool{
+	"river_leader": true, "river_queue": true, "river_client": true, "river_client_queue": true,
+}
+
 // snapshotQuery digests every table of the public schema: one md5 of its
 // rows (as jsonb text, sorted) per table.
 func snapshotQuery(t *testing.T, db *sqlx.DB) string {
@@ -74,6 +81,9 @@ func snapshotQuery(t *testing.T, db *sqlx.DB) string {
 	}
 	var parts []string
 	for _, tb := range tables {
+		if snapshotSkipped[tb] {
+			continue
+		}
 		row := "to_jsonb(t)"
 		for _, c := range snapshotExclusions[tb] {
 			row += " - '" + c + "'"
@@ -337,6 +347,10 @@ func (h *hostileRun) sendREST(t *testing.T, tg target, body []byte, unparsable b
 	}
 	r := h.a.Do(t, tg.method, p, b)
 	defer h.written(t)
+	if body == nil && tg.rt.NoBody != nil {
+		r.Envelope(graph.StatusOf(tg.rt.NoBody.Kind), tg.rt.NoBody.Message)
+		return
+	}
 	if unparsable && tg.rt.BadBody != nil {
 		r.Envelope(graph.StatusOf(tg.rt.BadBody.Kind), tg.rt.BadBody.Message)
 		return

@@ -25,6 +25,9 @@ type Route struct {
 	// BadBody replaces the answer to a body that is not JSON, where the
 	// spec prescribes another one.
 	BadBody *loupe.Error
+	// NoBody is the answer to a request without a body where the spec
+	// prescribes one (its binder answers it; the hostile suite reads it).
+	NoBody *loupe.Error
 	// Invalid replaces the message of every 400 the route answers, where
 	// the spec prescribes one message for any invalid request; the
 	// specific problem moves to developerMessage.
@@ -227,7 +230,7 @@ var Routes = []Route{
 	// "Wrong item id" (the resolver's message).
 	{Method: "GET", Path: "/ingest/api/v1/ingestStorageConfigs", Op: "listIngestStorageConfigs", Field: "ingestStorageConfigs"},
 	{Method: "POST", Path: "/ingest/api/v1/ingestStorageConfigs", Op: "createIngestStorageConfig",
-		Field: "createIngestStorageConfig", Bind: expectedBody("input")},
+		Field: "createIngestStorageConfig", Bind: expectedBody("input"), NoBody: errExpectedBody},
 	// Not in the spec's endpoint list: one configuration (to watch its
 	// scanStorageState), its delete, and asking for its scan (issue 15).
 	{Method: "GET", Path: "/ingest/api/v1/ingestStorageConfigs/{id}", Op: "getIngestStorageConfig",
