@@ -10,9 +10,8 @@ import (
 	"encoding/json"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/internal/auth"
-
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
