@@ -652,3 +652,46 @@ func TestUploadLocationsAndGateways(t *testing.T) {
 		t.Fatal("the server log holds the secret key")
 	}
 }
+
+// ingestFileTags: only objects with the tags are ingested (all of them, or
+// any with ingestIfAnyTagsMatch).
+func TestIngestTags(t *testing.T) {
+	cfg := s3test.Bucket(t)
+	client := s3test.Start(t).Client()
+	for k, tags := range map[string]string{"in/news.mp4": "team=news&lang=de", "in/sport.mp4": "team=sport", "in/none.mp4": ""} {
+		in := &s3.PutObjectInput{Bucket: aws.String(cfg.Bucket), Key: aws.String(k), Body: strings.NewReader("x")}
+		if tags != "" {
+			in.Tagging = aws.String(tags)
+		}
+		if _, err := client.PutObject(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	api, _ := ingestServer(t, 0)
+	a := api.Tenant(t, "a")
+	all := a.Post(t, icPath, icBody(cfg, map[string]any{"ingestFileTags": []string{"team=news", "lang"}})).Status(http.StatusOK).Object()
+	st := scan(t, a, all["id"].(string))
+	if got := keysSorted(ingestedItems(t, api, a.TenantID)); !slices.Equal(got, []string{"in/news.mp4"}) {
+		t.Fatalf("all tags: %v (%v)", got, st)
+	}
+	anyTag := a.Post(t, icPath, icBody(cfg, map[string]any{"ingestFileTags": []string{"team=sport", "lang=de"},
+		"ingestIfAnyTagsMatch": true})).Status(http.StatusOK).Object()
+	scan(t, a, anyTag["id"].(string))
+	if got := keysSorted(ingestedItems(t, api, a.TenantID)); !slices.Equal(got, []string{"in/news.mp4", "in/sport.mp4"}) {
+		t.Fatalf("any tag: %v", got)
+	}
+}
+
+// A bucket on a private address is refused unless the server allows
+// private storage, as storage locations are.
+func TestIngestPrivateEndpointRefused(t *testing.T) {
+	cfg := s3test.Bucket(t)
+	api := loupetest.New(t, func(c *server.Config) { c.AllowPrivateStorage = false })
+	a := api.Tenant(t, "a")
+	env := a.Post(t, icPath, icBody(cfg, nil)).Envelope(http.StatusBadRequest, "")
+	if msg, _ := env["message"].(string); !strings.Contains(msg, "loopback") || strings.Contains(msg, cfg.SecretAccessKey) {
+		t.Fatalf("private endpoint: %v", env)
+	}
+	a.Post(t, gwPath, map[string]any{"name": "Edge", "endpoint": cfg.Endpoint, "bucketName": cfg.Bucket,
+		"accessKey": cfg.AccessKeyID, "secretKey": cfg.SecretAccessKey}).Status(http.StatusBadRequest)
+}
