@@ -82,4 +82,3 @@ func TestIngestThroughput(t *testing.T) {
 	}
 	t.Logf("rescan with nothing new: %v (%s)", took.Round(time.Millisecond), st["message"])
 }
-

@@ -43,7 +43,7 @@ func TestBulkItemsEqualCreateItem(t *testing.T) {
 		{Title: str(" Clip "), ItemType: "video", OriginalFileName: str("clip.mp4"), MediaType: str("video/mp4"),
 			FolderParents: []string{folder.ID}, TranscriptionEnabled: &yes, TextDetectionEnabled: &yes,
 			MediaCreatedOn: &created,
-			Metadata: &loupe.ItemMetadataInput{FormID: str("default"), FormData: loupe.JSON(`{"default_description": "d"}`)}},
+			Metadata:       &loupe.ItemMetadataInput{FormID: str("default"), FormData: loupe.JSON(`{"default_description": "d"}`)}},
 		{ItemType: "audio", OriginalFileName: str("take.wav"), LanguageCode: str("de-DE")},
 		{Title: str("Refused"), ItemType: "video", Metadata: &loupe.ItemMetadataInput{FormData: loupe.JSON(`{"default_description": 5}`)}},
 	}
