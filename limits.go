@@ -36,6 +36,13 @@ var JSONInputs = map[string]JSONLimit{
 	// at 1 MiB too) and one user's settings.
 	"updateTenantConfig(input)": {Bytes: 1 << 20, Depth: 10, Keys: 1000, Items: 1000},
 	"updateUserSettings(input)": {Bytes: 256 << 10, Depth: 8, Keys: 1000, Items: 1000},
+	// An ingest configuration's analysis switches and their settings, the
+	// metadata ({formId, formData}) and timed metadata its items start
+	// with, and who sees them (docs/ingest.md).
+	"analyticConfig":       {Bytes: 64 << 10, Depth: 6, Keys: 200, Items: 200},
+	"defaultMetadata":      {Bytes: 256 << 10, Depth: 5, Keys: 500, Items: 5000},
+	"defaultTimedMetadata": {Bytes: 256 << 10, Depth: 6, Keys: 500, Items: 5000},
+	"visibleTo":            {Bytes: 16 << 10, Depth: 3, Keys: 8, Items: 100},
 }
 
 // DefaultJSONLimit holds a JSON input missing from JSONInputs (which a test

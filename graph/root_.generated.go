@@ -209,6 +209,17 @@ type ComplexityRoot struct {
 		Pos8 func(childComplexity int) int
 	}
 
+	DefaultUploadLocation struct {
+		AccessType          func(childComplexity int) int
+		AreCredentialsSaved func(childComplexity int) int
+		DeleteEnabled       func(childComplexity int) int
+		ExternalID          func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Name                func(childComplexity int) int
+		PathPrefix          func(childComplexity int) int
+		Type                func(childComplexity int) int
+	}
+
 	DefinitionChange struct {
 		Action      func(childComplexity int) int
 		After       func(childComplexity int) int
@@ -237,6 +248,14 @@ type ComplexityRoot struct {
 	DeleteFolderPayload struct {
 		DeletedCount func(childComplexity int) int
 		ID           func(childComplexity int) int
+	}
+
+	DeleteGatewayConfigPayload struct {
+		ID func(childComplexity int) int
+	}
+
+	DeleteIngestStorageConfigPayload struct {
+		ID func(childComplexity int) int
 	}
 
 	DeleteMdfPayload struct {
@@ -310,6 +329,39 @@ type ComplexityRoot struct {
 		VisibleTo     func(childComplexity int) int
 	}
 
+	GatewayConfig struct {
+		AccessKey                   func(childComplexity int) int
+		AreCredentialsSaved         func(childComplexity int) int
+		BucketName                  func(childComplexity int) int
+		CreatedOn                   func(childComplexity int) int
+		DeleteEnabled               func(childComplexity int) int
+		Endpoint                    func(childComplexity int) int
+		ID                          func(childComplexity int) int
+		LastObjServerKeysUploadedAt func(childComplexity int) int
+		ModifiedOn                  func(childComplexity int) int
+		Name                        func(childComplexity int) int
+		PathPrefix                  func(childComplexity int) int
+	}
+
+	GatewayConfigList struct {
+		I func(childComplexity int) int
+		L func(childComplexity int) int
+		S func(childComplexity int) int
+		T func(childComplexity int) int
+	}
+
+	GatewayLocation struct {
+		AccessKey                   func(childComplexity int) int
+		BucketName                  func(childComplexity int) int
+		DeleteEnabled               func(childComplexity int) int
+		Endpoint                    func(childComplexity int) int
+		GatewayID                   func(childComplexity int) int
+		GatewayName                 func(childComplexity int) int
+		ID                          func(childComplexity int) int
+		LastObjServerKeysUploadedAt func(childComplexity int) int
+		ModifiedOn                  func(childComplexity int) int
+	}
+
 	GeneratedMediaLocation struct {
 		AccessKey            func(childComplexity int) int
 		AccessType           func(childComplexity int) int
@@ -335,6 +387,50 @@ type ComplexityRoot struct {
 	HourlyMax struct {
 		Hour  func(childComplexity int) int
 		Value func(childComplexity int) int
+	}
+
+	IngestFileResult struct {
+		ItemID           func(childComplexity int) int
+		Result           func(childComplexity int) int
+		TranscodingState func(childComplexity int) int
+	}
+
+	IngestStorageConfig struct {
+		AccessKey                      func(childComplexity int) int
+		AccessType                     func(childComplexity int) int
+		AnalyticConfig                 func(childComplexity int) int
+		AreCredentialsSaved            func(childComplexity int) int
+		CloudAccountID                 func(childComplexity int) int
+		Confidence                     func(childComplexity int) int
+		DefaultMetadata                func(childComplexity int) int
+		DefaultTimedMetadata           func(childComplexity int) int
+		DeleteEnabled                  func(childComplexity int) int
+		EnableObjAcceleration          func(childComplexity int) int
+		ExternalID                     func(childComplexity int) int
+		HighresFolder                  func(childComplexity int) int
+		ID                             func(childComplexity int) int
+		IngestConfigType               func(childComplexity int) int
+		IngestFileExtensions           func(childComplexity int) int
+		IngestFileTags                 func(childComplexity int) int
+		IngestIfAnyTagsMatch           func(childComplexity int) int
+		IsDisabled                     func(childComplexity int) int
+		IsProxyOnlyIngestConfig        func(childComplexity int) int
+		RequireSidecar                 func(childComplexity int) int
+		ScanStorageState               func(childComplexity int) int
+		SidecarFileName                func(childComplexity int) int
+		SidecarParser                  func(childComplexity int) int
+		SkipProcessing                 func(childComplexity int) int
+		SourceBucket                   func(childComplexity int) int
+		SourceEndpoint                 func(childComplexity int) int
+		SourceKeyPrefix                func(childComplexity int) int
+		SourceLastModified             func(childComplexity int) int
+		StorageProvider                func(childComplexity int) int
+		TargetFolder                   func(childComplexity int) int
+		TargetFolderRemoveSourcePrefix func(childComplexity int) int
+		TenantID                       func(childComplexity int) int
+		Title                          func(childComplexity int) int
+		VisibleTo                      func(childComplexity int) int
+		VisibleToGroupList             func(childComplexity int) int
 	}
 
 	Item struct {
@@ -564,7 +660,9 @@ type ComplexityRoot struct {
 		CreateBookmark                   func(childComplexity int, input model.BookmarkInput) int
 		CreateComment                    func(childComplexity int, input loupe.CreateCommentInput) int
 		CreateFolderPath                 func(childComplexity int, input model.FolderPathInput) int
+		CreateGatewayConfig              func(childComplexity int, input model.GatewayConfigInput) int
 		CreateGeneratedMediaLocation     func(childComplexity int, input model.GeneratedMediaLocationInput) int
+		CreateIngestStorageConfig        func(childComplexity int, input model.IngestStorageConfigInput) int
 		CreateItem                       func(childComplexity int, input loupe.CreateItemInput) int
 		CreateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
@@ -577,12 +675,16 @@ type ComplexityRoot struct {
 		DeleteBookmark                   func(childComplexity int, id string) int
 		DeleteComment                    func(childComplexity int, input model.CommentIDInput) int
 		DeleteFolder                     func(childComplexity int, input model.ItemIDInput) int
+		DeleteGatewayConfig              func(childComplexity int, id string) int
+		DeleteIngestStorageConfig        func(childComplexity int, id string) int
 		DeleteItem                       func(childComplexity int, input model.ItemIDInput) int
 		DeleteMdf                        func(childComplexity int, input model.DeleteMdfInput) int
 		DeleteOptionList                 func(childComplexity int, input model.DeleteOptionListInput) int
 		DeleteRelation                   func(childComplexity int, input model.DeleteRelationInput) int
 		DeleteStorage                    func(childComplexity int, id string) int
 		DeleteStorageLocation            func(childComplexity int, input model.DeleteStorageLocationInput) int
+		GatewayIngestFile                func(childComplexity int, gatewayID string, input model.GatewayIngestFileInput) int
+		IngestFile                       func(childComplexity int, input model.IngestFileInput) int
 		LockUpload                       func(childComplexity int, input model.LockUploadInput) int
 		MigrateMediaLocation             func(childComplexity int, input model.MigrateMediaLocationInput) int
 		MoveItem                         func(childComplexity int, input model.MoveItemInput) int
@@ -591,6 +693,7 @@ type ComplexityRoot struct {
 		RemoveItemFromFolder             func(childComplexity int, input model.ItemFolderInput) int
 		RenameVersion                    func(childComplexity int, input model.RenameVersionInput) int
 		ReplaceBookmarks                 func(childComplexity int, input []*model.BookmarkInput) int
+		ScanIngestStorageConfig          func(childComplexity int, id string) int
 		SetBookmarkFolders               func(childComplexity int, folders []*model.BookmarkFolderInput) int
 		SetCustomIcons                   func(childComplexity int, input model.SetCustomIconsInput) int
 		SetFolderMetadata                func(childComplexity int, input model.FolderMetadataInput) int
@@ -668,11 +771,15 @@ type ComplexityRoot struct {
 		Bookmark                            func(childComplexity int, id string) int
 		BookmarkFolders                     func(childComplexity int) int
 		Bookmarks                           func(childComplexity int) int
+		DefaultUploadLocation               func(childComplexity int) int
 		DefinitionChanges                   func(childComplexity int, subjectID *string, from *int, size *int) int
 		Folder                              func(childComplexity int, id string) int
 		FolderAncestry                      func(childComplexity int, ids []string) int
 		FolderContent                       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) int
+		GatewayConfigs                      func(childComplexity int, index *int, size *int) int
 		GeneratedMediaLocations             func(childComplexity int) int
+		IngestStorageConfig                 func(childComplexity int, id string) int
+		IngestStorageConfigs                func(childComplexity int) int
 		Item                                func(childComplexity int, id string) int
 		ItemAnalytics                       func(childComplexity int, filter *model.AuditFilter, from *int, size *int) int
 		ItemChanges                         func(childComplexity int, since time.Time, first *int, after *string) int
@@ -700,6 +807,7 @@ type ComplexityRoot struct {
 		ThumbnailAt                         func(childComplexity int, itemID string, position string) int
 		TranscriptionLanguageSettings       func(childComplexity int) int
 		Upload                              func(childComplexity int, id string) int
+		UploadLocations                     func(childComplexity int) int
 		UserStatus                          func(childComplexity int) int
 		Viewer                              func(childComplexity int) int
 	}
@@ -720,6 +828,12 @@ type ComplexityRoot struct {
 
 	RelationsPayload struct {
 		Relations func(childComplexity int) int
+	}
+
+	ScanStorageState struct {
+		Message    func(childComplexity int) int
+		ModifiedOn func(childComplexity int) int
+		State      func(childComplexity int) int
 	}
 
 	SearchEmbedded struct {
@@ -1656,6 +1770,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CustomIcons.Pos8(childComplexity), true
 
+	case "DefaultUploadLocation.accessType":
+		if e.ComplexityRoot.DefaultUploadLocation.AccessType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefaultUploadLocation.AccessType(childComplexity), true
+
+	case "DefaultUploadLocation.areCredentialsSaved":
+		if e.ComplexityRoot.DefaultUploadLocation.AreCredentialsSaved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefaultUploadLocation.AreCredentialsSaved(childComplexity), true
+
+	case "DefaultUploadLocation.deleteEnabled":
+		if e.ComplexityRoot.DefaultUploadLocation.DeleteEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefaultUploadLocation.DeleteEnabled(childComplexity), true
+
+	case "DefaultUploadLocation.externalId":
+		if e.ComplexityRoot.DefaultUploadLocation.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefaultUploadLocation.ExternalID(childComplexity), true
+
+	case "DefaultUploadLocation.id":
+		if e.ComplexityRoot.DefaultUploadLocation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefaultUploadLocation.ID(childComplexity), true
+
+	case "DefaultUploadLocation.name":
+		if e.ComplexityRoot.DefaultUploadLocation.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefaultUploadLocation.Name(childComplexity), true
+
+	case "DefaultUploadLocation.pathPrefix":
+		if e.ComplexityRoot.DefaultUploadLocation.PathPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefaultUploadLocation.PathPrefix(childComplexity), true
+
+	case "DefaultUploadLocation.type":
+		if e.ComplexityRoot.DefaultUploadLocation.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefaultUploadLocation.Type(childComplexity), true
+
 	case "DefinitionChange.action":
 		if e.ComplexityRoot.DefinitionChange.Action == nil {
 			break
@@ -1760,6 +1930,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteFolderPayload.ID(childComplexity), true
+
+	case "DeleteGatewayConfigPayload.id":
+		if e.ComplexityRoot.DeleteGatewayConfigPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteGatewayConfigPayload.ID(childComplexity), true
+
+	case "DeleteIngestStorageConfigPayload.id":
+		if e.ComplexityRoot.DeleteIngestStorageConfigPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteIngestStorageConfigPayload.ID(childComplexity), true
 
 	case "DeleteMdfPayload.id":
 		if e.ComplexityRoot.DeleteMdfPayload.ID == nil {
@@ -2058,6 +2242,174 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FolderEntry.VisibleTo(childComplexity), true
 
+	case "GatewayConfig.accessKey":
+		if e.ComplexityRoot.GatewayConfig.AccessKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.AccessKey(childComplexity), true
+
+	case "GatewayConfig.areCredentialsSaved":
+		if e.ComplexityRoot.GatewayConfig.AreCredentialsSaved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.AreCredentialsSaved(childComplexity), true
+
+	case "GatewayConfig.bucketName":
+		if e.ComplexityRoot.GatewayConfig.BucketName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.BucketName(childComplexity), true
+
+	case "GatewayConfig.createdOn":
+		if e.ComplexityRoot.GatewayConfig.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.CreatedOn(childComplexity), true
+
+	case "GatewayConfig.deleteEnabled":
+		if e.ComplexityRoot.GatewayConfig.DeleteEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.DeleteEnabled(childComplexity), true
+
+	case "GatewayConfig.endpoint":
+		if e.ComplexityRoot.GatewayConfig.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.Endpoint(childComplexity), true
+
+	case "GatewayConfig.id":
+		if e.ComplexityRoot.GatewayConfig.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.ID(childComplexity), true
+
+	case "GatewayConfig.lastObjServerKeysUploadedAt":
+		if e.ComplexityRoot.GatewayConfig.LastObjServerKeysUploadedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.LastObjServerKeysUploadedAt(childComplexity), true
+
+	case "GatewayConfig.modifiedOn":
+		if e.ComplexityRoot.GatewayConfig.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.ModifiedOn(childComplexity), true
+
+	case "GatewayConfig.name":
+		if e.ComplexityRoot.GatewayConfig.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.Name(childComplexity), true
+
+	case "GatewayConfig.pathPrefix":
+		if e.ComplexityRoot.GatewayConfig.PathPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfig.PathPrefix(childComplexity), true
+
+	case "GatewayConfigList.i":
+		if e.ComplexityRoot.GatewayConfigList.I == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfigList.I(childComplexity), true
+
+	case "GatewayConfigList.l":
+		if e.ComplexityRoot.GatewayConfigList.L == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfigList.L(childComplexity), true
+
+	case "GatewayConfigList.s":
+		if e.ComplexityRoot.GatewayConfigList.S == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfigList.S(childComplexity), true
+
+	case "GatewayConfigList.t":
+		if e.ComplexityRoot.GatewayConfigList.T == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayConfigList.T(childComplexity), true
+
+	case "GatewayLocation.accessKey":
+		if e.ComplexityRoot.GatewayLocation.AccessKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.AccessKey(childComplexity), true
+
+	case "GatewayLocation.bucketName":
+		if e.ComplexityRoot.GatewayLocation.BucketName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.BucketName(childComplexity), true
+
+	case "GatewayLocation.deleteEnabled":
+		if e.ComplexityRoot.GatewayLocation.DeleteEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.DeleteEnabled(childComplexity), true
+
+	case "GatewayLocation.endpoint":
+		if e.ComplexityRoot.GatewayLocation.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.Endpoint(childComplexity), true
+
+	case "GatewayLocation.gatewayId":
+		if e.ComplexityRoot.GatewayLocation.GatewayID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.GatewayID(childComplexity), true
+
+	case "GatewayLocation.gatewayName":
+		if e.ComplexityRoot.GatewayLocation.GatewayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.GatewayName(childComplexity), true
+
+	case "GatewayLocation.id":
+		if e.ComplexityRoot.GatewayLocation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.ID(childComplexity), true
+
+	case "GatewayLocation.lastObjServerKeysUploadedAt":
+		if e.ComplexityRoot.GatewayLocation.LastObjServerKeysUploadedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.LastObjServerKeysUploadedAt(childComplexity), true
+
+	case "GatewayLocation.modifiedOn":
+		if e.ComplexityRoot.GatewayLocation.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GatewayLocation.ModifiedOn(childComplexity), true
+
 	case "GeneratedMediaLocation.accessKey":
 		if e.ComplexityRoot.GeneratedMediaLocation.AccessKey == nil {
 			break
@@ -2204,6 +2556,272 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.HourlyMax.Value(childComplexity), true
+
+	case "IngestFileResult.itemId":
+		if e.ComplexityRoot.IngestFileResult.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestFileResult.ItemID(childComplexity), true
+
+	case "IngestFileResult.result":
+		if e.ComplexityRoot.IngestFileResult.Result == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestFileResult.Result(childComplexity), true
+
+	case "IngestFileResult.transcodingState":
+		if e.ComplexityRoot.IngestFileResult.TranscodingState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestFileResult.TranscodingState(childComplexity), true
+
+	case "IngestStorageConfig.accessKey":
+		if e.ComplexityRoot.IngestStorageConfig.AccessKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.AccessKey(childComplexity), true
+
+	case "IngestStorageConfig.accessType":
+		if e.ComplexityRoot.IngestStorageConfig.AccessType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.AccessType(childComplexity), true
+
+	case "IngestStorageConfig.analyticConfig":
+		if e.ComplexityRoot.IngestStorageConfig.AnalyticConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.AnalyticConfig(childComplexity), true
+
+	case "IngestStorageConfig.areCredentialsSaved":
+		if e.ComplexityRoot.IngestStorageConfig.AreCredentialsSaved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.AreCredentialsSaved(childComplexity), true
+
+	case "IngestStorageConfig.cloudAccountId":
+		if e.ComplexityRoot.IngestStorageConfig.CloudAccountID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.CloudAccountID(childComplexity), true
+
+	case "IngestStorageConfig.confidence":
+		if e.ComplexityRoot.IngestStorageConfig.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.Confidence(childComplexity), true
+
+	case "IngestStorageConfig.defaultMetadata":
+		if e.ComplexityRoot.IngestStorageConfig.DefaultMetadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.DefaultMetadata(childComplexity), true
+
+	case "IngestStorageConfig.defaultTimedMetadata":
+		if e.ComplexityRoot.IngestStorageConfig.DefaultTimedMetadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.DefaultTimedMetadata(childComplexity), true
+
+	case "IngestStorageConfig.deleteEnabled":
+		if e.ComplexityRoot.IngestStorageConfig.DeleteEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.DeleteEnabled(childComplexity), true
+
+	case "IngestStorageConfig.enableObjAcceleration":
+		if e.ComplexityRoot.IngestStorageConfig.EnableObjAcceleration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.EnableObjAcceleration(childComplexity), true
+
+	case "IngestStorageConfig.externalId":
+		if e.ComplexityRoot.IngestStorageConfig.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.ExternalID(childComplexity), true
+
+	case "IngestStorageConfig.highresFolder":
+		if e.ComplexityRoot.IngestStorageConfig.HighresFolder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.HighresFolder(childComplexity), true
+
+	case "IngestStorageConfig.id":
+		if e.ComplexityRoot.IngestStorageConfig.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.ID(childComplexity), true
+
+	case "IngestStorageConfig.ingestConfigType":
+		if e.ComplexityRoot.IngestStorageConfig.IngestConfigType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.IngestConfigType(childComplexity), true
+
+	case "IngestStorageConfig.ingestFileExtensions":
+		if e.ComplexityRoot.IngestStorageConfig.IngestFileExtensions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.IngestFileExtensions(childComplexity), true
+
+	case "IngestStorageConfig.ingestFileTags":
+		if e.ComplexityRoot.IngestStorageConfig.IngestFileTags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.IngestFileTags(childComplexity), true
+
+	case "IngestStorageConfig.ingestIfAnyTagsMatch":
+		if e.ComplexityRoot.IngestStorageConfig.IngestIfAnyTagsMatch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.IngestIfAnyTagsMatch(childComplexity), true
+
+	case "IngestStorageConfig.isDisabled":
+		if e.ComplexityRoot.IngestStorageConfig.IsDisabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.IsDisabled(childComplexity), true
+
+	case "IngestStorageConfig.isProxyOnlyIngestConfig":
+		if e.ComplexityRoot.IngestStorageConfig.IsProxyOnlyIngestConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.IsProxyOnlyIngestConfig(childComplexity), true
+
+	case "IngestStorageConfig.requireSidecar":
+		if e.ComplexityRoot.IngestStorageConfig.RequireSidecar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.RequireSidecar(childComplexity), true
+
+	case "IngestStorageConfig.scanStorageState":
+		if e.ComplexityRoot.IngestStorageConfig.ScanStorageState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.ScanStorageState(childComplexity), true
+
+	case "IngestStorageConfig.sidecarFileName":
+		if e.ComplexityRoot.IngestStorageConfig.SidecarFileName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.SidecarFileName(childComplexity), true
+
+	case "IngestStorageConfig.sidecarParser":
+		if e.ComplexityRoot.IngestStorageConfig.SidecarParser == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.SidecarParser(childComplexity), true
+
+	case "IngestStorageConfig.skipProcessing":
+		if e.ComplexityRoot.IngestStorageConfig.SkipProcessing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.SkipProcessing(childComplexity), true
+
+	case "IngestStorageConfig.sourceBucket":
+		if e.ComplexityRoot.IngestStorageConfig.SourceBucket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.SourceBucket(childComplexity), true
+
+	case "IngestStorageConfig.sourceEndpoint":
+		if e.ComplexityRoot.IngestStorageConfig.SourceEndpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.SourceEndpoint(childComplexity), true
+
+	case "IngestStorageConfig.sourceKeyPrefix":
+		if e.ComplexityRoot.IngestStorageConfig.SourceKeyPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.SourceKeyPrefix(childComplexity), true
+
+	case "IngestStorageConfig.sourceLastModified":
+		if e.ComplexityRoot.IngestStorageConfig.SourceLastModified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.SourceLastModified(childComplexity), true
+
+	case "IngestStorageConfig.storageProvider":
+		if e.ComplexityRoot.IngestStorageConfig.StorageProvider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.StorageProvider(childComplexity), true
+
+	case "IngestStorageConfig.targetFolder":
+		if e.ComplexityRoot.IngestStorageConfig.TargetFolder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.TargetFolder(childComplexity), true
+
+	case "IngestStorageConfig.targetFolderRemoveSourcePrefix":
+		if e.ComplexityRoot.IngestStorageConfig.TargetFolderRemoveSourcePrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.TargetFolderRemoveSourcePrefix(childComplexity), true
+
+	case "IngestStorageConfig.tenantId":
+		if e.ComplexityRoot.IngestStorageConfig.TenantID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.TenantID(childComplexity), true
+
+	case "IngestStorageConfig.title":
+		if e.ComplexityRoot.IngestStorageConfig.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.Title(childComplexity), true
+
+	case "IngestStorageConfig.visibleTo":
+		if e.ComplexityRoot.IngestStorageConfig.VisibleTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.VisibleTo(childComplexity), true
+
+	case "IngestStorageConfig.visibleToGroupList":
+		if e.ComplexityRoot.IngestStorageConfig.VisibleToGroupList == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IngestStorageConfig.VisibleToGroupList(childComplexity), true
 
 	case "Item.ancestry":
 		if e.ComplexityRoot.Item.Ancestry == nil {
@@ -3453,6 +4071,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.CreateFolderPath(childComplexity, args["input"].(model.FolderPathInput)), true
 
+	case "Mutation.createGatewayConfig":
+		if e.ComplexityRoot.Mutation.CreateGatewayConfig == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createGatewayConfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateGatewayConfig(childComplexity, args["input"].(model.GatewayConfigInput)), true
+
 	case "Mutation.createGeneratedMediaLocation":
 		if e.ComplexityRoot.Mutation.CreateGeneratedMediaLocation == nil {
 			break
@@ -3464,6 +4094,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateGeneratedMediaLocation(childComplexity, args["input"].(model.GeneratedMediaLocationInput)), true
+
+	case "Mutation.createIngestStorageConfig":
+		if e.ComplexityRoot.Mutation.CreateIngestStorageConfig == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createIngestStorageConfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateIngestStorageConfig(childComplexity, args["input"].(model.IngestStorageConfigInput)), true
 
 	case "Mutation.createItem":
 		if e.ComplexityRoot.Mutation.CreateItem == nil {
@@ -3609,6 +4251,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.DeleteFolder(childComplexity, args["input"].(model.ItemIDInput)), true
 
+	case "Mutation.deleteGatewayConfig":
+		if e.ComplexityRoot.Mutation.DeleteGatewayConfig == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteGatewayConfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteGatewayConfig(childComplexity, args["id"].(string)), true
+
+	case "Mutation.deleteIngestStorageConfig":
+		if e.ComplexityRoot.Mutation.DeleteIngestStorageConfig == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteIngestStorageConfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteIngestStorageConfig(childComplexity, args["id"].(string)), true
+
 	case "Mutation.deleteItem":
 		if e.ComplexityRoot.Mutation.DeleteItem == nil {
 			break
@@ -3680,6 +4346,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteStorageLocation(childComplexity, args["input"].(model.DeleteStorageLocationInput)), true
+
+	case "Mutation.gatewayIngestFile":
+		if e.ComplexityRoot.Mutation.GatewayIngestFile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_gatewayIngestFile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GatewayIngestFile(childComplexity, args["gatewayId"].(string), args["input"].(model.GatewayIngestFileInput)), true
+
+	case "Mutation.ingestFile":
+		if e.ComplexityRoot.Mutation.IngestFile == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_ingestFile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.IngestFile(childComplexity, args["input"].(model.IngestFileInput)), true
 
 	case "Mutation.lockUpload":
 		if e.ComplexityRoot.Mutation.LockUpload == nil {
@@ -3776,6 +4466,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplaceBookmarks(childComplexity, args["input"].([]*model.BookmarkInput)), true
+
+	case "Mutation.scanIngestStorageConfig":
+		if e.ComplexityRoot.Mutation.ScanIngestStorageConfig == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_scanIngestStorageConfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ScanIngestStorageConfig(childComplexity, args["id"].(string)), true
 
 	case "Mutation.setBookmarkFolders":
 		if e.ComplexityRoot.Mutation.SetBookmarkFolders == nil {
@@ -4257,6 +4959,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Bookmarks(childComplexity), true
 
+	case "Query.defaultUploadLocation":
+		if e.ComplexityRoot.Query.DefaultUploadLocation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.DefaultUploadLocation(childComplexity), true
+
 	case "Query.definitionChanges":
 		if e.ComplexityRoot.Query.DefinitionChanges == nil {
 			break
@@ -4305,12 +5014,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.FolderContent(childComplexity, args["folderId"].(string), args["from"].(*int), args["size"].(*int), args["sort"].(*model.FolderContentSort), args["order"].(*model.SortOrder), args["after"].(*string)), true
 
+	case "Query.gatewayConfigs":
+		if e.ComplexityRoot.Query.GatewayConfigs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_gatewayConfigs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.GatewayConfigs(childComplexity, args["index"].(*int), args["size"].(*int)), true
+
 	case "Query.generatedMediaLocations":
 		if e.ComplexityRoot.Query.GeneratedMediaLocations == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.GeneratedMediaLocations(childComplexity), true
+
+	case "Query.ingestStorageConfig":
+		if e.ComplexityRoot.Query.IngestStorageConfig == nil {
+			break
+		}
+
+		args, err := ec.field_Query_ingestStorageConfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.IngestStorageConfig(childComplexity, args["id"].(string)), true
+
+	case "Query.ingestStorageConfigs":
+		if e.ComplexityRoot.Query.IngestStorageConfigs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.IngestStorageConfigs(childComplexity), true
 
 	case "Query.item":
 		if e.ComplexityRoot.Query.Item == nil {
@@ -4586,6 +5326,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Upload(childComplexity, args["id"].(string)), true
 
+	case "Query.uploadLocations":
+		if e.ComplexityRoot.Query.UploadLocations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.UploadLocations(childComplexity), true
+
 	case "Query.userStatus":
 		if e.ComplexityRoot.Query.UserStatus == nil {
 			break
@@ -4662,6 +5409,27 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RelationsPayload.Relations(childComplexity), true
+
+	case "ScanStorageState.message":
+		if e.ComplexityRoot.ScanStorageState.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanStorageState.Message(childComplexity), true
+
+	case "ScanStorageState.modifiedOn":
+		if e.ComplexityRoot.ScanStorageState.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanStorageState.ModifiedOn(childComplexity), true
+
+	case "ScanStorageState.state":
+		if e.ComplexityRoot.ScanStorageState.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScanStorageState.State(childComplexity), true
 
 	case "SearchEmbedded.collection":
 		if e.ComplexityRoot.SearchEmbedded.Collection == nil {
@@ -5952,7 +6720,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDeleteStorageLocationInput,
 		ec.unmarshalInputFolderMetadataInput,
 		ec.unmarshalInputFolderPathInput,
+		ec.unmarshalInputGatewayConfigInput,
+		ec.unmarshalInputGatewayIngestFileInput,
 		ec.unmarshalInputGeneratedMediaLocationInput,
+		ec.unmarshalInputIngestFileInput,
+		ec.unmarshalInputIngestStorageConfigInput,
 		ec.unmarshalInputItemFilter,
 		ec.unmarshalInputItemFolderInput,
 		ec.unmarshalInputItemIdInput,
@@ -6058,7 +6830,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6076,6 +6848,7 @@ var sources = []*ast.Source{
 	{Name: "schema/details.graphqls", Input: sourceData("schema/details.graphqls"), BuiltIn: false},
 	{Name: "schema/folders.graphqls", Input: sourceData("schema/folders.graphqls"), BuiltIn: false},
 	{Name: "schema/generated_media.graphqls", Input: sourceData("schema/generated_media.graphqls"), BuiltIn: false},
+	{Name: "schema/ingest.graphqls", Input: sourceData("schema/ingest.graphqls"), BuiltIn: false},
 	{Name: "schema/items.graphqls", Input: sourceData("schema/items.graphqls"), BuiltIn: false},
 	{Name: "schema/mdfs.graphqls", Input: sourceData("schema/mdfs.graphqls"), BuiltIn: false},
 	{Name: "schema/processing.graphqls", Input: sourceData("schema/processing.graphqls"), BuiltIn: false},
@@ -6408,6 +7181,28 @@ func (ec *executionContext) childFields_CustomIcons(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type CustomIcons", field.Name)
 }
 
+func (ec *executionContext) childFields_DefaultUploadLocation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DefaultUploadLocation_id(ctx, field)
+	case "name":
+		return ec.fieldContext_DefaultUploadLocation_name(ctx, field)
+	case "areCredentialsSaved":
+		return ec.fieldContext_DefaultUploadLocation_areCredentialsSaved(ctx, field)
+	case "type":
+		return ec.fieldContext_DefaultUploadLocation_type(ctx, field)
+	case "pathPrefix":
+		return ec.fieldContext_DefaultUploadLocation_pathPrefix(ctx, field)
+	case "deleteEnabled":
+		return ec.fieldContext_DefaultUploadLocation_deleteEnabled(ctx, field)
+	case "accessType":
+		return ec.fieldContext_DefaultUploadLocation_accessType(ctx, field)
+	case "externalId":
+		return ec.fieldContext_DefaultUploadLocation_externalId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DefaultUploadLocation", field.Name)
+}
+
 func (ec *executionContext) childFields_DefinitionChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6466,6 +7261,22 @@ func (ec *executionContext) childFields_DeleteFolderPayload(ctx context.Context,
 		return ec.fieldContext_DeleteFolderPayload_deletedCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteFolderPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteGatewayConfigPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteGatewayConfigPayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteGatewayConfigPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteIngestStorageConfigPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteIngestStorageConfigPayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteIngestStorageConfigPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteMdfPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6610,6 +7421,48 @@ func (ec *executionContext) childFields_FolderEntry(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type FolderEntry", field.Name)
 }
 
+func (ec *executionContext) childFields_GatewayConfig(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_GatewayConfig_id(ctx, field)
+	case "name":
+		return ec.fieldContext_GatewayConfig_name(ctx, field)
+	case "endpoint":
+		return ec.fieldContext_GatewayConfig_endpoint(ctx, field)
+	case "bucketName":
+		return ec.fieldContext_GatewayConfig_bucketName(ctx, field)
+	case "pathPrefix":
+		return ec.fieldContext_GatewayConfig_pathPrefix(ctx, field)
+	case "accessKey":
+		return ec.fieldContext_GatewayConfig_accessKey(ctx, field)
+	case "areCredentialsSaved":
+		return ec.fieldContext_GatewayConfig_areCredentialsSaved(ctx, field)
+	case "deleteEnabled":
+		return ec.fieldContext_GatewayConfig_deleteEnabled(ctx, field)
+	case "lastObjServerKeysUploadedAt":
+		return ec.fieldContext_GatewayConfig_lastObjServerKeysUploadedAt(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_GatewayConfig_createdOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_GatewayConfig_modifiedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GatewayConfig", field.Name)
+}
+
+func (ec *executionContext) childFields_GatewayConfigList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "l":
+		return ec.fieldContext_GatewayConfigList_l(ctx, field)
+	case "i":
+		return ec.fieldContext_GatewayConfigList_i(ctx, field)
+	case "s":
+		return ec.fieldContext_GatewayConfigList_s(ctx, field)
+	case "t":
+		return ec.fieldContext_GatewayConfigList_t(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GatewayConfigList", field.Name)
+}
+
 func (ec *executionContext) childFields_GeneratedMediaLocation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6662,6 +7515,94 @@ func (ec *executionContext) childFields_HourlyMax(ctx context.Context, field gra
 		return ec.fieldContext_HourlyMax_hour(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type HourlyMax", field.Name)
+}
+
+func (ec *executionContext) childFields_IngestFileResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "itemId":
+		return ec.fieldContext_IngestFileResult_itemId(ctx, field)
+	case "result":
+		return ec.fieldContext_IngestFileResult_result(ctx, field)
+	case "transcodingState":
+		return ec.fieldContext_IngestFileResult_transcodingState(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IngestFileResult", field.Name)
+}
+
+func (ec *executionContext) childFields_IngestStorageConfig(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_IngestStorageConfig_id(ctx, field)
+	case "title":
+		return ec.fieldContext_IngestStorageConfig_title(ctx, field)
+	case "ingestConfigType":
+		return ec.fieldContext_IngestStorageConfig_ingestConfigType(ctx, field)
+	case "isDisabled":
+		return ec.fieldContext_IngestStorageConfig_isDisabled(ctx, field)
+	case "storageProvider":
+		return ec.fieldContext_IngestStorageConfig_storageProvider(ctx, field)
+	case "sourceBucket":
+		return ec.fieldContext_IngestStorageConfig_sourceBucket(ctx, field)
+	case "sourceKeyPrefix":
+		return ec.fieldContext_IngestStorageConfig_sourceKeyPrefix(ctx, field)
+	case "sourceEndpoint":
+		return ec.fieldContext_IngestStorageConfig_sourceEndpoint(ctx, field)
+	case "accessType":
+		return ec.fieldContext_IngestStorageConfig_accessType(ctx, field)
+	case "externalId":
+		return ec.fieldContext_IngestStorageConfig_externalId(ctx, field)
+	case "accessKey":
+		return ec.fieldContext_IngestStorageConfig_accessKey(ctx, field)
+	case "cloudAccountId":
+		return ec.fieldContext_IngestStorageConfig_cloudAccountId(ctx, field)
+	case "areCredentialsSaved":
+		return ec.fieldContext_IngestStorageConfig_areCredentialsSaved(ctx, field)
+	case "ingestFileExtensions":
+		return ec.fieldContext_IngestStorageConfig_ingestFileExtensions(ctx, field)
+	case "ingestFileTags":
+		return ec.fieldContext_IngestStorageConfig_ingestFileTags(ctx, field)
+	case "ingestIfAnyTagsMatch":
+		return ec.fieldContext_IngestStorageConfig_ingestIfAnyTagsMatch(ctx, field)
+	case "highresFolder":
+		return ec.fieldContext_IngestStorageConfig_highresFolder(ctx, field)
+	case "targetFolder":
+		return ec.fieldContext_IngestStorageConfig_targetFolder(ctx, field)
+	case "targetFolderRemoveSourcePrefix":
+		return ec.fieldContext_IngestStorageConfig_targetFolderRemoveSourcePrefix(ctx, field)
+	case "requireSidecar":
+		return ec.fieldContext_IngestStorageConfig_requireSidecar(ctx, field)
+	case "sidecarParser":
+		return ec.fieldContext_IngestStorageConfig_sidecarParser(ctx, field)
+	case "sidecarFileName":
+		return ec.fieldContext_IngestStorageConfig_sidecarFileName(ctx, field)
+	case "confidence":
+		return ec.fieldContext_IngestStorageConfig_confidence(ctx, field)
+	case "sourceLastModified":
+		return ec.fieldContext_IngestStorageConfig_sourceLastModified(ctx, field)
+	case "analyticConfig":
+		return ec.fieldContext_IngestStorageConfig_analyticConfig(ctx, field)
+	case "enableObjAcceleration":
+		return ec.fieldContext_IngestStorageConfig_enableObjAcceleration(ctx, field)
+	case "isProxyOnlyIngestConfig":
+		return ec.fieldContext_IngestStorageConfig_isProxyOnlyIngestConfig(ctx, field)
+	case "defaultMetadata":
+		return ec.fieldContext_IngestStorageConfig_defaultMetadata(ctx, field)
+	case "defaultTimedMetadata":
+		return ec.fieldContext_IngestStorageConfig_defaultTimedMetadata(ctx, field)
+	case "scanStorageState":
+		return ec.fieldContext_IngestStorageConfig_scanStorageState(ctx, field)
+	case "deleteEnabled":
+		return ec.fieldContext_IngestStorageConfig_deleteEnabled(ctx, field)
+	case "visibleTo":
+		return ec.fieldContext_IngestStorageConfig_visibleTo(ctx, field)
+	case "visibleToGroupList":
+		return ec.fieldContext_IngestStorageConfig_visibleToGroupList(ctx, field)
+	case "skipProcessing":
+		return ec.fieldContext_IngestStorageConfig_skipProcessing(ctx, field)
+	case "tenantId":
+		return ec.fieldContext_IngestStorageConfig_tenantId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IngestStorageConfig", field.Name)
 }
 
 func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7228,6 +8169,18 @@ func (ec *executionContext) childFields_RelationsPayload(ctx context.Context, fi
 		return ec.fieldContext_RelationsPayload_relations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RelationsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ScanStorageState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "message":
+		return ec.fieldContext_ScanStorageState_message(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_ScanStorageState_modifiedOn(ctx, field)
+	case "state":
+		return ec.fieldContext_ScanStorageState_state(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScanStorageState", field.Name)
 }
 
 func (ec *executionContext) childFields_SearchEmbedded(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

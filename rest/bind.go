@@ -268,6 +268,34 @@ func queryEnum(param, name string, values ...string) Binder {
 	}
 }
 
+// expectedBody binds the JSON object body to the variable name; a missing
+// (empty) body answers the spec's 500 "Expected body" (section 7, ingest
+// configuration create).
+func expectedBody(name string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return loupe.Errorf(loupe.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
+			}
+			return errUnparsable
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			return errExpectedBody
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		return bodyAs(name)(r, vars)
+	}
+}
+
+// MsgExpectedBody is the spec's 500 to an ingest configuration create
+// without a body.
+const MsgExpectedBody = "Expected body"
+
+// errExpectedBody is that answer.
+var errExpectedBody = &loupe.Error{Kind: loupe.EINTERNAL, Message: MsgExpectedBody}
+
 // MsgMissingBody is the spec's answer to a security settings write
 // without a body (section 7).
 const MsgMissingBody = "Missing request body."

@@ -326,6 +326,7 @@ var plausibleFields = map[string]any{
 	"UpdateCommentInput.text":                      "edited",
 	"MigrateMediaLocationInput.sourceFileLocation": "s3://hostile/key",
 	"StorageInput.name":                            "Hostile",
+	"GatewayConfigInput.name":                      "Hostile",
 }
 
 // probedControls are the inputs whose plausible control is left out: a
@@ -339,6 +340,11 @@ var probedControls = map[string]bool{
 	"POST /prime/api/v1/storages": true, "PUT /prime/api/v1/storages": true,
 	"createStorageLocation": true, "updateStorageLocation": true,
 	"POST /ingest/api/v1/generatedMediaLocations": true, "createGeneratedMediaLocation": true,
+	// Ingest configurations and gateways are probed too, and ingesting a
+	// file reads an object of a probed configuration (ingest_test.go).
+	"POST /ingest/api/v1/ingestStorageConfigs": true, "createIngestStorageConfig": true,
+	"POST /config/api/v1/configs/gateway": true, "createGatewayConfig": true,
+	"POST /ingest/api/v1/ingestFile": true, "ingestFile": true,
 }
 
 // plausibleStrings are values for String inputs by field name.

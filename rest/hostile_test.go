@@ -60,18 +60,20 @@ var snapshotExclusions = map[string][]string{
 	"api_keys": {"last_used_on"},
 }
 
+// snapshotSkipped are the job queue's bookkeeping tables, which its
+// workers write on their own (leader election, queue heartbeats) whatever
+// requests do; jobs themselves (river_job) stay in the digest.
+var snapshotSkipped = map[string]bool{
+	"river_leader": true, "river_queue": true, "river_client": true, "river_client_queue": true,
+}
+
 // snapshotQuery digests every table of the public schema: one md5 of its
 // rows (as jsonb text, sorted) per table.
 func snapshotQuery(t *testing.T, db *sqlx.DB) string {
 	t.Helper()
 	var tables []string
-	// The job queue's own bookkeeping (leader election, queue and client
-	// heartbeats) changes in the background; river_job, where a request
-	// would leave work, is digested.
 	if err := db.Select(&tables, `SELECT table_name FROM information_schema.tables
-		WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
-		AND table_name NOT IN ('river_leader', 'river_queue', 'river_client', 'river_client_queue')
-		ORDER BY table_name`); err != nil {
+		WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`); err != nil {
 		t.Fatal(err)
 	}
 	if len(tables) < 20 {
@@ -79,6 +81,9 @@ func snapshotQuery(t *testing.T, db *sqlx.DB) string {
 	}
 	var parts []string
 	for _, tb := range tables {
+		if snapshotSkipped[tb] {
+			continue
+		}
 		row := "to_jsonb(t)"
 		for _, c := range snapshotExclusions[tb] {
 			row += " - '" + c + "'"
@@ -342,6 +347,10 @@ func (h *hostileRun) sendREST(t *testing.T, tg target, body []byte, unparsable b
 	}
 	r := h.a.Do(t, tg.method, p, b)
 	defer h.written(t)
+	if body == nil && tg.rt.NoBody != nil {
+		r.Envelope(graph.StatusOf(tg.rt.NoBody.Kind), tg.rt.NoBody.Message)
+		return
+	}
 	if unparsable && tg.rt.BadBody != nil {
 		r.Envelope(graph.StatusOf(tg.rt.BadBody.Kind), tg.rt.BadBody.Message)
 		return

@@ -17,6 +17,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/bench/mediabench"
 	"github.com/loupe-mam/loupe/internal/media"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/s3test"
 )
 
 // needMedia skips (fails in CI) without the media tools.
@@ -262,5 +263,34 @@ func TestUploadIsProcessed(t *testing.T) {
 	it := waitState(t, api, a, item, nil, "complete", "failed")
 	if it["transcodingState"] != "complete" || it["hasProxy"] != true || it["thumbnail"] == nil || it["mediaType"] != "video/quicktime" {
 		t.Fatalf("uploaded clip: %v %v %v %v", it["transcodingState"], it["hasProxy"], it["mediaType"], it["progressInfo"])
+	}
+}
+
+// An object ingested in place is processed from its bucket, with the
+// ingest configuration's credentials: the original is never copied, the
+// outputs land in Loupe's store.
+func TestIngestedObjectIsProcessed(t *testing.T) {
+	needMedia(t)
+	cfg := s3test.Bucket(t)
+	clip := filepath.Join(t.TempDir(), "cam.mp4")
+	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+		"testsrc2=size=640x360:rate=25:duration=3", "-f", "lavfi", "-i", "sine=duration=3", "-c:v", "libx264",
+		"-preset", "ultrafast", "-c:a", "aac", "-shortest", clip).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	data, _ := os.ReadFile(clip)
+	putObjects(t, cfg.Bucket, map[string]string{"in/cam.mp4": string(data)})
+	api, _ := ingestServer(t, 0)
+	a := api.Tenant(t, "a")
+	id := a.Post(t, icPath, icBody(cfg, nil)).Status(http.StatusOK).Object()["id"].(string)
+	got := a.Post(t, "/ingest/api/v1/ingestFile", map[string]any{"ingestStorageConfigId": id, "key": "in/cam.mp4"}).
+		Status(http.StatusOK).Object()
+	item := got["itemId"].(string)
+	it := waitState(t, api, a, item, nil, "complete", "failed")
+	if it["transcodingState"] != "complete" || it["hasProxy"] != true || it["sourceFileLocation"] != "s3://"+cfg.Bucket+"/in/cam.mp4" {
+		t.Fatalf("ingested clip: %v %v %v %v", it["transcodingState"], it["hasProxy"], it["sourceFileLocation"], it["progressInfo"])
+	}
+	if resp, _ := fetch(t, it["proxy"].(string)); resp.StatusCode != 200 {
+		t.Fatalf("proxy: %d", resp.StatusCode)
 	}
 }

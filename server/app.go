@@ -82,6 +82,8 @@ type Config struct {
 	// Transcodes bounds the processing runs at once on this node
 	// (LOUPE_TRANSCODES; 0: half the cores, at least 1).
 	Transcodes int
+	// IngestScan tunes ingest scans (page size, run slice; tests).
+	IngestScan resolvers.ScanOptions
 	// Usage counts usage figures; its owner closes it after the server
 	// stops, so that the last counts are written (a new recorder when nil).
 	Usage *usage.Recorder

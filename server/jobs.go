@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/processor"
 	"github.com/loupe-mam/loupe/internal/upload"
+	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -17,9 +18,18 @@ import (
 // feature adds its own line here.
 func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	w = river.NewWorkers()
+	// Ingest scans (spec 2.14; docs/ingest.md) and the processing of
+	// objects ingested in place reach tenants' buckets with the
+	// credentials the resolvers sealed.
+	ingest := resolvers.New(deps.store, deps.cfg.Blobs, deps.cfg.Files)
+	ingest.Credentials, ingest.AllowPrivateStorage = deps.cfg.Credentials, deps.cfg.AllowPrivateStorage
+	river.AddWorker(w, &resolvers.IngestScanWorker{R: ingest, Opts: deps.cfg.IngestScan})
+	kinds++
+	// Processing (docs/processing.md) reads originals from and writes
+	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
 		river.AddWorker(w, &processor.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
-			Logger: deps.logger, Concurrency: deps.cfg.Transcodes})
+			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, Sources: ingest.IngestedSource})
 		kinds++
 	}
 	return w, kinds

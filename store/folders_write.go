@@ -315,56 +315,16 @@ ORDER BY i.id LIMIT 1`
 // answers the path's folders from the top down. It is idempotent, also
 // under concurrent calls. Returns EINVALID for an empty or bad path.
 func (s *Store) CreateFolderPath(ctx context.Context, p *loupe.Principal, path string) ([]*Folder, error) {
-	var names []string
-	for _, part := range strings.Split(path, "/") {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		name, err := validFolderName(part)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, name)
+	names, err := FolderPathNames(path)
+	if err != nil {
+		return nil, err
 	}
-	if len(names) == 0 || len(names) > maxFolderDepth {
-		return nil, loupe.Invalid("path must name 1 to %d folders, such as /Projects/2026/Promo", maxFolderDepth)
-	}
-	ids := make([]string, len(names))
+	var ids []string
 	created := 0
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		created = 0
-		if _, err := tx.ExecContext(ctx, lockFolderPathsSQL, p.TenantID, folderPathLockClass); err != nil {
-			return fmt.Errorf("store: unable to lock folder paths: %w", err)
-		}
-		parent := ""
-		for i, name := range names {
-			var found []string
-			var err error
-			if parent == "" {
-				err = tx.SelectContext(ctx, &found, topFolderSQL, p.TenantID, name, p.UserID, aclTokens(p))
-			} else {
-				err = tx.SelectContext(ctx, &found, childFolderSQL, p.TenantID, parent, name, p.UserID, aclTokens(p))
-			}
-			if err != nil {
-				return fmt.Errorf("store: unable to look up folder %q: %w", name, err)
-			}
-			if len(found) > 0 {
-				ids[i] = found[0]
-			} else {
-				in := &loupe.CreateItemInput{Title: &name, ItemType: "folder"}
-				if parent != "" {
-					in.FolderParents = []string{parent}
-				}
-				it, err := createItemTx(ctx, tx, p, in)
-				if err != nil {
-					return err
-				}
-				ids[i] = it.ID
-				created++
-			}
-			parent = ids[i]
-		}
-		return nil
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		ids, created, err = folderPathTx(ctx, tx, p, names)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -379,6 +339,47 @@ func (s *Store) CreateFolderPath(ctx context.Context, p *loupe.Principal, path s
 		out[i] = byID[id]
 	}
 	return out, nil
+}
+
+// folderPathTx makes the missing folders of the path names (checked by
+// FolderPathNames) in tx and answers the ids of the path's folders from the
+// top down and how many it made: CreateFolderPath, and an ingest placing
+// items in the folders of their keys.
+func folderPathTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, names []string) ([]string, int, error) {
+	ids := make([]string, len(names))
+	created := 0
+	if _, err := tx.ExecContext(ctx, lockFolderPathsSQL, p.TenantID, folderPathLockClass); err != nil {
+		return nil, 0, fmt.Errorf("store: unable to lock folder paths: %w", err)
+	}
+	parent := ""
+	for i, name := range names {
+		var found []string
+		var err error
+		if parent == "" {
+			err = tx.SelectContext(ctx, &found, topFolderSQL, p.TenantID, name, p.UserID, aclTokens(p))
+		} else {
+			err = tx.SelectContext(ctx, &found, childFolderSQL, p.TenantID, parent, name, p.UserID, aclTokens(p))
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: unable to look up folder %q: %w", name, err)
+		}
+		if len(found) > 0 {
+			ids[i] = found[0]
+		} else {
+			in := &loupe.CreateItemInput{Title: &name, ItemType: "folder"}
+			if parent != "" {
+				in.FolderParents = []string{parent}
+			}
+			it, err := createItemTx(ctx, tx, p, in)
+			if err != nil {
+				return nil, 0, err
+			}
+			ids[i] = it.ID
+			created++
+		}
+		parent = ids[i]
+	}
+	return ids, created, nil
 }
 
 // Item membership in folders.

@@ -13,6 +13,7 @@ import (
 // Enqueuer inserts background work (internal/jobs' River client is one).
 type Enqueuer interface {
 	InsertTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	InsertManyTx(ctx context.Context, tx *sql.Tx, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
 }
 
 // errNoJobs is returned by a change that asks for background work on a

@@ -66,7 +66,7 @@ UPDATE items SET transcoding_state = 'processing',
     media = COALESCE(media, '{}'::jsonb) || jsonb_build_object('itemState', 'processing',
         'transcodingBy', $3::text, 'transcodingService', $4::text, 'progressInfo', $5::jsonb)
 WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL
-RETURNING media->>'sourceFileLocation'`
+RETURNING COALESCE(media->>'sourceFileLocation', ''), COALESCE(media->>'ingestSourceStorageId', '')`
 
 	// progressSQL writes run $3's progress while it holds the item.
 	progressSQL = `
@@ -109,20 +109,19 @@ func GeneratedPrefix(tenantID, itemID string) string {
 
 // ClaimProcessing marks the item as processed by run (itemState
 // processing, transcodingState processing, progressInfo with the run key)
-// and answers its sourceFileLocation ("" when it has none). ENOTFOUND when
-// the item is gone.
-func (s *Store) ClaimProcessing(ctx context.Context, tenantID, itemID, runKey, by, service string, progress map[string]any) (string, error) {
+// and answers its sourceFileLocation and ingestSourceStorageId ("" when it
+// has none). ENOTFOUND when the item is gone.
+func (s *Store) ClaimProcessing(ctx context.Context, tenantID, itemID, runKey, by, service string, progress map[string]any) (source, storageID string, err error) {
 	progress["runKey"] = runKey
 	b, err := json.Marshal(progress)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	var src sql.NullString
-	err = s.db.QueryRowContext(ctx, claimProcessingSQL, tenantID, itemID, by, service, string(b)).Scan(&src)
+	err = s.db.QueryRowContext(ctx, claimProcessingSQL, tenantID, itemID, by, service, string(b)).Scan(&source, &storageID)
 	if err != nil {
-		return "", notFoundOr(err, "store: unable to claim item %s for processing: %w", itemID)
+		return "", "", notFoundOr(err, "store: unable to claim item %s for processing: %w", itemID)
 	}
-	return src.String, nil
+	return source, storageID, nil
 }
 
 // WriteProgress writes run's progress on the item. ErrStaleRun when

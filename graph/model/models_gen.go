@@ -14,6 +14,11 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
+// An upload location (spec 2.15): a gateway's, or an ingest configuration of type default_upload_location.
+type UploadLocation interface {
+	IsUploadLocation()
+}
+
 type AccessInput struct {
 	Level  store.AccessLevel `json:"level"`
 	Groups []string          `json:"groups,omitempty"`
@@ -132,6 +137,20 @@ type CreateThumbnailPayload struct {
 	Thumbnail *store.Thumbnail `json:"thumbnail"`
 }
 
+// The default upload location (spec 2.15): the tenant's oldest ingest configuration of type default_upload_location.
+type DefaultUploadLocation struct {
+	ID                  string `json:"id"`
+	Name                string `json:"name"`
+	AreCredentialsSaved bool   `json:"areCredentialsSaved"`
+	// objBucket.
+	Type          string `json:"type"`
+	PathPrefix    string `json:"pathPrefix"`
+	DeleteEnabled bool   `json:"deleteEnabled"`
+	AccessType    string `json:"accessType"`
+	// The external id (assume-role), else empty.
+	ExternalID string `json:"externalId"`
+}
+
 // A page of recorded form and option list writes.
 type DefinitionChanges struct {
 	// Number of matching records.
@@ -158,6 +177,14 @@ type DeleteFolderPayload struct {
 	ID string `json:"id"`
 	// Items and subfolders moved to the recycle bin with the folder (itself included).
 	DeletedCount int `json:"deletedCount"`
+}
+
+type DeleteGatewayConfigPayload struct {
+	ID string `json:"id"`
+}
+
+type DeleteIngestStorageConfigPayload struct {
+	ID string `json:"id"`
 }
 
 type DeleteMdfInput struct {
@@ -224,6 +251,50 @@ type FolderPathInput struct {
 	Path string `json:"path"`
 }
 
+type GatewayConfigInput struct {
+	Name       *string `json:"name,omitempty"`
+	Endpoint   *string `json:"endpoint,omitempty"`
+	BucketName *string `json:"bucketName,omitempty"`
+	PathPrefix *string `json:"pathPrefix,omitempty"`
+	AccessKey  *string `json:"accessKey,omitempty"`
+	// Stored encrypted, never answered.
+	SecretKey     *string `json:"secretKey,omitempty"`
+	DeleteEnabled *bool   `json:"deleteEnabled,omitempty"`
+}
+
+// A page of gateway configs: l the list, i the index of the next page (null at the end), s the page size, t the total.
+type GatewayConfigList struct {
+	L []*store.GatewayConfig `json:"l"`
+	I *int                   `json:"i,omitempty"`
+	S int                    `json:"s"`
+	T int                    `json:"t"`
+}
+
+// A file an edge gateway reports.
+type GatewayIngestFileInput struct {
+	// The object's key in the gateway's bucket.
+	Key    *string `json:"key,omitempty"`
+	ItemID *string `json:"itemId,omitempty"`
+	// The Loupe folder path the item goes in.
+	TargetFolder   *string `json:"targetFolder,omitempty"`
+	SkipProcessing *bool   `json:"skipProcessing,omitempty"`
+}
+
+// A gateway's upload location (spec 2.15, first shape).
+type GatewayLocation struct {
+	ID                          string     `json:"id"`
+	ModifiedOn                  time.Time  `json:"modifiedOn"`
+	Endpoint                    string     `json:"endpoint"`
+	BucketName                  string     `json:"bucketName"`
+	AccessKey                   *string    `json:"accessKey,omitempty"`
+	DeleteEnabled               bool       `json:"deleteEnabled"`
+	GatewayID                   string     `json:"gatewayId"`
+	GatewayName                 string     `json:"gatewayName"`
+	LastObjServerKeysUploadedAt *time.Time `json:"lastObjServerKeysUploadedAt,omitempty"`
+}
+
+func (GatewayLocation) IsUploadLocation() {}
+
 // A generated-media location to create: its bucket and credentials as for a
 // storage location, and its settings (defaults: uploadGeneratedMedia true,
 // the others false).
@@ -249,6 +320,65 @@ type GeneratedMediaLocationInput struct {
 	AutoCreateItems      *bool   `json:"autoCreateItems,omitempty"`
 	UploadGeneratedMedia *bool   `json:"uploadGeneratedMedia,omitempty"`
 	PlatformFolderID     *string `json:"platformFolderId,omitempty"`
+}
+
+// One object to ingest now.
+type IngestFileInput struct {
+	// The ingest configuration whose bucket holds the object.
+	IngestStorageConfigID *string `json:"ingestStorageConfigId,omitempty"`
+	// The object's key in that bucket.
+	Key *string `json:"key,omitempty"`
+	// An item the object becomes a new version of; absent: a new item.
+	ItemID *string `json:"itemId,omitempty"`
+}
+
+// What an ingest of one object did.
+type IngestFileResult struct {
+	// The item the object is (new, a new version, or already ingested).
+	ItemID string `json:"itemId"`
+	// created, version or known.
+	Result           string `json:"result"`
+	TranscodingState string `json:"transcodingState"`
+}
+
+// An ingest storage configuration to create.
+type IngestStorageConfigInput struct {
+	Title *string `json:"title,omitempty"`
+	// ingest_media (the default) or default_upload_location.
+	IngestConfigType *string `json:"ingestConfigType,omitempty"`
+	IsDisabled       *bool   `json:"isDisabled,omitempty"`
+	// obj_native (the default and only value).
+	StorageProvider *string `json:"storageProvider,omitempty"`
+	SourceBucket    *string `json:"sourceBucket,omitempty"`
+	SourceKeyPrefix *string `json:"sourceKeyPrefix,omitempty"`
+	SourceEndpoint  *string `json:"sourceEndpoint,omitempty"`
+	// key-user (the default) or assume-role.
+	AccessType *string `json:"accessType,omitempty"`
+	AccessKey  *string `json:"accessKey,omitempty"`
+	// The secret access key (key-user): stored encrypted, never answered.
+	SecretKey                      *string    `json:"secretKey,omitempty"`
+	ExternalID                     *string    `json:"externalId,omitempty"`
+	CloudAccountID                 *string    `json:"cloudAccountId,omitempty"`
+	IngestFileExtensions           *string    `json:"ingestFileExtensions,omitempty"`
+	IngestFileTags                 []string   `json:"ingestFileTags,omitempty"`
+	IngestIfAnyTagsMatch           *bool      `json:"ingestIfAnyTagsMatch,omitempty"`
+	HighresFolder                  *string    `json:"highresFolder,omitempty"`
+	TargetFolder                   *string    `json:"targetFolder,omitempty"`
+	TargetFolderRemoveSourcePrefix *bool      `json:"targetFolderRemoveSourcePrefix,omitempty"`
+	RequireSidecar                 *bool      `json:"requireSidecar,omitempty"`
+	SidecarParser                  *string    `json:"sidecarParser,omitempty"`
+	SidecarFileName                *string    `json:"sidecarFileName,omitempty"`
+	Confidence                     *int       `json:"confidence,omitempty"`
+	SourceLastModified             *time.Time `json:"sourceLastModified,omitempty"`
+	AnalyticConfig                 loupe.JSON `json:"analyticConfig,omitempty"`
+	EnableObjAcceleration          *bool      `json:"enableObjAcceleration,omitempty"`
+	IsProxyOnlyIngestConfig        *bool      `json:"isProxyOnlyIngestConfig,omitempty"`
+	DefaultMetadata                loupe.JSON `json:"defaultMetadata,omitempty"`
+	DefaultTimedMetadata           loupe.JSON `json:"defaultTimedMetadata,omitempty"`
+	DeleteEnabled                  *bool      `json:"deleteEnabled,omitempty"`
+	VisibleTo                      loupe.JSON `json:"visibleTo,omitempty"`
+	VisibleToGroupList             []string   `json:"visibleToGroupList,omitempty"`
+	SkipProcessing                 *bool      `json:"skipProcessing,omitempty"`
 }
 
 type ItemEdge struct {

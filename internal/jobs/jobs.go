@@ -114,6 +114,11 @@ func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		Logger:               cfg.Logger.With("component", "jobs"),
+		// A kind another node works (or a later release) is inserted all
+		// the same and left waiting: only kinds this node works are
+		// fetched.
+		SkipUnknownJobCheck: true,
+		FetchOnlyKnownKinds: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)

@@ -1,5 +1,10 @@
 package jobs
 
+import (
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
 // The job kinds. Each kind's arguments live here, so that the code asking
 // for the work (the store, inside the transaction of the change) and the
 // worker doing it agree on one type; workers live with their features.
@@ -20,3 +25,30 @@ type ProcessArgs struct {
 
 // Kind is the job kind in River's tables.
 func (ProcessArgs) Kind() string { return "process_item" }
+
+// ScanArgs asks for a scan of an ingest storage configuration (spec 2.14):
+// its prefix listed page by page, one item per new object. One scan per
+// configuration runs at a time: a scan asked for while one waits or runs
+// is that one (UniqueOpts by args over the unfinished states; Run numbers
+// the configuration's scans, so that a scan asked for while the previous
+// job is still being marked done is a new one).
+type ScanArgs struct {
+	TenantID string `json:"tenantId"`
+	ConfigID string `json:"configId"`
+	Run      int    `json:"run"`
+}
+
+// Kind is the job kind in River's tables.
+func (ScanArgs) Kind() string { return "ingest_scan" }
+
+// InsertOpts puts scans on the ingest queue, one per configuration.
+func (ScanArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{
+		Queue: QueueIngest,
+		UniqueOpts: river.UniqueOpts{
+			ByArgs: true,
+			ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+				rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled},
+		},
+	}
+}

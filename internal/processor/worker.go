@@ -55,6 +55,10 @@ type Worker struct {
 	// Node names this node in transcodingBy.
 	Node   string
 	Logger *slog.Logger
+	// Sources opens the original of an item ingested in place (an
+	// s3:// location of an ingest configuration or gateway, storageID);
+	// resolvers.Resolver.IngestedSource. Nil: such items fail saying so.
+	Sources func(ctx context.Context, tenantID, storageID, location string) (blob.Store, string, error)
 	// TempDir holds work directories (os.TempDir() when empty).
 	TempDir string
 
@@ -136,21 +140,21 @@ type run struct {
 }
 
 func (r *run) do(ctx context.Context) error {
-	src, err := r.w.Store.ClaimProcessing(ctx, r.tenant, r.item, r.runKey, r.w.Node, Service, map[string]any{
+	src, storageID, err := r.w.Store.ClaimProcessing(ctx, r.tenant, r.item, r.runKey, r.w.Node, Service, map[string]any{
 		"step": "starting", "percent": 0, "attempt": r.attempt, "startedOn": r.started})
 	if err != nil {
 		return err
 	}
-	key, ok := upload.KeyOfLocation(src)
-	if !ok {
-		return permanent("the item has no original in Loupe's storage to process (sourceFileLocation %q)", src)
+	files, key, err := r.source(ctx, src, storageID)
+	if err != nil {
+		return err
 	}
 	dir, err := os.MkdirTemp(r.w.TempDir, "loupe-process-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	input, err := r.input(ctx, key, dir)
+	input, err := r.input(ctx, files, key, dir)
 	if err != nil {
 		return err
 	}
@@ -189,10 +193,31 @@ func (r *run) progress(ctx context.Context, p map[string]any, force bool) error 
 	return err
 }
 
+// source is the store and key of the item's original: Loupe's own file
+// store for an upload, the ingest source's bucket for an object ingested in
+// place.
+func (r *run) source(ctx context.Context, location, storageID string) (blob.Store, string, error) {
+	if key, ok := upload.KeyOfLocation(location); ok {
+		return r.w.Files, key, nil
+	}
+	if strings.HasPrefix(location, "s3://") && storageID != "" && r.w.Sources != nil {
+		s, key, err := r.w.Sources(ctx, r.tenant, storageID, location)
+		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+			return nil, "", permanent("the ingest source of the item's original (%s) no longer exists", storageID)
+		}
+		var le *loupe.Error
+		if errors.As(err, &le) && le.Kind == loupe.EINVALID {
+			return nil, "", permanent("%s", le.Message)
+		}
+		return s, key, err
+	}
+	return nil, "", permanent("the item has no original Loupe can read (sourceFileLocation %q)", location)
+}
+
 // input is what ffmpeg reads: the file itself on local disk, a local copy
 // of a small original, or a presigned URL.
-func (r *run) input(ctx context.Context, key, dir string) (string, error) {
-	if d, ok := r.w.Files.(*blob.Disk); ok {
+func (r *run) input(ctx context.Context, files blob.Store, key, dir string) (string, error) {
+	if d, ok := files.(*blob.Disk); ok {
 		p, err := d.LocalPath(key)
 		if err != nil {
 			return "", err
@@ -202,17 +227,17 @@ func (r *run) input(ctx context.Context, key, dir string) (string, error) {
 		}
 		return p, nil
 	}
-	obj, err := r.w.Files.Stat(ctx, key)
+	obj, err := files.Stat(ctx, key)
 	if errors.Is(err, blob.ErrNotFound) {
 		return "", permanent("the item's original is missing from storage")
 	}
 	if err != nil {
 		return "", err
 	}
-	if ps, ok := r.w.Files.(blob.Presigner); ok && obj.Size > localCopyLimit {
+	if ps, ok := files.(blob.Presigner); ok && obj.Size > localCopyLimit {
 		return ps.Presign(ctx, "GET", key, Timeout+10*time.Minute)
 	}
-	rc, _, _, err := r.w.Files.Open(ctx, key)
+	rc, _, _, err := files.Open(ctx, key)
 	if err != nil {
 		return "", err
 	}

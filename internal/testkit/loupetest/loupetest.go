@@ -91,10 +91,7 @@ func (a *API) serve(t testing.TB, opts []Option) {
 	// Tests serve identity providers' key sets, and S3 (s3test), on 127.0.0.1.
 	cfg.AllowPrivateJWKS = true
 	cfg.AllowPrivateStorage = true
-	cfg.Credentials, err = secretbox.New([]byte("loupetest-credentials-key-0123456789abcdef"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg.Credentials = Credentials(t)
 	// The test's own recorder, closed after the server and before the
 	// database (cleanups run last first). It writes only when usage is
 	// read, so that no write in the background adds to Statements.
@@ -141,6 +138,17 @@ func (a *API) serve(t testing.TB, opts []Option) {
 		}
 	}
 	a.URL, a.Blobs, a.Files = url, cfg.Blobs, cfg.Files
+}
+
+// Credentials is the box the test servers seal credentials with (a test
+// running server code outside a request, such as a scan, needs it).
+func Credentials(t testing.TB) *secretbox.Box {
+	t.Helper()
+	box, err := secretbox.New([]byte("loupetest-credentials-key-0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
 }
 
 // Client calls the API with one user's key.

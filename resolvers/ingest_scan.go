@@ -1,0 +1,228 @@
+package resolvers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// This file scans an ingest storage configuration (docs/ingest.md): its
+// prefix listed page by page (blob.Store.List's position survives
+// restarts), each page's items, ingested_objects rows and the scan's
+// position written in one transaction. A scan killed anywhere resumes from
+// the last page that committed; a page done twice (at-least-once delivery)
+// creates nothing twice, since the ingest is idempotent by bucket, key and
+// ETag.
+
+// ScanOptions tune a scan.
+type ScanOptions struct {
+	// PageSize is the keys listed per page (blob.MaxListLimit when 0).
+	PageSize int
+	// Slice bounds one run of the job: past it the scan stops after a
+	// page and the job snoozes, to resume at once from its position (so a
+	// scan of any size stays within the job timeout). 0: 5 minutes.
+	Slice time.Duration
+	// AfterPage, when set, is called after each page committed (tests).
+	AfterPage func(page int)
+	// run is the scan's number (jobs.ScanArgs.Run); 0: whichever.
+	run int
+}
+
+// errSliceUsed stops a scan whose run used its slice.
+var errSliceUsed = errors.New("ingest: scan slice used")
+
+// IngestScanWorker works the scan jobs (jobs.ScanArgs).
+type IngestScanWorker struct {
+	river.WorkerDefaults[jobs.ScanArgs]
+	R    *Resolver
+	Opts ScanOptions
+}
+
+// scanAttempts is how often a scan that fails (its bucket unreachable, the
+// database gone) is tried before it is failed for good.
+const scanAttempts = 5
+
+// Timeout bounds one run: the slice plus a page's worth.
+func (w *IngestScanWorker) Timeout(*river.Job[jobs.ScanArgs]) time.Duration {
+	return w.slice() + 5*time.Minute
+}
+
+func (w *IngestScanWorker) slice() time.Duration {
+	if w.Opts.Slice > 0 {
+		return w.Opts.Slice
+	}
+	return 5 * time.Minute
+}
+
+// Work runs the scan; a used slice snoozes the job (it resumes at once).
+func (w *IngestScanWorker) Work(ctx context.Context, job *river.Job[jobs.ScanArgs]) error {
+	opts := w.Opts
+	opts.Slice = w.slice()
+	opts.run = job.Args.Run
+	err := w.R.Scan(ctx, job.Args.TenantID, job.Args.ConfigID, opts)
+	if errors.Is(err, errSliceUsed) {
+		return river.JobSnooze(0)
+	}
+	if err != nil && job.Attempt >= scanAttempts {
+		msg := err.Error()
+		var le *loupe.Error
+		if errors.As(err, &le) {
+			msg = le.Message
+		}
+		_ = w.R.Store.SetScanState(context.WithoutCancel(ctx), job.Args.TenantID, job.Args.ConfigID, store.ScanFailed, msg, ptr(""), nil)
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+// Scan scans a configuration: from the top when it is not already
+// scanning, else from its position. It records complete when done, and
+// failed (without an error: nothing to retry) when the configuration cannot
+// be scanned (disabled, credentials that do not open or reach the bucket).
+// Other errors (a listing or database failure) are returned for the job
+// to retry; the state stays scanning.
+func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts ScanOptions) error {
+	c, err := r.Store.IngestConfig(ctx, tenantID, configID)
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+		return nil // deleted meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	fail := func(msg string) error {
+		return r.Store.SetScanState(ctx, tenantID, configID, store.ScanFailed, msg, ptr(""), nil)
+	}
+	if opts.run != 0 && opts.run != c.ScanRun {
+		return nil // a scan another has taken over from
+	}
+	if c.IsDisabled {
+		return fail("the ingest configuration is disabled")
+	}
+	after, counts := "", store.ScanCounts{}
+	if c.ScanState != nil && *c.ScanState == store.ScanScanning {
+		after, counts = c.ScanAfter, c.Counts()
+	} else if err := r.Store.SetScanState(ctx, tenantID, configID, store.ScanScanning, counts.Message(), &after, &counts); err != nil {
+		return err
+	}
+	s3, secret, err := r.bucket(ctx, configAccess(c))
+	if err != nil {
+		return fail(bucketError("Could not read the bucket: ", err, secret).Message)
+	}
+	p, err := r.Store.ScanPrincipal(ctx, c)
+	if err != nil {
+		return err
+	}
+	pl := configPlan(c)
+	folders := map[string]string{}
+	start := time.Now()
+	// The next page is listed while this one is written.
+	lctx, stopListing := context.WithCancel(ctx)
+	defer stopListing()
+	pages := listPages(lctx, s3, c.SourceKeyPrefix, after, opts.PageSize)
+	for page := 1; ; page++ {
+		lp, ok := <-pages
+		if !ok {
+			return ctx.Err()
+		}
+		if lp.err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			le := bucketError("Could not list the bucket: ", lp.err, secret)
+			if isAccessError(lp.err) {
+				return fail(le.Message)
+			}
+			return le
+		}
+		keys := lp.keys
+		n := counts
+		objs, err := pl.pageObjects(ctx, s3, keys, &n)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return bucketError("Could not read sidecars or tags: ", err, secret)
+		}
+		pos := &store.ScanPosition{ConfigID: configID, After: after, Counts: n}
+		if len(keys) > 0 {
+			pos.After = keys[len(keys)-1].Key
+		}
+		if _, err := r.Store.IngestObjects(ctx, p, pl.src, objs, pos, folders); err != nil {
+			return err
+		}
+		after, counts = pos.After, pos.Counts
+		if opts.AfterPage != nil {
+			opts.AfterPage(page)
+		}
+		if !lp.more || len(keys) == 0 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if opts.Slice > 0 && time.Since(start) > opts.Slice {
+			return errSliceUsed
+		}
+	}
+	return r.Store.SetScanState(ctx, tenantID, configID, store.ScanComplete, counts.Message(), ptr(""), &counts)
+}
+
+// isAccessError reports a failure that retrying will not mend: the bucket
+// missing, access refused, the credentials refused, or no STS to assume a
+// role with.
+func isAccessError(err error) bool {
+	var ae interface{ ErrorCode() string }
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "AccessDenied", "NoSuchBucket", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AllAccessDisabled":
+			return true
+		}
+	}
+	return errors.Is(err, blob.ErrNotFound) || containsAny(err.Error(), "AssumeRole", "sts.", "STS")
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// listedPage is one page of a listing.
+type listedPage struct {
+	keys []blob.Object
+	more bool
+	err  error
+}
+
+// listPages lists the prefix from after, one page ahead of its reader; it
+// stops after the last page, an error, or when ctx ends.
+func listPages(ctx context.Context, s3 *blob.S3, prefix, after string, size int) <-chan listedPage {
+	out := make(chan listedPage, 1)
+	go func() {
+		defer close(out)
+		for {
+			keys, more, err := s3.List(ctx, prefix, after, size)
+			select {
+			case out <- listedPage{keys: keys, more: more, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || !more || len(keys) == 0 {
+				return
+			}
+			after = keys[len(keys)-1].Key
+		}
+	}()
+	return out
+}
