@@ -2553,6 +2553,32 @@ func (ec *executionContext) fieldContext_Item_sourceFileLocation(_ context.Conte
 	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Item_mediaMigration(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.MediaMigration)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_mediaMigration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MediaMigration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Item_mediaMigration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
 func (ec *executionContext) _Item_vttUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.VttURL)
@@ -4130,7 +4156,7 @@ func (ec *executionContext) unmarshalInputMigrateMediaLocationInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"itemId", "sourceFileLocation", "generatedContentLocation"}
+	fieldsInOrder := [...]string{"itemId", "storageLocationId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -4144,20 +4170,13 @@ func (ec *executionContext) unmarshalInputMigrateMediaLocationInput(ctx context.
 				return it, err
 			}
 			it.ItemID = data
-		case "sourceFileLocation":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceFileLocation"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+		case "storageLocationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("storageLocationId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.SourceFileLocation = data
-		case "generatedContentLocation":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("generatedContentLocation"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.GeneratedContentLocation = data
+			it.StorageLocationID = data
 		}
 	}
 	return it, nil
@@ -5371,6 +5390,8 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 			out.Values[i] = ec._Item_generatedContentLocation(ctx, field, obj)
 		case "sourceFileLocation":
 			out.Values[i] = ec._Item_sourceFileLocation(ctx, field, obj)
+		case "mediaMigration":
+			out.Values[i] = ec._Item_mediaMigration(ctx, field, obj)
 		case "vttUrl":
 			out.Values[i] = ec._Item_vttUrl(ctx, field, obj)
 		case "srtUrl":

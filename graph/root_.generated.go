@@ -470,6 +470,7 @@ type ComplexityRoot struct {
 		LabelDetectionEnabled        func(childComplexity int) int
 		LanguageCode                 func(childComplexity int) int
 		MediaCreatedOn               func(childComplexity int) int
+		MediaMigration               func(childComplexity int) int
 		MediaSHA256                  func(childComplexity int) int
 		MediaSize                    func(childComplexity int) int
 		MediaType                    func(childComplexity int) int
@@ -3084,6 +3085,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.MediaCreatedOn(childComplexity), true
+
+	case "Item.mediaMigration":
+		if e.ComplexityRoot.Item.MediaMigration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.MediaMigration(childComplexity), true
 
 	case "Item.mediaSha256":
 		if e.ComplexityRoot.Item.MediaSHA256 == nil {
@@ -7753,6 +7761,8 @@ func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.
 		return ec.fieldContext_Item_generatedContentLocation(ctx, field)
 	case "sourceFileLocation":
 		return ec.fieldContext_Item_sourceFileLocation(ctx, field)
+	case "mediaMigration":
+		return ec.fieldContext_Item_mediaMigration(ctx, field)
 	case "vttUrl":
 		return ec.fieldContext_Item_vttUrl(ctx, field)
 	case "srtUrl":

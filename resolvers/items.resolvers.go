@@ -414,10 +414,15 @@ func (r *mutationResolver) MigrateMediaLocation(ctx context.Context, input model
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Store.MigrateMediaLocation(ctx, p.TenantID, input.ItemID, input.SourceFileLocation, input.GeneratedContentLocation); err != nil {
+	if err := strictTypes(rawArgument(ctx, "input"), []string{"itemId", "storageLocationId"}, nil); err != nil {
 		return nil, err
 	}
-	return &model.MigrateMediaLocationPayload{Message: "Media location migrated.", StatusCode: 200}, nil
+	loc, err := r.Store.RequestMediaMigration(ctx, p.TenantID, input.ItemID, deref(input.StorageLocationID))
+	if err != nil {
+		return nil, err
+	}
+	return &model.MigrateMediaLocationPayload{Message: "Media location migration to storage location " + loc + " started.",
+		StatusCode: 202}, nil
 }
 
 // Item is the resolver for the item field.

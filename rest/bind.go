@@ -61,6 +61,22 @@ func bodyAs(name string) Binder {
 	}
 }
 
+// optionalBodyAs is bodyAs where an empty body means {} (migrateMediaLocation:
+// "an empty body means to the current default").
+func optionalBodyAs(name string) Binder {
+	return func(r *http.Request, vars map[string]any) error {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return errUnparsable
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			b = []byte("{}")
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		return bodyAs(name)(r, vars)
+	}
+}
+
 // decodeBody reads one JSON value through the input gate (loupe.ReadJSON):
 // UTF-8, no key twice, bounded nesting; numbers stay json.Number so that
 // large integers survive.

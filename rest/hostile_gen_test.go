@@ -324,7 +324,6 @@ var plausibleFields = map[string]any{
 	"CreateApiKeyInput.label":                      "hostile",
 	"ItemMetadataInput.formData":                   obj{{"default_title", "Hostile"}},
 	"UpdateCommentInput.text":                      "edited",
-	"MigrateMediaLocationInput.sourceFileLocation": "s3://hostile/key",
 	"StorageInput.name":                            "Hostile",
 	"GatewayConfigInput.name":                      "Hostile",
 }
@@ -334,9 +333,11 @@ var plausibleFields = map[string]any{
 // storages_test.go and generated_media_test.go save them against a real S3
 // server), and processing, whose accepted request would start background
 // work that changes the tables the suite digests (processing_test.go runs
-// it). Their hostile cases still run, refused before anything happens.
+// it), and moving an original (media_migration_test.go), for the same
+// reason. Their hostile cases still run, refused before anything happens.
 var probedControls = map[string]bool{
 	"POST /api/v1/process": true, "processItem": true,
+	"POST /api/v1/items/{itemId}/migrateMediaLocation": true, "migrateMediaLocation": true,
 	"POST /prime/api/v1/storages": true, "PUT /prime/api/v1/storages": true,
 	"createStorageLocation": true, "updateStorageLocation": true,
 	"POST /ingest/api/v1/generatedMediaLocations": true, "createGeneratedMediaLocation": true,

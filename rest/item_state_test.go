@@ -122,19 +122,12 @@ func TestMediaUsageAndLocation(t *testing.T) {
 		Envelope(400, "lastUsedWorkflow must be 1 to 256 characters")
 	api.Tenant(t, "b").Post(t, "/api/v1/items/"+id+"/mediaUsage", map[string]any{"lastUsedWorkflow": "x"}).Envelope(404, notFound)
 
-	got := a.Post(t, "/api/v1/items/"+id+"/migrateMediaLocation", map[string]any{"sourceFileLocation": "s3://cold/clip.mov"}).
-		Status(200).Object()
-	if got["message"] != "Media location migrated." || got["statusCode"] != 200.0 {
-		t.Fatalf("migrate answered %v", got)
-	}
-	if it := a.Get(t, "/api/v1/items/"+id).Object(); it["sourceFileLocation"] != "s3://cold/clip.mov" {
-		t.Fatalf("sourceFileLocation = %v", it["sourceFileLocation"])
-	}
+	// migrateMediaLocation moves real files: media_migration_test.go. An
+	// item without an original, another tenant's item, a bad location.
 	a.Post(t, "/api/v1/items/"+id+"/migrateMediaLocation", map[string]any{}).
-		Envelope(400, "give sourceFileLocation or generatedContentLocation")
-	a.Post(t, "/api/v1/items/"+id+"/migrateMediaLocation", map[string]any{"sourceFileLocation": "not a uri"}).Envelope(400, "")
-	api.Tenant(t, "c").Post(t, "/api/v1/items/"+id+"/migrateMediaLocation", map[string]any{"sourceFileLocation": "s3://x/y"}).
-		Envelope(404, notFound)
+		Envelope(400, "the item has no media to migrate: upload or ingest its original first")
+	a.Post(t, "/api/v1/items/"+id+"/migrateMediaLocation", map[string]any{"storageLocationId": 5}).Status(400)
+	api.Tenant(t, "c").Post(t, "/api/v1/items/"+id+"/migrateMediaLocation", map[string]any{}).Envelope(404, notFound)
 }
 
 func TestItemsByExternalID(t *testing.T) {

@@ -129,7 +129,7 @@ var Routes = []Route{
 	{Method: "POST", Path: "/api/v1/process", Op: "processItem", Field: "processItem",
 		Bind: requiredBodyAs("input"), Invalid: MsgInvalidSyntax},
 	{Method: "POST", Path: "/api/v1/items/{itemId}/migrateMediaLocation", Op: "migrateMediaLocation",
-		Field: "migrateMediaLocation", Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId"))},
+		Field: "migrateMediaLocation", Bind: all(optionalBodyAs("input"), pathInto("itemId", "input", "itemId"))},
 
 	// Relations.
 	{Method: "GET", Path: "/api/v1/items/{itemId}/relations", AlsoPath: "/api/v1/items/{id}/relations",

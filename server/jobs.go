@@ -18,18 +18,20 @@ import (
 // feature adds its own line here.
 func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	w = river.NewWorkers()
-	// Ingest scans (spec 2.14; docs/ingest.md) and the processing of
-	// objects ingested in place reach tenants' buckets with the
-	// credentials the resolvers sealed.
+	// Ingest scans (spec 2.14; docs/ingest.md), moves of originals to
+	// storage locations and the processing of originals outside Loupe's
+	// store reach tenants' buckets with the credentials the resolvers
+	// sealed.
 	ingest := resolvers.New(deps.store, deps.cfg.Blobs, deps.cfg.Files)
 	ingest.Credentials, ingest.AllowPrivateStorage = deps.cfg.Credentials, deps.cfg.AllowPrivateStorage
 	river.AddWorker(w, &resolvers.IngestScanWorker{R: ingest, Opts: deps.cfg.IngestScan})
-	kinds++
+	river.AddWorker(w, &resolvers.MigrateWorker{R: ingest})
+	kinds += 2
 	// Processing (docs/processing.md) reads originals from and writes
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
 		river.AddWorker(w, &processor.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
-			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, Sources: ingest.IngestedSource})
+			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, Originals: ingest.OriginalOf})
 		kinds++
 	}
 	return w, kinds

@@ -282,7 +282,7 @@ func (s *Store) ingestTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, s
 // processJob is the processing an ingested object asks for.
 func processJob(tenantID, itemID string) river.InsertManyParams {
 	return river.InsertManyParams{Args: jobs.ProcessArgs{TenantID: tenantID, ItemID: itemID, Reason: "ingest"},
-		InsertOpts: &river.InsertOpts{Queue: jobs.QueueBulk}}
+		InsertOpts: ProcessInsertOpts(jobs.QueueBulk)}
 }
 
 func pathKey(names []string) string {

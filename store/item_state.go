@@ -107,37 +107,6 @@ func (s *Store) SetMediaUsage(ctx context.Context, tenantID, itemID string, u Me
 	return oneRow(res)
 }
 
-const migrateLocationSQL = `
-UPDATE items SET media = media || $3::jsonb, modified_on = $4
-WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL`
-
-// MigrateMediaLocation points a live item at new media locations (URIs of
-// the source file and of generated media). Returns ENOTFOUND for an unknown
-// item, EINVALID when neither location is given or one is not a URI.
-func (s *Store) MigrateMediaLocation(ctx context.Context, tenantID, itemID string, source, generated *string) error {
-	patch := map[string]string{}
-	for key, v := range map[string]*string{"sourceFileLocation": source, "generatedContentLocation": generated} {
-		if v == nil {
-			continue
-		}
-		if !strings.Contains(*v, "://") || len(*v) > 2048 || strings.ContainsAny(*v, " \t\n") {
-			return loupe.Invalid("%s must be a URI such as s3://bucket/key, got %q", key, *v)
-		}
-		patch[key] = *v
-	}
-	if len(patch) == 0 {
-		return loupe.Invalid("give sourceFileLocation or generatedContentLocation")
-	}
-	if !loupe.ValidID(itemID) {
-		return loupe.NotFound()
-	}
-	res, err := s.db.ExecContext(ctx, migrateLocationSQL, tenantID, itemID, loupe.JSONOf(patch), now())
-	if err != nil {
-		return fmt.Errorf("store: unable to migrate media location: %w", err)
-	}
-	return oneRow(res)
-}
-
 // MaxExternalIDs bounds one external-id lookup.
 const MaxExternalIDs = 100
 

@@ -107,6 +107,9 @@ type ItemMedia struct {
 	ThumbnailStrip           *string        `json:"thumbnailStrip,omitempty"`
 	GeneratedContentLocation *string        `json:"generatedContentLocation,omitempty"`
 	SourceFileLocation       *string        `json:"sourceFileLocation,omitempty"`
+	// MediaMigration is the state of the last move of the original
+	// (media_migration.go).
+	MediaMigration loupe.JSON `json:"mediaMigration,omitempty"`
 	// MediaSHA256 is the hex SHA-256 of the original, computed as it was
 	// uploaded (docs/uploads.md).
 	MediaSHA256 *string `json:"mediaSha256,omitempty"`

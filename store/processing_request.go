@@ -14,8 +14,9 @@ import (
 
 const (
 	hasOriginalSQL = `
-SELECT COALESCE(media ? 'sourceFileLocation', false) FROM items
-WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
+SELECT COALESCE(media ? 'sourceFileLocation', false) AS has,
+       COALESCE(media->'progressInfo'->>'runKey', '') AS run_key
+FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
 
 	// queueProcessingSQL marks the item queued (a run in progress keeps
 	// its own state until it ends).
@@ -33,23 +34,28 @@ func (s *Store) RequestProcessing(ctx context.Context, args jobs.ProcessArgs, qu
 		return loupe.NotFound()
 	}
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {
-		var has bool
-		if err := tx.GetContext(ctx, &has, hasOriginalSQL, args.TenantID, args.ItemID); err != nil {
+		var cur struct {
+			Has    bool   `db:"has"`
+			RunKey string `db:"run_key"`
+		}
+		if err := tx.GetContext(ctx, &cur, hasOriginalSQL, args.TenantID, args.ItemID); err != nil {
 			return notFoundOr(err, "store: unable to read item %s: %w", args.ItemID)
 		}
-		if !has {
+		if !cur.Has {
 			return loupe.Invalid("the item has no original to process: upload or ingest its media first")
 		}
 		if _, err := tx.ExecContext(ctx, queueProcessingSQL, args.TenantID, args.ItemID); err != nil {
 			return fmt.Errorf("store: unable to queue processing: %w", err)
 		}
+		args.After = cur.RunKey
 		_, err := s.enqueue(ctx, tx, args, ProcessInsertOpts(queue))
 		return err
 	})
 }
 
-// ProcessInsertOpts are the insert options of a processing job: unique
-// per item (the args' river:"unique" fields) while it waits or runs.
+// ProcessInsertOpts are the insert options of a processing job (from an
+// upload, an ingest or a request): unique per item (the args'
+// river:"unique" fields) while it waits or runs, asked for again after.
 func ProcessInsertOpts(queue string) *river.InsertOpts {
 	return &river.InsertOpts{Queue: queue, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
@@ -401,7 +399,7 @@ func (s *Store) CompleteUpload(ctx context.Context, c UploadCompletion) (*Upload
 			return fmt.Errorf("store: unable to complete upload: %w", err)
 		}
 		if _, err := s.enqueue(ctx, tx, jobs.ProcessArgs{TenantID: c.TenantID, ItemID: u.ItemID, Reason: "upload"},
-			&river.InsertOpts{Queue: jobs.QueueInteractive, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waiting}}); err != nil {
+			ProcessInsertOpts(jobs.QueueInteractive)); err != nil {
 			return fmt.Errorf("store: unable to ask for processing: %w", err)
 		}
 		out = &u
@@ -409,12 +407,6 @@ func (s *Store) CompleteUpload(ctx context.Context, c UploadCompletion) (*Upload
 	})
 	return out, err
 }
-
-// waiting is the job states in which a process_item job stands for the
-// item: asked for again after it ran (a later original), not while it waits
-// or runs.
-var waiting = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-	rivertype.JobStateRunning, rivertype.JobStateScheduled, rivertype.JobStateRetryable}
 
 const (
 	deleteUploadSQL = `DELETE FROM uploads WHERE tenant_id = $1 AND id = $2 AND state = 'uploading' RETURNING item_id`

@@ -437,10 +437,14 @@ type MediaUsagePayload struct {
 	MediaUsage *store.MediaUsage `json:"mediaUsage"`
 }
 
+// Move the item's original to a storage location (/prime/api/v1/storages):
+// copied, verified (size and SHA-256), switched onto the item, then deleted
+// where it was when Loupe owns it (an object ingested in place stays in the
+// tenant's bucket). A job does it: the item's mediaMigration shows its state.
 type MigrateMediaLocationInput struct {
-	ItemID                   string  `json:"itemId"`
-	SourceFileLocation       *string `json:"sourceFileLocation,omitempty"`
-	GeneratedContentLocation *string `json:"generatedContentLocation,omitempty"`
+	ItemID string `json:"itemId"`
+	// The storage location to move to; default: the tenant's default location.
+	StorageLocationID *string `json:"storageLocationId,omitempty"`
 }
 
 type MigrateMediaLocationPayload struct {

@@ -21,6 +21,11 @@ type ProcessArgs struct {
 	Reason string `json:"reason"`
 	// Steps are the steps asked for (none: all).
 	Steps []string `json:"steps,omitempty"`
+	// After is the run key of the item's last claimed run when this was
+	// asked for (part of the identity): a request while a job waits joins
+	// it, but one while a job runs — which may already be past what was
+	// changed — makes a new job that runs after it.
+	After string `json:"after,omitempty" river:"unique"`
 }
 
 // Kind is the job kind in River's tables.
@@ -52,3 +57,14 @@ func (ScanArgs) InsertOpts() river.InsertOpts {
 		},
 	}
 }
+
+// MigrateArgs asks for an item's original to be moved to a storage
+// location (migrateMediaLocation).
+type MigrateArgs struct {
+	TenantID   string `json:"tenantId" river:"unique"`
+	ItemID     string `json:"itemId" river:"unique"`
+	LocationID string `json:"locationId"`
+}
+
+// Kind is the job kind in River's tables.
+func (MigrateArgs) Kind() string { return "migrate_media" }

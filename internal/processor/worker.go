@@ -55,10 +55,10 @@ type Worker struct {
 	// Node names this node in transcodingBy.
 	Node   string
 	Logger *slog.Logger
-	// Sources opens the original of an item ingested in place (an
-	// s3:// location of an ingest configuration or gateway, storageID);
-	// resolvers.Resolver.IngestedSource. Nil: such items fail saying so.
-	Sources func(ctx context.Context, tenantID, storageID, location string) (blob.Store, string, error)
+	// Originals opens an original outside Loupe's file store (a storage
+	// location, an ingest source's bucket; resolvers.Resolver.OriginalOf).
+	// Nil: such items fail saying so.
+	Originals func(ctx context.Context, tenantID, location, storageID string) (blob.Store, string, error)
 	// TempDir holds work directories (os.TempDir() when empty).
 	TempDir string
 
@@ -194,16 +194,16 @@ func (r *run) progress(ctx context.Context, p map[string]any, force bool) error 
 }
 
 // source is the store and key of the item's original: Loupe's own file
-// store for an upload, the ingest source's bucket for an object ingested in
-// place.
+// store for an upload (read as a local file on disk), else where Originals
+// finds it.
 func (r *run) source(ctx context.Context, location, storageID string) (blob.Store, string, error) {
 	if key, ok := upload.KeyOfLocation(location); ok {
 		return r.w.Files, key, nil
 	}
-	if strings.HasPrefix(location, "s3://") && storageID != "" && r.w.Sources != nil {
-		s, key, err := r.w.Sources(ctx, r.tenant, storageID, location)
+	if r.w.Originals != nil {
+		s, key, err := r.w.Originals(ctx, r.tenant, location, storageID)
 		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
-			return nil, "", permanent("the ingest source of the item's original (%s) no longer exists", storageID)
+			return nil, "", permanent("the place that held the item's original (%s) no longer exists", storageID)
 		}
 		var le *loupe.Error
 		if errors.As(err, &le) && le.Kind == loupe.EINVALID {
