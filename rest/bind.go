@@ -61,22 +61,6 @@ func bodyAs(name string) Binder {
 	}
 }
 
-// optionalBodyAs is bodyAs where an empty body means {} (migrateMediaLocation:
-// "an empty body means to the current default").
-func optionalBodyAs(name string) Binder {
-	return func(r *http.Request, vars map[string]any) error {
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			return errUnparsable
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			b = []byte("{}")
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		return bodyAs(name)(r, vars)
-	}
-}
-
 // decodeBody reads one JSON value through the input gate (loupe.ReadJSON):
 // UTF-8, no key twice, bounded nesting; numbers stay json.Number so that
 // large integers survive.
@@ -288,21 +272,7 @@ func queryEnum(param, name string, values ...string) Binder {
 // (empty) body answers the spec's 500 "Expected body" (section 7, ingest
 // configuration create).
 func expectedBody(name string) Binder {
-	return func(r *http.Request, vars map[string]any) error {
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return loupe.Errorf(loupe.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
-			}
-			return errUnparsable
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			return errExpectedBody
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		return bodyAs(name)(r, vars)
-	}
+	return bodyOr(name, func() error { return errExpectedBody })
 }
 
 // MsgExpectedBody is the spec's 500 to an ingest configuration create
@@ -319,6 +289,16 @@ const MsgMissingBody = "Missing request body."
 // requiredBodyAs is bodyAs where an empty body is the spec's 400 "Missing
 // request body.".
 func requiredBodyAs(name string) Binder {
+	return bodyOr(name, func() error { return loupe.Invalid(MsgMissingBody) })
+}
+
+// optionalBodyAs is bodyAs where an empty body means {} (migrateMediaLocation:
+// "an empty body means to the current default").
+func optionalBodyAs(name string) Binder { return bodyOr(name, nil) }
+
+// bodyOr is bodyAs with an empty body answered by empty's error (nil:
+// bound as {}).
+func bodyOr(name string, empty func() error) Binder {
 	return func(r *http.Request, vars map[string]any) error {
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -329,7 +309,10 @@ func requiredBodyAs(name string) Binder {
 			return errUnparsable
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
-			return loupe.Invalid(MsgMissingBody)
+			if empty != nil {
+				return empty()
+			}
+			b = []byte("{}")
 		}
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		return bodyAs(name)(r, vars)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
@@ -43,7 +45,7 @@ func waitMigration(t *testing.T, a *loupetest.Client, itemID string) map[string]
 // storage location for real: the bytes are in the bucket, gone from Loupe's
 // store, the item points at them, and processing reads them there.
 func TestMigrateMediaLocation(t *testing.T) {
-	needMedia(t)
+	mediatest.Need(t)
 	cfg := s3test.Bucket(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")

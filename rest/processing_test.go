@@ -14,24 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
+
 	"github.com/loupe-mam/loupe/internal/bench/mediabench"
 	"github.com/loupe-mam/loupe/internal/media"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"
 )
-
-// needMedia skips (fails in CI) without the media tools.
-func needMedia(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"ffmpeg", "ffprobe", "vipsthumbnail"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("LOUPE_WEBTEST") == "require" {
-				t.Fatalf("%s is not installed (scripts/deps run installs it)", tool)
-			}
-			t.Skipf("skipped: %s is not installed", tool)
-		}
-	}
-}
 
 // withOriginal uploads data through tus as the item's original and
 // answers once the upload is complete (its processing starts on its own).
@@ -106,7 +95,7 @@ func fetch(t *testing.T, link string) (*http.Response, []byte) {
 // a strip whose map's sheets load, thumbnails by position), and a re-run
 // replaces the outputs without leaving the old ones.
 func TestProcessItem(t *testing.T) {
-	needMedia(t)
+	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	b := api.Tenant(t, "b")
@@ -229,7 +218,7 @@ func TestProcessItem(t *testing.T) {
 // Media that is not media is probed and marked, not failed; a video cut in
 // half fails with ffmpeg's reason.
 func TestProcessBadMedia(t *testing.T) {
-	needMedia(t)
+	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	junk := a.CreateItem(t, map[string]any{"title": "Junk", "itemType": "video"})
@@ -263,7 +252,7 @@ func TestProcessBadMedia(t *testing.T) {
 // An upload through tus is processed without being asked: the clip's
 // proxy and poster appear on the item.
 func TestUploadIsProcessed(t *testing.T) {
-	needMedia(t)
+	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	clip := filepath.Join(t.TempDir(), "clip.mov")
@@ -291,7 +280,7 @@ func TestUploadIsProcessed(t *testing.T) {
 // ingest configuration's credentials: the original is never copied, the
 // outputs land in Loupe's store.
 func TestIngestedObjectIsProcessed(t *testing.T) {
-	needMedia(t)
+	mediatest.Need(t)
 	cfg := s3test.Bucket(t)
 	clip := filepath.Join(t.TempDir(), "cam.mp4")
 	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",

@@ -10,22 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
+
 	"github.com/loupe-mam/loupe/internal/media"
 )
-
-// need skips a test when a tool is missing, unless LOUPE_MEDIATEST=require
-// (CI), where it fails: scripts/deps installs them.
-func need(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("LOUPE_MEDIATEST") == "require" || os.Getenv("LOUPE_WEBTEST") == "require" {
-				t.Fatalf("%s is not installed (scripts/deps run installs it)", tool)
-			}
-			t.Skipf("skipped: %s is not installed (scripts/deps run installs it)", tool)
-		}
-	}
-}
 
 // lavfi makes a test file with ffmpeg's lavfi sources.
 func lavfi(t *testing.T, name string, args ...string) string {
@@ -59,7 +47,7 @@ func run(t *testing.T, args []string, onProgress func(media.Progress)) {
 // and strip from the proxy's keyframes; peaks and a waveform image. Every
 // output is checked by probing it.
 func TestVideoPipelineCommands(t *testing.T) {
-	need(t, "ffmpeg", "ffprobe")
+	mediatest.Need(t, "ffmpeg", "ffprobe")
 	src := lavfi(t, "src.mov", "-f", "lavfi", "-i", "testsrc2=size=1280x960:rate=50:duration=7",
 		"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=7", "-c:v", "mpeg4", "-q:v", "5",
 		"-c:a", "pcm_s16le", "-shortest")
@@ -140,7 +128,7 @@ func TestVideoPipelineCommands(t *testing.T) {
 // A phone-style clip (portrait by its display matrix) and a VFR one: the
 // proxy is upright and constant-rate.
 func TestRotatedAndVFRProxies(t *testing.T) {
-	need(t, "ffmpeg", "ffprobe")
+	mediatest.Need(t, "ffmpeg", "ffprobe")
 	landscape := lavfi(t, "land.mp4", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=2",
 		"-c:v", "libx264", "-preset", "ultrafast")
 	// A display matrix, as phones write: set on a stream copy.
@@ -177,7 +165,7 @@ func TestRotatedAndVFRProxies(t *testing.T) {
 // Classified by the streams found, not the exit code: audio, images,
 // random bytes (ffprobe exits 0, no streams), a truncated file.
 func TestKinds(t *testing.T) {
-	need(t, "ffmpeg", "ffprobe")
+	mediatest.Need(t, "ffmpeg", "ffprobe")
 	audio := lavfi(t, "a.m4a", "-f", "lavfi", "-i", "sine=duration=2", "-c:a", "aac")
 	png := lavfi(t, "i.png", "-f", "lavfi", "-i", "testsrc2=size=640x480", "-frames:v", "1")
 	jpg := lavfi(t, "i.jpg", "-f", "lavfi", "-i", "testsrc2=size=640x480", "-frames:v", "1")
@@ -185,7 +173,7 @@ func TestKinds(t *testing.T) {
 		"-c:v", "png", "-disposition:v", "attached_pic")
 	junk := filepath.Join(t.TempDir(), "junk.bin")
 	b := make([]byte, 64<<10)
-	rand.Read(b) //nolint:errcheck
+	rand.Read(b)                 //nolint:errcheck
 	os.WriteFile(junk, b, 0o600) //nolint:errcheck
 	for _, c := range []struct{ path, kind string }{
 		{audio, media.KindAudio}, {png, media.KindImage}, {jpg, media.KindImage}, {cover, media.KindAudio},
@@ -216,7 +204,7 @@ func TestKinds(t *testing.T) {
 
 // Image renditions: at most the size asked, in the format of the name.
 func TestImageRenditions(t *testing.T) {
-	need(t, "ffmpeg", "ffprobe", "vipsthumbnail")
+	mediatest.Need(t, "ffmpeg", "ffprobe", "vipsthumbnail")
 	jpg := lavfi(t, "big.jpg", "-f", "lavfi", "-i", "testsrc2=size=4000x3000", "-frames:v", "1")
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -237,7 +225,7 @@ func TestImageRenditions(t *testing.T) {
 
 // A cancelled run stops ffmpeg at once.
 func TestRunCancel(t *testing.T) {
-	need(t, "ffmpeg")
+	mediatest.Need(t, "ffmpeg")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()

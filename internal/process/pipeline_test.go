@@ -9,21 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
+
 	"github.com/loupe-mam/loupe/internal/media"
 	"github.com/loupe-mam/loupe/internal/process"
 )
-
-func need(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"ffmpeg", "ffprobe", "vipsthumbnail"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("LOUPE_WEBTEST") == "require" || os.Getenv("LOUPE_MEDIATEST") == "require" {
-				t.Fatalf("%s is not installed (scripts/deps run installs it)", tool)
-			}
-			t.Skipf("skipped: %s is not installed", tool)
-		}
-	}
-}
 
 func lavfi(t *testing.T, name string, args ...string) string {
 	t.Helper()
@@ -49,7 +39,7 @@ func roles(r *process.Result) map[string]int {
 // Each kind of media gets its outputs, progress rises to 100, technical
 // metadata comes from the probe.
 func TestRunByKind(t *testing.T) {
-	need(t)
+	mediatest.Need(t)
 	ctx := context.Background()
 	video := lavfi(t, "two-tracks.mkv", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=5",
 		"-f", "lavfi", "-i", "sine=frequency=300:duration=5", "-f", "lavfi", "-i", "sine=frequency=900:duration=5",

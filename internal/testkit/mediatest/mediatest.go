@@ -1,0 +1,32 @@
+// Package mediatest gates tests on the media tools (ffmpeg, ffprobe,
+// vipsthumbnail) that scripts/deps installs: where one is missing the test
+// skips saying so, unless LOUPE_MEDIATEST=require or LOUPE_WEBTEST=require
+// (CI), where it fails.
+package mediatest
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// Tools are the media tools Loupe runs.
+var Tools = []string{"ffmpeg", "ffprobe", "vipsthumbnail"}
+
+// Need skips (or fails, where required) t unless every tool is installed
+// (all of Tools when none is named).
+func Need(t testing.TB, tools ...string) {
+	t.Helper()
+	if len(tools) == 0 {
+		tools = Tools
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := tool + " is not installed (scripts/deps run installs it)"
+			if os.Getenv("LOUPE_MEDIATEST") == "require" || os.Getenv("LOUPE_WEBTEST") == "require" {
+				t.Fatal(msg)
+			}
+			t.Skip("skipped: " + msg)
+		}
+	}
+}
