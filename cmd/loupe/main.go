@@ -15,6 +15,7 @@ const usage = `loupe: media asset management server
 
 Usage:
   loupe serve                          start the server (migrates first)
+  loupe worker                         work background jobs only (processing, ingest, moves): DATABASE_URL required
   loupe migrate                        apply database migrations
   loupe tenant create --name N --admin-email E
                                        make a tenant; prints {"tenantId","userId","apiKey"}
@@ -42,6 +43,8 @@ func run(ctx context.Context, args []string) int {
 	switch cmd, rest := args[0], args[1:]; {
 	case cmd == "serve":
 		err = cmdServe(ctx, loadConfig())
+	case cmd == "worker":
+		err = cmdWorker(ctx, loadConfig())
 	case cmd == "migrate":
 		err = cmdMigrate(ctx, loadConfig())
 	case cmd == "tenant" && len(rest) > 0 && rest[0] == "create":

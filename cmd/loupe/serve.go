@@ -97,36 +97,13 @@ func cmdServe(ctx context.Context, c config) error {
 		}
 	}()
 
-	// The job queue on its own small pool: its polling and workers do not
-	// take the connections requests wait for.
-	jobsDB, err := sql.Open("postgres", store.DSN(dbURL))
+	stopJobs, err := startJobs(&c, st, dbURL)
 	if err != nil {
 		return err
 	}
-	defer jobsDB.Close()
-	jobsDB.SetMaxOpenConns(jobsPool)
-	c.App.JobsDB = jobsDB
-	// One name for this node in upload locks and job rows.
-	if c.App.InstanceID == "" {
-		c.App.InstanceID = upload.NewInstanceID()
-	}
-	jobsCtx, stopJobs := context.WithCancel(context.Background())
+	// After the HTTP server (defers run last first): running jobs get the
+	// grace to finish.
 	defer stopJobs()
-	jc, err := server.StartJobs(jobsCtx, c.App, st)
-	if err != nil {
-		return err
-	}
-	if jc != nil {
-		// After the HTTP server: running jobs get the grace to finish; one
-		// that does not runs again later (internal/jobs).
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-			defer cancel()
-			if err := jc.Stop(sctx); err != nil {
-				slog.Warn("jobs still running at shutdown will run again", "err", err)
-			}
-		}()
-	}
 
 	srv := &http.Server{
 		Addr:              c.Addr,
@@ -267,4 +244,39 @@ func pprofMux() *http.ServeMux {
 	m.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	m.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return m
+}
+
+// startJobs starts this node's job queue (internal/jobs) on a small pool of
+// its own — its polling and workers do not take the connections requests
+// wait for — and answers how to stop it: running jobs get the shutdown
+// grace to finish; one that does not runs again later.
+func startJobs(c *config, st *store.Store, dbURL string) (func(), error) {
+	jobsDB, err := sql.Open("postgres", store.DSN(dbURL))
+	if err != nil {
+		return nil, err
+	}
+	jobsDB.SetMaxOpenConns(jobsPool)
+	c.App.JobsDB = jobsDB
+	// One name for this node in upload locks and job rows.
+	if c.App.InstanceID == "" {
+		c.App.InstanceID = upload.NewInstanceID()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	jc, err := server.StartJobs(ctx, c.App, st)
+	if err != nil {
+		cancel()
+		jobsDB.Close()
+		return nil, err
+	}
+	return func() {
+		if jc != nil {
+			sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
+			defer scancel()
+			if err := jc.Stop(sctx); err != nil {
+				slog.Warn("jobs still running at shutdown will run again", "err", err)
+			}
+		}
+		cancel()
+		jobsDB.Close()
+	}, nil
 }
