@@ -2,10 +2,7 @@ package resolvers
 
 import (
 	"context"
-	"errors"
 	"strings"
-
-	"github.com/aws/smithy-go"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
@@ -63,7 +60,7 @@ func (r *Resolver) newGeneratedMediaLocation(tenantID string, in *model.Generate
 // S3's error code (AccessDenied when it gave none) and payload.message what
 // failed; never the secret.
 func (r *Resolver) verifyGeneratedMedia(ctx context.Context, g *store.GeneratedMediaLocation) error {
-	c, err := r.locationConfig(&g.StorageLocation)
+	c, err := r.locationConfig(&g.StorageLocation, false)
 	if err != nil {
 		return couldNotVerify(err, "")
 	}
@@ -88,15 +85,10 @@ func (r *Resolver) verifyGeneratedMedia(ctx context.Context, g *store.GeneratedM
 
 // couldNotVerify is the 400 answer for err, with secret blanked out.
 func couldNotVerify(err error, secret string) error {
-	msg := err.Error()
-	if secret != "" {
-		msg = strings.ReplaceAll(msg, secret, "[secret]")
-	}
-	key := "AccessDenied"
-	var ae smithy.APIError
-	if errors.As(err, &ae) && ae.ErrorCode() != "" {
-		key = ae.ErrorCode()
+	key := s3ErrorCode(err)
+	if key == "" {
+		key = "AccessDenied"
 	}
 	return &loupe.Error{Kind: loupe.EINVALID, Message: msgCouldNotVerify,
-		Payload: map[string]any{"key": key, "message": msg}}
+		Payload: map[string]any{"key": key, "message": maskSecret(err.Error(), secret)}}
 }

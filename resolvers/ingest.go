@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
-	"net/http"
 	"path"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/aws/smithy-go"
 
@@ -56,24 +53,6 @@ func (r *Resolver) seal(secret *string, ctxt []byte) ([]byte, error) {
 	return r.Credentials.Seal([]byte(*secret), ctxt), nil
 }
 
-// ingestHTTPClient reaches ingest buckets: like storageHTTPClient (public
-// addresses only unless AllowPrivateStorage, no proxy, no redirects) but
-// keeping connections, since a scan makes many requests.
-func (r *Resolver) ingestHTTPClient() *http.Client {
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	if !r.AllowPrivateStorage {
-		d.Control = publicOnly
-	}
-	return &http.Client{
-		Timeout:       2 * time.Minute,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Transport: &http.Transport{
-			Proxy: nil, DialContext: d.DialContext, TLSHandshakeTimeout: 5 * time.Second,
-			ResponseHeaderTimeout: 30 * time.Second, MaxIdleConnsPerHost: 16, ForceAttemptHTTP2: true,
-		},
-	}
-}
-
 // bucketAccess is what reaches an ingest bucket.
 type bucketAccess struct {
 	endpoint, bucket, prefix string
@@ -102,7 +81,7 @@ func gatewayAccess(g *store.GatewayConfig) bucketAccess {
 // first request fails with the SDK's error.
 func (r *Resolver) bucket(ctx context.Context, a bucketAccess) (*blob.S3, string, error) {
 	c := blob.S3Config{Endpoint: a.endpoint, Bucket: a.bucket, PathStyle: a.endpoint != "",
-		ProbePrefix: a.prefix, HTTPClient: r.ingestHTTPClient()}
+		ProbePrefix: a.prefix, HTTPClient: r.bucketHTTPClient(true)}
 	switch a.accessType {
 	case store.AccessKeyUser:
 		if a.sealed == nil {
@@ -131,16 +110,29 @@ func (r *Resolver) bucket(ctx context.Context, a bucketAccess) (*blob.S3, string
 // bucketError is err as a client may read it: the secret masked, S3's
 // error code as payload key.
 func bucketError(prefix string, err error, secret string) *loupe.Error {
-	msg := err.Error()
-	if secret != "" {
-		msg = strings.ReplaceAll(msg, secret, "[secret]")
-	}
-	out := &loupe.Error{Kind: loupe.EINVALID, Message: prefix + msg}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		out.Payload = map[string]any{"key": ae.ErrorCode()}
+	out := &loupe.Error{Kind: loupe.EINVALID, Message: prefix + maskSecret(err.Error(), secret)}
+	if code := s3ErrorCode(err); code != "" {
+		out.Payload = map[string]any{"key": code}
 	}
 	return out
+}
+
+// maskSecret is msg with secret blanked out (an SDK error may quote a
+// request).
+func maskSecret(msg, secret string) string {
+	if secret == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, secret, "[secret]")
+}
+
+// s3ErrorCode is the S3 error code err carries ("" when none).
+func s3ErrorCode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
 }
 
 // probeBucket lists one key under the prefix with the credentials: a

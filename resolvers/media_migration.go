@@ -30,7 +30,9 @@ type MigrateWorker struct {
 }
 
 // Timeout implements river.Worker: a large original takes long to copy.
-func (w *MigrateWorker) Timeout(*river.Job[jobs.MigrateArgs]) time.Duration { return jobs.MaxJobTimeout }
+func (w *MigrateWorker) Timeout(*river.Job[jobs.MigrateArgs]) time.Duration {
+	return jobs.MaxJobTimeout
+}
 
 // Work implements river.Worker.
 func (w *MigrateWorker) Work(ctx context.Context, job *river.Job[jobs.MigrateArgs]) error {

@@ -67,13 +67,13 @@ func (r *Resolver) locationStore(ctx context.Context, tenantID, id string) (*blo
 }
 
 func (r *Resolver) openLocation(ctx context.Context, l *store.StorageLocation) (*blob.S3, error) {
-	c, err := r.locationConfig(l)
+	c, err := r.locationConfig(l, true)
 	if err != nil {
 		return nil, loupe.Invalid("storage location %s cannot be opened: %s", l.ID, err.Error())
 	}
 	s, err := blob.NewS3(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("storage location %s: %s", l.ID, strings.ReplaceAll(err.Error(), c.SecretAccessKey, "[secret]"))
+		return nil, fmt.Errorf("storage location %s: %s", l.ID, maskSecret(err.Error(), c.SecretAccessKey))
 	}
 	return s, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/process"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -27,12 +28,10 @@ func (r *mutationResolver) ProcessItem(ctx context.Context, input model.ProcessI
 		return nil, err
 	}
 	args := jobs.ProcessArgs{TenantID: p.TenantID, ItemID: input.ItemID, Reason: "request"}
-	for _, s := range input.Steps {
-		if !processSteps[s] {
-			return nil, loupe.Invalid("steps: %q is not a step (proxy, thumbnails, strip, waveform)", s)
-		}
-		args.Steps = append(args.Steps, s)
+	if _, err := process.StepsOf(input.Steps); err != nil {
+		return nil, loupe.Invalid("steps: %s", err.Error())
 	}
+	args.Steps = input.Steps
 	queue := jobs.QueueInteractive
 	switch deref(input.Priority) {
 	case "", "interactive":

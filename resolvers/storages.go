@@ -7,11 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strings"
 	"syscall"
 	"time"
-
-	"github.com/aws/smithy-go"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
@@ -157,10 +154,10 @@ func sealContext(tenantID, id string) []byte {
 // opened. A key-user location never falls back to the server's own
 // credentials (the SDK's default chain): without a saved secret it answers
 // an error. An assume-role location signs in to STS as the server.
-func (r *Resolver) locationConfig(l *store.StorageLocation) (blob.S3Config, error) {
+func (r *Resolver) locationConfig(l *store.StorageLocation, transfer bool) (blob.S3Config, error) {
 	c := blob.S3Config{
 		Endpoint: l.Endpoint, Region: l.Region, Bucket: l.BucketName, PathStyle: l.PathStyle,
-		ProbePrefix: l.PathPrefix, HTTPClient: r.storageHTTPClient(),
+		ProbePrefix: l.PathPrefix, HTTPClient: r.bucketHTTPClient(transfer),
 	}
 	switch l.AccessType {
 	case store.AccessKeyUser:
@@ -213,7 +210,7 @@ func (r *Resolver) checkLocation(ctx context.Context, tenantID string, l *store.
 }
 
 func (r *Resolver) probeLocation(ctx context.Context, l *store.StorageLocation) error {
-	c, err := r.locationConfig(l)
+	c, err := r.locationConfig(l, false)
 	if err != nil {
 		return &loupe.Error{Kind: loupe.EINVALID, Message: "Could not verify storage location: " + err.Error()}
 	}
@@ -223,40 +220,40 @@ func (r *Resolver) probeLocation(ctx context.Context, l *store.StorageLocation) 
 	if err == nil {
 		err = s3.Check(ctx)
 	}
-	if err == nil {
-		return nil
+	if err != nil {
+		return bucketError("Could not verify storage location: ", err, c.SecretAccessKey)
 	}
-	msg := err.Error()
-	if c.SecretAccessKey != "" {
-		msg = strings.ReplaceAll(msg, c.SecretAccessKey, "[secret]")
-	}
-	out := &loupe.Error{Kind: loupe.EINVALID, Message: "Could not verify storage location: " + msg}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		out.Payload = map[string]any{"key": ae.ErrorCode()}
-	}
-	return out
+	return nil
 }
 
-// storageHTTPClient is the client probes reach a location's endpoint
-// with: unless AllowPrivateStorage, it connects to public addresses only
-// (a tenant must not make the server reach its loopback, the cloud metadata
-// endpoint or the private network), and it ignores proxy settings (through a
-// proxy the address judged would be the proxy's).
-func (r *Resolver) storageHTTPClient() *http.Client {
+// bucketHTTPClient is the client tenants' buckets (storage locations,
+// ingest sources) are reached with: unless AllowPrivateStorage, it connects
+// to public addresses only (a tenant must not make the server reach its
+// loopback, the cloud metadata endpoint or the private network), it ignores
+// proxy settings (through a proxy the address judged would be the
+// proxy's), and it follows no redirect (S3 answers one for a bucket in
+// another region). A probe is bounded as a whole; a transfer (a scan, a
+// copy, a read of an original) keeps its connections and bounds only the
+// wait for each answer, since a large object takes as long as it takes.
+func (r *Resolver) bucketHTTPClient(transfer bool) *http.Client {
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	if !r.AllowPrivateStorage {
 		d.Control = publicOnly
 	}
-	return &http.Client{
-		Timeout: probeTimeout,
-		// S3 answers a redirect for a bucket in another region; not followed.
+	c := &http.Client{
+		Timeout:       probeTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Transport: &http.Transport{
 			Proxy: nil, DialContext: d.DialContext, TLSHandshakeTimeout: 5 * time.Second,
 			ResponseHeaderTimeout: 10 * time.Second, DisableKeepAlives: true, ForceAttemptHTTP2: true,
 		},
 	}
+	if transfer {
+		c.Timeout = 0
+		t := c.Transport.(*http.Transport)
+		t.ResponseHeaderTimeout, t.DisableKeepAlives, t.MaxIdleConnsPerHost = 30*time.Second, false, 16
+	}
+	return c
 }
 
 // publicOnly refuses to connect to an address that is not public

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
@@ -100,9 +98,7 @@ func (s *Store) RequestMediaMigration(ctx context.Context, tenantID, itemID, loc
 			return fmt.Errorf("store: unable to queue the migration: %w", err)
 		}
 		_, err := s.enqueue(ctx, tx, jobs.MigrateArgs{TenantID: tenantID, ItemID: itemID, LocationID: locationID},
-			&river.InsertOpts{Queue: jobs.QueueBulk, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-				rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
-				rivertype.JobStateRunning, rivertype.JobStateScheduled}}})
+			uniqueWhilePending(jobs.QueueBulk))
 		return err
 	})
 	return locationID, err

@@ -29,7 +29,6 @@ import (
 // signed links in the spec's fields (proxy, thumbnail, thumbnailStrip…).
 type GeneratedMedia struct {
 	Prefix        string    `json:"prefix"`
-	RunKey        string    `json:"runKey"`
 	Kind          string    `json:"kind"`
 	Proxy         string    `json:"proxy,omitempty"`
 	Poster        string    `json:"poster,omitempty"`

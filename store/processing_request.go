@@ -56,7 +56,11 @@ func (s *Store) RequestProcessing(ctx context.Context, args jobs.ProcessArgs, qu
 // ProcessInsertOpts are the insert options of a processing job (from an
 // upload, an ingest or a request): unique per item (the args'
 // river:"unique" fields) while it waits or runs, asked for again after.
-func ProcessInsertOpts(queue string) *river.InsertOpts {
+func ProcessInsertOpts(queue string) *river.InsertOpts { return uniqueWhilePending(queue) }
+
+// uniqueWhilePending are insert options for a job unique by its args'
+// river:"unique" fields while one waits or runs, and asked for again after.
+func uniqueWhilePending(queue string) *river.InsertOpts {
 	return &river.InsertOpts{Queue: queue, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 		rivertype.JobStateRunning, rivertype.JobStateScheduled}}}

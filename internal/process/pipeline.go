@@ -31,6 +31,30 @@ type Steps struct {
 // AllSteps is the default: everything the media allows.
 var AllSteps = Steps{Proxy: true, Thumbnails: true, Strip: true, Waveform: true}
 
+// StepsOf is the steps named (proxy, thumbnails, strip, waveform; none:
+// all), or the first name that is not a step.
+func StepsOf(names []string) (Steps, error) {
+	if len(names) == 0 {
+		return AllSteps, nil
+	}
+	var s Steps
+	for _, n := range names {
+		switch n {
+		case "proxy":
+			s.Proxy = true
+		case "thumbnails":
+			s.Thumbnails = true
+		case "strip":
+			s.Strip = true
+		case "waveform":
+			s.Waveform = true
+		default:
+			return Steps{}, fmt.Errorf("%q is not a step (proxy, thumbnails, strip, waveform)", n)
+		}
+	}
+	return s, nil
+}
+
 // Roles of outputs.
 const (
 	RoleProxy        = "proxy"

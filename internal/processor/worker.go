@@ -89,8 +89,15 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) err
 	}
 	a := job.Args
 	r := &run{w: w, tenant: a.TenantID, item: a.ItemID, runKey: fmt.Sprintf("%d.%d", job.ID, job.Attempt),
-		attempt: job.Attempt, started: time.Now().UTC(), steps: stepsOf(a.Steps)}
-	err := r.do(ctx)
+		attempt: job.Attempt, started: time.Now().UTC()}
+	// The steps were checked when asked for; a job of an older release
+	// naming one no longer known runs them all.
+	steps, err := process.StepsOf(a.Steps)
+	if err != nil {
+		steps = process.AllSteps
+	}
+	r.steps = steps
+	err = r.do(ctx)
 	var perm *permanentError
 	switch {
 	case err == nil, errors.Is(err, store.ErrStaleRun), loupe.ErrorKind(err) == loupe.ENOTFOUND:
@@ -258,7 +265,7 @@ func (r *run) input(ctx context.Context, files blob.Store, key, dir string) (str
 // the item; the outputs they replace are deleted after.
 func (r *run) finish(ctx context.Context, res *process.Result) error {
 	prefix := store.GeneratedPrefix(r.tenant, r.item) + strings.ReplaceAll(r.runKey, ".", "-") + "/"
-	g := store.GeneratedMedia{Prefix: prefix, RunKey: r.runKey, Kind: res.Kind, MadeOn: time.Now().UTC()}
+	g := store.GeneratedMedia{Prefix: prefix, Kind: res.Kind, MadeOn: time.Now().UTC()}
 	out := &store.ProcessingResult{Fields: map[string]any{"mediaKind": res.Kind}}
 	r.progress(ctx, map[string]any{"step": "storing", "percent": 99}, true) //nolint:errcheck
 	for _, o := range res.Outputs {
@@ -357,25 +364,4 @@ func (r *run) drop(prefix string) {
 		}
 		after = objs[len(objs)-1].Key
 	}
-}
-
-// stepsOf is the steps a job names (none: all).
-func stepsOf(names []string) process.Steps {
-	if len(names) == 0 {
-		return process.AllSteps
-	}
-	var s process.Steps
-	for _, n := range names {
-		switch n {
-		case "proxy":
-			s.Proxy = true
-		case "thumbnails":
-			s.Thumbnails = true
-		case "strip":
-			s.Strip = true
-		case "waveform":
-			s.Waveform = true
-		}
-	}
-	return s
 }
