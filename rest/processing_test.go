@@ -274,6 +274,22 @@ func TestUploadIsProcessed(t *testing.T) {
 	if it["transcodingState"] != "complete" || it["hasProxy"] != true || it["thumbnail"] == nil || it["mediaType"] != "video/quicktime" {
 		t.Fatalf("uploaded clip: %v %v %v %v", it["transcodingState"], it["hasProxy"], it["mediaType"], it["progressInfo"])
 	}
+	// Two phases, each a job: the probe handed over the clip's duration,
+	// which sizes the transcode's timeout (internal/processor).
+	waitJobsDone(t, api)
+	var phases []struct {
+		State    string   `db:"state"`
+		Probed   bool     `db:"probed"`
+		Duration *float64 `db:"duration"`
+	}
+	if err := api.DB.Select(&phases, `SELECT state, COALESCE((args->>'probed')::bool, false) AS probed,
+		(args->>'durationSeconds')::float8 AS duration FROM river_job WHERE kind = 'process_item' AND args->>'itemId' = $1 ORDER BY id`, item); err != nil {
+		t.Fatal(err)
+	}
+	if len(phases) != 2 || phases[0].Probed || !phases[1].Probed || phases[1].State != "completed" ||
+		phases[1].Duration == nil || *phases[1].Duration < 3.9 || *phases[1].Duration > 4.1 {
+		t.Fatalf("processing jobs: %+v", phases)
+	}
 }
 
 // An object ingested in place is processed from its bucket, with the

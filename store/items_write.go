@@ -377,6 +377,20 @@ func (s *Store) changeState(ctx context.Context, p *loupe.Principal, id, change 
 		if err := auditManyTx(ctx, tx, p, rows, action, at); err != nil {
 			return err
 		}
+		ids := make([]string, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+		}
+		switch action {
+		case loupe.ActionDelete:
+			if err := s.cancelProcessingTx(ctx, tx, p.TenantID, ids); err != nil {
+				return err
+			}
+		case loupe.ActionUndelete:
+			if err := s.requeueRestoredTx(ctx, tx, p.TenantID, ids); err != nil {
+				return err
+			}
+		}
 		var err error
 		it, err = getItem(ctx, tx, reread, p.TenantID, id)
 		return err

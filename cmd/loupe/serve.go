@@ -273,7 +273,15 @@ func startJobs(c *config, st *store.Store, dbURL string) (func(), error) {
 			sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 			defer scancel()
 			if err := jc.Stop(sctx); err != nil {
-				slog.Warn("jobs still running at shutdown will run again", "err", err)
+				// Jobs still running after the grace are cancelled and
+				// so recorded as failed attempts: they run again at
+				// once (here or elsewhere), not after their timeout.
+				slog.Warn("jobs still running at shutdown are stopped and will run again", "err", err)
+				cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer ccancel()
+				if err := jc.StopAndCancel(cctx); err != nil {
+					slog.Warn("jobs not stopped at shutdown run again after their timeout", "err", err)
+				}
 			}
 		}
 		cancel()

@@ -6,7 +6,7 @@
 // package only holds the queue names and builds the client.
 //
 // Delivery is at least once: a worker killed mid-job has its job run again
-// after Config.RescueAfter, so every worker's steps are idempotent.
+// after the job's own timeout, so every worker's steps are idempotent.
 package jobs
 
 import (
@@ -33,10 +33,16 @@ const (
 // Queues lists every queue, in the order above.
 var Queues = []string{QueueInteractive, QueueBulk, QueueIngest}
 
-// MaxJobTimeout is the longest timeout a worker sets (processing's). River
-// rescues a running job after one RescueAfter for all kinds, so a job whose
-// node was killed runs again up to this long + 5 min later.
+// MaxJobTimeout is the longest timeout a worker sets: a job whose length
+// nothing bounds beforehand (a move of an original of unknown size, a
+// transcode of unknown duration).
 const MaxJobTimeout = time.Hour
+
+// River's rescuer (on the leader, every 30 s) looks at jobs running longer
+// than Config.RescueAfter and runs again those past their worker's own
+// Timeout (river.Worker.Timeout, given the job): a job whose node was killed
+// runs again its own timeout + up to 35 s later (the rescuer's interval and
+// the scheduler's 5 s), not after the longest any job may take.
 
 // Client is the River client over database/sql (lib/pq): jobs are inserted
 // inside a *sql.Tx (an sqlx.Tx's embedded one).
@@ -50,13 +56,12 @@ type Config struct {
 	// PollInterval is how often an idle node looks for new jobs (default
 	// 200 ms; lib/pq has no LISTEN that River can use, so it polls).
 	PollInterval time.Duration
-	// RescueAfter is how long a job may stay running before it counts as
-	// abandoned by a killed node and runs again (default: the longest job
-	// timeout, processing's hour, plus 5 min). It must exceed the longest
-	// job timeout.
+	// RescueAfter is how long a job must have run before River's rescuer
+	// looks at it; it runs again those past their own timeout (default 1
+	// min, at least JobTimeout).
 	RescueAfter time.Duration
-	// JobTimeout bounds a job that sets no timeout of its own (default 10
-	// min).
+	// JobTimeout bounds a job whose worker sets no timeout of its own
+	// (default 1 min; every Loupe worker sets its own).
 	JobTimeout time.Duration
 	// NodeID names this node in River's tables (River's default when
 	// empty).
@@ -72,10 +77,10 @@ func (c Config) withDefaults() Config {
 		c.PollInterval = 200 * time.Millisecond
 	}
 	if c.JobTimeout <= 0 {
-		c.JobTimeout = 10 * time.Minute
+		c.JobTimeout = time.Minute
 	}
-	if c.RescueAfter <= c.JobTimeout {
-		c.RescueAfter = max(MaxJobTimeout, c.JobTimeout) + 5*time.Minute
+	if c.RescueAfter < c.JobTimeout {
+		c.RescueAfter = c.JobTimeout
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -95,7 +100,7 @@ func NewInserter(db *sql.DB) (*Client, error) {
 
 // New makes a client that works every queue with the registered workers.
 // Start it with Start; Stop lets running jobs finish (a job not finished by
-// then runs again after RescueAfter).
+// then runs again after its timeout).
 func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
 	if workers == nil {
 		return nil, errors.New("jobs: no workers")

@@ -26,6 +26,14 @@ type ProcessArgs struct {
 	// it, but one while a job runs — which may already be past what was
 	// changed — makes a new job that runs after it.
 	After string `json:"after,omitempty" river:"unique"`
+	// Probed marks the second phase: the first reads the original's
+	// duration and hands over to a job that has it (DurationSeconds), so
+	// that the transcode's timeout — after which River runs the job of a
+	// killed node again — is its own (internal/processor.Worker.Timeout).
+	Probed bool `json:"probed,omitempty"`
+	// DurationSeconds is the original's duration (0: a still image or
+	// other file; < 0: unknown).
+	DurationSeconds float64 `json:"durationSeconds,omitempty"`
 }
 
 // Kind is the job kind in River's tables.

@@ -32,8 +32,8 @@ import (
 // Service names the engine in transcodingService.
 const Service = "loupe-ffmpeg"
 
-// Timeout bounds one processing run (River's job timeout; the queue's
-// RescueAfter exceeds it, see internal/jobs).
+// Timeout bounds a run of an original whose duration is unknown (see
+// transcodeTimeout for the others).
 const Timeout = jobs.MaxJobTimeout
 
 // localCopyLimit: an original up to this size is copied into the work
@@ -44,6 +44,10 @@ const localCopyLimit = 512 << 20
 
 // progressEvery is how often a run writes its progress at most.
 const progressEvery = time.Second
+
+// slotWait is how long a job waits for a free slot before it goes back to
+// the queue.
+const slotWait = time.Second
 
 // Worker works process_item jobs.
 type Worker struct {
@@ -69,9 +73,6 @@ type Worker struct {
 	Concurrency int
 }
 
-// Timeout implements river.Worker.
-func (w *Worker) Timeout(*river.Job[jobs.ProcessArgs]) time.Duration { return Timeout }
-
 // Work implements river.Worker.
 func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) error {
 	w.once.Do(func() {
@@ -81,15 +82,23 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) err
 		}
 		w.sem = make(chan struct{}, n)
 	})
+	if !job.Args.Probed {
+		return w.probe(ctx, job)
+	}
+	// With every slot of this node busy, the job goes back to the queue
+	// rather than wait here: its timeout runs from when it starts, and
+	// another node may be idle.
 	select {
 	case w.sem <- struct{}{}:
 		defer func() { <-w.sem }()
+	case <-time.After(slotWait):
+		return river.JobSnooze(slotWait)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	a := job.Args
 	r := &run{w: w, tenant: a.TenantID, item: a.ItemID, runKey: fmt.Sprintf("%d.%d", job.ID, job.Attempt),
-		attempt: job.Attempt, started: time.Now().UTC()}
+		attempt: job.Attempt, started: time.Now().UTC(), timeout: w.Timeout(job)}
 	// The steps were checked when asked for; a job of an older release
 	// naming one no longer known runs them all.
 	steps, err := process.StepsOf(a.Steps)
@@ -140,6 +149,7 @@ type run struct {
 	tenant, item  string
 	runKey        string
 	attempt       int
+	timeout       time.Duration
 	steps         process.Steps
 	started       time.Time
 	lastProgress  time.Time
@@ -242,7 +252,7 @@ func (r *run) input(ctx context.Context, files blob.Store, key, dir string) (str
 		return "", err
 	}
 	if ps, ok := files.(blob.Presigner); ok && obj.Size > localCopyLimit {
-		return ps.Presign(ctx, "GET", key, Timeout+10*time.Minute)
+		return ps.Presign(ctx, "GET", key, min(r.timeout+10*time.Minute, blob.MaxPresignTTL))
 	}
 	rc, _, _, err := files.Open(ctx, key)
 	if err != nil {

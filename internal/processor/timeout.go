@@ -1,0 +1,121 @@
+package processor
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// A processing job runs in two phases, so that the transcode's timeout is
+// its own: River runs the job of a killed node again after that timeout
+// (internal/jobs), and a timeout sized for the longest possible original
+// would leave every interrupted upload waiting an hour.
+//
+//  1. probe (ProcessArgs.Probed false): ffprobe reads the original's
+//     headers (seconds at most, also through a presigned URL), then the job
+//     completes and inserts its second phase in one transaction
+//     (river.JobCompleteTx), carrying the duration;
+//  2. transcode (Probed true): the run, bounded by transcodeTimeout.
+const (
+	// probeTimeout bounds the first phase.
+	probeTimeout = 2 * time.Minute
+	// transcodeFloor is the time a run takes whatever the media (claim,
+	// store, switch, a still image's renditions).
+	transcodeFloor = 2 * time.Minute
+	// slowestRealtime is the slowest whole-pipeline speed measured here, a
+	// 4K HDR clip (1.2× realtime, docs/benchmarks.md), rounded down; the
+	// timeout gives three times the time it predicts (two runs sharing a
+	// node's cores, a slower disk).
+	slowestRealtime = 1.0
+)
+
+// Timeout implements river.Worker; River's rescuer calls it too, with the
+// job of a node that may be dead.
+func (w *Worker) Timeout(job *river.Job[jobs.ProcessArgs]) time.Duration {
+	if !job.Args.Probed {
+		return probeTimeout
+	}
+	return transcodeTimeout(job.Args.DurationSeconds)
+}
+
+// transcodeTimeout is a run's timeout for an original of d seconds (< 0:
+// unknown).
+func transcodeTimeout(d float64) time.Duration {
+	if d < 0 {
+		return Timeout
+	}
+	return min(Timeout*24, transcodeFloor+time.Duration(3*d/slowestRealtime*float64(time.Second)))
+}
+
+// probe is the first phase: it reads the original's duration and hands
+// over to the second. Whatever stops it from reading the duration (the
+// original missing, unreadable, not media) leaves it unknown or zero: the
+// second phase meets the same and says why on the item.
+func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) error {
+	a := job.Args
+	location, storageID, err := w.Store.ProcessingSource(ctx, a.TenantID, a.ItemID)
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+		return nil // the item is gone
+	}
+	if err != nil {
+		return err
+	}
+	next := a
+	next.Probed, next.DurationSeconds = true, -1
+	r := &run{w: w, tenant: a.TenantID, item: a.ItemID}
+	if files, key, err := r.source(ctx, location, storageID); err == nil {
+		if d, ok := probeDuration(ctx, files, key); ok {
+			next.DurationSeconds = d
+		}
+	} else if !errors.As(err, new(*permanentError)) {
+		return err // the storage or the database: try again
+	}
+	return w.Store.ContinueProcessing(ctx, func(tx *sql.Tx) error {
+		_, err := river.JobCompleteTx[*riverdatabasesql.Driver](ctx, tx, job)
+		return err
+	}, next, job.Queue, job.Priority)
+}
+
+// probeDuration reads the duration of key in files without copying it:
+// the file itself on local disk, a presigned URL on S3. ok is false when
+// it cannot (the duration stays unknown).
+func probeDuration(ctx context.Context, files blob.Store, key string) (float64, bool) {
+	var input string
+	switch f := files.(type) {
+	case *blob.Disk:
+		p, err := f.LocalPath(key)
+		if err != nil {
+			return 0, false
+		}
+		input = p
+	case blob.Presigner:
+		u, err := f.Presign(ctx, "GET", key, probeTimeout)
+		if err != nil {
+			return 0, false
+		}
+		input = u
+	default:
+		return 0, false
+	}
+	p, err := media.ProbeFile(ctx, input)
+	if errors.Is(err, media.ErrNotMedia) {
+		return 0, true
+	}
+	if err != nil {
+		return 0, false
+	}
+	d := p.Duration()
+	if d <= 0 && (p.Kind() == media.KindVideo || p.Kind() == media.KindAudio) {
+		return 0, false // a stream with no duration (a raw elementary stream)
+	}
+	return d, true
+}
