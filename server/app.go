@@ -82,6 +82,9 @@ type Config struct {
 	// Transcodes bounds the processing runs at once on this node
 	// (LOUPE_TRANSCODES; 0: half the cores, at least 1).
 	Transcodes int
+	// TranscodeFloor is the least time a processing run is given, whatever
+	// its original's duration (default 2 min; internal/processor).
+	TranscodeFloor time.Duration
 	// IngestScan tunes ingest scans (page size, run slice; tests).
 	IngestScan resolvers.ScanOptions
 	// Usage counts usage figures; its owner closes it after the server

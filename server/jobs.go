@@ -31,7 +31,7 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
 		river.AddWorker(w, &processor.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
-			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, Originals: ingest.OriginalOf})
+			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, TimeoutFloor: deps.cfg.TranscodeFloor, Originals: ingest.OriginalOf})
 		kinds++
 	}
 	return w, kinds

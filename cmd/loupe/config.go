@@ -71,6 +71,7 @@ func loadConfig() config {
 	c.App.Jobs.PollInterval = envDuration("LOUPE_JOBS_POLL", 0)
 	c.App.Jobs.RescueAfter = envDuration("LOUPE_JOBS_RESCUE_AFTER", 0)
 	c.App.Transcodes = envInt("LOUPE_TRANSCODES", 0)
+	c.App.TranscodeFloor = envDuration("LOUPE_TRANSCODE_TIMEOUT_FLOOR", 0)
 	g := &c.App.GraphQL
 	g.Introspection = envBool("LOUPE_INTROSPECTION", g.Introspection)
 	g.ComplexityLimit = envInt("LOUPE_GRAPHQL_COMPLEXITY", g.ComplexityLimit)

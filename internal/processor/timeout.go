@@ -28,8 +28,9 @@ import (
 const (
 	// probeTimeout bounds the first phase.
 	probeTimeout = 2 * time.Minute
-	// transcodeFloor is the time a run takes whatever the media (claim,
-	// store, switch, a still image's renditions).
+	// transcodeFloor is the time a run is given whatever the media (claim,
+	// store, switch, a still image's renditions); Worker.TimeoutFloor
+	// (LOUPE_TRANSCODE_TIMEOUT_FLOOR) changes it.
 	transcodeFloor = 2 * time.Minute
 	// slowestRealtime is the slowest whole-pipeline speed measured here, a
 	// 4K HDR clip (1.2× realtime, docs/benchmarks.md), rounded down; the
@@ -44,16 +45,20 @@ func (w *Worker) Timeout(job *river.Job[jobs.ProcessArgs]) time.Duration {
 	if !job.Args.Probed {
 		return probeTimeout
 	}
-	return transcodeTimeout(job.Args.DurationSeconds)
+	floor := w.TimeoutFloor
+	if floor <= 0 {
+		floor = transcodeFloor
+	}
+	return transcodeTimeout(floor, job.Args.DurationSeconds)
 }
 
 // transcodeTimeout is a run's timeout for an original of d seconds (< 0:
 // unknown).
-func transcodeTimeout(d float64) time.Duration {
+func transcodeTimeout(floor time.Duration, d float64) time.Duration {
 	if d < 0 {
 		return Timeout
 	}
-	return min(Timeout*24, transcodeFloor+time.Duration(3*d/slowestRealtime*float64(time.Second)))
+	return min(Timeout*24, floor+time.Duration(3*d/slowestRealtime*float64(time.Second)))
 }
 
 // probe is the first phase: it reads the original's duration and hands

@@ -71,6 +71,9 @@ type Worker struct {
 	// Concurrency bounds the runs at once on this node (default: half the
 	// cores, at least 1: each ffmpeg uses several).
 	Concurrency int
+	// TimeoutFloor is the least time a run is given (default
+	// transcodeFloor); see Timeout.
+	TimeoutFloor time.Duration
 }
 
 // Work implements river.Worker.
