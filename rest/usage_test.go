@@ -207,11 +207,6 @@ func readMetering(t *testing.T, c *loupetest.Client, query string) metering {
 	r.JSON(&m)
 	sameKeys(t, "operations", anyKeys(m.MeteringInfo.OperationData), []string{"transcoding", "transcription", "translation"})
 	sameKeys(t, "storage", anyKeys(m.MeteringInfo.StorageData), []string{"storage"})
-	for name, e := range m.MeteringInfo.OperationData {
-		if e.Cost != 0 || e.Unit != 0 || e.Count != 0 || len(e.ByProvider) != 0 {
-			t.Fatalf("%s: %+v; Loupe runs no %s", name, e, name)
-		}
-	}
 	return m
 }
 
@@ -238,6 +233,11 @@ func TestMeteringStorage(t *testing.T) {
 	}
 	if s := m.MeteringInfo.StorageData["storage"]; s.Count != 0 || s.Unit != 0 {
 		t.Fatalf("storage of a new tenant: %+v", s)
+	}
+	for name, e := range m.MeteringInfo.OperationData {
+		if e.Cost != 0 || e.Unit != 0 || e.Count != 0 || len(e.ByProvider) != 0 {
+			t.Fatalf("%s of a new tenant: %+v", name, e)
+		}
 	}
 
 	// An uploaded attachment is held.

@@ -142,17 +142,26 @@ func MeteringPeriod(startDay, endDay *int64, now time.Time) (first, last time.Ti
 const storageHeldSQL = `
 SELECT COALESCE(sum(size_bytes::float8 * EXTRACT(EPOCH FROM
            LEAST(COALESCE(deleted_on, $3), $3) - GREATEST(stored_on, $2))), 0)::float8 AS byte_seconds,
-       count(*) FILTER (WHERE deleted_on IS NULL OR deleted_on > $3) AS files,
+       COALESCE(sum(file_count) FILTER (WHERE deleted_on IS NULL OR deleted_on > $3), 0) AS files,
        COALESCE(sum(size_bytes) FILTER (WHERE deleted_on IS NULL OR deleted_on > $3), 0)::bigint AS bytes
 FROM stored_files
 WHERE tenant_id = ANY($1::uuid[]) AND stored_on < $3 AND (deleted_on IS NULL OR deleted_on > $2)`
 
+// mediaOperationsSQL sums the media work done in [$2, $3) by kind and
+// provider.
+const mediaOperationsSQL = `
+SELECT kind, provider, sum(media_seconds)::float8 AS seconds, sum(outputs)::bigint AS outputs
+FROM media_operations
+WHERE tenant_id = ANY($1::uuid[]) AND done_on >= $2 AND done_on < $3
+GROUP BY kind, provider ORDER BY kind, provider`
+
 // Metering answers the usage of the tenants over the days first to last
 // (both included). Storage is the files Loupe's blob store holds for them:
 // unit is the gigabytes (10^9 bytes) held on average over the period up to
-// now, count the files held at its end. Loupe runs no transcoding,
-// transcription or translation itself, so those entries are 0; it keeps no
-// price list, so every cost is 0 (docs/usage.md).
+// now, count the files held at its end. Operations are the media work
+// done in the period: unit the media minutes of the outputs made, count
+// the outputs, per engine in byProvider. Loupe keeps no price list, so
+// every cost is 0 (docs/usage.md).
 func (s *Store) Metering(ctx context.Context, tenantIDs []string, first, last, now time.Time) (*Metering, error) {
 	start, end := first, last.Add(day)
 	if now.Before(end) {
@@ -175,13 +184,51 @@ func (s *Store) Metering(ctx context.Context, tenantIDs []string, first, last, n
 	storage.ByProvider = loupe.JSONOf(map[string]any{MeteringProvider: map[string]any{
 		"cost": storage.Cost, "unit": storage.Unit, "count": storage.Count,
 	}})
-	none := func() *MeteringEntry { return &MeteringEntry{ByProvider: loupe.JSON("{}")} }
+	ops, err := s.meterOperations(ctx, tenantIDs, start, end)
+	if err != nil {
+		return nil, err
+	}
 	return &Metering{
 		StartDay: first.UnixMilli(),
 		EndDay:   last.UnixMilli(),
 		MeteringInfo: &MeteringInfo{
-			OperationData: &MeteringOperations{Transcoding: none(), Transcription: none(), Translation: none()},
+			OperationData: ops,
 			StorageData:   &MeteringStorage{Storage: storage},
 		},
 	}, nil
+}
+
+// meterOperations sums the media work of the tenants in [start, end).
+func (s *Store) meterOperations(ctx context.Context, tenantIDs []string, start, end time.Time) (*MeteringOperations, error) {
+	var rows []struct {
+		Kind     string  `db:"kind"`
+		Provider string  `db:"provider"`
+		Seconds  float64 `db:"seconds"`
+		Outputs  int64   `db:"outputs"`
+	}
+	if end.After(start) {
+		if err := s.db.SelectContext(ctx, &rows, mediaOperationsSQL, stringArray(validIDs(tenantIDs)), start, end); err != nil {
+			return nil, fmt.Errorf("store: unable to meter media work: %w", err)
+		}
+	}
+	entries := map[string]*MeteringEntry{}
+	providers := map[string]map[string]any{}
+	for _, kind := range []string{OperationTranscoding, OperationTranscription, OperationTranslation} {
+		entries[kind], providers[kind] = &MeteringEntry{}, map[string]any{}
+	}
+	for _, r := range rows {
+		e, ok := entries[r.Kind]
+		if !ok {
+			continue
+		}
+		minutes := r.Seconds / 60
+		e.Unit += minutes
+		e.Count += r.Outputs
+		providers[r.Kind][r.Provider] = map[string]any{"cost": 0, "unit": minutes, "count": r.Outputs}
+	}
+	for kind, e := range entries {
+		e.ByProvider = loupe.JSONOf(providers[kind])
+	}
+	return &MeteringOperations{Transcoding: entries[OperationTranscoding],
+		Transcription: entries[OperationTranscription], Translation: entries[OperationTranslation]}, nil
 }

@@ -156,7 +156,28 @@ type ProcessingResult struct {
 	ThumbW     int
 	ThumbH     int
 	Progress   map[string]any
+	// StoredBytes and StoredFiles are what the outputs hold (metered as
+	// one set under Generated.Prefix).
+	StoredBytes int64
+	StoredFiles int
+	// Work is the metered work of the run.
+	Work MediaOperation
 }
+
+// MediaOperation is a piece of metered media work (spec 2.25 operations).
+type MediaOperation struct {
+	Kind, Provider string
+	// MediaSeconds is the media time of the outputs, summed over them.
+	MediaSeconds float64
+	Outputs      int
+}
+
+// The kinds of metered media work.
+const (
+	OperationTranscoding   = "transcoding"
+	OperationTranscription = "transcription"
+	OperationTranslation   = "translation"
+)
 
 // GeneratedThumbnail is one position thumbnail.
 type GeneratedThumbnail struct {
@@ -213,7 +234,7 @@ func (s *Store) FinishProcessing(ctx context.Context, tenantID, itemID, runKey s
 				return fmt.Errorf("store: unable to write thumbnails: %w", err)
 			}
 		}
-		return nil
+		return meterProcessingTx(ctx, tx, tenantID, itemID, old, r, now)
 	})
 	if err != nil {
 		return "", err
@@ -246,4 +267,40 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+const (
+	insertMediaOperationSQL = `
+INSERT INTO media_operations (tenant_id, id, item_id, kind, provider, media_seconds, outputs, done_on)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+
+	insertStoredSetSQL = `
+INSERT INTO stored_files (tenant_id, id, key, size_bytes, stored_on, file_count) VALUES ($1, $2, $3, $4, $5, $6)`
+)
+
+// meterProcessingTx records in tx what a run switched in: its work
+// (media_operations) and its outputs as one stored set, the set it
+// replaced (under old) gone.
+func meterProcessingTx(ctx context.Context, tx *sqlx.Tx, tenantID, itemID, old string, r *ProcessingResult, at time.Time) error {
+	if r.Work.Kind != "" {
+		if _, err := tx.ExecContext(ctx, insertMediaOperationSQL, tenantID, loupe.NewID(), itemID, r.Work.Kind,
+			r.Work.Provider, r.Work.MediaSeconds, r.Work.Outputs, at); err != nil {
+			return fmt.Errorf("store: unable to meter processing: %w", err)
+		}
+	}
+	if old != "" && old != r.Generated.Prefix {
+		if _, err := tx.ExecContext(ctx, closeStoredFileSQL, tenantID, old, at); err != nil {
+			return fmt.Errorf("store: unable to meter replaced outputs: %w", err)
+		}
+	}
+	if r.StoredFiles > 0 {
+		if _, err := tx.ExecContext(ctx, closeStoredFileSQL, tenantID, r.Generated.Prefix, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, insertStoredSetSQL, tenantID, loupe.NewID(), r.Generated.Prefix,
+			r.StoredBytes, at, r.StoredFiles); err != nil {
+			return fmt.Errorf("store: unable to meter outputs: %w", err)
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -397,6 +398,15 @@ func (s *Store) CompleteUpload(ctx context.Context, c UploadCompletion) (*Upload
 		}
 		if _, err := tx.ExecContext(ctx, completeUploadSQL, c.TenantID, c.ID, c.SHA256, c.MediaType, at); err != nil {
 			return fmt.Errorf("store: unable to complete upload: %w", err)
+		}
+		// The original is held by Loupe's store from now: metered.
+		if key, ok := strings.CutPrefix(c.Location, "loupe://files/"); ok {
+			if _, err := tx.ExecContext(ctx, closeStoredFileSQL, c.TenantID, key, at); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, insertStoredSetSQL, c.TenantID, loupe.NewID(), key, u.Size, at, 1); err != nil {
+				return fmt.Errorf("store: unable to meter the original: %w", err)
+			}
 		}
 		if _, err := s.enqueue(ctx, tx, jobs.ProcessArgs{TenantID: c.TenantID, ItemID: u.ItemID, Reason: "upload"},
 			ProcessInsertOpts(jobs.QueueInteractive)); err != nil {

@@ -281,12 +281,25 @@ func (r *run) finish(ctx context.Context, res *process.Result) error {
 	g := store.GeneratedMedia{Prefix: prefix, Kind: res.Kind, MadeOn: time.Now().UTC()}
 	out := &store.ProcessingResult{Fields: map[string]any{"mediaKind": res.Kind}}
 	r.progress(ctx, map[string]any{"step": "storing", "percent": 99}, true) //nolint:errcheck
+	out.Work = store.MediaOperation{Kind: store.OperationTranscoding, Provider: Service}
 	for _, o := range res.Outputs {
 		key := prefix + o.Name
 		obj, err := r.put(ctx, key, o.Path, o.ContentType)
 		if err != nil {
 			r.drop(prefix)
 			return err
+		}
+		out.StoredBytes += obj.Size
+		out.StoredFiles++
+		// Metered: the proxies (each its media time) and an image's
+		// renditions (none); thumbnails, strips and waveforms are part
+		// of a proxy's making.
+		switch {
+		case o.Role == process.RoleProxy, o.Role == process.RoleAudioProxy:
+			out.Work.Outputs++
+			out.Work.MediaSeconds += res.Duration
+		case res.Kind == media.KindImage && (o.Role == process.RolePoster || o.Role == process.RolePreview):
+			out.Work.Outputs++
 		}
 		switch o.Role {
 		case process.RoleProxy:
