@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -124,12 +125,21 @@ func (s *Store) SwitchMediaSource(ctx context.Context, tenantID, itemID, old, no
 	if err != nil {
 		return err
 	}
-	res, err := s.db.ExecContext(ctx, switchSourceSQL, tenantID, itemID, old, now, string(b), time.Now().UTC())
-	if err != nil {
-		return fmt.Errorf("store: unable to switch the original: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return loupe.Errorf(loupe.ECONFLICT, "the item's original changed while it was moved")
-	}
-	return nil
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		at := time.Now().UTC()
+		res, err := tx.ExecContext(ctx, switchSourceSQL, tenantID, itemID, old, now, string(b), at)
+		if err != nil {
+			return fmt.Errorf("store: unable to switch the original: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return loupe.Errorf(loupe.ECONFLICT, "the item's original changed while it was moved")
+		}
+		// An original that leaves Loupe's store is no longer held by it.
+		if key, ok := strings.CutPrefix(old, "loupe://files/"); ok {
+			if _, err := tx.ExecContext(ctx, closeStoredFileSQL, tenantID, key, at); err != nil {
+				return fmt.Errorf("store: unable to meter the moved original: %w", err)
+			}
+		}
+		return nil
+	})
 }
