@@ -47,7 +47,12 @@ type ItemResolver interface {
 	WaveformImageURL(ctx context.Context, obj *store.Item) (*string, error)
 	PreviewURL(ctx context.Context, obj *store.Item) (*string, error)
 
+	VttURL(ctx context.Context, obj *store.Item) (*string, error)
+	SrtURL(ctx context.Context, obj *store.Item) (*string, error)
+	TranslationVttURL(ctx context.Context, obj *store.Item) (*string, error)
+	TranslationSrtURL(ctx context.Context, obj *store.Item) (*string, error)
 	TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error)
+	TimedTranslatedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error)
 
 	Record(ctx context.Context, obj *store.Item, readableFields *bool) (loupe.JSON, error)
 	Upload(ctx context.Context, obj *store.Item) (*store.Upload, error)
@@ -2580,9 +2585,6 @@ func (ec *executionContext) fieldContext_Item_mediaMigration(_ context.Context, 
 }
 
 func (ec *executionContext) _Item_vttUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.VttURL)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2591,7 +2593,7 @@ func (ec *executionContext) _Item_vttUrl(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Item_vttUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.VttURL, nil
+			return ec.Resolvers.Item().VttURL(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2602,13 +2604,10 @@ func (ec *executionContext) _Item_vttUrl(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Item_vttUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_srtUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SrtURL)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2617,7 +2616,7 @@ func (ec *executionContext) _Item_srtUrl(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Item_srtUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.SrtURL, nil
+			return ec.Resolvers.Item().SrtURL(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2628,13 +2627,10 @@ func (ec *executionContext) _Item_srtUrl(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Item_srtUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_translationVttUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranslationVttURL)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2643,7 +2639,7 @@ func (ec *executionContext) _Item_translationVttUrl(ctx context.Context, field g
 			return ec.fieldContext_Item_translationVttUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TranslationVttURL, nil
+			return ec.Resolvers.Item().TranslationVttURL(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2654,13 +2650,10 @@ func (ec *executionContext) _Item_translationVttUrl(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Item_translationVttUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_translationSrtUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranslationSrtURL)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2669,7 +2662,7 @@ func (ec *executionContext) _Item_translationSrtUrl(ctx context.Context, field g
 			return ec.fieldContext_Item_translationSrtUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TranslationSrtURL, nil
+			return ec.Resolvers.Item().TranslationSrtURL(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2680,7 +2673,7 @@ func (ec *executionContext) _Item_translationSrtUrl(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Item_translationSrtUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_timedTranscriptUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -2707,9 +2700,6 @@ func (ec *executionContext) fieldContext_Item_timedTranscriptUrl(_ context.Conte
 }
 
 func (ec *executionContext) _Item_timedTranslatedTranscriptUrl(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TimedTranslatedTranscriptURL)
-	}
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2718,7 +2708,7 @@ func (ec *executionContext) _Item_timedTranslatedTranscriptUrl(ctx context.Conte
 			return ec.fieldContext_Item_timedTranslatedTranscriptUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TimedTranslatedTranscriptURL, nil
+			return ec.Resolvers.Item().TimedTranslatedTranscriptURL(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2729,7 +2719,7 @@ func (ec *executionContext) _Item_timedTranslatedTranscriptUrl(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_Item_timedTranslatedTranscriptUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Item_ingestDestinationPath(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -5393,13 +5383,137 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 		case "mediaMigration":
 			out.Values[i] = ec._Item_mediaMigration(ctx, field, obj)
 		case "vttUrl":
-			out.Values[i] = ec._Item_vttUrl(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_vttUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "srtUrl":
-			out.Values[i] = ec._Item_srtUrl(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_srtUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "translationVttUrl":
-			out.Values[i] = ec._Item_translationVttUrl(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_translationVttUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "translationSrtUrl":
-			out.Values[i] = ec._Item_translationSrtUrl(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_translationSrtUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "timedTranscriptUrl":
 			field := field
 
@@ -5434,7 +5548,38 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "timedTranslatedTranscriptUrl":
-			out.Values[i] = ec._Item_timedTranslatedTranscriptUrl(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_timedTranslatedTranscriptUrl(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "ingestDestinationPath":
 			out.Values[i] = ec._Item_ingestDestinationPath(ctx, field, obj)
 		case "ingestSkipProcessing":

@@ -325,7 +325,8 @@ func TestGraphQLMetering(t *testing.T) {
 		map[string]any{"in": map[string]any{"itemId": item, "languageCode": "en-US", "timedTranscript": []any{
 			map[string]any{"content": "Hello.", "startTime": 0, "endTime": 900}}}}).OK(nil)
 	s := read(a)
-	if s.Count != 2 || *s.HeldBytes <= 400 {
+	// The transcript's JSON, WebVTT and SRT files (docs/attachments.md).
+	if s.Count != 4 || *s.HeldBytes <= 400 {
 		t.Fatalf("after a transcript: %+v", s)
 	}
 	if got := read(b); got.Count != 0 || *got.HeldBytes != 0 {

@@ -257,16 +257,31 @@ func (r *itemResolver) PreviewURL(ctx context.Context, obj *store.Item) (*string
 	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Preview }, nil), nil
 }
 
+func (r *itemResolver) VttURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return orLink(r.transcriptLink(obj, &obj.LanguageCode, vttFile), obj.ItemMedia.VttURL), nil
+}
+
+func (r *itemResolver) SrtURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return orLink(r.transcriptLink(obj, &obj.LanguageCode, srtFile), obj.ItemMedia.SrtURL), nil
+}
+
+func (r *itemResolver) TranslationVttURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return orLink(r.transcriptLink(obj, obj.TranslationLanguage, vttFile), obj.TranslationVttURL), nil
+}
+
+func (r *itemResolver) TranslationSrtURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return orLink(r.transcriptLink(obj, obj.TranslationLanguage, srtFile), obj.TranslationSrtURL), nil
+}
+
 // TimedTranscriptURL answers Item.timedTranscriptUrl: a signed link to the
 // transcript in the item's language, null when there is none. The key comes
 // from the item's own row, so a page of items costs no query for it.
 func (r *itemResolver) TimedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error) {
-	key, ok := store.TranscriptKeys(obj.MediaDoc)[obj.LanguageCode]
-	if !ok || key == "" {
-		return nil, nil
-	}
-	u := r.Blobs.URL("GET", key, time.Now(), blob.LinkValidity)
-	return &u, nil
+	return r.transcriptLink(obj, &obj.LanguageCode, jsonFile), nil
+}
+
+func (r *itemResolver) TimedTranslatedTranscriptURL(ctx context.Context, obj *store.Item) (*string, error) {
+	return orLink(r.transcriptLink(obj, obj.TranslationLanguage, jsonFile), obj.ItemMedia.TimedTranslatedTranscriptURL), nil
 }
 
 func (r *itemResolver) Record(ctx context.Context, obj *store.Item, readableFields *bool) (loupe.JSON, error) {

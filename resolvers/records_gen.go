@@ -140,16 +140,36 @@ func (r *Resolver) itemRecord(ctx context.Context, it *store.Item, readable *boo
 	w = w.key("thumbnailStrip", false).optStr(thumbnailStrip)
 	w = w.key("generatedContentLocation", false).optStr(it.GeneratedContentLocation)
 	w = w.key("sourceFileLocation", false).optStr(it.SourceFileLocation)
-	w = w.key("vttUrl", false).optStr(it.VttURL)
-	w = w.key("srtUrl", false).optStr(it.SrtURL)
-	w = w.key("translationVttUrl", false).optStr(it.TranslationVttURL)
-	w = w.key("translationSrtUrl", false).optStr(it.TranslationSrtURL)
+	vttUrl, err := itemR.VttURL(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("vttUrl", false).optStr(vttUrl)
+	srtUrl, err := itemR.SrtURL(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("srtUrl", false).optStr(srtUrl)
+	translationVttUrl, err := itemR.TranslationVttURL(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("translationVttUrl", false).optStr(translationVttUrl)
+	translationSrtUrl, err := itemR.TranslationSrtURL(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("translationSrtUrl", false).optStr(translationSrtUrl)
 	timedTranscriptUrl, err := itemR.TimedTranscriptURL(ctx, it)
 	if err != nil {
 		return nil, err
 	}
 	w = w.key("timedTranscriptUrl", false).optStr(timedTranscriptUrl)
-	w = w.key("timedTranslatedTranscriptUrl", false).optStr(it.TimedTranslatedTranscriptURL)
+	timedTranslatedTranscriptUrl, err := itemR.TimedTranslatedTranscriptURL(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	w = w.key("timedTranslatedTranscriptUrl", false).optStr(timedTranslatedTranscriptUrl)
 	w = w.key("ingestDestinationPath", false).optStr(it.IngestDestinationPath)
 	w = w.key("ingestSkipProcessing", false).optBool(it.IngestSkipProcessing)
 	w = w.key("ingestSourceFullPath", false).optStr(it.IngestSourceFullPath)

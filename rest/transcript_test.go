@@ -3,10 +3,12 @@ package rest_test
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/subtitles"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 
@@ -70,6 +72,23 @@ func TestTranscriptUpdate(t *testing.T) {
 		t.Fatalf("item after update: transcriptLastUpdated %v timedTranscriptUrl %v modifiedOn %v", it["transcriptLastUpdated"], it["timedTranscriptUrl"], it["modifiedOn"])
 	}
 
+	// Subtitles made from it: WebVTT and SRT that parse back to the
+	// segments (a zero-length segment lasting 1 ms).
+	want := []subtitles.Cue{{StartMs: 0, EndMs: 1800, Text: "Hello and welcome."}, {StartMs: 1800, EndMs: 4200, Text: "Today: transcripts."},
+		{StartMs: 4200, EndMs: 4201, Text: "(silence)"}}
+	for field, parse := range map[string]func([]byte) ([]subtitles.Cue, error){"vttUrl": subtitles.ParseWebVTT, "srtUrl": subtitles.ParseSRT} {
+		link, _ := it[field].(string)
+		if link == "" {
+			t.Fatalf("%s is %v after a transcript", field, it[field])
+		}
+		r := download(t, api, link).Status(200)
+		cues, err := parse(r.Body)
+		if err != nil || !reflect.DeepEqual(cues, want) {
+			t.Fatalf("%s serves %q: %v %v", field, r.Body, cues, err)
+		}
+	}
+	firstVTT := blobKeyOf(t, it["vttUrl"].(string))
+
 	// Another language: stamps the item, but its link stays the item's language.
 	de := putTranscript(t, a, id, transcriptDoc{LanguageCode: "de-DE", TimedTranscript: []segment{{"Hallo.", 0, 900}}})
 	it = a.Get(t, "/api/v1/items/"+id).Object()
@@ -79,8 +98,13 @@ func TestTranscriptUpdate(t *testing.T) {
 
 	// Replacing: new file, old one gone, an empty transcript allowed.
 	again := putTranscript(t, a, id, transcriptDoc{LanguageCode: "en-US", TimedTranscript: []segment{}})
-	if blobExists(t, api, firstKey) {
-		t.Fatal("the replaced transcript file is still stored")
+	if blobExists(t, api, firstKey) || blobExists(t, api, firstVTT) {
+		t.Fatal("the replaced transcript's files are still stored")
+	}
+	// An edit makes the subtitles again.
+	it = a.Get(t, "/api/v1/items/"+id).Object()
+	if vtt := download(t, api, it["vttUrl"].(string)).Status(200).Body; string(vtt) != "WEBVTT\n" {
+		t.Fatalf("subtitles of an empty transcript: %q", vtt)
 	}
 	if file := download(t, api, again["timedTranscriptUrl"].(string)).Status(200).Body; string(file) != "[]" {
 		t.Fatalf("replaced transcript serves %s, want []", file)

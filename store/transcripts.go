@@ -64,22 +64,25 @@ const (
 	transcriptColumns = `item_id, language_code, segments, blob_key, updated_on`
 
 	transcriptKeyForUpdateSQL = `
-SELECT blob_key FROM transcripts WHERE tenant_id = $1 AND item_id = $2 AND language_code = $3 FOR UPDATE`
+SELECT blob_key, engine IS NULL AS by_person FROM transcripts
+WHERE tenant_id = $1 AND item_id = $2 AND language_code = $3 FOR UPDATE`
 
 	upsertTranscriptSQL = `
-INSERT INTO transcripts (tenant_id, item_id, language_code, segments, blob_key, updated_by, updated_on)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO transcripts (tenant_id, item_id, language_code, segments, blob_key, updated_by, engine, updated_on)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (tenant_id, item_id, language_code) DO UPDATE SET
     segments = EXCLUDED.segments, blob_key = EXCLUDED.blob_key,
-    updated_by = EXCLUDED.updated_by, updated_on = EXCLUDED.updated_on`
+    updated_by = EXCLUDED.updated_by, engine = EXCLUDED.engine, updated_on = EXCLUDED.updated_on`
 
 	// The item keeps the blob key of each language's transcript in its media
 	// document (with the other subtitle and transcript links), so that
 	// Item.timedTranscriptUrl needs no query per item.
 	stampItemTranscriptSQL = `
 UPDATE items SET transcript_last_updated = $3, modified_on = $3,
-    media = jsonb_set(media, '{timedTranscriptKeys}',
-                      coalesce(media->'timedTranscriptKeys', '{}'::jsonb) || jsonb_build_object($4::text, $5::text))
+    media = jsonb_set(jsonb_set(media, '{timedTranscriptKeys}',
+                      coalesce(media->'timedTranscriptKeys', '{}'::jsonb) || jsonb_build_object($4::text, $5::text)),
+                      '{subtitleKeys}',
+                      coalesce(media->'subtitleKeys', '{}'::jsonb) || jsonb_build_object($4::text, $6::jsonb))
 WHERE tenant_id = $1 AND id = $2`
 )
 
@@ -95,35 +98,82 @@ func TranscriptKeys(media loupe.JSON) map[string]string {
 	return doc.Keys
 }
 
-// UpdateTranscript replaces a live item's transcript in one language, whose
-// file the caller has stored under blobKey, and stamps the item's
-// transcriptLastUpdated. It returns the time of the update and the blob key
-// of the transcript replaced ("" when new), whose file the caller deletes
-// once this has committed.
-// Returns EINVALID (see ValidateTranscript) and ENOTFOUND for an unknown item.
-func (s *Store) UpdateTranscript(ctx context.Context, p *loupe.Principal, itemID, languageCode string, segments []*TranscriptSegment, blobKey string) (time.Time, string, error) {
-	if err := ValidateTranscript(languageCode, segments); err != nil {
+// SubtitleKeys reads, from an item's media document, the blob keys of the
+// subtitle files made from its transcript in each language.
+func SubtitleKeys(media loupe.JSON) map[string]SubtitleFiles {
+	var doc struct {
+		Keys map[string]SubtitleFiles `json:"subtitleKeys"`
+	}
+	if media.IsNull() || json.Unmarshal(media, &doc) != nil {
+		return nil
+	}
+	return doc.Keys
+}
+
+// SubtitleFiles are the keys of a transcript's subtitle files.
+type SubtitleFiles struct {
+	VTT string `json:"vtt"`
+	SRT string `json:"srt"`
+}
+
+// TranscriptWrite is a transcript written, with its files: by a person
+// (UserID) or by an analysis engine (Engine).
+type TranscriptWrite struct {
+	TenantID, ItemID, LanguageCode string
+	Segments                       []*TranscriptSegment
+	// Key is the transcript's JSON file; Subtitles the WebVTT and SRT
+	// files made from it. The caller has stored them.
+	Key       string
+	Subtitles SubtitleFiles
+	UserID    string
+	Engine    string
+	// Force lets an engine replace a person's edit.
+	Force bool
+}
+
+// ErrEditedByPerson is the answer to an engine's write over a transcript a
+// person wrote (unless forced): the person's edit wins.
+var ErrEditedByPerson = errors.New("store: the transcript was edited by a person")
+
+// WriteTranscript replaces a live item's transcript in one language and
+// stamps the item's transcriptLastUpdated and its files' keys. It returns
+// the time of the write and the JSON key of the transcript replaced (""
+// when new): the caller deletes its files (TranscriptFiles) once this has
+// committed. Returns EINVALID (see ValidateTranscript), ENOTFOUND for an
+// unknown item, ErrEditedByPerson.
+func (s *Store) WriteTranscript(ctx context.Context, w TranscriptWrite) (time.Time, string, error) {
+	if err := ValidateTranscript(w.LanguageCode, w.Segments); err != nil {
 		return time.Time{}, "", err
 	}
+	segments := w.Segments
 	if segments == nil {
 		segments = []*TranscriptSegment{}
 	}
 	var (
-		at     = now()
-		oldKey string
+		at  = now()
+		old struct {
+			Key      string `db:"blob_key"`
+			ByPerson bool   `db:"by_person"`
+		}
 	)
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := lockLiveItem(ctx, tx, p.TenantID, itemID, loupe.NotFound()); err != nil {
+		if err := lockLiveItem(ctx, tx, w.TenantID, w.ItemID, loupe.NotFound()); err != nil {
 			return err
 		}
-		if err := tx.GetContext(ctx, &oldKey, transcriptKeyForUpdateSQL, p.TenantID, itemID, languageCode); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		err := tx.GetContext(ctx, &old, transcriptKeyForUpdateSQL, w.TenantID, w.ItemID, w.LanguageCode)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
 			return fmt.Errorf("store: unable to fetch transcript: %w", err)
+		case w.Engine != "" && old.ByPerson && !w.Force:
+			return ErrEditedByPerson
 		}
-		if _, err := tx.ExecContext(ctx, upsertTranscriptSQL, p.TenantID, itemID, languageCode,
-			loupe.JSONOf(segments), blobKey, p.UserID, at); err != nil {
+		if _, err := tx.ExecContext(ctx, upsertTranscriptSQL, w.TenantID, w.ItemID, w.LanguageCode,
+			loupe.JSONOf(segments), w.Key, nullIfEmpty(w.UserID), nullIfEmpty(w.Engine), at); err != nil {
 			return fmt.Errorf("store: unable to write transcript: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, stampItemTranscriptSQL, p.TenantID, itemID, at, languageCode, blobKey); err != nil {
+		if _, err := tx.ExecContext(ctx, stampItemTranscriptSQL, w.TenantID, w.ItemID, at, w.LanguageCode, w.Key,
+			loupe.JSONOf(w.Subtitles)); err != nil {
 			return fmt.Errorf("store: unable to stamp item transcript: %w", err)
 		}
 		return nil
@@ -131,7 +181,25 @@ func (s *Store) UpdateTranscript(ctx context.Context, p *loupe.Principal, itemID
 	if err != nil {
 		return time.Time{}, "", err
 	}
-	return at, oldKey, nil
+	return at, old.Key, nil
+}
+
+// TranscriptFiles are the keys of the files of the transcript whose JSON
+// file is key: itself and the subtitle files beside it (transcripts written
+// before subtitles were made have none: deleting them is a no-op).
+func TranscriptFiles(key string) []string {
+	if key == "" {
+		return nil
+	}
+	base := strings.TrimSuffix(key, ".json")
+	return []string{key, base + ".vtt", base + ".srt"}
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // TranscriptKey names an item's transcript in one language.
