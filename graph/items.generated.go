@@ -36,6 +36,8 @@ type ItemResolver interface {
 
 	Thumbnails(ctx context.Context, obj *store.Item, index *int, size *int) (*model.ThumbnailPage, error)
 
+	Analysis(ctx context.Context, obj *store.Item) (loupe.JSON, error)
+
 	Proxy(ctx context.Context, obj *store.Item) (*string, error)
 
 	WebProxyLocation(ctx context.Context, obj *store.Item) (*string, error)
@@ -1731,6 +1733,29 @@ func (ec *executionContext) _Item_transcriptionState(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_Item_transcriptionState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Item", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Item_analysis(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_analysis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().Analysis(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Item_analysis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Item", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _Item_transcriptionProgress(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
@@ -5005,6 +5030,39 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 			out.Values[i] = ec._Item_progressInfo(ctx, field, obj)
 		case "transcriptionState":
 			out.Values[i] = ec._Item_transcriptionState(ctx, field, obj)
+		case "analysis":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_analysis(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "transcriptionProgress":
 			out.Values[i] = ec._Item_transcriptionProgress(ctx, field, obj)
 		case "transcriptionBy":

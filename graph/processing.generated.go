@@ -80,6 +80,29 @@ func (ec *executionContext) fieldContext_ProcessPayload_transcodingState(_ conte
 	return graphql.NewScalarFieldContext("ProcessPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _ProcessPayload_analysis(ctx context.Context, field graphql.CollectedField, obj *model.ProcessPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProcessPayload_analysis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Analysis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProcessPayload_analysis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProcessPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -95,7 +118,7 @@ func (ec *executionContext) unmarshalInputProcessInput(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"itemId", "steps", "priority"}
+	fieldsInOrder := [...]string{"itemId", "steps", "priority", "force"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -123,6 +146,13 @@ func (ec *executionContext) unmarshalInputProcessInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Priority = data
+		case "force":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("force"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Force = data
 		}
 	}
 	return it, nil
@@ -154,6 +184,11 @@ func (ec *executionContext) _ProcessPayload(ctx context.Context, sel ast.Selecti
 			}
 		case "transcodingState":
 			out.Values[i] = ec._ProcessPayload_transcodingState(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "analysis":
+			out.Values[i] = ec._ProcessPayload_analysis(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -434,6 +434,7 @@ type ComplexityRoot struct {
 	}
 
 	Item struct {
+		Analysis                     func(childComplexity int) int
 		Ancestry                     func(childComplexity int) int
 		AncestryLink                 func(childComplexity int) int
 		ArchivedOn                   func(childComplexity int) int
@@ -762,6 +763,7 @@ type ComplexityRoot struct {
 	}
 
 	ProcessPayload struct {
+		Analysis         func(childComplexity int) int
 		ItemID           func(childComplexity int) int
 		TranscodingState func(childComplexity int) int
 	}
@@ -2823,6 +2825,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.IngestStorageConfig.VisibleToGroupList(childComplexity), true
+
+	case "Item.analysis":
+		if e.ComplexityRoot.Item.Analysis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.Analysis(childComplexity), true
 
 	case "Item.ancestry":
 		if e.ComplexityRoot.Item.Ancestry == nil {
@@ -4907,6 +4916,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Name(childComplexity), true
+
+	case "ProcessPayload.analysis":
+		if e.ComplexityRoot.ProcessPayload.Analysis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProcessPayload.Analysis(childComplexity), true
 
 	case "ProcessPayload.itemId":
 		if e.ComplexityRoot.ProcessPayload.ItemID == nil {
@@ -7695,6 +7711,8 @@ func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.
 		return ec.fieldContext_Item_progressInfo(ctx, field)
 	case "transcriptionState":
 		return ec.fieldContext_Item_transcriptionState(ctx, field)
+	case "analysis":
+		return ec.fieldContext_Item_analysis(ctx, field)
 	case "transcriptionProgress":
 		return ec.fieldContext_Item_transcriptionProgress(ctx, field)
 	case "transcriptionBy":
@@ -8141,6 +8159,8 @@ func (ec *executionContext) childFields_ProcessPayload(ctx context.Context, fiel
 		return ec.fieldContext_ProcessPayload_itemId(ctx, field)
 	case "transcodingState":
 		return ec.fieldContext_ProcessPayload_transcodingState(ctx, field)
+	case "analysis":
+		return ec.fieldContext_ProcessPayload_analysis(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProcessPayload", field.Name)
 }

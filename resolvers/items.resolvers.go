@@ -208,6 +208,10 @@ func (r *itemResolver) Thumbnails(ctx context.Context, obj *store.Item, index *i
 	return out, nil
 }
 
+func (r *itemResolver) Analysis(ctx context.Context, obj *store.Item) (loupe.JSON, error) {
+	return store.AnalysisStates(obj.MediaDoc), nil
+}
+
 func (r *itemResolver) Proxy(ctx context.Context, obj *store.Item) (*string, error) {
 	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Proxy }, obj.ItemMedia.Proxy), nil
 }

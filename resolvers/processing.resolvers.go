@@ -13,7 +13,6 @@ import (
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/jobs"
-	"github.com/loupe-mam/loupe/internal/process"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -27,11 +26,10 @@ func (r *mutationResolver) ProcessItem(ctx context.Context, input model.ProcessI
 	if _, err := r.onItem(ctx, input.ItemID, true, missing); err != nil {
 		return nil, err
 	}
-	args := jobs.ProcessArgs{TenantID: p.TenantID, ItemID: input.ItemID, Reason: "request"}
-	if _, err := process.StepsOf(input.Steps); err != nil {
-		return nil, loupe.Invalid("steps: %s", err.Error())
+	steps, kinds, err := splitSteps(input.Steps)
+	if err != nil {
+		return nil, err
 	}
-	args.Steps = input.Steps
 	queue := jobs.QueueInteractive
 	switch deref(input.Priority) {
 	case "", "interactive":
@@ -40,11 +38,33 @@ func (r *mutationResolver) ProcessItem(ctx context.Context, input model.ProcessI
 	default:
 		return nil, loupe.Invalid("priority must be interactive or bulk")
 	}
+	force := input.Force != nil && *input.Force
+	if len(steps) == 0 && len(kinds) > 0 {
+		// Analysis alone, of what processing made before.
+		err := r.Store.RequestAnalysis(ctx, jobs.AnalyzeArgs{TenantID: p.TenantID, ItemID: input.ItemID, Kinds: kinds,
+			Force: force, Reason: "request"}, queue)
+		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+			return nil, missing
+		}
+		if err != nil {
+			return nil, err
+		}
+		it, err := r.loaders(ctx).Item.Load(ctx, input.ItemID)
+		if err != nil {
+			return nil, err
+		}
+		return &model.ProcessPayload{ItemID: input.ItemID, TranscodingState: it.TranscodingState, Analysis: kinds}, nil
+	}
+	args := jobs.ProcessArgs{TenantID: p.TenantID, ItemID: input.ItemID, Reason: "request", Steps: steps,
+		Analyze: kinds, AnalyzeForce: force}
 	if err := r.Store.RequestProcessing(ctx, args, queue); err != nil {
 		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 			return nil, missing
 		}
 		return nil, err
 	}
-	return &model.ProcessPayload{ItemID: input.ItemID, TranscodingState: store.TranscodingQueued}, nil
+	if kinds == nil {
+		kinds = []string{}
+	}
+	return &model.ProcessPayload{ItemID: input.ItemID, TranscodingState: store.TranscodingQueued, Analysis: kinds}, nil
 }

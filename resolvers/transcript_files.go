@@ -90,3 +90,10 @@ func orLink(link, stored *string) *string {
 	}
 	return stored
 }
+
+// StoreTranscript is storeTranscript for the analysis worker
+// (internal/analyzer), which writes an engine's transcripts.
+func (r *Resolver) StoreTranscript(ctx context.Context, w store.TranscriptWrite) error {
+	_, _, err := r.storeTranscript(ctx, w)
+	return err
+}

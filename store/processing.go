@@ -162,6 +162,16 @@ type ProcessingResult struct {
 	StoredFiles int
 	// Work is the metered work of the run.
 	Work MediaOperation
+	// Analysis asked for with the run (jobs.ProcessArgs.Analyze), queued
+	// on Queue with those the switches turn on; DurationSeconds sizes the
+	// analysis job's timeout.
+	Analyze      []string
+	AnalyzeForce bool
+	// NewMedia: the run made the proxy (an original new or processed
+	// again): the switches' analyses run again too.
+	NewMedia        bool
+	Queue           string
+	DurationSeconds float64
 }
 
 // MediaOperation is a piece of metered media work (spec 2.25 operations).
@@ -234,7 +244,10 @@ func (s *Store) FinishProcessing(ctx context.Context, tenantID, itemID, runKey s
 				return fmt.Errorf("store: unable to write thumbnails: %w", err)
 			}
 		}
-		return meterProcessingTx(ctx, tx, tenantID, itemID, old, r, now)
+		if err := meterProcessingTx(ctx, tx, tenantID, itemID, old, r, now); err != nil {
+			return err
+		}
+		return s.analyseAfterProcessingTx(ctx, tx, tenantID, itemID, r)
 	})
 	if err != nil {
 		return "", err

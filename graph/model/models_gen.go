@@ -485,16 +485,23 @@ type PageInfo struct {
 // proxies, poster and thumbnails, strip, waveform, image renditions.
 type ProcessInput struct {
 	ItemID string `json:"itemId"`
-	// The steps to run: proxy, thumbnails, strip, waveform (default: all).
+	// The steps to run: processing's proxy, thumbnails, strip, waveform, and analysis's transcription,
+	// translation, textDetection, personDetection (docs/analysis.md). Default: all processing, then the
+	// analyses the item's and the tenant's switches turn on. Analysis steps alone analyse what processing
+	// made before; with processing steps they run after it.
 	Steps []string `json:"steps,omitempty"`
 	// interactive (default: ahead of bulk work) or bulk (reprocessing a library).
 	Priority *string `json:"priority,omitempty"`
+	// A transcript an engine makes replaces one a person edited (default: the person's edit is kept).
+	Force *bool `json:"force,omitempty"`
 }
 
 type ProcessPayload struct {
 	ItemID string `json:"itemId"`
-	// queued: the request waits for a worker (or joins the one already waiting or running).
+	// queued: the request waits for a worker (or joins the one already waiting or running); the item's current state when only analysis was asked for.
 	TranscodingState string `json:"transcodingState"`
+	// The analyses queued (run after the processing when both were asked for).
+	Analysis []string `json:"analysis"`
 }
 
 type Query struct {

@@ -34,6 +34,11 @@ type ProcessArgs struct {
 	// DurationSeconds is the original's duration (0: a still image or
 	// other file; < 0: unknown).
 	DurationSeconds float64 `json:"durationSeconds,omitempty"`
+	// Analyze are analyses asked for with the processing (AnalysisKinds),
+	// queued when it ends beside those the item's switches turn on;
+	// AnalyzeForce is their AnalyzeArgs.Force.
+	Analyze      []string `json:"analyze,omitempty"`
+	AnalyzeForce bool     `json:"analyzeForce,omitempty"`
 }
 
 // Kind is the job kind in River's tables.
@@ -76,3 +81,39 @@ type MigrateArgs struct {
 
 // Kind is the job kind in River's tables.
 func (MigrateArgs) Kind() string { return "migrate_media" }
+
+// AnalyzeArgs asks for an item's media to be analysed (transcription,
+// translation, text and person detection: internal/analyzer), after its
+// processing made the proxy the engines read.
+type AnalyzeArgs struct {
+	TenantID string `json:"tenantId" river:"unique"`
+	ItemID   string `json:"itemId" river:"unique"`
+	// Kinds are the analyses asked for, in the order they run
+	// (AnalysisKinds).
+	Kinds []string `json:"kinds" river:"unique"`
+	// Force lets an engine's transcript replace one a person edited.
+	Force  bool   `json:"force,omitempty"`
+	Reason string `json:"reason"`
+	// DurationSeconds is the media's duration (the timeout scales with
+	// it; < 0 unknown).
+	DurationSeconds float64 `json:"durationSeconds,omitempty"`
+}
+
+// Kind is the job kind in River's tables.
+func (AnalyzeArgs) Kind() string { return "analyze_item" }
+
+// AnalyzeMaxAttempts is how often an analysis job is tried: an engine's
+// error (a crash on odd audio, a service down) fails its kind on the last.
+const AnalyzeMaxAttempts = 3
+
+// The kinds of analysis, in the order a job runs them (a translation
+// reads the transcript).
+const (
+	AnalyzeTranscription   = "transcription"
+	AnalyzeTranslation     = "translation"
+	AnalyzeTextDetection   = "textDetection"
+	AnalyzePersonDetection = "personDetection"
+)
+
+// AnalysisKinds lists the kinds in their order.
+var AnalysisKinds = []string{AnalyzeTranscription, AnalyzeTranslation, AnalyzeTextDetection, AnalyzePersonDetection}

@@ -101,7 +101,8 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) err
 	}
 	a := job.Args
 	r := &run{w: w, tenant: a.TenantID, item: a.ItemID, runKey: fmt.Sprintf("%d.%d", job.ID, job.Attempt),
-		attempt: job.Attempt, started: time.Now().UTC(), timeout: w.Timeout(job)}
+		attempt: job.Attempt, started: time.Now().UTC(), timeout: w.Timeout(job),
+		analyze: a.Analyze, analyzeForce: a.AnalyzeForce, queue: job.Queue}
 	// The steps were checked when asked for; a job of an older release
 	// naming one no longer known runs them all.
 	steps, err := process.StepsOf(a.Steps)
@@ -148,12 +149,17 @@ func permanent(format string, args ...any) error {
 
 // run is one attempt at one item.
 type run struct {
-	w             *Worker
-	tenant, item  string
-	runKey        string
-	attempt       int
-	timeout       time.Duration
-	steps         process.Steps
+	w            *Worker
+	tenant, item string
+	runKey       string
+	attempt      int
+	timeout      time.Duration
+	steps        process.Steps
+	// What to ask for after (jobs.ProcessArgs.Analyze), on the job's
+	// queue.
+	analyze       []string
+	analyzeForce  bool
+	queue         string
 	started       time.Time
 	lastProgress  time.Time
 	cancelOnStale context.CancelFunc
@@ -334,6 +340,8 @@ func (r *run) finish(ctx context.Context, res *process.Result) error {
 		out.FrameCount = &fc
 	}
 	out.MediaCreatedOn = process.CreatedOn(res.Probe)
+	out.Analyze, out.AnalyzeForce, out.Queue, out.DurationSeconds = r.analyze, r.analyzeForce, r.queue, res.Duration
+	out.NewMedia = r.steps.Proxy
 	out.Progress = map[string]any{"step": "done", "percent": 100, "attempt": r.attempt, "startedOn": r.started,
 		"finishedOn": time.Now().UTC()}
 	old, err := r.w.Store.FinishProcessing(ctx, r.tenant, r.item, r.runKey, out)

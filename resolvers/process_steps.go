@@ -1,0 +1,31 @@
+package resolvers
+
+import (
+	"slices"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/process"
+)
+
+// splitSteps parts the steps of a process request into processing's
+// (checked by process.StepsOf) and analysis kinds (in their running order,
+// once each). No steps: all processing, analyses by the switches.
+func splitSteps(names []string) (steps, kinds []string, err error) {
+	for _, n := range names {
+		if slices.Contains(jobs.AnalysisKinds, n) {
+			if !slices.Contains(kinds, n) {
+				kinds = append(kinds, n)
+			}
+			continue
+		}
+		steps = append(steps, n)
+	}
+	if _, err := process.StepsOf(steps); err != nil {
+		return nil, nil, loupe.Invalid("steps: %s (or an analysis: transcription, translation, textDetection, personDetection)", err.Error())
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		return slices.Index(jobs.AnalysisKinds, a) - slices.Index(jobs.AnalysisKinds, b)
+	})
+	return steps, kinds, nil
+}
