@@ -3,6 +3,7 @@ package rest_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -193,4 +194,33 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Transcripts are searched (weight D): a word said in any of an item's
+// transcripts finds it, below an item whose title holds the word; an
+// edit that removes the word stops finding it.
+func TestTranscriptIsSearchable(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	b := api.Tenant(t, "b")
+	said := a.CreateItem(t, map[string]any{"title": "Interview", "itemType": "video", "languageCode": "en-US"})
+	titled := a.CreateItem(t, map[string]any{"title": "Zanzibar harbour", "itemType": "video"})
+	putTranscript(t, a, said, transcriptDoc{LanguageCode: "en-US", TimedTranscript: []segment{{"We sailed to Zanzibar at dawn.", 0, 2000}}})
+	putTranscript(t, a, said, transcriptDoc{LanguageCode: "es-ES", TimedTranscript: []segment{{"Navegamos al amanecer.", 0, 2000}}})
+	q := func(c *loupetest.Client, words string) []string {
+		return search(t, c, url.Values{"searchString": {words}}).ids()
+	}
+	if got := q(a, "zanzibar"); !reflect.DeepEqual(got, []string{titled, said}) {
+		t.Fatalf("zanzibar found %v, want the titled item, then the one it was said in", got)
+	}
+	if got := q(a, "amanecer"); !reflect.DeepEqual(got, []string{said}) {
+		t.Fatalf("a word of the translation found %v", got)
+	}
+	if got := q(b, "zanzibar"); len(got) != 0 {
+		t.Fatalf("another tenant found %v", got)
+	}
+	putTranscript(t, a, said, transcriptDoc{LanguageCode: "en-US", TimedTranscript: []segment{{"We stayed home.", 0, 2000}}})
+	if got := q(a, "zanzibar"); !reflect.DeepEqual(got, []string{titled}) {
+		t.Fatalf("after the edit: %v", got)
+	}
 }

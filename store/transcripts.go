@@ -17,6 +17,10 @@ import (
 
 // Limits of a transcript.
 const (
+	// maxTranscriptSearchText bounds the transcript words an item's
+	// search vector holds (characters; Postgres' tsvector stops at 1 MB).
+	maxTranscriptSearchText = 200_000
+
 	MaxTranscriptSegments = 100_000
 	MaxSegmentContent     = 10_000
 )
@@ -79,6 +83,9 @@ ON CONFLICT (tenant_id, item_id, language_code) DO UPDATE SET
 	// Item.timedTranscriptUrl needs no query per item.
 	stampItemTranscriptSQL = `
 UPDATE items SET transcript_last_updated = $3, modified_on = $3,
+    transcript_text = (SELECT left(string_agg(seg->>'content', ' ' ORDER BY t.language_code), $7)
+                       FROM transcripts t CROSS JOIN LATERAL jsonb_array_elements(t.segments) AS seg
+                       WHERE t.tenant_id = $1 AND t.item_id = $2),
     media = jsonb_set(jsonb_set(media, '{timedTranscriptKeys}',
                       coalesce(media->'timedTranscriptKeys', '{}'::jsonb) || jsonb_build_object($4::text, $5::text)),
                       '{subtitleKeys}',
@@ -173,7 +180,7 @@ func (s *Store) WriteTranscript(ctx context.Context, w TranscriptWrite) (time.Ti
 			return fmt.Errorf("store: unable to write transcript: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, stampItemTranscriptSQL, w.TenantID, w.ItemID, at, w.LanguageCode, w.Key,
-			loupe.JSONOf(w.Subtitles)); err != nil {
+			loupe.JSONOf(w.Subtitles), maxTranscriptSearchText); err != nil {
 			return fmt.Errorf("store: unable to stamp item transcript: %w", err)
 		}
 		return nil
