@@ -50,16 +50,19 @@ type IngestScanWorker struct {
 // database gone) is tried before it is failed for good.
 const scanAttempts = 5
 
-// Timeout bounds one run: the slice plus a page's worth.
+// Timeout bounds one run: the slice plus a page's worth. It is also how
+// long a scan whose node was killed waits before it resumes elsewhere
+// (internal/jobs): short slices keep that short, at the cost of a snooze
+// every slice.
 func (w *IngestScanWorker) Timeout(*river.Job[jobs.ScanArgs]) time.Duration {
-	return w.slice() + 5*time.Minute
+	return w.slice() + time.Minute
 }
 
 func (w *IngestScanWorker) slice() time.Duration {
 	if w.Opts.Slice > 0 {
 		return w.Opts.Slice
 	}
-	return 5 * time.Minute
+	return 30 * time.Second
 }
 
 // Work runs the scan; a used slice snoozes the job (it resumes at once).
