@@ -40,6 +40,8 @@ type Loaders struct {
 	// TranscriptOfItem answers an item's transcript in a language, nil when
 	// there is none.
 	TranscriptOfItem *Loader[TranscriptKey, *store.Transcript]
+	// UploadOfItem answers an item's latest upload (ENOTFOUND: none).
+	UploadOfItem *Loader[string, *store.Upload]
 	// Access answers what the principal may do with items (non-admins'
 	// relation lists).
 	Access *Loader[string, store.ItemAccess]
@@ -88,6 +90,7 @@ func New(st *store.Store) *Loaders {
 		})
 	l.TranscriptOfItem = newLoader(l, transcripts(st)).byItem(withoutItem[TranscriptKey], transcriptOf)
 	l.Mdf = newLoader(l, byID(st.MdfsByIDs))
+	l.UploadOfItem = newLoader(l, byID(ofTenant(st.LatestUploads))).byItem(noArgs, uploadOf)
 	return l
 }
 
@@ -107,6 +110,15 @@ func transcriptOf(args TranscriptKey, id string, it *store.Item) (TranscriptKey,
 		args.LanguageCode = it.LanguageCode
 	}
 	return args, true
+}
+
+// uploadOf is the upload key of item id, for items an upload was asked
+// for (their media holds its progress): the others answer without a load.
+func uploadOf(_ string, id string, it *store.Item) (string, bool) {
+	if it == nil || it.UploadProgressInfo.IsNull() {
+		return "", false
+	}
+	return id, true
 }
 
 // HintItems tells the loaders which items a list just returned, so that

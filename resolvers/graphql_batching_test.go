@@ -188,3 +188,44 @@ func TestNestedNodesCostTheSameStatementsWhateverTheirNumber(t *testing.T) {
 		}
 	}
 }
+
+// Item.upload of a page of items is one query, whatever its size; items
+// no upload was asked for cost none.
+func TestItemUploadsAreBatched(t *testing.T) {
+	l := newLibrary(t, 0)
+	for i := range 12 {
+		l.client.GraphQL(t, `mutation($in: StartUploadInput!) { startUpload(input: $in) { upload { id } } }`,
+			map[string]any{"in": map[string]any{"fileName": fmt.Sprintf("clip%02d.mp4", i), "size": 1000 + i,
+				"itemType": "video"}}).OK(nil)
+	}
+	l.items = nil
+	createItem(t, l.client, map[string]any{"title": "No upload", "itemType": "video"})
+	const query = `query($first: Int) { items(first: $first, filter: {itemType: "video"}) { nodes { id upload { state size } } } }`
+	counts := map[int][]int64{}
+	for range rounds {
+		for _, n := range []int{2, 13, 6} {
+			var out struct {
+				Items struct {
+					Nodes []struct {
+						ID     string
+						Upload *struct {
+							State string
+							Size  int
+						}
+					}
+				}
+			}
+			counts[n] = append(counts[n], l.statements(t, query, map[string]any{"first": n}, &out))
+			if len(out.Items.Nodes) != n || out.Items.Nodes[0].Upload != nil {
+				t.Fatalf("first %d: %+v", n, out.Items.Nodes)
+			}
+			for _, it := range out.Items.Nodes[1:] {
+				if it.Upload == nil || it.Upload.State != "uploading" || it.Upload.Size < 1000 {
+					t.Fatalf("first %d: item %s upload %+v", n, it.ID, it.Upload)
+				}
+			}
+		}
+	}
+	t.Logf("statements of items(first: N) { upload }: %v", counts)
+	sameCost(t, "items(first: N) { upload }", counts)
+}

@@ -17,11 +17,16 @@ import (
 )
 
 func (r *itemResolver) Upload(ctx context.Context, obj *store.Item) (*store.Upload, error) {
-	ups, err := r.Store.LatestUploads(ctx, obj.TenantID, []string{obj.ID})
-	if err != nil {
-		return nil, err
+	// Only an item an upload was asked for has one: the others cost no
+	// query; those of a page are read together.
+	if obj.UploadProgressInfo.IsNull() && !obj.Lean {
+		return nil, nil
 	}
-	return ups[obj.ID], nil
+	up, err := r.loaders(ctx).UploadOfItem.Load(ctx, obj.ID)
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+		return nil, nil
+	}
+	return up, err
 }
 
 func (r *mutationResolver) StartUpload(ctx context.Context, input model.StartUploadInput) (*model.StartUploadPayload, error) {
