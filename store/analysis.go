@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
@@ -178,9 +176,9 @@ func (s *Store) queueAnalysisTx(ctx context.Context, tx *sqlx.Tx, args jobs.Anal
 	// Unique while waiting only: a request while a run goes on makes a new
 	// job (the run may be past what changed); the newer run's claim makes
 	// the older one stop.
-	_, err := s.enqueue(ctx, tx, args, &river.InsertOpts{Queue: queue, MaxAttempts: jobs.AnalyzeMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}})
+	opts := uniqueWhileWaiting(queue)
+	opts.MaxAttempts = jobs.AnalyzeMaxAttempts
+	_, err := s.enqueue(ctx, tx, args, opts)
 	return err
 }
 
