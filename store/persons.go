@@ -127,6 +127,21 @@ func (s *Store) CreatePerson(ctx context.Context, p *loupe.Principal, in NewPers
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
+	var person *Person
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		person, err = createPersonTx(ctx, tx, p, in)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.countUsage(p.TenantID, MetricItemsCreated, 1)
+	return person, nil
+}
+
+// createPersonTx is CreatePerson in tx, in checked.
+func createPersonTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in NewPerson) (*Person, error) {
 	const formID = "default"
 	formData := map[string]json.RawMessage{"default_title": mustJSON(in.Name)}
 	description := ""
@@ -135,7 +150,7 @@ func (s *Store) CreatePerson(ctx context.Context, p *loupe.Principal, in NewPers
 		formData["default_description"] = mustJSON(description)
 	}
 	id, at := loupe.NewID(), now()
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := func() error {
 		if len(in.ImageIDs) > 0 {
 			var found []struct {
 				ID       string `db:"id"`
@@ -172,11 +187,10 @@ func (s *Store) CreatePerson(ctx context.Context, p *loupe.Principal, in NewPers
 			}
 		}
 		return auditTx(ctx, tx, p, id, in.Name, loupe.ActionCreate, at, CreateDiff(formID, formData))
-	})
+	}()
 	if err != nil {
 		return nil, err
 	}
-	s.countUsage(p.TenantID, MetricItemsCreated, 1)
 	images := in.ImageIDs
 	if images == nil {
 		images = []string{}
