@@ -7,9 +7,14 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/loupe-mam/loupe/internal/analysis"
+	"github.com/loupe-mam/loupe/internal/analysis/apertium"
+	"github.com/loupe-mam/loupe/internal/analysis/sphinx"
+	"github.com/loupe-mam/loupe/internal/analyzer"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/processor"
 	"github.com/loupe-mam/loupe/internal/upload"
+	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -32,6 +37,12 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	if deps.cfg.Files != nil {
 		river.AddWorker(w, &processor.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
 			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, TimeoutFloor: deps.cfg.TranscodeFloor, Originals: ingest.OriginalOf})
+		kinds++
+		// Analysis (docs/analysis.md) reads processing's outputs and
+		// writes transcripts through the metered file store.
+		transcripts := resolvers.New(deps.store, deps.cfg.Blobs, usage.MeterFiles(deps.cfg.Files, deps.store))
+		river.AddWorker(w, &analyzer.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
+			Logger: deps.logger, Engines: analysisEngines(), Transcripts: transcripts.StoreTranscript})
 		kinds++
 	}
 	return w, kinds
@@ -83,4 +94,17 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	return c, nil
+}
+
+// analysisEngines are the engines installed here (scripts/deps installs
+// them; a node without one marks that analysis failed, saying so).
+func analysisEngines() analyzer.Engines {
+	var e analyzer.Engines
+	if sphinx.Available() {
+		e.Transcribers = append(e.Transcribers, sphinx.Engine{})
+	}
+	if apertium.Available() {
+		e.Translators = append(e.Translators, analysis.Translator(apertium.Engine{}))
+	}
+	return e
 }

@@ -173,10 +173,9 @@ func (s *Store) queueAnalysisTx(ctx context.Context, tx *sqlx.Tx, args jobs.Anal
 		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
 		return fmt.Errorf("store: unable to queue analysis: %w", err)
 	}
-	// Unique while waiting only: a request while a run goes on makes a new
-	// job (the run may be past what changed); the newer run's claim makes
-	// the older one stop.
-	opts := uniqueWhileWaiting(queue)
+	// One job per item and kinds while it waits or runs: a request while
+	// one runs joins it.
+	opts := uniqueWhilePending(queue)
 	opts.MaxAttempts = jobs.AnalyzeMaxAttempts
 	_, err := s.enqueue(ctx, tx, args, opts)
 	return err

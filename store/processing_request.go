@@ -65,18 +65,11 @@ func ProcessInsertOpts(queue string) *river.InsertOpts { return uniqueWhilePendi
 
 // uniqueWhilePending are insert options for a job unique by its args'
 // river:"unique" fields while one waits or runs, and asked for again after.
+// (River requires the running state among unique states.)
 func uniqueWhilePending(queue string) *river.InsertOpts {
-	o := uniqueWhileWaiting(queue)
-	o.UniqueOpts.ByState = append(o.UniqueOpts.ByState, rivertype.JobStateRunning)
-	return o
-}
-
-// uniqueWhileWaiting are insert options for a job unique by its args'
-// river:"unique" fields while one waits; one asked for while another runs
-// is a new job.
-func uniqueWhileWaiting(queue string) *river.InsertOpts {
 	return &river.InsertOpts{Queue: queue, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+		rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
 }
 
 // ProcessingSource answers the item's sourceFileLocation and

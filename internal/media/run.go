@@ -20,6 +20,11 @@ import (
 // nice 19, 42 % at nice 0).
 const Niceness = 19
 
+// Start starts cmd as media tools run: at Niceness, in its own process
+// group (cancelling its context kills what it started too). For the other
+// engines that work on media (internal/analysis).
+func Start(cmd *exec.Cmd) error { return start(cmd) }
+
 // start starts cmd and lowers its priority. In its own process group, so
 // that cancelling kills what it started too.
 func start(cmd *exec.Cmd) error {
