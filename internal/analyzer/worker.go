@@ -210,25 +210,16 @@ func (r *run) proxy(ctx context.Context) (string, error) {
 		r.proxyPath = p
 		return p, nil
 	}
-	rc, _, _, err := r.w.Files.Open(ctx, key)
+	p := filepath.Join(r.dir, "proxy"+filepath.Ext(key))
+	err := blob.Download(ctx, r.w.Files, key, p)
 	if errors.Is(err, blob.ErrNotFound) {
 		return "", failed("the item's proxy is missing from storage: process it again")
 	}
 	if err != nil {
 		return "", err
 	}
-	defer rc.Close()
-	p := filepath.Join(r.dir, "proxy"+filepath.Ext(key))
-	f, err := os.Create(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if _, err := f.ReadFrom(rc); err != nil {
-		return "", err
-	}
 	r.proxyPath = p
-	return p, f.Close()
+	return p, nil
 }
 
 // config is the tenant's configuration, read once.

@@ -263,21 +263,8 @@ func (r *run) input(ctx context.Context, files blob.Store, key, dir string) (str
 	if ps, ok := files.(blob.Presigner); ok && obj.Size > localCopyLimit {
 		return ps.Presign(ctx, "GET", key, min(r.timeout+10*time.Minute, blob.MaxPresignTTL))
 	}
-	rc, _, _, err := files.Open(ctx, key)
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
 	p := filepath.Join(dir, "original"+filepath.Ext(key))
-	f, err := os.Create(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if _, err := f.ReadFrom(rc); err != nil {
-		return "", err
-	}
-	return p, f.Close()
+	return p, blob.Download(ctx, files, key, p)
 }
 
 // finish stores the outputs under the run's prefix and switches them onto
