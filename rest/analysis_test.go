@@ -173,7 +173,9 @@ func waitFor(t *testing.T, api *loupetest.API, cond func() bool) {
 		if time.Now().After(deadline) {
 			var jobs []string
 			api.DB.Select(&jobs, `SELECT kind || ' ' || state || ' ' || args::text || coalesce(errors::text, '') FROM river_job WHERE kind = 'analyze_item'`) //nolint:errcheck
-			t.Fatalf("condition not met in 5 minutes; jobs: %v", jobs)
+			var analyses []string
+			api.DB.Select(&analyses, `SELECT COALESCE(media->'analysis', 'null')::text FROM items WHERE media ? 'analysis'`) //nolint:errcheck
+			t.Fatalf("condition not met in 5 minutes; jobs: %v; analyses: %v", jobs, analyses)
 		}
 	}
 }

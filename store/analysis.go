@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
@@ -167,17 +168,34 @@ func (s *Store) RequestAnalysis(ctx context.Context, args jobs.AnalyzeArgs, queu
 	})
 }
 
-// queueAnalysisTx marks the kinds queued and inserts the job in tx.
+// waitingAnalysisSQL: is a job that will do (at least) what args $1 ask
+// for (their tenant, item, kinds and force, @> on River's GIN index of
+// args) still waiting to start?
+const waitingAnalysisSQL = `
+SELECT EXISTS (SELECT 1 FROM river_job WHERE kind = $2 AND args @> $1::jsonb
+                 AND state IN ('available', 'pending', 'retryable', 'scheduled'))`
+
+// queueAnalysisTx marks the kinds queued and inserts the job in tx, unless
+// one that will do them waits already. A run that has started does not
+// take a new request (its kinds may be done already): a job waits after
+// it. Callers hold the item's row, so two requests do not both insert.
 func (s *Store) queueAnalysisTx(ctx context.Context, tx *sqlx.Tx, args jobs.AnalyzeArgs, queue string) error {
 	if _, err := tx.ExecContext(ctx, queueAnalysisSQL, args.TenantID, args.ItemID, stringArray(args.Kinds),
 		time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
 		return fmt.Errorf("store: unable to queue analysis: %w", err)
 	}
-	// One job per item and kinds while it waits or runs: a request while
-	// one runs joins it.
-	opts := uniqueWhilePending(queue)
-	opts.MaxAttempts = jobs.AnalyzeMaxAttempts
-	_, err := s.enqueue(ctx, tx, args, opts)
+	covers := map[string]any{"tenantId": args.TenantID, "itemId": args.ItemID, "kinds": args.Kinds}
+	if args.Force {
+		covers["force"] = true
+	}
+	var waiting bool
+	if err := tx.GetContext(ctx, &waiting, waitingAnalysisSQL, loupe.JSONOf(covers), args.Kind()); err != nil {
+		return fmt.Errorf("store: unable to find waiting analyses: %w", err)
+	}
+	if waiting {
+		return nil
+	}
+	_, err := s.enqueue(ctx, tx, args, &river.InsertOpts{Queue: queue, MaxAttempts: jobs.AnalyzeMaxAttempts})
 	return err
 }
 
