@@ -26,8 +26,12 @@ type config struct {
 	// has a bucket.
 	BlobDir string
 	// S3 keeps the files in a bucket when its Bucket is set (LOUPE_S3_*).
-	S3     blob.S3Config
-	DBPool int
+	S3 blob.S3Config
+	// DirectDownloads (LOUPE_S3_DIRECT_DOWNLOADS, default on) makes the
+	// links of files in S3 presigned URLs to the bucket; off, they go
+	// through Loupe's /blobs/ (a bucket the clients cannot reach).
+	DirectDownloads bool
+	DBPool          int
 	// PprofAddr serves pprof when set (LOUPE_PPROF_ADDR).
 	PprofAddr string
 	// APIKeyHeaders is LOUPE_API_KEY_HEADERS as set: cmdServe parses it
@@ -52,6 +56,7 @@ func loadConfig() config {
 	}
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.S3 = s3FromEnv()
+	c.DirectDownloads = envBool("LOUPE_S3_DIRECT_DOWNLOADS", true)
 	c.App.MaxUploadBytes = int64(envInt("LOUPE_MAX_UPLOAD_BYTES", int(c.App.MaxUploadBytes)))
 	c.PublicURL = env("LOUPE_PUBLIC_URL", "http://localhost"+portOf(c.Addr))
 	c.App.BodyLimit = int64(envInt("LOUPE_MAX_BODY_BYTES", int(c.App.BodyLimit)))

@@ -80,6 +80,9 @@ func cmdServe(ctx context.Context, c config) error {
 		return err
 	}
 	c.App.Blobs = blob.NewSigner(key, c.PublicURL)
+	if p, ok := files.(*blob.S3); ok && c.DirectDownloads {
+		c.App.Blobs.DirectDownloads(p)
+	}
 	if c.App.Credentials, err = credentialsBox(c); err != nil {
 		return err
 	}

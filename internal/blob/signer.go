@@ -3,6 +3,7 @@
 package blob
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -30,6 +31,9 @@ var (
 type Signer struct {
 	key     []byte
 	baseURL string
+	// direct, when set, makes GET links its presigned URLs
+	// (DirectDownloads).
+	direct Presigner
 }
 
 // NewSigner signs with key; links start with baseURL (e.g. http://host:8080).
@@ -40,9 +44,23 @@ func NewSigner(key []byte, baseURL string) *Signer {
 // BaseURL is what links start with.
 func (s *Signer) BaseURL() string { return s.baseURL }
 
+// DirectDownloads makes GET links p's presigned URLs (S3's own): the
+// bytes then go from the bucket to the client, with the backend's Range,
+// ETag and Content-Type, instead of through a Loupe node. Directory links
+// (DirURL) stay Loupe's: a presigned URL signs one key only. Call it
+// before the signer is shared.
+func (s *Signer) DirectDownloads(p Presigner) { s.direct = p }
+
 // URL is a link allowing method (GET to download, PUT to upload) on the blob
-// at key until now+ttl.
+// at key until now+ttl: a presigned URL of the backend for a GET with
+// DirectDownloads, else the server's own signed link.
 func (s *Signer) URL(method, key string, now time.Time, ttl time.Duration) string {
+	if method == "GET" && s.direct != nil {
+		// Presigning is computed locally; a key it refuses gets Loupe's link.
+		if u, err := s.direct.Presign(context.Background(), method, key, min(time.Until(now.Add(ttl)), MaxPresignTTL)); err == nil {
+			return u
+		}
+	}
 	exp := strconv.FormatInt(now.Add(ttl).Unix(), 10)
 	q := url.Values{"method": {method}, "expires": {exp}, "signature": {s.sign(method, key, exp)}}
 	return s.baseURL + PathPrefix + escapeKey(key) + "?" + q.Encode()
