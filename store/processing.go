@@ -76,10 +76,13 @@ WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL AND media->'progressInfo
 SELECT media->'progressInfo'->>'runKey' AS run_key, COALESCE(media->'generated'->>'prefix', '') AS prefix
 FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
 
+	// finishProcessingSQL switches a run's outputs in. The item's
+	// geoLocation is the media's (no API writes it).
 	finishProcessingSQL = `
 UPDATE items SET transcoding_state = $3, technical_metadata = $4, frame_count = $5,
     media_created_on = COALESCE($6, media_created_on), modified_on = $7,
-    media = media || $8::jsonb
+    media = media || $8::jsonb,
+    geo_location = $9
 WHERE tenant_id = $1 AND id = $2`
 
 	// Processing's thumbnails are those under a generated prefix of the
@@ -147,6 +150,9 @@ type ProcessingResult struct {
 	Technical      loupe.JSON
 	FrameCount     *int64
 	MediaCreatedOn *time.Time
+	// GeoLocation is where the media says it was recorded (nil when it
+	// does not say).
+	GeoLocation loupe.JSON
 	// Fields are further media document fields (proxySize,
 	// thumbnailInfo…).
 	Fields map[string]any
@@ -226,7 +232,7 @@ func (s *Store) FinishProcessing(ctx context.Context, tenantID, itemID, runKey s
 		}
 		now := time.Now().UTC()
 		if _, err := tx.ExecContext(ctx, finishProcessingSQL, tenantID, itemID, TranscodingComplete, r.Technical,
-			r.FrameCount, r.MediaCreatedOn, now, string(doc)); err != nil {
+			r.FrameCount, r.MediaCreatedOn, now, string(doc), r.GeoLocation); err != nil {
 			return fmt.Errorf("store: unable to switch processing outputs: %w", err)
 		}
 		pos := make([]int64, len(r.Thumbnails))

@@ -88,6 +88,10 @@ type Result struct {
 	Probe    *media.Probe
 	Duration float64
 	Outputs  []Output
+	// Photo is an image's embedded metadata (nil for other kinds, or when
+	// it could not be read: PhotoError says why; the run goes on).
+	Photo      *media.Photo
+	PhotoError string
 }
 
 // Progress is where a run is.
@@ -137,6 +141,9 @@ func Run(ctx context.Context, input, dir string, steps Steps, progress func(Prog
 	case media.KindAudio:
 		err = r.audio(ctx, input, dir, steps, report, finish)
 	case media.KindImage:
+		if r.Photo, err = media.ReadPhoto(ctx, input); err != nil {
+			r.PhotoError = err.Error()
+		}
 		err = r.image(ctx, input, dir, report)
 	}
 	if err != nil {

@@ -45,6 +45,37 @@ func Technical(p *media.Probe) map[string]any {
 	return t
 }
 
+// Technical adds an image's embedded metadata to its technicalMetadata (under
+// "photo"; "photoError" when it was unreadable).
+func (r *Result) Technical() map[string]any {
+	t := Technical(r.Probe)
+	if r.Photo != nil {
+		t["photo"] = r.Photo
+	}
+	if r.PhotoError != "" {
+		t["photoError"] = r.PhotoError
+	}
+	return t
+}
+
+// Where is where the media was recorded: an image's GPS, else a video's
+// ISO 6709 location (nil when neither says).
+func (r *Result) Where() *media.GeoPoint {
+	if r.Photo != nil && r.Photo.Where != nil {
+		return r.Photo.Where
+	}
+	return r.Probe.Where()
+}
+
+// CreatedOn is when the media was recorded: an image's DateTimeOriginal,
+// else the container's creation time.
+func (r *Result) CreatedOn() *time.Time {
+	if r.Photo != nil && r.Photo.TakenOn != nil {
+		return r.Photo.TakenOn
+	}
+	return CreatedOn(r.Probe)
+}
+
 // FrameCount is the video's frame count: the stream's own, else duration ×
 // rate (0 without video).
 func FrameCount(p *media.Probe) int64 {

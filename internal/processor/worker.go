@@ -318,7 +318,7 @@ func (r *run) finish(ctx context.Context, res *process.Result) error {
 		}
 	}
 	out.Generated = g
-	tech, err := json.Marshal(process.Technical(res.Probe))
+	tech, err := json.Marshal(res.Technical())
 	if err != nil {
 		return err
 	}
@@ -326,7 +326,10 @@ func (r *run) finish(ctx context.Context, res *process.Result) error {
 	if fc := process.FrameCount(res.Probe); fc > 0 {
 		out.FrameCount = &fc
 	}
-	out.MediaCreatedOn = process.CreatedOn(res.Probe)
+	out.MediaCreatedOn = res.CreatedOn()
+	if g := res.Where(); g != nil {
+		out.GeoLocation = loupe.JSONOf(g)
+	}
 	out.Analyze, out.AnalyzeForce, out.Queue, out.DurationSeconds = r.analyze, r.analyzeForce, r.queue, res.Duration
 	out.NewMedia = r.steps.Proxy
 	out.Progress = map[string]any{"step": "done", "percent": 100, "attempt": r.attempt, "startedOn": r.started,
