@@ -1,7 +1,7 @@
 package rest_test
 
 import (
-		"os"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
