@@ -24,6 +24,7 @@ require (
 	github.com/tus/tusd/v2 v2.9.1
 	github.com/vektah/gqlparser/v2 v2.5.64
 	golang.org/x/exp v0.0.0-20250620022241-b7579e27df2b
+	golang.org/x/image v0.47.0
 	golang.org/x/tools v0.51.0
 )
 

@@ -215,6 +215,47 @@ func TestProcessItem(t *testing.T) {
 	}
 }
 
+// A new video shows a poster long before its proxy: one keyframe of the
+// original, from the probe phase; the whole set replaces it and its file.
+func TestEarlyPoster(t *testing.T) {
+	mediatest.Need(t)
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	clip := filepath.Join(t.TempDir(), "long.mp4")
+	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+		"testsrc2=size=1280x720:rate=30:duration=20", "-c:v", "libx264", "-preset", "ultrafast", clip).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	data, _ := os.ReadFile(clip)
+	item := a.CreateItem(t, map[string]any{"title": "Long", "itemType": "video"})
+	withOriginal(t, api, a, item, "long.mp4", data)
+	var early any
+	it := waitState(t, api, a, item, func(it map[string]any) {
+		if early == nil && it["thumbnail"] != nil && it["transcodingState"] != "complete" {
+			early = it["thumbnail"]
+			if it["hasProxy"] == true || it["thumbnailStrip"] != nil {
+				t.Errorf("the early poster came with a partial set: %v", it)
+			}
+			if resp, _ := fetch(t, early.(string)); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" {
+				t.Errorf("early poster: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+		}
+	}, "complete", "failed")
+	if early == nil || it["thumbnail"] == early || it["transcodingState"] != "complete" {
+		t.Fatalf("early poster %v, then %v (%v)", early, it["thumbnail"], it["transcodingState"])
+	}
+	waitJobsDone(t, api)
+	objs, _, err := api.Files.List(context.Background(), "media/"+a.TenantID+"/"+item+"/generated/", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if strings.Contains(o.Key, "/early-") {
+			t.Fatalf("the early poster outlived the set: %s", o.Key)
+		}
+	}
+}
+
 // Media that is not media is probed and marked, not failed; a video cut in
 // half fails with ffmpeg's reason.
 func TestProcessBadMedia(t *testing.T) {

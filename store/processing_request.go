@@ -19,10 +19,6 @@ SELECT COALESCE(media ? 'sourceFileLocation', false) AS has,
        COALESCE(media->'progressInfo'->>'runKey', '') AS run_key
 FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL FOR UPDATE`
 
-	processingSourceSQL = `
-SELECT COALESCE(media->>'sourceFileLocation', ''), COALESCE(media->>'ingestSourceStorageId', '')
-FROM items WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL`
-
 	// queueProcessingSQL marks the item queued (a run in progress keeps
 	// its own state until it ends).
 	queueProcessingSQL = `
@@ -70,17 +66,6 @@ func uniqueWhilePending(queue string) *river.InsertOpts {
 	return &river.InsertOpts{Queue: queue, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 		rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
-}
-
-// ProcessingSource answers the item's sourceFileLocation and
-// ingestSourceStorageId ("" when it has none), as ClaimProcessing does
-// without claiming it. ENOTFOUND when the item is gone.
-func (s *Store) ProcessingSource(ctx context.Context, tenantID, itemID string) (source, storageID string, err error) {
-	err = s.db.QueryRowContext(ctx, processingSourceSQL, tenantID, itemID).Scan(&source, &storageID)
-	if err != nil {
-		return "", "", notFoundOr(err, "store: unable to read item %s: %w", itemID)
-	}
-	return source, storageID, nil
 }
 
 // ContinueProcessing ends a processing job and inserts the next phase in

@@ -142,7 +142,9 @@ func runBench(ctx context.Context, c benchConfig) error {
 		return nil
 	}
 
-	srv, err := startServer(ctx, c.loupe, dbURL, c.profileDir != "", log)
+	// The load scenarios' server only serves the API: the media
+	// scenarios' servers, each with its own storage, work their jobs.
+	srv, err := startServer(ctx, c.loupe, dbURL, c.profileDir != "", log, "LOUPE_WORKERS=-1")
 	if err != nil {
 		return err
 	}
@@ -187,15 +189,19 @@ func runBench(ctx context.Context, c benchConfig) error {
 	if c.only == "" || strings.HasPrefix(c.only, "upload") || strings.HasPrefix(c.only, "ingest") {
 		media = mediaRows(ctx, c, dir, dbURL, seeded.APIKey, log, &ingest)
 	}
+	var proc []procRow
+	if c.only == "" || strings.HasPrefix(c.only, "process") {
+		proc = processingRows(ctx, c, dir, dbURL, seeded, log)
+	}
 	if c.only != "" {
-		fmt.Println(benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest))
+		fmt.Println(benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc))
 		return nil
 	}
 	rows = append(rows, pgbenchRows(ctx, cl, c, log)...)
 	if c.postgraphile {
 		rows = append(rows, postgraphileRows(ctx, c, dbURL, seeded, measure, log)...)
 	}
-	report := benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest)
+	report := benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc)
 	fmt.Println(report)
 	if c.out != "" {
 		return os.WriteFile(c.out, []byte(report), 0o644)

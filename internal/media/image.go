@@ -1,11 +1,19 @@
 package media
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"image"
+	_ "image/gif"  // ImageDims
+	_ "image/jpeg" // ImageDims
+	_ "image/png"  // ImageDims
+	"os"
 	"os/exec"
 	"strconv"
+
+	_ "golang.org/x/image/webp" // ImageDims
 )
 
 // Image renditions are made by libvips (Debian's libvips-tools): a 24 MP
@@ -34,4 +42,20 @@ func Rendition(ctx context.Context, in, out string, size int) error {
 		return fmt.Errorf("vipsthumbnail: %s", toolError(err, stderr.String()))
 	}
 	return nil
+}
+
+// ImageDims reads an image's size from its header (JPEG, PNG, GIF, WebP)
+// in Go: the outputs' sizes without starting a tool for each (ffprobe
+// takes 0.1–0.2 s to start here).
+func ImageDims(path string) (int, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	c, _, err := image.DecodeConfig(bufio.NewReader(f))
+	if err != nil {
+		return 0, 0, err
+	}
+	return c.Width, c.Height, nil
 }

@@ -248,7 +248,7 @@ func (r *Result) thumbnails(ctx context.Context, proxy, dir string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("the proxy has no keyframe to make thumbnails of")
 	}
-	w, h := imageSize(ctx, files[0])
+	w, h := ImageSize(ctx, files[0])
 	for i, f := range files {
 		pos := time.Duration(i*media.KeyframeSeconds) * time.Second
 		r.Outputs = append(r.Outputs, Output{Role: RoleThumbnail, Path: f, Name: "thumbnails/" + filepath.Base(f),
@@ -258,7 +258,7 @@ func (r *Result) thumbnails(ctx context.Context, proxy, dir string) error {
 	if err := media.Run(ctx, media.Command{Args: media.PosterArgs(proxy, poster, media.PosterPosition(r.Duration))}); err != nil {
 		return fmt.Errorf("the poster could not be made: %w", err)
 	}
-	pw, ph := imageSize(ctx, poster)
+	pw, ph := ImageSize(ctx, poster)
 	r.Outputs = append(r.Outputs, Output{Role: RolePoster, Path: poster, Name: "poster.jpg", ContentType: "image/jpeg",
 		Width: pw, Height: ph})
 	return nil
@@ -280,7 +280,7 @@ func (r *Result) strip(ctx context.Context, proxy, dir string) error {
 	if len(sheets) == 0 {
 		return fmt.Errorf("the proxy has no keyframe to make a strip of")
 	}
-	w, h := imageSize(ctx, sheets[0])
+	w, h := ImageSize(ctx, sheets[0])
 	for _, s := range sheets {
 		r.Outputs = append(r.Outputs, Output{Role: RoleStripSheet, Path: s, Name: "strip/" + filepath.Base(s),
 			ContentType: "image/jpeg", Width: w, Height: h})
@@ -336,28 +336,36 @@ func (r *Result) waveform(ctx context.Context, input, dir string) error {
 	return nil
 }
 
-// image makes an image's thumbnail (WebP) and preview (JPEG), upright.
+// image makes an image's preview (JPEG) from the original, then its
+// thumbnail (WebP) from the preview — a fifth of the pixels to read, and
+// the preview is upright already with its metadata stripped.
 func (r *Result) image(ctx context.Context, input, dir string, report func(string, float64)) error {
 	report("thumbnails", 0)
+	src := input
 	for _, o := range []struct {
 		role, name, ctype string
 		size              int
-	}{{RolePoster, "thumbnail.webp", "image/webp", media.ImageThumbnailSize},
-		{RolePreview, "preview.jpg", "image/jpeg", media.ImagePreviewSize}} {
+	}{{RolePreview, "preview.jpg", "image/jpeg", media.ImagePreviewSize},
+		{RolePoster, "thumbnail.webp", "image/webp", media.ImageThumbnailSize}} {
 		out := filepath.Join(dir, o.name)
 		// vipsthumbnail reads files only: the worker gives an image's
 		// run a local path.
-		if err := media.Rendition(ctx, input, out, o.size); err != nil {
+		if err := media.Rendition(ctx, src, out, o.size); err != nil {
 			return fmt.Errorf("the image %s could not be made: %w", strings.TrimSuffix(o.name, filepath.Ext(o.name)), err)
 		}
-		w, h := imageSize(ctx, out)
+		w, h := ImageSize(ctx, out)
 		r.Outputs = append(r.Outputs, Output{Role: o.role, Path: out, Name: o.name, ContentType: o.ctype, Width: w, Height: h})
+		src = out
 	}
 	return nil
 }
 
-// imageSize is an image's size by probing it (0, 0 when unreadable).
-func imageSize(ctx context.Context, path string) (int, int) {
+// ImageSize is an image's size from its header, else by probing it (0, 0
+// when unreadable).
+func ImageSize(ctx context.Context, path string) (int, int) {
+	if w, h, err := media.ImageDims(path); err == nil {
+		return w, h
+	}
 	p, err := media.ProbeFile(ctx, path)
 	if err != nil || len(p.Streams) == 0 {
 		return 0, 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -61,13 +62,16 @@ func transcodeTimeout(floor time.Duration, d float64) time.Duration {
 	return min(Timeout*24, floor+time.Duration(3*d/slowestRealtime*float64(time.Second)))
 }
 
-// probe is the first phase: it reads the original's duration and hands
-// over to the second. Whatever stops it from reading the duration (the
+// probe is the first phase: it claims the item, reads the original's
+// duration, shows an early poster and hands over to the second. Whatever stops it from reading the duration (the
 // original missing, unreadable, not media) leaves it unknown or zero: the
 // second phase meets the same and says why on the item.
 func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) error {
 	a := job.Args
-	location, storageID, err := w.Store.ProcessingSource(ctx, a.TenantID, a.ItemID)
+	// The item shows its processing from here (its first progress within
+	// a moment of the upload), held by this phase until the next claims it.
+	location, storageID, err := w.Store.ClaimProcessing(ctx, a.TenantID, a.ItemID, fmt.Sprintf("%d.%d", job.ID, job.Attempt),
+		w.Node, Service, map[string]any{"step": "probe", "percent": 0, "attempt": job.Attempt, "startedOn": time.Now().UTC()})
 	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return nil // the item is gone
 	}
@@ -78,8 +82,12 @@ func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) er
 	next.Probed, next.DurationSeconds = true, -1
 	r := &run{w: w, tenant: a.TenantID, item: a.ItemID}
 	if files, key, err := r.source(ctx, location, storageID); err == nil {
-		if d, ok := probeDuration(ctx, files, key); ok {
-			next.DurationSeconds = d
+		p, input, ok := probeSource(ctx, files, key)
+		if ok {
+			next.DurationSeconds = p.Duration()
+		}
+		if p != nil && p.Kind() == media.KindVideo {
+			r.earlyPoster(ctx, input, p, job.ID)
 		}
 	} else if !errors.As(err, new(*permanentError)) {
 		return err // the storage or the database: try again
@@ -90,37 +98,37 @@ func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) er
 	}, next, job.Queue, job.Priority)
 }
 
-// probeDuration reads the duration of key in files without copying it:
-// the file itself on local disk, a presigned URL on S3. ok is false when
-// it cannot (the duration stays unknown).
-func probeDuration(ctx context.Context, files blob.Store, key string) (float64, bool) {
+// probeSource probes key in files without copying it — the file itself on
+// local disk, a presigned URL on S3 — answering the probe (nil when it
+// cannot be read), what ffmpeg read, and whether the duration is known
+// (not media: known, zero).
+func probeSource(ctx context.Context, files blob.Store, key string) (*media.Probe, string, bool) {
 	var input string
 	switch f := files.(type) {
 	case *blob.Disk:
 		p, err := f.LocalPath(key)
 		if err != nil {
-			return 0, false
+			return nil, "", false
 		}
 		input = p
 	case blob.Presigner:
 		u, err := f.Presign(ctx, "GET", key, probeTimeout)
 		if err != nil {
-			return 0, false
+			return nil, "", false
 		}
 		input = u
 	default:
-		return 0, false
+		return nil, "", false
 	}
 	p, err := media.ProbeFile(ctx, input)
 	if errors.Is(err, media.ErrNotMedia) {
-		return 0, true
+		return &media.Probe{}, input, true
 	}
 	if err != nil {
-		return 0, false
+		return nil, input, false
 	}
-	d := p.Duration()
-	if d <= 0 && (p.Kind() == media.KindVideo || p.Kind() == media.KindAudio) {
-		return 0, false // a stream with no duration (a raw elementary stream)
+	if p.Duration() <= 0 && (p.Kind() == media.KindVideo || p.Kind() == media.KindAudio) {
+		return p, input, false // a stream with no duration (a raw elementary stream)
 	}
-	return d, true
+	return p, input, true
 }

@@ -249,12 +249,14 @@ func (r *run) input(ctx context.Context, files blob.Store, key, dir string) (str
 			return "", err
 		}
 		if _, err := os.Stat(p); err != nil {
+			r.w.log().Warn("original missing", "tenant", r.tenant, "item", r.item, "key", key, "err", err)
 			return "", permanent("the item's original is missing from storage")
 		}
 		return p, nil
 	}
 	obj, err := files.Stat(ctx, key)
 	if errors.Is(err, blob.ErrNotFound) {
+		r.w.log().Warn("original missing", "tenant", r.tenant, "item", r.item, "key", key)
 		return "", permanent("the item's original is missing from storage")
 	}
 	if err != nil {

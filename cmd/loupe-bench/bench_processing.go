@@ -1,0 +1,460 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/bench/benchseed"
+	"github.com/loupe-mam/loupe/internal/bench/loadgen"
+	"github.com/loupe-mam/loupe/internal/bench/mediabench"
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// The processing side of the benchmark (issue 16): real clips made with
+// ffmpeg's lavfi sources, uploaded through tus to a fresh `loupe serve` on
+// local disk, timed from the upload's completion to the item's complete;
+// beside the same ffmpeg commands run bare in one shell script, in the
+// same run on the same machine.
+
+// Scenario names of the processing rows.
+const (
+	procBare1080  = "process: 60 s 1080p, the same ffmpeg commands bare (reference)"
+	procLoupe1080 = "process: 60 s 1080p through Loupe (upload complete → complete)"
+	procTwo       = "process: two 60 s 1080p clips at once"
+	procBare4K    = "process: 10 s 4K HDR (PQ, HEVC 10-bit), bare (reference)"
+	procLoupe4K   = "process: 10 s 4K HDR through Loupe"
+	procImages    = "process: 20 photos of 12 MP (upload + renditions)"
+	procGetIdle   = "get item p99, idle"
+	procGetBusy   = "get item p99, two transcodes running"
+	procKilled    = "process: kill -9 mid-transcode, another node finishes"
+)
+
+// killTimeoutFloor is the bench server's LOUPE_TRANSCODE_TIMEOUT_FLOOR: a
+// killed run is retried after its timeout, which the kill row measures.
+const killTimeoutFloor = 20 * time.Second
+
+type procRow struct {
+	Scenario string
+	Took     time.Duration
+	// MediaSeconds processed (0: not a media-time row).
+	MediaSeconds float64
+	Value        string // what the row measures when not time (p99, images/s)
+	Note         string
+	Unmeasured   string
+}
+
+func (r procRow) realtime() float64 {
+	if r.Took <= 0 || r.MediaSeconds == 0 {
+		return 0
+	}
+	return r.MediaSeconds / r.Took.Seconds()
+}
+
+// procClips are the bench's sources.
+type procClips struct{ hd, uhd, photo string }
+
+func makeClips(ctx context.Context, dir string) (procClips, error) {
+	c := procClips{hd: filepath.Join(dir, "hd.mp4"), uhd: filepath.Join(dir, "uhd-hdr.mp4"), photo: filepath.Join(dir, "photo.jpg")}
+	for _, args := range [][]string{
+		{"-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=60", "-f", "lavfi", "-i", "sine=frequency=440:duration=60",
+			"-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", "-g", "60", "-c:a", "aac", "-shortest", c.hd},
+		{"-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=25:duration=10", "-f", "lavfi", "-i", "sine=duration=10",
+			"-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le",
+			"-x265-params", "log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc",
+			"-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-tag:v", "hvc1",
+			"-c:a", "aac", "-shortest", c.uhd},
+		{"-f", "lavfi", "-i", "testsrc2=size=4000x3000", "-frames:v", "1", "-q:v", "3", c.photo},
+	} {
+		cmd := exec.CommandContext(ctx, "ffmpeg", append([]string{"-nostdin", "-loglevel", "error", "-y"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return c, fmt.Errorf("making %s: %v %s", args[len(args)-1], err, out)
+		}
+	}
+	return c, nil
+}
+
+// bareScript is the shell script of the commands a video run executes
+// (internal/process), with ffmpeg's arguments as internal/media makes them.
+func bareScript(ctx context.Context, in, dir string) (string, error) {
+	p, err := media.ProbeFile(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	proxy := filepath.Join(dir, "proxy.mp4")
+	args, err := media.ProxyArgs(in, proxy, p)
+	if err != nil {
+		return "", err
+	}
+	ff := func(a []string) string {
+		q := make([]string, len(a))
+		for i, s := range a {
+			q[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+		return "nice -n 19 ffmpeg -nostdin -hide_banner -loglevel error -nostats -y " + strings.Join(q, " ")
+	}
+	lines := []string{"set -e", "mkdir -p " + dir + "/t " + dir + "/s",
+		"nice -n 19 ffprobe -v error -print_format json -show_format -show_streams -- '" + in + "' >/dev/null",
+		ff(args),
+		"nice -n 19 ffprobe -v error -print_format json -show_format -show_streams -- '" + proxy + "' >/dev/null",
+		ff(media.ThumbnailsArgs(proxy, dir+"/t/%05d.jpg")),
+		ff(media.PosterArgs(proxy, dir+"/poster.jpg", media.PosterPosition(p.Duration()))),
+		ff(media.StripArgs(proxy, dir+"/s/%03d.jpg")),
+		ff([]string{"-i", in, "-map", "0:a:0", "-vn", "-ac", "1", "-ar", "8000", "-f", "s16le", "-acodec", "pcm_s16le", "/dev/null"}),
+		ff(media.WaveformImageArgs(in, dir+"/waveform.png", 0)),
+	}
+	script := filepath.Join(dir, "bare.sh")
+	return script, os.WriteFile(script, []byte(strings.Join(lines, "\n")+"\n"), 0o700)
+}
+
+func runBare(ctx context.Context, in, dir string) (time.Duration, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	script, err := bareScript(ctx, in, dir)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if out, err := exec.CommandContext(ctx, "sh", script).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("bare script: %v %s", err, out)
+	}
+	return time.Since(start), nil
+}
+
+// procAPI talks to the bench's server as the seeded tenant.
+type procAPI struct {
+	srv    *server
+	apiKey string
+}
+
+// upload creates an item and sends the file as its original; it answers
+// when the upload is complete (processing starts on its own).
+func (a *procAPI) upload(ctx context.Context, path string) (string, time.Time, error) {
+	id, err := newItem(ctx, a.srv.url, a.apiKey, "bench "+filepath.Base(path))
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	tus := &mediabench.Tus{Endpoint: a.srv.url + tusPath, APIKey: a.apiKey}
+	up, err := tus.Create(ctx, st.Size(), map[string]string{"filename": filepath.Base(path), "itemId": id})
+	if err == nil {
+		_, err = tus.Patch(ctx, up, 0, f, st.Size())
+	}
+	return id, time.Now(), err
+}
+
+// item is what the bench reads of an item while it is processed.
+type procItem struct {
+	TranscodingState string         `json:"transcodingState"`
+	Thumbnail        *string        `json:"thumbnail"`
+	Proxy            *string        `json:"proxy"`
+	ProgressInfo     map[string]any `json:"progressInfo"`
+}
+
+func (a *procAPI) get(ctx context.Context, id string) (*procItem, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.srv.url+"/api/v1/items/"+id, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header = authHeader(a.apiKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		return nil, fmt.Errorf("GET item: %s %.200s", resp.Status, b)
+	}
+	var it procItem
+	return &it, json.NewDecoder(resp.Body).Decode(&it)
+}
+
+// watch is what polling an item every 50 ms saw, from since.
+type watch struct {
+	firstProgress, firstPoster, done time.Duration
+	maxGap                           time.Duration // longest wait between two progress changes
+	partial                          string        // a snapshot with outputs but not complete, if seen
+	failed                           string
+}
+
+// follow polls the items until each is complete or failed (or timeout).
+func (a *procAPI) follow(ctx context.Context, since time.Time, timeout time.Duration, ids ...string) (map[string]*watch, error) {
+	ws := map[string]*watch{}
+	last := map[string]float64{}
+	lastAt := map[string]time.Time{}
+	for _, id := range ids {
+		ws[id] = &watch{}
+		last[id] = -1
+	}
+	for deadline := since.Add(timeout); ; time.Sleep(50 * time.Millisecond) {
+		open := 0
+		for _, id := range ids {
+			w := ws[id]
+			if w.done > 0 {
+				continue
+			}
+			it, err := a.get(ctx, id)
+			if err != nil {
+				if time.Now().After(deadline) {
+					return ws, err
+				}
+				open++ // a node being restarted
+				continue
+			}
+			now := time.Since(since)
+			if pct, ok := it.ProgressInfo["percent"].(float64); ok && it.TranscodingState == "processing" && pct != last[id] {
+				if w.firstProgress == 0 {
+					w.firstProgress = now
+				} else if gap := time.Since(lastAt[id]); gap > w.maxGap {
+					w.maxGap = gap
+				}
+				last[id], lastAt[id] = pct, time.Now()
+			}
+			if it.Thumbnail != nil && w.firstPoster == 0 {
+				w.firstPoster = now
+			}
+			if it.Proxy != nil && it.TranscodingState != "complete" && w.partial == "" && it.TranscodingState != "processing" {
+				w.partial = fmt.Sprintf("proxy visible while %s", it.TranscodingState)
+			}
+			switch it.TranscodingState {
+			case "complete":
+				w.done = now
+			case "failed":
+				w.done, w.failed = now, fmt.Sprint(it.ProgressInfo["error"])
+			default:
+				open++
+			}
+		}
+		if open == 0 {
+			return ws, nil
+		}
+		if time.Now().After(deadline) {
+			return ws, fmt.Errorf("not processed within %v", timeout)
+		}
+	}
+}
+
+// processingRows runs the processing scenarios on a fresh server of their
+// own (local disk).
+func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seeded *benchseed.Seeded, log io.Writer) []procRow {
+	var rows []procRow
+	add := func(r procRow) {
+		fmt.Fprintf(log, "bench: %-66s %8v %6.2fx %s %s%s\n", r.Scenario, r.Took.Round(10*time.Millisecond), r.realtime(), r.Value, r.Note, r.Unmeasured)
+		rows = append(rows, r)
+	}
+	fail := func(names []string, err error) []procRow {
+		for _, n := range names {
+			add(procRow{Scenario: n, Unmeasured: err.Error()})
+		}
+		return rows
+	}
+	all := []string{procBare1080, procLoupe1080, procTwo, procBare4K, procLoupe4K, procImages, procGetIdle, procGetBusy, procKilled}
+	work := filepath.Join(dir, "processing")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return fail(all, err)
+	}
+	defer os.RemoveAll(work)
+	fmt.Fprintln(log, "bench: making the processing clips with lavfi")
+	clips, err := makeClips(ctx, work)
+	if err != nil {
+		return fail(all, err)
+	}
+	env := []string{"LOUPE_BLOB_DIR=" + filepath.Join(work, "blobs"), "LOUPE_TRANSCODE_TIMEOUT_FLOOR=" + killTimeoutFloor.String()}
+	srv, err := startServer(ctx, c.loupe, dbURL, false, log, env...)
+	if err != nil {
+		return fail(all, err)
+	}
+	defer func() { srv.stop() }()
+	api := &procAPI{srv: srv, apiKey: seeded.APIKey}
+
+	one := func(name, clip string, seconds float64) procRow {
+		row := procRow{Scenario: name, MediaSeconds: seconds}
+		id, at, err := api.upload(ctx, clip)
+		if err != nil {
+			row.Unmeasured = err.Error()
+			return row
+		}
+		ws, err := api.follow(ctx, at, 10*time.Minute, id)
+		w := ws[id]
+		row.Took = w.done
+		row.Note = fmt.Sprintf("first progress %v, then every ≤ %v; first poster %v", w.firstProgress.Round(time.Millisecond),
+			w.maxGap.Round(time.Millisecond), w.firstPoster.Round(time.Millisecond))
+		row.Unmeasured = errText(err) + w.failed + w.partial
+		return row
+	}
+
+	took, err := runBare(ctx, clips.hd, filepath.Join(work, "bare-hd"))
+	add(procRow{Scenario: procBare1080, Took: took, MediaSeconds: 60, Unmeasured: errText(err)})
+	add(one(procLoupe1080, clips.hd, 60))
+
+	// Two at once, then two more under the get-item load.
+	two := func(name string, during func()) procRow {
+		row := procRow{Scenario: name, MediaSeconds: 120}
+		a, _, err := api.upload(ctx, clips.hd)
+		var b string
+		var at time.Time
+		if err == nil {
+			b, at, err = api.upload(ctx, clips.hd)
+		}
+		if err != nil {
+			row.Unmeasured = err.Error()
+			return row
+		}
+		if during != nil {
+			go during()
+		}
+		ws, err := api.follow(ctx, at, 10*time.Minute, a, b)
+		row.Took = max(ws[a].done, ws[b].done)
+		row.Unmeasured = errText(err) + ws[a].failed + ws[b].failed
+		return row
+	}
+	add(two(procTwo, nil))
+
+	getLoad := getItemLoad(srv.url, seeded)
+	getLoad.Concurrency, getLoad.Warmup, getLoad.Duration = c.concurrency, time.Second, 10*time.Second
+	idle, err := loadgen.Run(ctx, getLoad)
+	add(procRow{Scenario: procGetIdle, Value: ms(idle.P99), Unmeasured: errText(err)})
+	busy := make(chan loadgen.Result, 1)
+	twoBusy := two(procTwo+" (under the get-item load)", func() {
+		time.Sleep(3 * time.Second) // both transcodes under way
+		r, _ := loadgen.Run(ctx, getLoad)
+		busy <- r
+	})
+	add(twoBusy)
+	var b loadgen.Result
+	select {
+	case b = <-busy:
+	case <-time.After(time.Minute):
+	}
+	add(procRow{Scenario: procGetBusy, Value: ms(b.P99), Note: fmt.Sprintf("%.2f× idle (%.0f req/s, %d errors)",
+		float64(b.P99)/float64(max(idle.P99, 1)), b.RPS, b.Errors)})
+
+	took, err = runBare(ctx, clips.uhd, filepath.Join(work, "bare-uhd"))
+	add(procRow{Scenario: procBare4K, Took: took, MediaSeconds: 10, Unmeasured: errText(err)})
+	add(one(procLoupe4K, clips.uhd, 10))
+	add(photos(ctx, api, clips.photo, 20))
+	row := killed(ctx, c, api, &srv, clips.hd, dbURL, env)
+	add(row)
+	return rows
+}
+
+// photos uploads n photos one after the other and waits for all: images/s
+// from the first upload's start to the last item complete.
+func photos(ctx context.Context, api *procAPI, photo string, n int) procRow {
+	row := procRow{Scenario: procImages}
+	start := time.Now()
+	ids := make([]string, 0, n)
+	for range n {
+		id, _, err := api.upload(ctx, photo)
+		if err != nil {
+			row.Unmeasured = err.Error()
+			return row
+		}
+		ids = append(ids, id)
+	}
+	ws, err := api.follow(ctx, start, 5*time.Minute, ids...)
+	for _, w := range ws {
+		row.Took = max(row.Took, w.done)
+		row.Unmeasured += w.failed
+	}
+	row.Unmeasured += errText(err)
+	if row.Took > 0 {
+		row.Value = fmt.Sprintf("%.1f images/s", float64(n)/row.Took.Seconds())
+	}
+	return row
+}
+
+// killed uploads the 60 s clip, kills the node (SIGKILL) once the transcode
+// is a fifth done, starts another and measures until the item is complete.
+// The bound is the job's timeout (killTimeoutFloor + 3 × 60 s) + 60 s.
+func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip, dbURL string, env []string) procRow {
+	row := procRow{Scenario: procKilled, MediaSeconds: 60}
+	id, at, err := api.upload(ctx, clip)
+	if err != nil {
+		row.Unmeasured = err.Error()
+		return row
+	}
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		it, err := api.get(ctx, id)
+		if err != nil || time.Now().After(deadline) {
+			row.Unmeasured = fmt.Sprintf("the transcode did not get under way: %v", err)
+			return row
+		}
+		if pct, _ := it.ProgressInfo["percent"].(float64); it.TranscodingState == "processing" && pct >= 20 {
+			break
+		}
+	}
+	killedAt := time.Since(at)
+	syscall.Kill((*srv).pid, syscall.SIGKILL) //nolint:errcheck
+	(*srv).stop()
+	// The node's ffmpeg runs in a process group of its own and outlives
+	// it: kill it too, as the crash of a machine would.
+	exec.Command("pkill", "-9", "-f", "loupe-process-").Run() //nolint:errcheck
+	next, err := startServer(ctx, c.loupe, dbURL, false, io.Discard, env...)
+	if err != nil {
+		row.Unmeasured = err.Error()
+		return row
+	}
+	*srv, api.srv = next, next
+	bound := killTimeoutFloor + 3*60*time.Second + time.Minute
+	ws, err := api.follow(ctx, at, bound+killedAt+time.Minute, id)
+	w := ws[id]
+	row.Took = w.done
+	row.Note = fmt.Sprintf("killed at %v; bound %v after the kill; took %v after it", killedAt.Round(time.Millisecond),
+		bound, (w.done - killedAt).Round(time.Millisecond))
+	row.Unmeasured = errText(err) + w.failed + w.partial
+	if row.Unmeasured == "" && w.done-killedAt > bound {
+		row.Unmeasured = "over the bound: " + row.Note
+	}
+	return row
+}
+
+// processingReport renders the processing rows and their ratios.
+func processingReport(rows []procRow) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Processing (issue 16)\n\n| scenario | time | realtime | value | note |\n|---|---:|---:|---|---|\n")
+	by := map[string]procRow{}
+	for _, r := range rows {
+		by[r.Scenario] = r
+		rt := ""
+		if r.realtime() > 0 {
+			rt = fmt.Sprintf("%.2f×", r.realtime())
+		}
+		took := ""
+		if r.Took > 0 {
+			took = fmt.Sprintf("%.2f s", r.Took.Seconds())
+		}
+		note := r.Note
+		if r.Unmeasured != "" {
+			note = "**not measured: " + oneLine(r.Unmeasured) + "** " + note
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Scenario, took, rt, r.Value, note)
+	}
+	if bare, l := by[procBare1080], by[procLoupe1080]; bare.Took > 0 && l.Took > 0 {
+		fmt.Fprintf(&b, "\nLoupe's overhead over the bare commands (60 s 1080p): %+.1f %% (goal ≤ 5 %%, ≤ 15 s).\n",
+			100*(l.Took.Seconds()/bare.Took.Seconds()-1))
+	}
+	if bare, l := by[procBare4K], by[procLoupe4K]; bare.Took > 0 && l.Took > 0 {
+		fmt.Fprintf(&b, "4K HDR: Loupe %.2f× realtime, bare %.2f× (goal ≥ 1.0×).\n", l.realtime(), bare.realtime())
+	}
+	return b.String()
+}

@@ -1,0 +1,43 @@
+package processor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/process"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// earlyPoster shows a poster on a new video within a second or so of its
+// upload, long before its proxy is made: one keyframe of the original, at
+// the poster's position, from the probe phase. The full set replaces it
+// (and deletes it) when it is switched in; an item that shows a set
+// already keeps that one until then. Best effort: a failure only means
+// the poster comes with the set.
+func (r *run) earlyPoster(ctx context.Context, input string, p *media.Probe, jobID int64) {
+	if has, err := r.w.Store.HasGeneratedMedia(ctx, r.tenant, r.item); err != nil || has {
+		return
+	}
+	dir, err := os.MkdirTemp(r.w.TempDir, "loupe-poster-")
+	if err != nil {
+		return
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "poster.jpg")
+	if err := media.Run(ctx, media.Command{Args: media.PosterArgs(input, out, media.PosterPosition(p.Duration()))}); err != nil {
+		r.w.log().Info("no early poster", "tenant", r.tenant, "item", r.item, "err", err)
+		return
+	}
+	prefix := store.GeneratedPrefix(r.tenant, r.item) + fmt.Sprintf("early-%d/", jobID)
+	key := prefix + "poster.jpg"
+	if _, err := r.put(ctx, key, out, "image/jpeg"); err != nil {
+		return
+	}
+	w, h := process.ImageSize(ctx, out)
+	if shown, err := r.w.Store.ShowEarlyPoster(ctx, r.tenant, r.item, prefix, key, w, h); err != nil || !shown {
+		r.drop(prefix)
+	}
+}
