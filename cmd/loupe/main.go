@@ -22,6 +22,9 @@ Usage:
   loupe user create --tenant-id T --email E [--groups a,b] [--admin]
                                        make a user; prints {"userId","apiKey"}
   loupe system-key create [--label L]  make a system-scope key; prints {"keyId","apiKey"}
+  loupe demo [--url U] [--api-key K] [--no-wait] [--timeout 10m] [--dir D]
+                                       make sample media with ffmpeg and upload it to a running
+                                       server (env LOUPE_URL, LOUPE_API_KEY); docs/demo.md
   loupe with-postgres -- CMD [ARGS]    run CMD against a throwaway Postgres (tests)
 
 Configuration is read from the environment; see README.md.
@@ -53,6 +56,8 @@ func run(ctx context.Context, args []string) int {
 		err = cmdUserCreate(ctx, loadConfig(), rest[1:])
 	case cmd == "system-key" && len(rest) > 0 && rest[0] == "create":
 		err = cmdSystemKeyCreate(ctx, loadConfig(), rest[1:])
+	case cmd == "demo":
+		err = cmdDemo(ctx, rest)
 	case cmd == "with-postgres":
 		return cmdWithPostgres(ctx, rest)
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
