@@ -45,8 +45,7 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 		filters = append(filters, "scale=trunc(iw/2)*2:trunc(ih/2)*2")
 	}
 	if v.HDR() {
-		filters = append(filters, "zscale=t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709",
-			"tonemap=tonemap=hable:desat=0", "zscale=t=bt709:m=bt709:r=tv")
+		filters = append(filters, toneMap...)
 	}
 	filters = append(filters, "fps="+fps, "format=yuv420p", "setsar=1")
 	gop := strconv.Itoa(int(math.Round(fpsValue(fps) * KeyframeSeconds)))
@@ -58,6 +57,10 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 		"-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out}
 	return args, nil
 }
+
+// toneMap turns HDR (PQ or HLG, BT.2020) into SDR BT.709.
+var toneMap = []string{"zscale=t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709",
+	"tonemap=tonemap=hable:desat=0", "zscale=t=bt709:m=bt709:r=tv"}
 
 // AudioProxyArgs are ffmpeg's arguments for an audio proxy (AAC in M4A,
 // faststart) of audio stream ordinal (0: the first).

@@ -40,6 +40,20 @@ func PosterArgs(proxy, out string, at float64) []string {
 		"-vf", fmt.Sprintf("scale='min(%d,iw)':-2", PosterWidth), "-q:v", "3", "-f", "image2", out}
 }
 
+// EarlyPosterArgs are ffmpeg's arguments for a poster taken from the
+// original before its proxy exists: the keyframe at or before at (an
+// original's keyframes may be far apart: never decoded up to at, never
+// none found past the last), at most PosterWidth wide, HDR tone-mapped.
+func EarlyPosterArgs(in, out string, at float64, p *Probe) []string {
+	filters := []string{fmt.Sprintf("scale='min(%d,iw)':-2", PosterWidth)}
+	if v := p.Video(); v != nil && v.HDR() {
+		filters = append(filters, toneMap...)
+	}
+	return []string{"-skip_frame", "nokey", "-noaccurate_seek", "-ss", strconv.FormatFloat(at, 'f', 3, 64), "-i", in,
+		"-map", "0:v:0", "-an", "-frames:v", "1", "-vf", strings.Join(append(filters, "format=yuvj420p"), ","),
+		"-q:v", "3", "-f", "image2", out}
+}
+
 // PosterPosition is where the poster is taken: a tenth in (past black
 // openings and slates), at most 10 s, 0 for short clips.
 func PosterPosition(duration float64) float64 {

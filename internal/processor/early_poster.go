@@ -27,7 +27,7 @@ func (r *run) earlyPoster(ctx context.Context, input string, p *media.Probe, job
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "poster.jpg")
-	if err := media.Run(ctx, media.Command{Args: media.PosterArgs(input, out, media.PosterPosition(p.Duration()))}); err != nil {
+	if err := media.Run(ctx, media.Command{Args: media.EarlyPosterArgs(input, out, media.PosterPosition(p.Duration()), p)}); err != nil {
 		r.w.log().Info("no early poster", "tenant", r.tenant, "item", r.item, "err", err)
 		return
 	}
