@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/analysis"
 	"github.com/loupe-mam/loupe/internal/analysis/apertium"
 	"github.com/loupe-mam/loupe/internal/analysis/sphinx"
+	"github.com/loupe-mam/loupe/internal/analysis/tesseract"
 	"github.com/loupe-mam/loupe/internal/analyzer"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/processor"
@@ -105,6 +106,9 @@ func analysisEngines() analyzer.Engines {
 	}
 	if apertium.Available() {
 		e.Translators = append(e.Translators, analysis.Translator(apertium.Engine{}))
+	}
+	if tesseract.Available() {
+		e.Text = tesseract.Engine{}
 	}
 	return e
 }

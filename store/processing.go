@@ -193,6 +193,7 @@ const (
 	OperationTranscoding   = "transcoding"
 	OperationTranscription = "transcription"
 	OperationTranslation   = "translation"
+	OperationTextDetection = "textDetection"
 )
 
 // GeneratedThumbnail is one position thumbnail.

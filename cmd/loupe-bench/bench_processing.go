@@ -188,7 +188,7 @@ func (a *procAPI) get(ctx context.Context, id string) (*procItem, error) {
 // watch is what polling an item every 50 ms saw, from since.
 type watch struct {
 	firstProgress, firstPoster, done time.Duration
-	maxGap                           time.Duration // longest wait between two progress changes
+	maxGap                           time.Duration // longest wait between two progress changes (step or percent)
 	partial                          string        // a snapshot with outputs but not complete, if seen
 	failed                           string
 }
@@ -196,11 +196,10 @@ type watch struct {
 // follow polls the items until each is complete or failed (or timeout).
 func (a *procAPI) follow(ctx context.Context, since time.Time, timeout time.Duration, ids ...string) (map[string]*watch, error) {
 	ws := map[string]*watch{}
-	last := map[string]float64{}
+	last := map[string]string{}
 	lastAt := map[string]time.Time{}
 	for _, id := range ids {
 		ws[id] = &watch{}
-		last[id] = -1
 	}
 	for deadline := since.Add(timeout); ; time.Sleep(50 * time.Millisecond) {
 		open := 0
@@ -218,13 +217,15 @@ func (a *procAPI) follow(ctx context.Context, since time.Time, timeout time.Dura
 				continue
 			}
 			now := time.Since(since)
-			if pct, ok := it.ProgressInfo["percent"].(float64); ok && it.TranscodingState == "processing" && pct != last[id] {
+			// A change of step or percent is progress a client sees.
+			if pct, ok := it.ProgressInfo["percent"].(float64); ok && it.TranscodingState == "processing" &&
+				fmt.Sprint(it.ProgressInfo["step"], pct) != last[id] {
 				if w.firstProgress == 0 {
 					w.firstProgress = now
 				} else if gap := time.Since(lastAt[id]); gap > w.maxGap {
 					w.maxGap = gap
 				}
-				last[id], lastAt[id] = pct, time.Now()
+				last[id], lastAt[id] = fmt.Sprint(it.ProgressInfo["step"], pct), time.Now()
 			}
 			if it.Thumbnail != nil && w.firstPoster == 0 {
 				w.firstPoster = now

@@ -198,27 +198,32 @@ func (r *run) proxy(ctx context.Context) (string, error) {
 	if r.proxyPath != "" {
 		return r.proxyPath, nil
 	}
-	key := r.target.Proxy
-	if key == "" {
+	if r.target.Proxy == "" {
 		return "", failed("the item has no proxy: process it first")
 	}
-	if d, ok := r.w.Files.(*blob.Disk); ok {
-		p, err := d.LocalPath(key)
-		if err != nil {
-			return "", err
-		}
-		r.proxyPath = p
-		return p, nil
-	}
-	p := filepath.Join(r.dir, "proxy"+filepath.Ext(key))
-	err := blob.Download(ctx, r.w.Files, key, p)
-	if errors.Is(err, blob.ErrNotFound) {
-		return "", failed("the item's proxy is missing from storage: process it again")
-	}
+	p, err := r.local(ctx, r.target.Proxy, "proxy")
 	if err != nil {
 		return "", err
 	}
 	r.proxyPath = p
+	return p, nil
+}
+
+// local is a local path of the stored file key: the file itself on local
+// disk, else a copy in the run's directory named name (plus key's
+// extension).
+func (r *run) local(ctx context.Context, key, name string) (string, error) {
+	if d, ok := r.w.Files.(*blob.Disk); ok {
+		return d.LocalPath(key)
+	}
+	p := filepath.Join(r.dir, name+filepath.Ext(key))
+	err := blob.Download(ctx, r.w.Files, key, p)
+	if errors.Is(err, blob.ErrNotFound) {
+		return "", failed("the item's %s is missing from storage: process it again", name)
+	}
+	if err != nil {
+		return "", err
+	}
 	return p, nil
 }
 

@@ -32,6 +32,14 @@ func ThumbnailsArgs(proxy, pattern string) []string {
 		"-f", "image2", pattern}
 }
 
+// KeyframesArgs are ffmpeg's arguments for every keyframe of the proxy at
+// its own size, as PNG (lossless: what OCR reads), written as pattern
+// (number n shows the position (n-1) × KeyframeSeconds).
+func KeyframesArgs(proxy, pattern string) []string {
+	return []string{"-skip_frame", "nokey", "-i", proxy, "-map", "0:v:0", "-an", "-fps_mode", "passthrough",
+		"-f", "image2", pattern}
+}
+
 // PosterArgs are ffmpeg's arguments for the poster: the keyframe nearest
 // at, at most PosterWidth wide.
 func PosterArgs(proxy, out string, at float64) []string {
