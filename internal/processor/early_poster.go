@@ -27,7 +27,16 @@ func (r *run) earlyPoster(ctx context.Context, input string, p *media.Probe, job
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "poster.jpg")
-	if err := media.Run(ctx, media.Command{Args: media.EarlyPosterArgs(input, out, media.PosterPosition(p.Duration()), p)}); err != nil {
+	// A seek can land past the only keyframe (a long GOP, an audio track
+	// the demuxer seeked by): then no frame comes out, and the first
+	// frame, always a keyframe, is taken.
+	for _, at := range []float64{media.PosterPosition(p.Duration()), 0} {
+		err = media.Run(ctx, media.Command{Args: media.EarlyPosterArgs(input, out, at, p)})
+		if _, serr := os.Stat(out); err == nil && serr == nil {
+			break
+		}
+	}
+	if _, serr := os.Stat(out); err != nil || serr != nil {
 		r.w.log().Info("no early poster", "tenant", r.tenant, "item", r.item, "err", err)
 		return
 	}
