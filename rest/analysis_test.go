@@ -15,6 +15,8 @@ import (
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 	"github.com/loupe-mam/loupe/internal/testkit/speechtest"
+	"github.com/loupe-mam/loupe/internal/testkit/stttest"
+	"github.com/loupe-mam/loupe/server"
 )
 
 // speechClip is a video whose sound says speechtest.Sentences.
@@ -186,4 +188,54 @@ func subtitlesText(cs []subtitles.Cue) string {
 		b.WriteString(c.Text + " ")
 	}
 	return b.String()
+}
+
+// With a speech-to-text service configured (LOUPE_STT_URL) and the
+// tenant's transcriptionApiKey, transcription goes through it
+// (externalSpeechToText) over the OpenAI-compatible protocol, to a local
+// service that transcribes for real; a key it refuses, or a language it
+// lacks, ends the kind saying so — the key never in what is said.
+func TestExternalSpeechToText(t *testing.T) {
+	mediatest.Need(t, sphinx.Binary)
+	data := speechClip(t)
+	stt := stttest.Start(t, "sk-test-0123456789")
+	api := loupetest.New(t, func(c *server.Config) { c.SpeechToTextURL = stt.URL })
+	a := api.Tenant(t, "a")
+	a.Post(t, configPath, map[string]any{"transcriptionApiKey": "sk-test-0123456789"}).Status(http.StatusOK)
+	item := a.CreateItem(t, map[string]any{"title": "Said", "itemType": "video", "languageCode": "en-US", "transcriptionEnabled": true})
+	withOriginal(t, api, a, item, "speech.mp4", data)
+	if st := waitAnalysis(t, a, item, "transcription"); st["state"] != "complete" || st["service"] != "externalSpeechToText" {
+		t.Fatalf("transcription: %v", st)
+	}
+	it := a.Get(t, "/api/v1/items/"+item).Status(http.StatusOK).Object()
+	r := download(t, api, it["vttUrl"].(string)).Status(200)
+	cues, err := subtitles.ParseWebVTT(r.Body)
+	if err != nil || it["transcriptionService"] != "externalSpeechToText" {
+		t.Fatalf("%v %v", err, it["transcriptionService"])
+	}
+	if wer := analysis.WordErrorRate(strings.Join(speechtest.Sentences, " "), subtitlesText(cues)); wer > 0.35 {
+		t.Fatalf("word error rate %.2f: %q", wer, subtitlesText(cues))
+	}
+	reqs := stt.Requests()
+	if len(reqs) != 1 || reqs[0].Model != "whisper-1" || reqs[0].Language != "en" || reqs[0].ResponseFormat != "verbose_json" ||
+		reqs[0].Bytes < 100_000 || len(reqs[0].Granularities) != 2 {
+		t.Fatalf("requests: %+v", reqs)
+	}
+
+	// A key the service refuses: notConfigured, saying so without the key.
+	b := api.Tenant(t, "b")
+	b.Post(t, configPath, map[string]any{"transcriptionApiKey": "sk-wrong-key-42"}).Status(http.StatusOK)
+	other := b.CreateItem(t, map[string]any{"title": "Said", "itemType": "video", "languageCode": "en-US", "transcriptionEnabled": true})
+	withOriginal(t, api, b, other, "speech.mp4", data)
+	st := waitAnalysis(t, b, other, "transcription")
+	if msg, _ := st["error"].(string); st["state"] != "notConfigured" || !strings.Contains(msg, "refused") || strings.Contains(msg, "sk-wrong") {
+		t.Fatalf("refused key: %v", st)
+	}
+	// A language the service lacks fails at once, with its reason.
+	fr := a.CreateItem(t, map[string]any{"title": "Dit", "itemType": "video", "languageCode": "fr-FR", "transcriptionEnabled": true})
+	withOriginal(t, api, a, fr, "speech.mp4", data)
+	st = waitAnalysis(t, a, fr, "transcription")
+	if msg, _ := st["error"].(string); st["state"] != "failed" || !strings.Contains(msg, "unsupported language: fr") {
+		t.Fatalf("unsupported language: %v", st)
+	}
 }

@@ -79,6 +79,11 @@ type Config struct {
 	JobsDB *sql.DB
 	// Jobs configures the node's workers (LOUPE_WORKERS and friends).
 	Jobs jobs.Config
+	// SpeechToTextURL is the root of an OpenAI-compatible speech-to-text
+	// service (LOUPE_STT_URL): with it, tenants with a transcriptionApiKey
+	// transcribe through it (externalSpeechToText); SpeechToTextModel is
+	// the model asked for (LOUPE_STT_MODEL; whisper-1 when empty).
+	SpeechToTextURL, SpeechToTextModel string
 	// Transcodes bounds the processing runs at once on this node
 	// (LOUPE_TRANSCODES; 0: half the cores, at least 1).
 	Transcodes int

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/analysis"
 	"github.com/loupe-mam/loupe/internal/analysis/apertium"
+	"github.com/loupe-mam/loupe/internal/analysis/openaistt"
 	"github.com/loupe-mam/loupe/internal/analysis/sphinx"
 	"github.com/loupe-mam/loupe/internal/analysis/tesseract"
 	"github.com/loupe-mam/loupe/internal/analyzer"
@@ -43,7 +44,7 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 		// writes transcripts through the metered file store.
 		transcripts := resolvers.New(deps.store, deps.cfg.Blobs, usage.MeterFiles(deps.cfg.Files, deps.store))
 		river.AddWorker(w, &analyzer.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
-			Logger: deps.logger, Engines: analysisEngines(), Transcripts: transcripts.StoreTranscript})
+			Logger: deps.logger, Engines: analysisEngines(deps.cfg), Transcripts: transcripts.StoreTranscript})
 		kinds++
 	}
 	return w, kinds
@@ -99,8 +100,13 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 
 // analysisEngines are the engines installed here (scripts/deps installs
 // them; a node without one marks that analysis failed, saying so).
-func analysisEngines() analyzer.Engines {
+func analysisEngines(cfg Config) analyzer.Engines {
 	var e analyzer.Engines
+	if u := cfg.SpeechToTextURL; u != "" {
+		e.External = func(key string) analysis.Transcriber {
+			return openaistt.Client{BaseURL: u, Model: cfg.SpeechToTextModel, APIKey: key}
+		}
+	}
 	if sphinx.Available() {
 		e.Transcribers = append(e.Transcribers, sphinx.Engine{})
 	}

@@ -64,6 +64,8 @@ func loadConfig() config {
 	c.App.AllowPrivateJWKS = envBool("LOUPE_JWKS_ALLOW_PRIVATE", false)
 	c.App.AllowPrivateStorage = envBool("LOUPE_STORAGE_ALLOW_PRIVATE", false)
 	c.App.BucketEventsTarget = os.Getenv("LOUPE_BUCKET_EVENTS_ARN")
+	// The externalSpeechToText service (docs/analysis.md).
+	c.App.SpeechToTextURL, c.App.SpeechToTextModel = os.Getenv("LOUPE_STT_URL"), os.Getenv("LOUPE_STT_MODEL")
 	c.App.GraphQLInFlight = envInt("LOUPE_GRAPHQL_IN_FLIGHT", c.App.GraphQLInFlight)
 	// Resumable uploads (docs/uploads.md): this node's name in upload
 	// locks, the smallest part, where a body of unknown length is spooled.

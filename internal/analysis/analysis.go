@@ -22,6 +22,10 @@ var ErrUnsupportedLanguage = errors.New("analysis: language not supported by the
 // without its key).
 var ErrNotConfigured = errors.New("analysis: no engine configured")
 
+// ErrRejected is the answer of an engine that refused the input for good
+// (a service's 4xx): trying again would not help.
+var ErrRejected = errors.New("analysis: the engine refused the input")
+
 // Segment is a timed piece of text: a transcript or subtitle cue, times in
 // milliseconds from the start of the media (store.TranscriptSegment's
 // shape, plus the words where the engine times them).

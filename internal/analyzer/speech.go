@@ -103,6 +103,8 @@ func (r *run) transcribe(ctx context.Context) error {
 		return failed("%s has no model for %s", engine.Name(), lang)
 	case errors.Is(err, analysis.ErrNotConfigured):
 		return &kindError{state: store.AnalysisNotConfigured, reason: err.Error()}
+	case errors.Is(err, analysis.ErrRejected):
+		return failed("%s", strings.TrimPrefix(err.Error(), analysis.ErrRejected.Error()+": "))
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:
