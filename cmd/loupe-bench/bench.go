@@ -190,8 +190,11 @@ func runBench(ctx context.Context, c benchConfig) error {
 		media = mediaRows(ctx, c, dir, dbURL, seeded.APIKey, log, &ingest)
 	}
 	var proc []procRow
-	if c.only == "" || strings.HasPrefix(c.only, "process") {
+	switch {
+	case c.only == "" || strings.HasPrefix(c.only, "process"):
 		proc = processingRows(ctx, c, dir, dbURL, seeded, log)
+	case strings.HasPrefix(c.only, "analysis"):
+		proc = analysisRows(ctx, dir)
 	}
 	if c.only != "" {
 		fmt.Println(benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc))

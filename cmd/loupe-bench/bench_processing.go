@@ -350,8 +350,10 @@ func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seede
 	add(procRow{Scenario: procBare4K, Took: took, MediaSeconds: 10, Unmeasured: errText(err)})
 	add(one(procLoupe4K, clips.uhd, 10))
 	add(photos(ctx, api, clips.photo, 20))
-	row := killed(ctx, c, api, &srv, clips.hd, dbURL, env)
-	add(row)
+	add(killed(ctx, c, api, &srv, clips.hd, dbURL, env))
+	for _, r := range analysisRows(ctx, work) {
+		add(r)
+	}
 	return rows
 }
 
@@ -432,7 +434,7 @@ func processingReport(rows []procRow) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n## Processing (issue 16)\n\n| scenario | time | realtime | value | note |\n|---|---:|---:|---|---|\n")
+	b.WriteString("\n## Processing and analysis (issues 16, 17)\n\n| scenario | time | realtime | value | note |\n|---|---:|---:|---|---|\n")
 	by := map[string]procRow{}
 	for _, r := range rows {
 		by[r.Scenario] = r

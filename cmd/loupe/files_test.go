@@ -32,8 +32,9 @@ func setS3Env(t *testing.T, cfg blob.S3Config) {
 
 // TestServeKeepsFilesInS3: `loupe serve` with LOUPE_S3_* settings keeps an
 // attachment uploaded through its signed link in the bucket (nothing on
-// local disk) and serves it back, ranges included; another node on the same
-// database and bucket serves it too.
+// local disk) and links it as a presigned URL to the bucket, ranges
+// included; another node on the same database and bucket, with direct
+// downloads off, serves it through its own links.
 func TestServeKeepsFilesInS3(t *testing.T) {
 	bucket := s3test.Bucket(t)
 	t.Setenv("DATABASE_URL", pgtest.DB(t))
@@ -97,7 +98,8 @@ func TestServeKeepsFilesInS3(t *testing.T) {
 	}
 	status, b = call("GET", base+"/api/v1/items/"+item.ID+"/attachments", "")
 	var list []struct{ DownloadURL string }
-	if status != 200 || json.Unmarshal(b, &list) != nil || len(list) != 1 {
+	// Direct downloads (the default): a presigned URL to the bucket.
+	if status != 200 || json.Unmarshal(b, &list) != nil || len(list) != 1 || !strings.HasPrefix(list[0].DownloadURL, bucket.Endpoint+"/") {
 		t.Fatalf("list attachments: %d %s", status, b)
 	}
 	if status, b = call("GET", list[0].DownloadURL, ""); status != 200 || string(b) != content {
@@ -139,6 +141,8 @@ func TestServeKeepsFilesInS3(t *testing.T) {
 	addr = "127.0.0.1:" + strconv.Itoa(freePort(t))
 	t.Setenv("LOUPE_ADDR", addr)
 	t.Setenv("LOUPE_PUBLIC_URL", "http://"+addr)
+	// Without direct downloads, links are the node's own.
+	t.Setenv("LOUPE_S3_DIRECT_DOWNLOADS", "false")
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
 	exited2 := make(chan int)
