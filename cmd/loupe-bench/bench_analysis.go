@@ -140,7 +140,7 @@ func ocrRow(ctx context.Context, dir string) procRow {
 	}
 	row.Took = time.Since(start)
 	row.Value = fmt.Sprintf("%.1f frames/s", n/row.Took.Seconds())
-	row.Note = fmt.Sprintf("%d frames; word error rate of what was drawn %.2f", n,
+	row.Note = fmt.Sprintf("%d frames; word error rate of the sentences drawn %.2f (the test pattern's own numbers, read too, count as errors)", n,
 		analysis.WordErrorRate(strings.Join(drawn, " "), strings.Join(read, " ")))
 	return row
 }
