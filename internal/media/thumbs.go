@@ -49,9 +49,9 @@ func PosterArgs(proxy, out string, at float64) []string {
 }
 
 // EarlyPosterArgs are ffmpeg's arguments for a poster taken from the
-// original before its proxy exists: the keyframe at or before at (an
-// original's keyframes may be far apart: never decoded up to at, never
-// none found past the last), at most PosterWidth wide, HDR tone-mapped.
+// original before its proxy exists: a keyframe at or after at (only
+// keyframes are decoded: an original's may be far apart), at most
+// PosterWidth wide, HDR tone-mapped.
 func EarlyPosterArgs(in, out string, at float64, p *Probe) []string {
 	filters := []string{fmt.Sprintf("scale='min(%d,iw)':-2", PosterWidth)}
 	if v := p.Video(); v != nil && v.HDR() {

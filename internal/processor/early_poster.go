@@ -12,8 +12,9 @@ import (
 )
 
 // earlyPoster shows a poster on a new video within a second or so of its
-// upload, long before its proxy is made: one keyframe of the original, at
-// the poster's position, from the probe phase. The full set replaces it
+// upload, long before its proxy is made: the original's first keyframe,
+// from the probe phase — provisional: the set's poster (at a tenth of the
+// video, from the proxy) replaces it. The full set replaces it
 // (and deletes it) when it is switched in; an item that shows a set
 // already keeps that one until then. Best effort: a failure only means
 // the poster comes with the set.
@@ -27,17 +28,14 @@ func (r *run) earlyPoster(ctx context.Context, input string, p *media.Probe, job
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "poster.jpg")
-	// A seek can land past the only keyframe (a long GOP, an audio track
-	// the demuxer seeked by): then no frame comes out, and the first
-	// frame, always a keyframe, is taken.
-	for _, at := range []float64{media.PosterPosition(p.Duration()), 0} {
-		err = media.Run(ctx, media.Command{Args: media.EarlyPosterArgs(input, out, at, p)})
-		if _, serr := os.Stat(out); err == nil && serr == nil {
-			break
-		}
-	}
-	if _, serr := os.Stat(out); err != nil || serr != nil {
+	// The first keyframe: decoded at once whatever the original's GOP
+	// (a seek to the poster's position can land past an original's only
+	// keyframe, and costs seconds on 4K HEVC to find none).
+	if err := media.Run(ctx, media.Command{Args: media.EarlyPosterArgs(input, out, 0, p)}); err != nil {
 		r.w.log().Info("no early poster", "tenant", r.tenant, "item", r.item, "err", err)
+		return
+	}
+	if _, err := os.Stat(out); err != nil {
 		return
 	}
 	prefix := store.GeneratedPrefix(r.tenant, r.item) + fmt.Sprintf("early-%d/", jobID)
