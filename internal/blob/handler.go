@@ -140,10 +140,21 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, key string) {
 	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
 		hdr.Set("Content-Type", ct)
 	}
+	// A validator a player revalidates with (If-None-Match → 304): a
+	// blob's key is written once, each write a new modification time.
+	etag := ""
+	if !mod.IsZero() {
+		etag = `"` + strconv.FormatInt(mod.UnixNano(), 16) + "-" + strconv.FormatInt(size, 16) + `"`
+		hdr.Set("ETag", etag)
+	}
 	if rs, ok := rc.(io.ReadSeeker); ok {
 		// Ranges, conditional requests and HEAD; sniffs the type when the
 		// extension did not tell it.
 		http.ServeContent(w, r, name, mod, rs)
+		return
+	}
+	if etag != "" && r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	br := bufio.NewReader(rc)

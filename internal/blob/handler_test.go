@@ -96,6 +96,11 @@ func TestHandlerUploadsAndDownloads(t *testing.T) {
 			if resp.StatusCode != http.StatusPartialContent || body != c.content[1:4] {
 				t.Fatalf("range GET: %d %q", resp.StatusCode, body)
 			}
+			// Revalidation: the validator, then 304 for it.
+			etag := resp.Header.Get("ETag")
+			if resp, _ = do(t, "GET", get, nil, "If-None-Match", etag); etag == "" || resp.StatusCode != http.StatusNotModified {
+				t.Fatalf("revalidation with ETag %q: %d", etag, resp.StatusCode)
+			}
 		})
 	}
 }

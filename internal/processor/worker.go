@@ -91,16 +91,20 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) err
 	if !job.Args.Probed {
 		return w.probe(ctx, job)
 	}
-	// With every slot of this node busy, the job goes back to the queue
-	// rather than wait here: its timeout runs from when it starts, and
-	// another node may be idle.
-	select {
-	case w.sem <- struct{}{}:
-		defer func() { <-w.sem }()
-	case <-time.After(slotWait):
-		return river.JobSnooze(time.Second)
-	case <-ctx.Done():
-		return ctx.Err()
+	// A transcode takes a slot of this node's; with every slot busy for
+	// slotWait, the job goes back to the queue for another node that may
+	// be idle. A still image or a document (a known duration of 0) is a
+	// fraction of a second of work: it takes none, and River's workers per
+	// queue bound those.
+	if job.Args.DurationSeconds != 0 {
+		select {
+		case w.sem <- struct{}{}:
+			defer func() { <-w.sem }()
+		case <-time.After(slotWait):
+			return river.JobSnooze(time.Second)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	a := job.Args
 	r := &run{w: w, tenant: a.TenantID, item: a.ItemID, runKey: fmt.Sprintf("%d.%d", job.ID, job.Attempt),
