@@ -5,9 +5,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,13 +22,8 @@ import (
 func TestProxyPlaysAndSeeksInChromium(t *testing.T) {
 	mediatest.Need(t)
 	chromium := webtest.Chromium(t)
-	clip := filepath.Join(t.TempDir(), "clip.mp4")
-	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
-		"testsrc2=size=1280x720:rate=25:duration=10", "-f", "lavfi", "-i", "sine=duration=10", "-c:v", "libx264",
-		"-preset", "ultrafast", "-c:a", "aac", "-shortest", clip).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
-	data, _ := os.ReadFile(clip)
+	data := lavfiClip(t, "clip.mp4", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25:duration=10", "-f", "lavfi",
+		"-i", "sine=duration=10", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest")
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	item := a.CreateItem(t, map[string]any{"title": "Playable", "itemType": "video"})

@@ -89,6 +89,39 @@ func fetch(t *testing.T, link string) (*http.Response, []byte) {
 	return resp, b
 }
 
+// lavfiClip makes a test file with ffmpeg (lavfi sources in args) and
+// answers its bytes.
+func lavfiClip(t *testing.T, name string, args ...string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("ffmpeg", append(append([]string{"-nostdin", "-loglevel", "error"}, args...), out)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("making %s: %v %s", name, err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// checkStrip loads the strip's WebVTT map and the last sheet it names,
+// relative to the map's own link.
+func checkStrip(t *testing.T, strip string) {
+	t.Helper()
+	resp, body := fetch(t, strip)
+	if resp.StatusCode != 200 || !strings.HasPrefix(string(body), "WEBVTT") {
+		t.Fatalf("strip map: %d %.60s", resp.StatusCode, body)
+	}
+	cue := strings.Split(strings.TrimSpace(string(body)), "\n")
+	sheetRef, _, _ := strings.Cut(cue[len(cue)-1], "#")
+	base, _ := url.Parse(strip)
+	sheet, _ := base.Parse(sheetRef)
+	if resp, _ := fetch(t, sheet.String()); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("strip sheet %s: %d", sheetRef, resp.StatusCode)
+	}
+}
+
 // POST /api/v1/process runs the real pipeline on an item's original: the
 // item moves queued → processing (progress readable) → complete, its
 // fields come from what was made (signed links that serve playable media,
@@ -159,18 +192,7 @@ func TestProcessItem(t *testing.T) {
 		t.Fatalf("poster: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	// The strip's map names its sheets relative to itself: they load.
-	strip := it["thumbnailStrip"].(string)
-	resp, body = fetch(t, strip)
-	if resp.StatusCode != 200 || !strings.HasPrefix(string(body), "WEBVTT") {
-		t.Fatalf("strip map: %d %.60s", resp.StatusCode, body)
-	}
-	cue := strings.Split(strings.TrimSpace(string(body)), "\n")
-	sheetRef, _, _ := strings.Cut(cue[len(cue)-1], "#")
-	base, _ := url.Parse(strip)
-	sheet, _ := base.Parse(sheetRef)
-	if resp, _ := fetch(t, sheet.String()); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" {
-		t.Fatalf("strip sheet %s: %d", sheetRef, resp.StatusCode)
-	}
+	checkStrip(t, it["thumbnailStrip"].(string))
 	// Thumbnails by position, from the keyframes (every 2 s).
 	var page struct {
 		Thumbnails []map[string]any `json:"thumbnails"`
@@ -221,12 +243,8 @@ func TestEarlyPoster(t *testing.T) {
 	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
-	clip := filepath.Join(t.TempDir(), "long.mp4")
-	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
-		"testsrc2=size=1280x720:rate=30:duration=20", "-c:v", "libx264", "-preset", "ultrafast", clip).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
-	data, _ := os.ReadFile(clip)
+	data := lavfiClip(t, "long.mp4", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20",
+		"-c:v", "libx264", "-preset", "ultrafast")
 	item := a.CreateItem(t, map[string]any{"title": "Long", "itemType": "video"})
 	withOriginal(t, api, a, item, "long.mp4", data)
 	var early any

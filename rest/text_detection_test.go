@@ -3,8 +3,6 @@ package rest_test
 import (
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,15 +20,10 @@ func TestBurntInTextIsDetected(t *testing.T) {
 	if _, err := os.Stat(font); err != nil || !tesseract.Available() {
 		t.Skip("skipped: needs fonts-dejavu-core and tesseract-ocr-eng (scripts/deps test)")
 	}
-	clip := filepath.Join(t.TempDir(), "news.mp4")
-	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
-		"color=c=0x203040:size=1280x720:rate=25:duration=8", "-vf",
+	data := lavfiClip(t, "news.mp4", "-f", "lavfi", "-i", "color=c=0x203040:size=1280x720:rate=25:duration=8", "-vf",
 		"drawtext=fontfile="+font+":text='BREAKING NEWS':fontsize=72:fontcolor=white:x=(w-tw)/2:y=h/3:enable='lt(t,3.9)',"+
 			"drawtext=fontfile="+font+":text='Harbor closed until noon':fontsize=56:fontcolor=yellow:x=(w-tw)/2:y=h*2/3:enable='gte(t,4)'",
-		"-c:v", "libx264", "-preset", "ultrafast", clip).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
-	data, _ := os.ReadFile(clip)
+		"-c:v", "libx264", "-preset", "ultrafast")
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	item := a.CreateItem(t, map[string]any{"title": "News", "itemType": "video", "textDetectionEnabled": true})
