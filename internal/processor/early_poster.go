@@ -13,11 +13,10 @@ import (
 
 // earlyPoster shows a poster on a new video within a second or so of its
 // upload, long before its proxy is made: the original's first keyframe,
-// from the probe phase — provisional: the set's poster (at a tenth of the
-// video, from the proxy) replaces it. The full set replaces it
-// (and deletes it) when it is switched in; an item that shows a set
-// already keeps that one until then. Best effort: a failure only means
-// the poster comes with the set.
+// from the probe phase. It is provisional: the set, when switched in,
+// replaces it with its own poster (a tenth into the video) and deletes
+// it; an item that shows a set already keeps that one until then. Best
+// effort: a failure only means the poster comes with the set.
 func (r *run) earlyPoster(ctx context.Context, input string, p *media.Probe, jobID int64) {
 	if has, err := r.w.Store.HasGeneratedMedia(ctx, r.tenant, r.item); err != nil || has {
 		return
@@ -28,10 +27,7 @@ func (r *run) earlyPoster(ctx context.Context, input string, p *media.Probe, job
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "poster.jpg")
-	// The first keyframe: decoded at once whatever the original's GOP
-	// (a seek to the poster's position can land past an original's only
-	// keyframe, and costs seconds on 4K HEVC to find none).
-	if err := media.Run(ctx, media.Command{Args: media.EarlyPosterArgs(input, out, 0, p)}); err != nil {
+	if err := media.Run(ctx, media.Command{Args: media.EarlyPosterArgs(input, out, p)}); err != nil {
 		r.w.log().Info("no early poster", "tenant", r.tenant, "item", r.item, "err", err)
 		return
 	}
