@@ -203,22 +203,24 @@ func TestCustomIcons(t *testing.T) {
 	}
 }
 
+// timedEntry is an entry of an item's timed metadata as REST answers it.
+type timedEntry struct {
+	ID      string `json:"id"`
+	StartMs int64  `json:"startMs"`
+	EndMs   int64  `json:"endMs"`
+	Data    struct {
+		FormID   string         `json:"formId"`
+		FormData map[string]any `json:"formData"`
+	} `json:"data"`
+}
+
 func TestTimedMetadata(t *testing.T) {
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	id := a.CreateItem(t, map[string]any{"title": "Clip", "itemType": "video"})
 	path := "/api/v1/items/" + id + "/timedMetadata"
-	type entry struct {
-		ID      string `json:"id"`
-		StartMs int64  `json:"startMs"`
-		EndMs   int64  `json:"endMs"`
-		Data    struct {
-			FormID   string         `json:"formId"`
-			FormData map[string]any `json:"formData"`
-		} `json:"data"`
-	}
 	var list struct {
-		Items []entry `json:"items"`
+		Items []timedEntry `json:"items"`
 	}
 	a.Get(t, path).Status(200).JSON(&list)
 	if len(list.Items) != 0 {

@@ -36,21 +36,12 @@ func TestBurntInTextIsDetected(t *testing.T) {
 	if st := waitAnalysis(t, a, item, "textDetection"); st["state"] != "complete" || st["service"] != "tesseract" {
 		t.Fatalf("text detection: %v", st)
 	}
-	type entry struct {
-		ID      string `json:"id"`
-		StartMs int64  `json:"startMs"`
-		EndMs   int64  `json:"endMs"`
-		Data    struct {
-			FormID   string         `json:"formId"`
-			FormData map[string]any `json:"formData"`
-		} `json:"data"`
-	}
-	read := func() map[string]entry {
+	read := func() map[string]timedEntry {
 		var list struct {
-			Items []entry `json:"items"`
+			Items []timedEntry `json:"items"`
 		}
 		a.Get(t, path).Status(http.StatusOK).JSON(&list)
-		found := map[string]entry{}
+		found := map[string]timedEntry{}
 		for _, e := range list.Items {
 			text, _ := e.Data.FormData["default_text"].(string)
 			found[strings.ToLower(text)] = e

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +13,9 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/bench/benchseed"
 	"github.com/loupe-mam/loupe/internal/bench/loadgen"
-	"github.com/loupe-mam/loupe/internal/bench/mediabench"
+	"github.com/loupe-mam/loupe/internal/demo"
 	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/processor"
 )
 
 // The processing side of the benchmark (issue 16): real clips made with
@@ -131,58 +130,34 @@ func runBare(ctx context.Context, in, dir string) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// procAPI talks to the bench's server as the seeded tenant.
+// procAPI talks to the bench's server as the seeded tenant, through the
+// demo's client (the REST items and tus uploads any integration uses).
 type procAPI struct {
 	srv    *server
 	apiKey string
 }
 
+func (a *procAPI) client() *demo.Client { return &demo.Client{URL: a.srv.url, APIKey: a.apiKey} }
+
 // upload creates an item and sends the file as its original; it answers
 // when the upload is complete (processing starts on its own).
 func (a *procAPI) upload(ctx context.Context, path string) (string, time.Time, error) {
-	id, err := newItem(ctx, a.srv.url, a.apiKey, "bench "+filepath.Base(path))
+	st, err := os.Stat(path)
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	tus := &mediabench.Tus{Endpoint: a.srv.url + tusPath, APIKey: a.apiKey}
-	up, err := tus.Create(ctx, st.Size(), map[string]string{"filename": filepath.Base(path), "itemId": id})
+	name := filepath.Base(path)
+	f := demo.File{Sample: demo.Sample{FileName: name, Title: "bench " + name, ItemType: "video"}, Path: path, Size: st.Size()}
+	c := a.client()
+	id, err := c.CreateItem(ctx, f)
 	if err == nil {
-		_, err = tus.Patch(ctx, up, 0, f, st.Size())
+		err = c.Upload(ctx, id, f)
 	}
 	return id, time.Now(), err
 }
 
-// item is what the bench reads of an item while it is processed.
-type procItem struct {
-	TranscodingState string         `json:"transcodingState"`
-	Thumbnail        *string        `json:"thumbnail"`
-	Proxy            *string        `json:"proxy"`
-	ProgressInfo     map[string]any `json:"progressInfo"`
-}
-
-func (a *procAPI) get(ctx context.Context, id string) (*procItem, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.srv.url+"/api/v1/items/"+id, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header = authHeader(a.apiKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		b, _ := io.ReadAll(resp.Body)
-		return nil, fmt.Errorf("GET item: %s %.200s", resp.Status, b)
-	}
-	var it procItem
-	return &it, json.NewDecoder(resp.Body).Decode(&it)
+func (a *procAPI) get(ctx context.Context, id string) (*demo.Item, error) {
+	return a.client().Item(ctx, id)
 }
 
 // watch is what polling an item every 50 ms saw, from since.
@@ -218,26 +193,29 @@ func (a *procAPI) follow(ctx context.Context, since time.Time, timeout time.Dura
 			}
 			now := time.Since(since)
 			// A change of step or percent is progress a client sees.
-			if pct, ok := it.ProgressInfo["percent"].(float64); ok && it.TranscodingState == "processing" &&
-				fmt.Sprint(it.ProgressInfo["step"], pct) != last[id] {
+			if p := it.ProgressInfo; p != nil && p.Percent != nil && it.TranscodingState == "processing" &&
+				fmt.Sprint(p.Step, *p.Percent) != last[id] {
 				if w.firstProgress == 0 {
 					w.firstProgress = now
 				} else if gap := time.Since(lastAt[id]); gap > w.maxGap {
 					w.maxGap = gap
 				}
-				last[id], lastAt[id] = fmt.Sprint(it.ProgressInfo["step"], pct), time.Now()
+				last[id], lastAt[id] = fmt.Sprint(p.Step, *p.Percent), time.Now()
 			}
-			if it.Thumbnail != nil && w.firstPoster == 0 {
+			if it.Thumbnail != "" && w.firstPoster == 0 {
 				w.firstPoster = now
 			}
-			if it.Proxy != nil && it.TranscodingState != "complete" && w.partial == "" && it.TranscodingState != "processing" {
+			if it.Proxy != "" && it.TranscodingState != "complete" && w.partial == "" && it.TranscodingState != "processing" {
 				w.partial = fmt.Sprintf("proxy visible while %s", it.TranscodingState)
 			}
 			switch it.TranscodingState {
 			case "complete":
 				w.done = now
 			case "failed":
-				w.done, w.failed = now, fmt.Sprint(it.ProgressInfo["error"])
+				w.done, w.failed = now, "failed"
+				if it.ProgressInfo != nil {
+					w.failed = it.ProgressInfo.Error
+				}
 			default:
 				open++
 			}
@@ -385,7 +363,7 @@ func photos(ctx context.Context, api *procAPI, photo string, n int) procRow {
 
 // killed uploads the 60 s clip, kills the node (SIGKILL) once the transcode
 // is a fifth done, starts another and measures until the item is complete.
-// The bound is the job's timeout (killTimeoutFloor + 3 × 60 s) + 60 s.
+// The bound is the job's timeout (processor.TranscodeTimeout) + 60 s.
 func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip, dbURL string, env []string) procRow {
 	row := procRow{Scenario: procKilled, MediaSeconds: 60}
 	id, at, err := api.upload(ctx, clip)
@@ -399,7 +377,7 @@ func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip
 			row.Unmeasured = fmt.Sprintf("the transcode did not get under way: %v", err)
 			return row
 		}
-		if pct, _ := it.ProgressInfo["percent"].(float64); it.TranscodingState == "processing" && pct >= 20 {
+		if p := it.ProgressInfo; p != nil && p.Percent != nil && it.TranscodingState == "processing" && *p.Percent >= 20 {
 			break
 		}
 	}
@@ -415,7 +393,7 @@ func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip
 		return row
 	}
 	*srv, api.srv = next, next
-	bound := killTimeoutFloor + 3*60*time.Second + time.Minute
+	bound := processor.TranscodeTimeout(killTimeoutFloor, 60) + time.Minute
 	ws, err := api.follow(ctx, at, bound+killedAt+time.Minute, id)
 	w := ws[id]
 	row.Took = w.done

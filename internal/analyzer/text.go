@@ -146,41 +146,33 @@ func (r *run) writeDetectedText(ctx context.Context, spans []textSpan) error {
 	if err != nil {
 		return err
 	}
-	var remove []string
-	for _, e := range all[r.item] {
-		if strings.HasPrefix(e.ID, detectedTextPrefix) && e.FormID == detectedTextForm {
-			remove = append(remove, e.ID)
-		}
-	}
 	form := detectedTextForm
 	upsert := make([]loupe.TimedMetadataInput, len(spans))
+	written := make(map[string]bool, len(spans))
 	for i, s := range spans {
 		title, _, _ := strings.Cut(s.text, "\n")
 		upsert[i] = loupe.TimedMetadataInput{ID: fmt.Sprintf("%s%d", detectedTextPrefix, s.startMs), StartMs: s.startMs, EndMs: s.endMs,
 			Data: loupe.ItemMetadataInput{FormID: &form, FormData: loupe.JSONOf(map[string]any{
 				"default_title": truncate(title, 200), "default_text": s.text, "default_confidence": s.confidence})}}
+		written[upsert[i].ID] = true
 	}
-	// The ids written again are replaced, not removed.
-	written := map[string]bool{}
-	for _, u := range upsert {
-		written[u.ID] = true
-	}
-	keep := remove[:0]
-	for _, id := range remove {
-		if !written[id] {
-			keep = append(keep, id)
+	// The run's earlier entries go, but for those written again (replaced).
+	var remove []string
+	for _, e := range all[r.item] {
+		if strings.HasPrefix(e.ID, detectedTextPrefix) && e.FormID == detectedTextForm && !written[e.ID] {
+			remove = append(remove, e.ID)
 		}
 	}
-	for len(upsert) > 0 || len(keep) > 0 {
+	for len(upsert) > 0 || len(remove) > 0 {
 		n := min(len(upsert), store.MaxTimedMetadataWrite)
-		m := min(len(keep), store.MaxTimedMetadataWrite-n)
-		if _, err := r.w.Store.UpdateTimedMetadata(ctx, r.tenant, r.item, upsert[:n], keep[:m]); err != nil {
+		m := min(len(remove), store.MaxTimedMetadataWrite-n)
+		if _, err := r.w.Store.UpdateTimedMetadata(ctx, r.tenant, r.item, upsert[:n], remove[:m]); err != nil {
 			if loupe.ErrorKind(err) == loupe.EINVALID {
 				return failed("the detected text could not be written: %s", err.Error())
 			}
 			return err
 		}
-		upsert, keep = upsert[n:], keep[m:]
+		upsert, remove = upsert[n:], remove[m:]
 	}
 	return nil
 }

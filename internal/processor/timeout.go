@@ -25,7 +25,7 @@ import (
 //     headers (seconds at most, also through a presigned URL), then the job
 //     completes and inserts its second phase in one transaction
 //     (river.JobCompleteTx), carrying the duration;
-//  2. transcode (Probed true): the run, bounded by transcodeTimeout.
+//  2. transcode (Probed true): the run, bounded by TranscodeTimeout.
 const (
 	// probeTimeout bounds the first phase.
 	probeTimeout = 2 * time.Minute
@@ -50,12 +50,12 @@ func (w *Worker) Timeout(job *river.Job[jobs.ProcessArgs]) time.Duration {
 	if floor <= 0 {
 		floor = transcodeFloor
 	}
-	return transcodeTimeout(floor, job.Args.DurationSeconds)
+	return TranscodeTimeout(floor, job.Args.DurationSeconds)
 }
 
-// transcodeTimeout is a run's timeout for an original of d seconds (< 0:
+// TranscodeTimeout is a run's timeout for an original of d seconds (< 0:
 // unknown).
-func transcodeTimeout(floor time.Duration, d float64) time.Duration {
+func TranscodeTimeout(floor time.Duration, d float64) time.Duration {
 	if d < 0 {
 		return Timeout
 	}

@@ -16,11 +16,11 @@ func TestTranscodeTimeout(t *testing.T) {
 		{3600, 2*time.Minute + 3*time.Hour}, // an hour
 		{1e7, 24 * Timeout},                 // bounded
 	} {
-		if got := transcodeTimeout(transcodeFloor, c.seconds); got != c.want {
-			t.Errorf("transcodeTimeout(%v) = %v, want %v", c.seconds, got, c.want)
+		if got := TranscodeTimeout(transcodeFloor, c.seconds); got != c.want {
+			t.Errorf("TranscodeTimeout(%v) = %v, want %v", c.seconds, got, c.want)
 		}
 	}
-	if got := transcodeTimeout(10*time.Second, 10); got != 40*time.Second {
+	if got := TranscodeTimeout(10*time.Second, 10); got != 40*time.Second {
 		t.Errorf("with a floor of 10 s: %v", got)
 	}
 }

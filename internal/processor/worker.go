@@ -33,7 +33,7 @@ import (
 const Service = "loupe-ffmpeg"
 
 // Timeout bounds a run of an original whose duration is unknown (see
-// transcodeTimeout for the others).
+// TranscodeTimeout for the others).
 const Timeout = jobs.MaxJobTimeout
 
 // localCopyLimit: an original up to this size is copied into the work
@@ -256,14 +256,12 @@ func (r *run) input(ctx context.Context, files blob.Store, key, dir string) (str
 			return "", err
 		}
 		if _, err := os.Stat(p); err != nil {
-			r.w.log().Warn("original missing", "tenant", r.tenant, "item", r.item, "key", key, "err", err)
 			return "", permanent("the item's original is missing from storage")
 		}
 		return p, nil
 	}
 	obj, err := files.Stat(ctx, key)
 	if errors.Is(err, blob.ErrNotFound) {
-		r.w.log().Warn("original missing", "tenant", r.tenant, "item", r.item, "key", key)
 		return "", permanent("the item's original is missing from storage")
 	}
 	if err != nil {
