@@ -102,6 +102,9 @@ type Config struct {
 	// UploadPartSize is the smallest part of a resumable upload
 	// (upload.DefaultPartSize when 0; LOUPE_UPLOAD_PART_SIZE).
 	UploadPartSize int64
+	// UploadReadAhead is the memory uploads read parts ahead into
+	// (upload.DefaultReadAhead when 0; none when negative).
+	UploadReadAhead int64
 	// UploadSpoolDir holds one part of a tus request body of unknown
 	// length while it arrives (os.TempDir() when empty).
 	UploadSpoolDir string
@@ -154,7 +157,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		}
 		var err error
 		uploads, err = upload.New(upload.Config{
-			Store: st, Files: mp, Temp: cfg.Files, InstanceID: cfg.InstanceID, PartSize: cfg.UploadPartSize,
+			Store: st, Files: mp, Temp: cfg.Files, InstanceID: cfg.InstanceID, PartSize: cfg.UploadPartSize, ReadAhead: cfg.UploadReadAhead,
 			SpoolDir: cfg.UploadSpoolDir, BaseURL: cfg.PublicURL, Logger: logger,
 		})
 		if err != nil {

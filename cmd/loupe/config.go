@@ -71,6 +71,7 @@ func loadConfig() config {
 	// locks, the smallest part, where a body of unknown length is spooled.
 	c.App.InstanceID = os.Getenv("LOUPE_INSTANCE_ID")
 	c.App.UploadPartSize = int64(envInt("LOUPE_UPLOAD_PART_SIZE", 0))
+	c.App.UploadReadAhead = int64(envInt("LOUPE_UPLOAD_READ_AHEAD", 0))
 	c.App.UploadSpoolDir = os.Getenv("LOUPE_UPLOAD_SPOOL_DIR")
 	// Background work (internal/jobs): 0 = one worker per core and queue,
 	// -1 = this node only serves the API and asks others for the work.

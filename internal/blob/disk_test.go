@@ -142,3 +142,64 @@ func TestDiskRefusesKeysThatEscapeOrAreMalformed(t *testing.T) {
 		t.Fatalf("refused keys left files in the root: %v", entries)
 	}
 }
+
+// An upload WithPartSize is written in place: what it cannot hold is
+// refused, and its completion moves the file instead of copying it.
+func TestDiskMultipartWithPartSize(t *testing.T) {
+	d, _ := newDisk(t)
+	ctx := context.Background()
+	const key, size = "t1/items/i1/original/in-place.mov", blob.MinPartSize
+	part := func(seed byte, n int64) *bytes.Reader { return bytes.NewReader(bytes.Repeat([]byte{seed}, int(n))) }
+	id, err := d.CreateMultipart(ctx, key, blob.WithPartSize(size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.UploadPart(ctx, key, id, 1, part('a', size+1), size+1); !errors.Is(err, blob.ErrInvalidPart) {
+		t.Fatalf("a part larger than the part size: %v, want ErrInvalidPart", err)
+	}
+	if _, err := d.UploadPart(ctx, key, id, 1, part('a', size+1), size); !errors.Is(err, blob.ErrInvalidPart) {
+		t.Fatalf("a body longer than announced: %v, want ErrInvalidPart", err)
+	}
+	p1, err := d.UploadPart(ctx, key, id, 1, part('a', size), size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := d.UploadPart(ctx, key, id, 2, part('b', 10), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3, err := d.UploadPart(ctx, key, id, 3, part('c', 7), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, parts := range map[string][]blob.Part{
+		"a gap":                    {p1, p3},
+		"not from 1":               {short},
+		"a short part before last": {p1, short, p3},
+	} {
+		if _, err := d.CompleteMultipart(ctx, key, id, parts); !errors.Is(err, blob.ErrInvalidPart) {
+			t.Errorf("completion with %s: %v, want ErrInvalidPart", name, err)
+		}
+	}
+	// A failed replacement leaves the part missing, never half replaced.
+	if _, err := d.UploadPart(ctx, key, id, 2, part('x', 5), 10); err == nil {
+		t.Fatal("a short body was stored")
+	}
+	if _, err := d.CompleteMultipart(ctx, key, id, []blob.Part{p1, short}); !errors.Is(err, blob.ErrInvalidPart) {
+		t.Fatalf("completion with a part whose replacement failed: %v, want ErrInvalidPart", err)
+	}
+	p2, err := d.UploadPart(ctx, key, id, 2, part('b', 10), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.CompleteMultipart(ctx, key, id, []blob.Part{p1, p2}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := read(t, d, key)
+	if err != nil || got != strings.Repeat("a", int(size))+strings.Repeat("b", 10) {
+		t.Fatalf("the blob has %d bytes, %v", len(got), err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(d.Root(), ".uploads", "*")); len(m) != 0 {
+		t.Fatalf("the upload's directory remains: %v", m)
+	}
+}

@@ -21,6 +21,9 @@ type PutOptions struct {
 	// Size is the expected length when known (-1 when not). S3 sizes its
 	// parts from it, so that very large bodies stay within 10,000 parts.
 	Size int64
+	// PartSize, for CreateMultipart, promises that every part but the last
+	// has exactly this size (0: parts of any size). See WithPartSize.
+	PartSize int64
 }
 
 // WithContentType stores the blob's media type where the backend can.
@@ -37,6 +40,17 @@ func WithSHA256(sum string) PutOption {
 // WithSize tells Put how long the body will be.
 func WithSize(n int64) PutOption {
 	return func(o *PutOptions) { o.Size = n }
+}
+
+// WithPartSize tells CreateMultipart that parts 1, 2, … will each be n
+// bytes but the last, which is at most n: what a resumable upload that
+// cuts a stream into parts knows. Disk then writes each part in place in
+// one file and completing renames it — no copy of the whole file at the
+// end — and in exchange refuses a part larger than n, and a completion
+// whose parts do not run from 1 without a gap or whose parts but the last
+// are not n bytes (ErrInvalidPart). S3 ignores it.
+func WithPartSize(n int64) PutOption {
+	return func(o *PutOptions) { o.PartSize = n }
 }
 
 // PutOptionsOf applies opts to the defaults.

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"mime"
 	"net/http"
@@ -152,12 +151,14 @@ func (u *upload) FinishUpload(ctx context.Context) error {
 // part (the stored tail, then the body) goes to UploadPart and is recorded
 // with the hash state; what is left when the body ends, shorter than a
 // part, joins the tail (a blob of its own). Nothing whole is held in
-// memory: a part streams straight through when the request's
-// Content-Length says the body holds it, else it is spooled to a
-// temporary file first (at most one part). It answers the bytes durably
-// stored; bytes of a part cut short by the client are dropped, and the
-// client resumes from the offset recorded.
-func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (int64, error) {
+// memory: while the memory for read-ahead lasts (Config.ReadAhead), a
+// whole part is read into a buffer and stored while the next one is read;
+// else a part streams straight through when the request's Content-Length
+// says the body holds it, or is spooled to a temporary file first (at most
+// one part). It answers the bytes durably stored; bytes of a part cut
+// short by the client are dropped, and the client resumes from the offset
+// recorded.
+func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (written int64, err error) {
 	s, row := u.s, rowState{Upload: *u.row}
 	if row.State != store.UploadUploading {
 		return 0, tusError("ERR_UPLOAD_COMPLETE", "the upload is complete", http.StatusConflict)
@@ -170,7 +171,7 @@ func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (i
 		return 0, errors.New("upload: write without the lock")
 	}
 	if row.MultipartID == "" && row.Size > 0 {
-		id, err := s.Files.CreateMultipart(ctx, row.BlobKey)
+		id, err := s.Files.CreateMultipart(ctx, row.BlobKey, blob.WithPartSize(row.PartSize))
 		if err != nil {
 			return 0, fmt.Errorf("upload: unable to start the multipart upload: %w", err)
 		}
@@ -184,27 +185,113 @@ func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (i
 	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(row.HashState); err != nil {
 		return 0, fmt.Errorf("upload: unreadable hash state of %s: %w", row.ID, err)
 	}
-	body := &hashing{r: src, h: h, pos: row.Received, head: append([]byte(nil), row.Head...)}
+	body := newHashing(src, h, row.Received, row.Head)
+	defer body.close()
 	declared := rs.contentLength // -1 when the request did not say
-	var written int64
 	lastProgress := time.Now()
+
+	// commit records n more bytes stored, a part or (part nil) the
+	// pending tail, with the hash state after them.
+	commit := func(n int64, part *store.UploadPart, state, head []byte) error {
+		c := store.UploadCommit{TenantID: row.TenantID, ID: row.ID, From: row.Received, To: row.Received + n,
+			Token: rs.token, HashState: state, Part: part}
+		if len(head) != len(row.Head) {
+			c.Head = head
+		}
+		oldTail := row.TailKey
+		if part == nil {
+			c.TailKey, c.TailSize = row.pendingTail, row.TailSize+n
+		}
+		if err := s.Store.CommitUpload(ctx, c); err != nil {
+			if part == nil {
+				s.dropTail(ctx, c.TailKey)
+			}
+			if errors.Is(err, store.ErrUploadMoved) {
+				return tusd.ErrUploadInterrupted
+			}
+			return err
+		}
+		if oldTail != c.TailKey {
+			s.dropTail(ctx, oldTail)
+		}
+		row.Received, row.HashState, row.Head, row.TailKey, row.TailSize = c.To, state, head, c.TailKey, c.TailSize
+		written += n
+		if time.Since(lastProgress) >= time.Second {
+			s.progress(ctx, &row)
+			lastProgress = time.Now()
+		}
+		return nil
+	}
+	// ahead is the part being stored from memory, and then recorded, while
+	// the request reads on; settle waits for it. Until then only that
+	// goroutine touches row and written, so parts are recorded in order.
+	var ahead *partAhead
+	settle := func() error {
+		if ahead == nil {
+			return nil
+		}
+		err := ahead.wait(s.readAhead)
+		ahead = nil
+		return err
+	}
 	defer func() {
+		if serr := settle(); serr != nil && err == nil {
+			err = serr
+		}
 		u.row = &row.Upload
 		if written > 0 {
 			s.progress(ctx, &row)
 		}
 	}()
-	for row.Received < row.Size {
-		partStart := row.Received - row.TailSize
+
+	pos := row.Received // the end of what was read and stored or is being stored
+	for pos < row.Size {
+		tail := int64(0) // with a part ahead there is no tail
+		if ahead == nil {
+			tail = row.TailSize
+		}
+		partStart := pos - tail
 		number := int(partStart/row.PartSize) + 1
 		partLen := min(row.PartSize, row.Size-partStart)
-		need := partLen - row.TailSize
+		need := partLen - tail
 		left := int64(-1)
 		if declared >= 0 {
-			left = declared - written
+			left = declared - body.n
 			if left <= 0 {
 				break
 			}
+		}
+		if left >= need && tail == 0 {
+			if buf := s.readAhead.get(partLen); buf != nil {
+				_, rerr := io.ReadFull(body, buf)
+				var state []byte
+				if rerr == nil {
+					state, rerr = body.state()
+				}
+				if rerr != nil {
+					s.readAhead.put(buf)
+					if err := settle(); err != nil {
+						return written, err
+					}
+					if body.ended {
+						return written, nil // the client went away mid-part
+					}
+					return written, rerr
+				}
+				if err := settle(); err != nil {
+					s.readAhead.put(buf)
+					return written, err
+				}
+				head := body.head
+				ahead = s.storeAhead(ctx, row.BlobKey, row.MultipartID, number, buf, func(p blob.Part) error {
+					return commit(partLen, &store.UploadPart{Number: p.Number, ETag: p.ETag, Size: p.Size}, state, head)
+				})
+				pos += partLen
+				continue
+			}
+		}
+		if err := settle(); err != nil {
+			return written, err
 		}
 		var (
 			n    int64
@@ -236,76 +323,24 @@ func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (i
 			if err != nil {
 				return written, err
 			}
-			if n == 0 {
-				break
-			}
 			last = part == nil
 		}
 		if n == 0 {
 			break
 		}
-		state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+		state, err := body.state()
 		if err != nil {
-			return written, fmt.Errorf("upload: %w", err)
-		}
-		c := store.UploadCommit{TenantID: row.TenantID, ID: row.ID, From: row.Received, To: row.Received + n,
-			Token: rs.token, HashState: state, Part: part}
-		if len(body.head) != len(row.Head) {
-			c.Head = body.head
-		}
-		oldTail := row.TailKey
-		if part == nil {
-			c.TailKey, c.TailSize = row.pendingTail, row.TailSize+n
-		}
-		if err := s.Store.CommitUpload(ctx, c); err != nil {
-			if part == nil {
-				s.dropTail(ctx, c.TailKey)
-			}
-			if errors.Is(err, store.ErrUploadMoved) {
-				return written, tusd.ErrUploadInterrupted
-			}
 			return written, err
 		}
-		if oldTail != c.TailKey {
-			s.dropTail(ctx, oldTail)
+		if err := commit(n, part, state, body.head); err != nil {
+			return written, err
 		}
-		row.Received, row.HashState, row.Head, row.TailKey, row.TailSize = c.To, state, body.head, c.TailKey, c.TailSize
-		written += n
-		if time.Since(lastProgress) >= time.Second {
-			s.progress(ctx, &row)
-			lastProgress = time.Now()
-		}
+		pos = row.Received
 		if last {
 			break
 		}
 	}
 	return written, nil
-}
-
-// hashing reads the body, hashing it and keeping its first headBytes.
-type hashing struct {
-	r     io.Reader
-	h     hash.Hash
-	pos   int64 // offset in the upload of the next byte
-	n     int64 // bytes read
-	head  []byte
-	ended bool
-}
-
-func (b *hashing) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if n > 0 {
-		b.h.Write(p[:n])
-		if b.pos < headBytes {
-			b.head = append(b.head, p[:min(int64(n), headBytes-b.pos)]...)
-		}
-		b.pos += int64(n)
-		b.n += int64(n)
-	}
-	if err != nil {
-		b.ended = true
-	}
-	return n, err
 }
 
 // tailReader streams the stored tail (nothing when there is none), opened

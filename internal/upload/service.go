@@ -78,7 +78,11 @@ type Config struct {
 	BaseURL string
 	// SpoolDir holds a part of a body of unknown length while it arrives
 	// (os.TempDir() when empty).
-	SpoolDir  string
+	SpoolDir string
+	// ReadAhead is the memory for parts read while the previous one is
+	// stored, shared by the node's uploads (DefaultReadAhead when 0; none
+	// when negative).
+	ReadAhead int64
 	LockLease time.Duration
 	LockPoll  time.Duration
 	Logger    *slog.Logger
@@ -87,7 +91,8 @@ type Config struct {
 // Service is the tus endpoint and what GraphQL asks of uploads.
 type Service struct {
 	Config
-	tus *tusd.UnroutedHandler
+	tus       *tusd.UnroutedHandler
+	readAhead *readAhead
 }
 
 // NewInstanceID names a node: its host name, process id and a random
@@ -129,7 +134,10 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Service{Config: cfg}
+	if cfg.ReadAhead == 0 {
+		cfg.ReadAhead = DefaultReadAhead
+	}
+	s := &Service{Config: cfg, readAhead: newReadAhead(cfg.ReadAhead)}
 	composer := tusd.NewStoreComposer()
 	ds := dataStore{s: s}
 	composer.UseCore(ds)

@@ -200,9 +200,23 @@ type itemView struct {
 // files), completion; the checksum, the sniffed type, the processing job,
 // other tenants.
 func TestUploadResumesAcrossCutsAndRestarts(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+	type variant struct {
+		backend
+		readAhead int64 // server.Config.UploadReadAhead
+	}
+	// Parts read ahead into memory (the default) and parts streamed one
+	// at a time (a node whose read-ahead memory is spent).
+	variants := []variant{{backends[0], 0}, {backends[1], 0}, {backends[0], -1}, {backends[1], -1}}
+	for _, b := range variants {
+		name := b.name
+		if b.readAhead < 0 {
+			name += " streamed"
+		}
+		t.Run(name, func(t *testing.T) {
 			files := b.files(t)
+			withFiles := func(files blob.Store) loupetest.Option {
+				return func(c *server.Config) { withFiles(files)(c); c.UploadReadAhead = b.readAhead }
+			}
 			api := loupetest.New(t, withFiles(files))
 			a := api.Tenant(t, "a")
 			other := api.Tenant(t, "b")

@@ -15,6 +15,7 @@ var multipartBehaviours = []behaviour{
 	{"multipart assembles parts in order", multipartAssemble},
 	{"multipart refuses bad part lists", multipartRefusals},
 	{"multipart abort", multipartAbort},
+	{"multipart with a part size", multipartPartSize},
 }
 
 func multiparter(t *testing.T, b Backend) blob.Multiparter {
@@ -166,4 +167,44 @@ func multipartAbort(t *testing.T, b Backend) {
 	wantErr(t, "CompleteMultipart after abort", err, blob.ErrNoSuchUpload)
 	_, err = b.Store.Stat(ctx, key)
 	wantErr(t, "Stat after abort", err, blob.ErrNotFound)
+}
+
+// multipartPartSize is an upload that promised its part size (Disk writes
+// it in place): parts out of order, one replaced, a short last part.
+func multipartPartSize(t *testing.T, b Backend) {
+	m := multiparter(t, b)
+	const key = "t1/items/i1/original/uniform.mov"
+	id, err := m.CreateMultipart(ctx, key, blob.WithPartSize(blob.MinPartSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := body{seed: 20, n: blob.MinPartSize}
+	p2 := body{seed: 21, n: blob.MinPartSize}
+	p3 := body{seed: 22, n: 4321}
+	parts := make([]blob.Part, 3)
+	parts[2] = uploadPart(t, m, key, id, 3, p3, false)
+	first := uploadPart(t, m, key, id, 2, body{seed: 98, n: blob.MinPartSize}, false)
+	parts[1] = uploadPart(t, m, key, id, 2, p2, true)
+	if first.ETag == parts[1].ETag {
+		t.Fatalf("a part stored again kept its ETag %q", first.ETag)
+	}
+	parts[0] = uploadPart(t, m, key, id, 1, p1, false)
+	_, err = m.CompleteMultipart(ctx, key, id, []blob.Part{parts[0], first, parts[2]})
+	wantErr(t, "CompleteMultipart with a replaced part's ETag", err, blob.ErrInvalidPart)
+	obj, err := m.CompleteMultipart(ctx, key, id, parts)
+	if err != nil {
+		t.Fatalf("CompleteMultipart: %v", err)
+	}
+	h := sha256.New()
+	for _, p := range []body{p1, p2, p3} {
+		io.Copy(h, p.reader()) //nolint:errcheck // a generator
+	}
+	want := p1.n + p2.n + p3.n
+	if n, sum := sumOf(t, b.Store, key); obj.Size != want || n != want || sum != hex.EncodeToString(h.Sum(nil)) {
+		t.Fatalf("the assembled blob has %d bytes (answered %d), SHA-256 %s; want %d", n, obj.Size, sum, want)
+	}
+	page, _, err := b.Store.List(ctx, "", "", 0)
+	if err != nil || len(page) != 1 || page[0].Key != key {
+		t.Fatalf("List = %+v, %v; want the one blob", page, err)
+	}
 }
