@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/analysis"
 	"github.com/loupe-mam/loupe/internal/analysis/apertium"
 	"github.com/loupe-mam/loupe/internal/analysis/openaistt"
+	"github.com/loupe-mam/loupe/internal/analysis/opencv"
 	"github.com/loupe-mam/loupe/internal/analysis/sphinx"
 	"github.com/loupe-mam/loupe/internal/analysis/tesseract"
 	"github.com/loupe-mam/loupe/internal/analyzer"
@@ -115,6 +116,9 @@ func analysisEngines(cfg Config) analyzer.Engines {
 	}
 	if tesseract.Available() {
 		e.Text = tesseract.Engine{}
+	}
+	if opencv.Available() {
+		e.Faces = opencv.Engine{}
 	}
 	return e
 }

@@ -190,10 +190,11 @@ type MediaOperation struct {
 
 // The kinds of metered media work.
 const (
-	OperationTranscoding   = "transcoding"
-	OperationTranscription = "transcription"
-	OperationTranslation   = "translation"
-	OperationTextDetection = "textDetection"
+	OperationTranscoding     = "transcoding"
+	OperationTranscription   = "transcription"
+	OperationTranslation     = "translation"
+	OperationTextDetection   = "textDetection"
+	OperationPersonDetection = "personDetection"
 )
 
 // GeneratedThumbnail is one position thumbnail.

@@ -107,7 +107,11 @@ type Face struct {
 // FaceDetector finds faces in images.
 type FaceDetector interface {
 	Name() string
-	// DetectFaces answers the faces in the image at imagePath at least
-	// minWidthRatio of the image's width wide.
-	DetectFaces(ctx context.Context, imagePath string, minWidthRatio float64) ([]Face, error)
+	// DetectFaces answers, for each image in imagePaths (in order), the
+	// faces at least minWidthRatio of the image's width wide with a
+	// confidence of at least minConfidence (both in [0, 1]).
+	DetectFaces(ctx context.Context, imagePaths []string, minWidthRatio, minConfidence float64) ([][]Face, error)
+	// SamePersonSimilarity is the cosine similarity of two of the engine's
+	// descriptors at and above which the faces are taken for one person's.
+	SamePersonSimilarity() float64
 }

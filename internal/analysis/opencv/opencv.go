@@ -1,0 +1,258 @@
+// Package opencv is the offline face detection engine: OpenCV's cascade
+// classifiers (Debian's python3-opencv, with the cascades of opencv-data),
+// run by a Python helper (faces.py, embedded) once per batch of images —
+// importing cv2 is most of a short batch's time.
+//
+// A face is a Haar cascade detection (haarcascade_frontalface_default)
+// confirmed by the LBP cascade (lbpcascade_frontalface_improved) on its
+// neighbourhood; its confidence is a logistic on the Haar cascade's level
+// weight; its descriptor is a mirror-symmetric grid of uniform LBP
+// histograms of the face, for grouping faces by person (cosine similarity,
+// SamePersonSimilarity). faces.py documents the measurements behind each
+// choice.
+package opencv
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/analysis"
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// Name is the engine's name in analysis states and metering.
+const Name = "opencv"
+
+// SamePersonSimilarity is the cosine similarity of two descriptors at and
+// above which the faces are taken for one person's. Measured on the two
+// faces Debian ships, skimage's astronaut (Eileen Collins) and matplotlib's
+// grace_hopper: each against its copy rescaled 0.7x and brightened
+// (TestDescriptor) 0.86 and 0.81; against itself rescaled 0.25x to 1.5x,
+// mirrored, rotated 10 degrees, darkened, brightened or JPEG-compressed at
+// quality 20, 0.63 (rotated) to 0.91; the two women against each other, in
+// all those versions, 0.30 to 0.44. 0.55 sits between. Two persons are
+// little evidence: LBP histograms are no face recognition model, and
+// look-alikes, lighting and pose will blur the line; what the descriptor is
+// fit for is grouping one person's faces across the frames of a video.
+const SamePersonSimilarity = 0.55
+
+//go:embed faces.py
+var script string
+
+// cascadeDirs are where the cascades are looked for: opencv-data's
+// directory, then older and source builds' places.
+var cascadeDirs = []string{"/usr/share/opencv4", "/usr/share/opencv", "/usr/local/share/opencv4"}
+
+const (
+	haarCascade = "haarcascades/haarcascade_frontalface_default.xml"
+	lbpCascade  = "lbpcascades/lbpcascade_frontalface_improved.xml"
+)
+
+// Engine finds faces with OpenCV. The zero value is ready to use.
+type Engine struct{}
+
+var _ analysis.FaceDetector = Engine{}
+
+// Name implements analysis.FaceDetector.
+func (Engine) Name() string { return Name }
+
+// SamePersonSimilarity implements analysis.FaceDetector: the package's
+// SamePersonSimilarity.
+func (Engine) SamePersonSimilarity() float64 { return SamePersonSimilarity }
+
+// Available reports whether a python3 that imports cv2 and the two
+// cascades are installed.
+func Available() bool {
+	_, _, ok := cascades()
+	return ok && python() != ""
+}
+
+// cascades are the paths of the Haar and LBP cascades, from the first
+// directory that has both.
+func cascades() (haar, lbp string, ok bool) {
+	for _, dir := range cascadeDirs {
+		haar, lbp = filepath.Join(dir, haarCascade), filepath.Join(dir, lbpCascade)
+		if isFile(haar) && isFile(lbp) {
+			return haar, lbp, true
+		}
+	}
+	return "", "", false
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+var (
+	pythonMu    sync.Mutex
+	pythonFound string
+)
+
+// python is the interpreter that imports cv2 ("" if none does): Debian's
+// /usr/bin/python3 first, the one python3-opencv is built for (a python3
+// earlier on PATH, pyenv's or a virtualenv's, usually lacks cv2), then
+// python3 on PATH. Found once; not finding one is asked again next time
+// (the packages may have been installed since).
+func python() string {
+	pythonMu.Lock()
+	defer pythonMu.Unlock()
+	if pythonFound != "" {
+		return pythonFound
+	}
+	candidates := []string{"/usr/bin/python3"}
+	if p, err := exec.LookPath("python3"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, p := range candidates {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := exec.CommandContext(ctx, p, "-c", "import cv2, numpy").Run()
+		cancel()
+		if err == nil {
+			pythonFound = p
+			return p
+		}
+	}
+	return ""
+}
+
+// request is faces.py's input.
+type request struct {
+	Images        []string `json:"images"`
+	MinWidthRatio float64  `json:"minWidthRatio"`
+	MinConfidence float64  `json:"minConfidence"`
+	Cascade       string   `json:"cascade"`
+	Confirm       string   `json:"confirm"`
+}
+
+// answer is faces.py's output.
+type answer struct {
+	Faces [][]struct {
+		X          int       `json:"x"`
+		Y          int       `json:"y"`
+		W          int       `json:"w"`
+		H          int       `json:"h"`
+		Confidence float64   `json:"confidence"`
+		Descriptor []float32 `json:"descriptor"`
+	} `json:"faces"`
+}
+
+// DetectFaces implements analysis.FaceDetector: one Python process for the
+// whole batch. An image that cannot be read (missing, not an image)
+// answers no faces.
+func (Engine) DetectFaces(ctx context.Context, imagePaths []string, minWidthRatio, minConfidence float64) ([][]analysis.Face, error) {
+	if !(minWidthRatio >= 0 && minWidthRatio <= 1) || !(minConfidence >= 0 && minConfidence <= 1) {
+		return nil, fmt.Errorf("opencv: minWidthRatio %v and minConfidence %v must be in [0, 1]", minWidthRatio, minConfidence)
+	}
+	if len(imagePaths) == 0 {
+		return [][]analysis.Face{}, nil
+	}
+	haar, lbp, ok := cascades()
+	py := python()
+	if !ok || py == "" {
+		return nil, errors.New("opencv: python3-opencv or opencv-data is not installed (scripts/deps run installs them)")
+	}
+	in, err := json.Marshal(request{Images: imagePaths, MinWidthRatio: minWidthRatio, MinConfidence: minConfidence, Cascade: haar, Confirm: lbp})
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, py, "-c", script)
+	var out bytes.Buffer
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &out, stderr
+	// One thread each for OpenCV (faces.py sets it too), OpenMP and
+	// OpenBLAS: the frames of a run go through one after another at low
+	// priority; more threads only fight the other work. OpenCV's warnings
+	// (an unreadable image) are not errors here.
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "OPENCV_LOG_LEVEL=ERROR")
+	if err := media.Start(cmd); err != nil {
+		return nil, err
+	}
+	if err := cmd.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("opencv: %v: %s", err, lastLines(stderr.String(), 3))
+	}
+	var a answer
+	if err := json.Unmarshal(out.Bytes(), &a); err != nil {
+		return nil, fmt.Errorf("opencv: unreadable answer: %v: %s", err, lastLines(stderr.String(), 3))
+	}
+	if len(a.Faces) != len(imagePaths) {
+		return nil, fmt.Errorf("opencv: %d answers for %d images", len(a.Faces), len(imagePaths))
+	}
+	res := make([][]analysis.Face, len(a.Faces))
+	for i, faces := range a.Faces {
+		res[i] = make([]analysis.Face, 0, len(faces))
+		for _, f := range faces {
+			res[i] = append(res[i], analysis.Face{Box: analysis.Box{X: f.X, Y: f.Y, W: f.W, H: f.H},
+				Confidence: f.Confidence, Descriptor: f.Descriptor})
+		}
+	}
+	return res, nil
+}
+
+// Similarity is the cosine similarity of two descriptors, in [-1, 1] (0
+// when either is empty or they differ in length): SamePersonSimilarity
+// or more for faces of one person.
+func Similarity(a, b []float32) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// tailBuffer keeps the last max bytes written to it (the end of a Python
+// traceback is where the reason is).
+type tailBuffer struct {
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.buf) }
+
+// lastLines are the last n non-empty lines of s, at most 600 bytes.
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	out := strings.Join(lines, "; ")
+	if len(out) > 600 {
+		out = "…" + strings.ToValidUTF8(out[len(out)-600:], "")
+	}
+	return out
+}
