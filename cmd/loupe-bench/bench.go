@@ -47,6 +47,7 @@ type benchConfig struct {
 	only          string
 	hold          bool
 	uploadBytes   int64
+	bigUpload     int64
 	ingestObjects int
 }
 
@@ -69,6 +70,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.StringVar(&c.only, "only", "", "run only the scenarios whose name contains this")
 	fs.IntVar(&c.ingestObjects, "ingest-objects", 20000, "the objects of the ingest scenarios (quick: 2,000)")
 	fs.Int64Var(&c.uploadBytes, "upload-bytes", 2<<30, "the size of the media upload scenarios (quick: 64 MiB)")
+	fs.Int64Var(&c.bigUpload, "big-upload-bytes", 50<<30, "the size of the large resumed upload to local disk (0 or quick: none)")
 	fs.BoolVar(&c.hold, "hold", false, "seed, print the database URL and key, and wait (for exploring plans) instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -76,6 +78,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	if c.quick {
 		c.duration, c.warmup = 2*time.Second, 500*time.Millisecond
 		c.uploadBytes = 64 << 20
+		c.bigUpload = 0
 		c.ingestObjects = 2000
 	}
 	return runBench(ctx, c)
@@ -187,7 +190,7 @@ func runBench(ctx context.Context, c benchConfig) error {
 	var media []mediaRow
 	var ingest []ingestRow
 	if c.only == "" || strings.HasPrefix(c.only, "upload") || strings.HasPrefix(c.only, "ingest") {
-		media = mediaRows(ctx, c, dir, dbURL, seeded.APIKey, log, &ingest)
+		media = mediaRows(ctx, c, dbURL, seeded.APIKey, log, &ingest)
 	}
 	var proc []procRow
 	switch {

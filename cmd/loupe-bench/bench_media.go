@@ -34,6 +34,7 @@ const (
 	uploadSDK       = "upload: AWS SDK transfer manager to S3 (reference)"
 	uploadLoupeS3   = "upload: tus through Loupe to S3"
 	uploadResume    = "upload: cut at half, server restarted, resumed"
+	uploadBig       = "upload: large file to local disk, cut at half, server restarted, resumed"
 )
 
 type mediaRow struct {
@@ -53,8 +54,16 @@ func (r mediaRow) mibps() float64 {
 }
 
 // mediaRows runs the media scenarios against a fresh `loupe serve` per
-// storage (the load scenarios' server keeps its own).
-func mediaRows(ctx context.Context, c benchConfig, dir, dbURL, apiKey string, log io.Writer, ingest *[]ingestRow) []mediaRow {
+// storage (the load scenarios' server keeps its own). Their files go to
+// the disk (the system's temporary directory; s3test's server keeps its
+// data there too), not where the bench's database is: that is /dev/shm
+// when it fits.
+func mediaRows(ctx context.Context, c benchConfig, dbURL, apiKey string, log io.Writer, ingest *[]ingestRow) []mediaRow {
+	dir, err := os.MkdirTemp("", "loupe-bench-media-")
+	if err != nil {
+		return []mediaRow{{Scenario: uploadPlain, Unmeasured: err.Error()}}
+	}
+	defer os.RemoveAll(dir)
 	size := c.uploadBytes
 	want := mediabench.NewSource(1, size).SHA256()
 	var rows []mediaRow
@@ -76,7 +85,10 @@ func mediaRows(ctx context.Context, c benchConfig, dir, dbURL, apiKey string, lo
 	settleDisk()
 	add(loupeUpload(ctx, c, log, uploadLoupeDisk, srv, apiKey, size, want))
 	settleDisk()
-	add(resumedUpload(ctx, c, srv, dbURL, apiKey, size, want, "LOUPE_BLOB_DIR="+blobs))
+	add(resumedUpload(ctx, c, uploadResume, srv, dbURL, apiKey, size, want, "LOUPE_BLOB_DIR="+blobs))
+	if c.bigUpload > 0 {
+		add(bigUpload(ctx, c, dir, dbURL, apiKey, log, "LOUPE_BLOB_DIR="+blobs))
+	}
 	os.RemoveAll(blobs) //nolint:errcheck // the bench's own directory
 
 	s3srv, err := s3test.Launch()
@@ -177,8 +189,8 @@ func loupeUpload(ctx context.Context, c benchConfig, log io.Writer, name string,
 // resumedUpload cuts an upload halfway (the client's connection drops),
 // restarts the server, asks it the offset and sends the rest: the time is
 // the whole, restart included.
-func resumedUpload(ctx context.Context, c benchConfig, srv *server, dbURL, apiKey string, size int64, want string, env ...string) mediaRow {
-	row := mediaRow{Scenario: uploadResume, Bytes: size}
+func resumedUpload(ctx context.Context, c benchConfig, name string, srv *server, dbURL, apiKey string, size int64, want string, env ...string) mediaRow {
+	row := mediaRow{Scenario: name, Bytes: size}
 	itemID, err := newItem(ctx, srv.url, apiKey, "bench resumed upload")
 	if err != nil {
 		row.Unmeasured = err.Error()
@@ -222,6 +234,31 @@ func resumedUpload(ctx context.Context, c benchConfig, srv *server, dbURL, apiKe
 	row.Took = time.Since(start)
 	row.Note = fmt.Sprintf("resumed at %.0f%% after the restart", 100*float64(off)/float64(size))
 	row.Unmeasured = errText(checkUploaded(ctx, srv2.url, apiKey, itemID, size, want))
+	return row
+}
+
+// bigUpload is resumedUpload of a file of --big-upload-bytes (50 GiB), on
+// a server of its own watched for memory, when the disk has room for it.
+func bigUpload(ctx context.Context, c benchConfig, dir, dbURL, apiKey string, log io.Writer, env ...string) mediaRow {
+	size := c.bigUpload
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return mediaRow{Scenario: uploadBig, Bytes: size, Unmeasured: err.Error()}
+	}
+	if free := int64(st.Bavail) * st.Bsize; free < size+(4<<30) {
+		return mediaRow{Scenario: uploadBig, Bytes: size,
+			Unmeasured: fmt.Sprintf("not enough free disk: %.1f GiB for a %.0f GiB upload", float64(free)/(1<<30), float64(size)/(1<<30))}
+	}
+	want := mediabench.NewSource(1, size).SHA256()
+	srv, err := startServer(ctx, c.loupe, dbURL, false, log, env...)
+	if err != nil {
+		return mediaRow{Scenario: uploadBig, Bytes: size, Unmeasured: err.Error()}
+	}
+	defer srv.stop()
+	rss := mediabench.WatchRSS(srv.pid)
+	settleDisk()
+	row := resumedUpload(ctx, c, uploadBig, srv, dbURL, apiKey, size, want, env...)
+	row.RSSGrowth = rss() // the first server's, until the cut
 	return row
 }
 
@@ -306,7 +343,7 @@ func mediaReport(rows []mediaRow) string {
 	}
 	ratio("tus through Loupe to disk / plain HTTP + fsync", uploadLoupeDisk, uploadPlain, 0.8)
 	ratio("tus through Loupe to S3 / SDK direct", uploadLoupeS3, uploadSDK, 0.8)
-	for _, n := range []string{uploadLoupeDisk, uploadLoupeS3} {
+	for _, n := range []string{uploadLoupeDisk, uploadLoupeS3, uploadBig} {
 		if r := byName[n]; r.Unmeasured == "" {
 			fmt.Fprintf(&b, "| server RSS growth, %s | %.0f MiB | ≤ 64 MiB |\n", strings.TrimPrefix(n, "upload: "), r.RSSGrowth)
 		}
