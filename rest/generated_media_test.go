@@ -1,9 +1,17 @@
 package rest_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"
@@ -117,5 +125,58 @@ func TestGeneratedMediaLocationEvents(t *testing.T) {
 	a.Get(t, gmlPath).Status(http.StatusOK).JSON(&list)
 	if len(list) != 0 {
 		t.Fatalf("saved: %v", list)
+	}
+}
+
+// On an S3 server with bucket events (MinIO, a webhook target), creating a
+// location attaches a trigger for real: an object written under the
+// location's prefix reaches the target, one written elsewhere does not.
+func TestGeneratedMediaLocationEventsReachTheTarget(t *testing.T) {
+	events := make(chan string, 16)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev struct {
+			EventName string
+			Key       string
+		}
+		if err := json.NewDecoder(r.Body).Decode(&ev); err == nil && ev.Key != "" {
+			key, _ := url.PathUnescape(ev.Key) // bucket/key, the key escaped
+			events <- ev.EventName + " " + key
+		}
+	}))
+	defer hook.Close()
+	minio := s3test.StartMinIO(t, map[string]string{"loupe": hook.URL})
+	ctx := context.Background()
+	cfg, err := minio.NewBucket(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := s3test.WebhookARN("loupe")
+	api := loupetest.New(t, func(c *server.Config) { c.BucketEventsTarget = arn })
+	a := api.Tenant(t, "a")
+	var loc map[string]any
+	a.Post(t, gmlPath, slBody(cfg, nil)).Status(http.StatusOK).JSON(&loc)
+	if loc["eventsTarget"] != arn {
+		t.Fatalf("eventsTarget = %v, want %s", loc["eventsTarget"], arn)
+	}
+	put := func(key string) {
+		if _, err := minio.Client().PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(cfg.Bucket), Key: aws.String(key),
+			Body: strings.NewReader("frame")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("elsewhere/clip.mp4")
+	put("media/loupe/item-1/proxy.mp4")
+	select {
+	case got := <-events:
+		if !strings.HasPrefix(got, "s3:ObjectCreated:") || !strings.HasSuffix(got, " "+cfg.Bucket+"/media/loupe/item-1/proxy.mp4") {
+			t.Fatalf("event %q, want the object under the prefix", got)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no event reached the target")
+	}
+	select {
+	case got := <-events:
+		t.Fatalf("another event: %q", got)
+	case <-time.After(500 * time.Millisecond):
 	}
 }

@@ -58,12 +58,13 @@ func Binary() (string, error) {
 	return filepath.Join(dir, "versitygw-"+Version, "versitygw"), nil
 }
 
-// Server is the running versitygw.
+// Server is a running S3 server: versitygw, or MinIO (StartMinIO).
 type Server struct {
 	Endpoint        string
 	AccessKeyID     string
 	SecretAccessKey string
 
+	name string // versitygw, minio
 	dir  string
 	cmd  *exec.Cmd
 	exit chan struct{}
@@ -168,17 +169,31 @@ func (s *Server) Client() *s3.Client {
 // start runs versitygw on a free port, trying again should another
 // process take the port between our probe and the server's bind.
 func start(bin string) (*Server, error) {
+	return startServer("versitygw", func(s *Server, root, port string) *exec.Cmd {
+		// The credentials go in the environment, not on the command line,
+		// where any user of the machine could read them.
+		cmd := exec.Command(bin, "--port", port, "--region", Region, "--quiet", "posix", root)
+		cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.AccessKeyID, "ROOT_SECRET_ACCESS_KEY="+s.SecretAccessKey)
+		return cmd
+	})
+}
+
+// startServer runs the command a server's command makes (given its
+// credentials, an empty data directory and a loopback address) and waits
+// until it answers; three tries, should another process take the port
+// between our probe and the server's bind.
+func startServer(name string, command func(s *Server, root, port string) *exec.Cmd) (*Server, error) {
 	var err error
 	for range 3 {
 		var s *Server
-		if s, err = startOnce(bin); err == nil {
+		if s, err = startOnce(name, command); err == nil {
 			return s, nil
 		}
 	}
 	return nil, err
 }
 
-func startOnce(bin string) (*Server, error) {
+func startOnce(name string, command func(s *Server, root, port string) *exec.Cmd) (*Server, error) {
 	dir, err := os.MkdirTemp("", "loupe-s3test-")
 	if err != nil {
 		return nil, err
@@ -193,8 +208,7 @@ func startOnce(bin string) (*Server, error) {
 		os.RemoveAll(dir) //nolint:errcheck // best effort
 		return nil, err
 	}
-	logPath := filepath.Join(dir, "versitygw.log")
-	logFile, err := os.Create(logPath)
+	logFile, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
 		os.RemoveAll(dir) //nolint:errcheck // best effort
 		return nil, err
@@ -204,21 +218,19 @@ func startOnce(bin string) (*Server, error) {
 		Endpoint:        "http://" + port,
 		AccessKeyID:     strings.ToUpper(mustHex(10)),
 		SecretAccessKey: mustHex(20),
+		name:            name,
 		dir:             dir,
 		exit:            make(chan struct{}),
 	}
-	// The credentials go in the environment, not on the command line,
-	// where any user of the machine could read them.
-	s.cmd = exec.Command(bin, "--port", port, "--region", Region, "--quiet", "posix", root)
-	s.cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.AccessKeyID, "ROOT_SECRET_ACCESS_KEY="+s.SecretAccessKey)
+	s.cmd = command(s, root, port)
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	s.cmd.SysProcAttr = dieWithParent()
 	if err := s.cmd.Start(); err != nil {
 		os.RemoveAll(dir) //nolint:errcheck // best effort
-		return nil, fmt.Errorf("start versitygw: %w", err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	go func() { s.cmd.Wait(); close(s.exit) }() //nolint:errcheck // its log tells
-	if err := s.waitReady(10 * time.Second); err != nil {
+	if err := s.waitReady(20 * time.Second); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -232,7 +244,7 @@ func (s *Server) waitReady(limit time.Duration) error {
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		select {
 		case <-s.exit:
-			return fmt.Errorf("versitygw exited at start: %s", s.logTail())
+			return fmt.Errorf("%s exited at start: %s", s.name, s.logTail())
 		default:
 		}
 		resp, err := client.Get(s.Endpoint + "/")
@@ -241,11 +253,11 @@ func (s *Server) waitReady(limit time.Duration) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("versitygw did not answer within %s: %s", limit, s.logTail())
+	return fmt.Errorf("%s did not answer within %s: %s", s.name, limit, s.logTail())
 }
 
 func (s *Server) logTail() string {
-	b, _ := os.ReadFile(filepath.Join(s.dir, "versitygw.log"))
+	b, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
 	if len(b) > 2000 {
 		b = b[len(b)-2000:]
 	}
