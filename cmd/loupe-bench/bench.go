@@ -416,23 +416,32 @@ func profileServer(ctx context.Context, c benchConfig, srv *server, name string,
 		defer close(done)
 		time.Sleep(c.warmup)
 		u := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", srv.pprof, max(1, int(c.duration.Seconds())-1))
-		resp, err := http.Get(u)
-		if err != nil {
-			fmt.Fprintln(log, "bench: profile:", err)
-			return
-		}
-		defer resp.Body.Close()
-		slug := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
-		os.MkdirAll(c.profileDir, 0o755) //nolint:errcheck
-		f, err := os.Create(filepath.Join(c.profileDir, slug+".pprof"))
-		if err != nil {
-			fmt.Fprintln(log, "bench: profile:", err)
-			return
-		}
-		defer f.Close()
-		io.Copy(f, resp.Body) //nolint:errcheck
+		saveProfile(u, filepath.Join(c.profileDir, slug(name)+".pprof"), log)
 	}()
 	return done
+}
+
+// slug is a scenario's name as a file name.
+func slug(name string) string {
+	return strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
+}
+
+// saveProfile writes what the pprof URL u answers to path.
+func saveProfile(u, path string, log io.Writer) {
+	resp, err := http.Get(u)
+	if err != nil {
+		fmt.Fprintln(log, "bench: profile:", err)
+		return
+	}
+	defer resp.Body.Close()
+	os.MkdirAll(filepath.Dir(path), 0o755) //nolint:errcheck
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(log, "bench: profile:", err)
+		return
+	}
+	defer f.Close()
+	io.Copy(f, resp.Body) //nolint:errcheck
 }
 
 // besideUs is the path of a program next to this one's executable (make

@@ -179,6 +179,9 @@ func loupeUpload(ctx context.Context, c benchConfig, log io.Writer, name string,
 	}
 	row.Took = time.Since(start)
 	row.RSSGrowth = rss()
+	if c.profileDir != "" { // what the server holds after the upload
+		saveProfile(srv.pprof+"/debug/pprof/heap?gc=1", filepath.Join(c.profileDir, "heap-after-"+slug(name)+".pprof"), log)
+	}
 	if err == nil {
 		err = checkUploaded(ctx, srv.url, apiKey, itemID, size, want)
 	}

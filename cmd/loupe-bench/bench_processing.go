@@ -278,6 +278,10 @@ func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seede
 		return row
 	}
 
+	if c.only == "process: photos" { // the photos row alone (a quick look at stills)
+		add(photos(ctx, api, clips.photo, 20))
+		return rows
+	}
 	took, err := runBare(ctx, clips.hd, filepath.Join(work, "bare-hd"))
 	add(procRow{Scenario: procBare1080, Took: took, MediaSeconds: 60, Unmeasured: errText(err)})
 	add(one(procLoupe1080, clips.hd, 60))

@@ -106,8 +106,9 @@ type Progress struct {
 // nearly all of the work; the keyframe steps are fractions of a second.
 var weights = map[string]float64{"probe": 2, "proxy": 80, "audioProxies": 8, "thumbnails": 3, "strip": 2, "waveform": 5}
 
-// Run processes input (a path or URL ffmpeg reads) into dir.
-func Run(ctx context.Context, input, dir string, steps Steps, progress func(Progress)) (*Result, error) {
+// Run processes input (a path or URL ffmpeg reads) into dir. known is
+// what ffprobe said of input already (nil: Run probes it).
+func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe, progress func(Progress)) (*Result, error) {
 	if progress == nil {
 		progress = func(Progress) {}
 	}
@@ -124,7 +125,10 @@ func Run(ctx context.Context, input, dir string, steps Steps, progress func(Prog
 	finish := func(step string) { done += weights[step] }
 
 	report("probe", 0)
-	p, err := media.ProbeFile(ctx, input)
+	p, err := known, error(nil)
+	if p == nil {
+		p, err = media.ProbeFile(ctx, input)
+	}
 	if errors.Is(err, media.ErrNotMedia) {
 		// Documents and unknown files are probed and marked, not failed.
 		progress(Progress{Step: "done", Percent: 100})

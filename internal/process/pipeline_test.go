@@ -47,7 +47,7 @@ func TestRunByKind(t *testing.T) {
 		"-metadata", "creation_time=2024-05-06T07:08:09Z")
 	var last process.Progress
 	var n int
-	r, err := process.Run(ctx, video, t.TempDir(), process.AllSteps, func(p process.Progress) {
+	r, err := process.Run(ctx, video, t.TempDir(), process.AllSteps, nil, func(p process.Progress) {
 		if p.Percent < last.Percent {
 			t.Errorf("progress went back: %+v after %+v", p, last)
 		}
@@ -85,7 +85,7 @@ func TestRunByKind(t *testing.T) {
 	}
 
 	audio := lavfi(t, "a.wav", "-f", "lavfi", "-i", "sine=duration=3")
-	r, err = process.Run(ctx, audio, t.TempDir(), process.AllSteps, nil)
+	r, err = process.Run(ctx, audio, t.TempDir(), process.AllSteps, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRunByKind(t *testing.T) {
 	}
 
 	img := lavfi(t, "i.png", "-f", "lavfi", "-i", "testsrc2=size=2000x1000", "-frames:v", "1")
-	r, err = process.Run(ctx, img, t.TempDir(), process.AllSteps, nil)
+	r, err = process.Run(ctx, img, t.TempDir(), process.AllSteps, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestRunByKind(t *testing.T) {
 	b := make([]byte, 32<<10)
 	rand.Read(b)                 //nolint:errcheck
 	os.WriteFile(junk, b, 0o600) //nolint:errcheck
-	r, err = process.Run(ctx, junk, t.TempDir(), process.AllSteps, nil)
+	r, err = process.Run(ctx, junk, t.TempDir(), process.AllSteps, nil, nil)
 	if err == nil && (r.Kind != media.KindOther || len(r.Outputs) != 0) {
 		t.Fatalf("random bytes: %s %v", r.Kind, roles(r))
 	}

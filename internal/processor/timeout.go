@@ -26,6 +26,8 @@ import (
 //     completes and inserts its second phase in one transaction
 //     (river.JobCompleteTx), carrying the duration;
 //  2. transcode (Probed true): the run, bounded by TranscodeTimeout.
+//
+// A still image is made in the first phase, within probeTimeout.
 const (
 	// probeTimeout bounds the first phase.
 	probeTimeout = 2 * time.Minute
@@ -86,7 +88,14 @@ func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) er
 		if ok {
 			next.DurationSeconds = p.Duration()
 		}
-		if p != nil && p.Kind() == media.KindVideo {
+		switch {
+		case ok && p.Kind() == media.KindImage:
+			// A still's renditions take a fraction of a second: this job
+			// makes them, with the probe it has (a second job and a
+			// second ffprobe doubled a photo's time).
+			job.Args = next
+			return w.transcode(ctx, job, p)
+		case p != nil && p.Kind() == media.KindVideo:
 			r.earlyPoster(ctx, input, p, job.ID)
 		}
 	} else if !errors.As(err, new(*permanentError)) {

@@ -91,6 +91,12 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) err
 	if !job.Args.Probed {
 		return w.probe(ctx, job)
 	}
+	return w.transcode(ctx, job, nil)
+}
+
+// transcode is the second phase (a still image's is run by the first:
+// known is its probe, nil for a job of the second phase).
+func (w *Worker) transcode(ctx context.Context, job *river.Job[jobs.ProcessArgs], known *media.Probe) error {
 	// A transcode takes a slot of this node's; with every slot busy for
 	// slotWait, the job goes back to the queue for another node that may
 	// be idle. A still image or a document (a known duration of 0) is a
@@ -109,7 +115,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) err
 	a := job.Args
 	r := &run{w: w, tenant: a.TenantID, item: a.ItemID, runKey: fmt.Sprintf("%d.%d", job.ID, job.Attempt),
 		attempt: job.Attempt, started: time.Now().UTC(), timeout: w.Timeout(job),
-		analyze: a.Analyze, analyzeForce: a.AnalyzeForce, queue: job.Queue}
+		analyze: a.Analyze, analyzeForce: a.AnalyzeForce, queue: job.Queue, known: known}
 	// The steps were checked when asked for; a job of an older release
 	// naming one no longer known runs them all.
 	steps, err := process.StepsOf(a.Steps)
@@ -170,6 +176,7 @@ type run struct {
 	started       time.Time
 	lastProgress  time.Time
 	cancelOnStale context.CancelFunc
+	known         *media.Probe // the first phase's probe of a still image
 }
 
 func (r *run) do(ctx context.Context) error {
@@ -194,7 +201,7 @@ func (r *run) do(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.cancelOnStale = cancel
-	res, err := process.Run(runCtx, input, dir, r.steps, func(p process.Progress) {
+	res, err := process.Run(runCtx, input, dir, r.steps, r.known, func(p process.Progress) {
 		r.progress(ctx, map[string]any{"step": p.Step, "percent": p.Percent, "etaSeconds": p.ETASeconds}, false) //nolint:errcheck
 	})
 	if err != nil {
