@@ -1,12 +1,11 @@
 package media
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -63,20 +62,18 @@ var photoTags = []string{"-Make", "-Model", "-LensModel", "-Lens", "-FNumber", "
 	"-Composite:GPSLatitude", "-Composite:GPSLongitude", "-Composite:GPSAltitude"}
 
 // ReadPhoto reads path's embedded metadata with exiftool (a local file:
-// exiftool reads no URLs).
+// exiftool reads no URLs), kept running between photos (exifTool).
 func ReadPhoto(ctx context.Context, path string) (*Photo, error) {
 	args := append([]string{"-json", "-n", "-fast", "-charset", "filename=utf8"}, photoTags...)
-	cmd := exec.CommandContext(ctx, "exiftool", append(args, path)...)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &limitedBuffer{max: 4 << 10, buf: &stderr}
-	if err := start(cmd); err != nil {
+	out, stderr, err := exifTool.run(ctx, append(args, path))
+	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("exiftool: %s", toolError(err, stderr.String()))
-	}
 	var found []map[string]any
-	if err := json.Unmarshal(out.Bytes(), &found); err != nil || len(found) != 1 {
+	if err := json.Unmarshal(out, &found); err != nil || len(found) != 1 {
+		if msg := strings.TrimSpace(string(stderr)); msg != "" {
+			return nil, fmt.Errorf("exiftool: %s", toolError(errors.New("no answer"), msg))
+		}
 		return nil, fmt.Errorf("exiftool: unreadable answer: %v", err)
 	}
 	return photoOf(found[0]), nil

@@ -3,6 +3,8 @@ package media_test
 import (
 	"context"
 	"os/exec"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,6 +49,44 @@ func TestReadPhoto(t *testing.T) {
 	plain := lavfi(t, "plain.png", "-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1")
 	if p, err := media.ReadPhoto(context.Background(), plain); err != nil || p.Where != nil || p.CameraModel != "" || p.TakenOn != nil {
 		t.Errorf("plain PNG: %+v %v", p, err)
+	}
+}
+
+// ExifTool kept running answers each request its own, also many at once;
+// a missing file is an error saying so; a cancelled request leaves the
+// next one working (a fresh exiftool).
+func TestReadPhotoStaysOpen(t *testing.T) {
+	mediatest.Need(t, "ffmpeg", "exiftool")
+	jpg := lavfi(t, "photo.jpg", "-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1")
+	if out, err := exec.Command("exiftool", "-q", "-overwrite_original", "-Make=Nikon", jpg).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	plain := lavfi(t, "plain.png", "-f", "lavfi", "-i", "testsrc2=size=64x64", "-frames:v", "1")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path, want := jpg, "Nikon"
+			if i%2 == 1 {
+				path, want = plain, ""
+			}
+			if p, err := media.ReadPhoto(context.Background(), path); err != nil || p.CameraMake != want {
+				t.Errorf("%s: %+v %v", path, p, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := media.ReadPhoto(context.Background(), jpg+".missing"); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("a missing file: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := media.ReadPhoto(ctx, jpg); err == nil {
+		t.Error("a cancelled request succeeded")
+	}
+	if p, err := media.ReadPhoto(context.Background(), jpg); err != nil || p.CameraMake != "Nikon" {
+		t.Errorf("after a cancelled request: %+v %v", p, err)
 	}
 }
 

@@ -28,7 +28,10 @@ func Start(cmd *exec.Cmd) error { return start(cmd) }
 // start starts cmd and lowers its priority. In its own process group, so
 // that cancelling kills what it started too.
 func start(cmd *exec.Cmd) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
