@@ -127,4 +127,8 @@ func TestPersonsAreDetectedAndRecognised(t *testing.T) {
 		a.TenantID); n != 3 {
 		t.Fatalf("%d person detection operations metered, want 3", n)
 	}
+	// Statistics (2.26, Loupe's own counters) count each run.
+	if got := sums(readStats(t, a, "")); got["media_processed"] != 3 || got["person_detections_completed"] != 3 {
+		t.Fatalf("stats: %v, want 3 processing runs and 3 person detections", got)
+	}
 }

@@ -127,7 +127,7 @@ func (s *Store) SetAnalysis(ctx context.Context, tenantID, itemID string, u Anal
 	if err != nil {
 		return err
 	}
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, setAnalysisSQL, tenantID, itemID, u.Kind, u.RunKey, string(doc), u.Claim, string(state))
 		if err != nil {
 			return fmt.Errorf("store: unable to write the analysis state: %w", err)
@@ -143,6 +143,10 @@ func (s *Store) SetAnalysis(ctx context.Context, tenantID, itemID string, u Anal
 		}
 		return nil
 	})
+	if err == nil && u.Work != nil {
+		s.countOperation(tenantID, u.Work.Kind)
+	}
+	return err
 }
 
 // RequestAnalysis queues the item's analysis of kinds (jobs.AnalyzeArgs)

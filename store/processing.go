@@ -260,6 +260,7 @@ func (s *Store) FinishProcessing(ctx context.Context, tenantID, itemID, runKey s
 	if err != nil {
 		return "", err
 	}
+	s.countOperation(tenantID, r.Work.Kind)
 	if old == r.Generated.Prefix {
 		old = ""
 	}

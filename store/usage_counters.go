@@ -24,7 +24,21 @@ const (
 	MetricUniqueUsers       = "unique_users"
 	MetricItemsCreated      = "items_created"
 	MetricItemsDeleted      = "items_deleted"
+	// Media work done, one per run that switched its results in (the
+	// minutes are metering's, 2.25).
+	MetricMediaProcessed            = "media_processed"
+	MetricTranscriptionsCompleted   = "transcriptions_completed"
+	MetricTranslationsCompleted     = "translations_completed"
+	MetricTextDetectionsCompleted   = "text_detections_completed"
+	MetricPersonDetectionsCompleted = "person_detections_completed"
 )
+
+// operationMetrics are the counters of the kinds of metered media work.
+var operationMetrics = map[string]string{
+	OperationTranscoding: MetricMediaProcessed, OperationTranscription: MetricTranscriptionsCompleted,
+	OperationTranslation: MetricTranslationsCompleted, OperationTextDetection: MetricTextDetectionsCompleted,
+	OperationPersonDetection: MetricPersonDetectionsCompleted,
+}
 
 // StatsCounters is every counter the statistics answer, in order: the
 // spec's (2.26), then Loupe's own. Render sequences and shares are not
@@ -38,6 +52,8 @@ var StatsCounters = []string{
 	"shares_created_item_view", "shares_tokens", "shares_uploads_initiated",
 	MetricUniqueUsers,
 	MetricItemsCreated, MetricItemsDeleted,
+	MetricMediaProcessed, MetricTranscriptionsCompleted, MetricTranslationsCompleted,
+	MetricTextDetectionsCompleted, MetricPersonDetectionsCompleted,
 }
 
 // HourFormat is how statistics name an hour (UTC): YYYY-MM-DD-HH.
@@ -61,6 +77,14 @@ func (s *Store) RecordUsageWith(r UsageRecorder) { s.usage = r }
 func (s *Store) countUsage(tenantID, metric string, n int) {
 	if s.usage != nil && n > 0 {
 		s.usage.Count(tenantID, metric, n)
+	}
+}
+
+// countOperation counts a run of media work of kind (none for a run that
+// did no metered work).
+func (s *Store) countOperation(tenantID, kind string) {
+	if m := operationMetrics[kind]; m != "" {
+		s.countUsage(tenantID, m, 1)
 	}
 }
 

@@ -347,7 +347,7 @@ func mediaReport(rows []mediaRow) string {
 	ratio("tus through Loupe to disk / plain HTTP + fsync", uploadLoupeDisk, uploadPlain, 0.8)
 	ratio("tus through Loupe to S3 / SDK direct", uploadLoupeS3, uploadSDK, 0.8)
 	for _, n := range []string{uploadLoupeDisk, uploadLoupeS3, uploadBig} {
-		if r := byName[n]; r.Unmeasured == "" {
+		if r, ok := byName[n]; ok && r.Unmeasured == "" {
 			fmt.Fprintf(&b, "| server RSS growth, %s | %.0f MiB | ≤ 64 MiB |\n", strings.TrimPrefix(n, "upload: "), r.RSSGrowth)
 		}
 	}
