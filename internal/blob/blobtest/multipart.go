@@ -69,17 +69,7 @@ func multipartAssemble(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatalf("CompleteMultipart: %v", err)
 	}
-	h := sha256.New()
-	for _, p := range []body{p1, p2, p3} {
-		io.Copy(h, p.reader()) //nolint:errcheck // a generator
-	}
-	wantSize := p1.n + p2.n + p3.n
-	if obj.Key != key || obj.Size != wantSize || obj.ETag == "" {
-		t.Fatalf("CompleteMultipart = %+v, want size %d", obj, wantSize)
-	}
-	if n, sum := sumOf(t, b.Store, key); n != wantSize || sum != hex.EncodeToString(h.Sum(nil)) {
-		t.Fatalf("the assembled blob has %d bytes, SHA-256 %s", n, sum)
-	}
+	wantSize := assembled(t, b, key, obj, p1, p2, p3)
 	if st, err := b.Store.Stat(ctx, key); err != nil || st.ETag != obj.ETag || st.Size != wantSize {
 		t.Fatalf("Stat = %+v, %v; CompleteMultipart answered %+v", st, err, obj)
 	}
@@ -91,6 +81,25 @@ func multipartAssemble(t *testing.T, b Backend) {
 	if err != nil || len(page) != 1 || page[0].Key != key {
 		t.Fatalf("List = %+v, %v; want the one blob", page, err)
 	}
+}
+
+// assembled checks that the completed blob under key is the parts in
+// order, and answers its size.
+func assembled(t *testing.T, b Backend, key string, obj blob.Object, parts ...body) int64 {
+	t.Helper()
+	h := sha256.New()
+	var want int64
+	for _, p := range parts {
+		io.Copy(h, p.reader()) //nolint:errcheck // a generator
+		want += p.n
+	}
+	if obj.Key != key || obj.Size != want || obj.ETag == "" {
+		t.Fatalf("CompleteMultipart = %+v, want size %d", obj, want)
+	}
+	if n, sum := sumOf(t, b.Store, key); n != want || sum != hex.EncodeToString(h.Sum(nil)) {
+		t.Fatalf("the assembled blob has %d bytes, SHA-256 %s", n, sum)
+	}
+	return want
 }
 
 func multipartRefusals(t *testing.T, b Backend) {
@@ -195,14 +204,7 @@ func multipartPartSize(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatalf("CompleteMultipart: %v", err)
 	}
-	h := sha256.New()
-	for _, p := range []body{p1, p2, p3} {
-		io.Copy(h, p.reader()) //nolint:errcheck // a generator
-	}
-	want := p1.n + p2.n + p3.n
-	if n, sum := sumOf(t, b.Store, key); obj.Size != want || n != want || sum != hex.EncodeToString(h.Sum(nil)) {
-		t.Fatalf("the assembled blob has %d bytes (answered %d), SHA-256 %s; want %d", n, obj.Size, sum, want)
-	}
+	assembled(t, b, key, obj, p1, p2, p3)
 	page, _, err := b.Store.List(ctx, "", "", 0)
 	if err != nil || len(page) != 1 || page[0].Key != key {
 		t.Fatalf("List = %+v, %v; want the one blob", page, err)

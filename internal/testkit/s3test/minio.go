@@ -35,17 +35,7 @@ func WebhookARN(id string) string { return "arn:minio:sqs::" + strings.ToUpper(i
 // configuration). It skips (fails where required) when MinIO is not built.
 func StartMinIO(t testing.TB, webhooks map[string]string) *Server {
 	t.Helper()
-	bin, err := MinIOBinary()
-	if err != nil {
-		t.Fatalf("s3test: %v", err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := "MinIO " + MinIOVersion + " is not built at " + bin + " (scripts/deps test builds it)"
-		if os.Getenv("LOUPE_S3TEST") == "require" || os.Getenv("LOUPE_WEBTEST") == "require" {
-			t.Fatal(msg)
-		}
-		t.Skip("skipped: " + msg)
-	}
+	bin := built(t, "MinIO "+MinIOVersion, MinIOBinary)
 	s, err := startServer("minio", func(s *Server, root, port string) *exec.Cmd {
 		cmd := exec.Command(bin, "server", "--quiet", "--address", port, root)
 		cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+s.AccessKeyID, "MINIO_ROOT_PASSWORD="+s.SecretAccessKey,

@@ -110,22 +110,31 @@ func Start(t testing.TB) *Server {
 	if !mainRunning {
 		t.Fatal("s3test: the package's TestMain must call s3test.Main(m), which stops the server after the tests")
 	}
-	bin, err := Binary()
-	if err != nil {
-		t.Fatalf("s3test: %v", err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := "versitygw " + Version + " is not built at " + bin + " (scripts/deps test builds it)"
-		if os.Getenv("LOUPE_S3TEST") == "require" || os.Getenv("LOUPE_WEBTEST") == "require" {
-			t.Fatal(msg)
-		}
-		t.Skip("skipped: " + msg)
-	}
+	bin := built(t, "versitygw "+Version, Binary)
 	once.Do(func() { server, startErr = start(bin) })
 	if startErr != nil {
 		t.Fatalf("s3test: %v", startErr)
 	}
 	return server
+}
+
+// built answers the path of a server's binary, or skips the test (fails it
+// where required: LOUPE_S3TEST or LOUPE_WEBTEST=require) when it is not
+// built.
+func built(t testing.TB, what string, binary func() (string, error)) string {
+	t.Helper()
+	bin, err := binary()
+	if err != nil {
+		t.Fatalf("s3test: %v", err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		msg := what + " is not built at " + bin + " (scripts/deps test builds it)"
+		if os.Getenv("LOUPE_S3TEST") == "require" || os.Getenv("LOUPE_WEBTEST") == "require" {
+			t.Fatal(msg)
+		}
+		t.Skip("skipped: " + msg)
+	}
+	return bin
 }
 
 // Launch starts a server of the process's own, outside a test (the
