@@ -21,9 +21,8 @@ const DefaultReadAhead int64 = 64 << 20
 
 // readAhead lends part buffers within a budget of bytes. The buffers are
 // mapped memory outside Go's heap, kept for the next part once given back:
-// on the heap they doubled its collection goal (the garbage collector lets
-// the heap grow to twice what is live), and a 50 GiB upload's server grew
-// by 96 MiB instead of what two parts hold.
+// on the heap, long-lived and large, they would raise the collector's goal
+// (it lets the heap grow to twice what is live) by their own size again.
 type readAhead struct {
 	mu     sync.Mutex
 	budget int64
