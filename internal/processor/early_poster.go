@@ -21,6 +21,9 @@ func (r *run) earlyPoster(ctx context.Context, input string, p *media.Probe, job
 	if has, err := r.w.Store.HasGeneratedMedia(ctx, r.tenant, r.item); err != nil || has {
 		return
 	}
+	// A step of its own: a 4K HDR frame takes a second to decode and tone
+	// map, which would otherwise show as a pause after "probe".
+	r.progress(ctx, map[string]any{"step": "poster", "percent": 0}, true) //nolint:errcheck // the poster is shown or not either way
 	dir, err := os.MkdirTemp(r.w.TempDir, "loupe-poster-")
 	if err != nil {
 		return

@@ -70,10 +70,12 @@ func TranscodeTimeout(floor time.Duration, d float64) time.Duration {
 // second phase meets the same and says why on the item.
 func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) error {
 	a := job.Args
+	r := &run{w: w, tenant: a.TenantID, item: a.ItemID, runKey: fmt.Sprintf("%d.%d", job.ID, job.Attempt),
+		attempt: job.Attempt, started: time.Now().UTC()}
 	// The item shows its processing from here (its first progress within
 	// a moment of the upload), held by this phase until the next claims it.
-	location, storageID, err := w.Store.ClaimProcessing(ctx, a.TenantID, a.ItemID, fmt.Sprintf("%d.%d", job.ID, job.Attempt),
-		w.Node, Service, map[string]any{"step": "probe", "percent": 0, "attempt": job.Attempt, "startedOn": time.Now().UTC()})
+	location, storageID, err := w.Store.ClaimProcessing(ctx, a.TenantID, a.ItemID, r.runKey,
+		w.Node, Service, map[string]any{"step": "probe", "percent": 0, "attempt": r.attempt, "startedOn": r.started})
 	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return nil // the item is gone
 	}
@@ -82,7 +84,6 @@ func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) er
 	}
 	next := a
 	next.Probed, next.DurationSeconds = true, -1
-	r := &run{w: w, tenant: a.TenantID, item: a.ItemID}
 	if files, key, err := r.source(ctx, location, storageID); err == nil {
 		p, input, ok := probeSource(ctx, files, key)
 		if ok {
