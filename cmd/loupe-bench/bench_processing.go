@@ -278,8 +278,12 @@ func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seede
 		return row
 	}
 
-	if c.only == "process: photos" { // the photos row alone (a quick look at stills)
+	switch c.only { // one row alone, for a quick look
+	case "process: photos":
 		add(photos(ctx, api, clips.photo, 20))
+		return rows
+	case "process: 4K":
+		add(one(procLoupe4K, clips.uhd, 10))
 		return rows
 	}
 	took, err := runBare(ctx, clips.hd, filepath.Join(work, "bare-hd"))
