@@ -11,6 +11,7 @@ package analysis
 import (
 	"context"
 	"errors"
+	"math"
 )
 
 // ErrUnsupportedLanguage is the answer of an engine asked for a language
@@ -102,6 +103,25 @@ type Face struct {
 	// Descriptor is a vector that is close (cosine) for faces of one
 	// person, for clustering faces into persons.
 	Descriptor []float32 `json:"descriptor,omitempty"`
+}
+
+// Similarity is the cosine similarity of two descriptors, in [-1, 1] (0
+// when either is empty or they differ in length): SamePersonSimilarity
+// (of the engine) or more for faces of one person.
+func Similarity(a, b []float32) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 // FaceDetector finds faces in images.

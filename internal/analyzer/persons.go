@@ -93,19 +93,25 @@ type sighting struct {
 
 // faceGroup is the faces taken for one person in the item.
 type faceGroup struct {
-	sum         []float64 // of the unit descriptors: its direction is the group's
+	sum         []float64 // of the unit descriptors
+	centroid    []float32 // sum's direction: the group's descriptor
 	faces       int
 	confidence  float64 // sum of the faces'
 	appearances []store.Appearance
 }
 
-func (g *faceGroup) centroid() []float32 {
-	c := make([]float32, len(g.sum))
-	n := norm(g.sum)
-	for i, v := range g.sum {
-		c[i] = float32(v / n)
+// add counts descriptor d (of length 1) in the group.
+func (g *faceGroup) add(d []float64) {
+	var n float64
+	for i, v := range d {
+		g.sum[i] += v
+		n += g.sum[i] * g.sum[i]
 	}
-	return c
+	n = math.Sqrt(n)
+	for i, v := range g.sum {
+		g.centroid[i] = float32(v / n)
+	}
+	g.faces++
 }
 
 // groupFaces puts each face, in time order, with the group whose centroid
@@ -125,18 +131,15 @@ func groupFaces(seen []sighting, same float64, stepMs int64) []*faceGroup {
 			if last := g.appearances[len(g.appearances)-1]; last.StartMs == s.atMs || (stepMs > 0 && last.EndMs > s.atMs) {
 				continue // already seen in this keyframe
 			}
-			if sim := cosine(d, g.sum); sim >= bestSim {
+			if sim := analysis.Similarity(s.face.Descriptor, g.centroid); sim >= bestSim {
 				best, bestSim = g, sim
 			}
 		}
 		if best == nil {
-			best = &faceGroup{sum: make([]float64, len(d))}
+			best = &faceGroup{sum: make([]float64, len(d)), centroid: make([]float32, len(d))}
 			groups = append(groups, best)
 		}
-		for i, v := range d {
-			best.sum[i] += v
-		}
-		best.faces++
+		best.add(d)
 		best.confidence += s.face.Confidence
 		b := s.face.Box
 		if n := len(best.appearances); n > 0 && stepMs > 0 && best.appearances[n-1].EndMs == s.atMs {
@@ -156,12 +159,12 @@ func recognise(groups []*faceGroup, known []store.PersonFace, same float64, crea
 	byPerson := map[string]*store.DetectedPerson{}
 	newPersons := 0
 	for _, g := range groups {
-		c := g.centroid()
+		c := g.centroid
 		conf := math.Round(100*g.confidence/float64(g.faces)) / 100
 		var match *store.PersonFace
 		bestSim := same
 		for i := range known {
-			if sim := cosine(unit(known[i].Descriptor), c64(c)); sim >= bestSim {
+			if sim := analysis.Similarity(known[i].Descriptor, c); sim >= bestSim {
 				match, bestSim = &known[i], sim
 			}
 		}
@@ -191,46 +194,17 @@ func recognise(groups []*faceGroup, known []store.PersonFace, same float64, crea
 
 // unit is d scaled to length 1 (nil for a zero or empty vector).
 func unit(d []float32) []float64 {
-	u := c64(d)
-	n := norm(u)
+	var n float64
+	for _, v := range d {
+		n += float64(v) * float64(v)
+	}
 	if n == 0 {
 		return nil
 	}
-	for i := range u {
-		u[i] /= n
-	}
-	return u
-}
-
-func c64(d []float32) []float64 {
+	n = math.Sqrt(n)
 	u := make([]float64, len(d))
 	for i, v := range d {
-		u[i] = float64(v)
+		u[i] = float64(v) / n
 	}
 	return u
-}
-
-func norm(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x * x
-	}
-	return math.Sqrt(s)
-}
-
-// cosine is the cosine similarity of a and b (0 when either is empty or
-// they differ in length).
-func cosine(a, b []float64) float64 {
-	if len(a) == 0 || len(a) != len(b) {
-		return 0
-	}
-	dot := 0.0
-	for i := range a {
-		dot += a[i] * b[i]
-	}
-	na, nb := norm(a), norm(b)
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / (na * nb)
 }

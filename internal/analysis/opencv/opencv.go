@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,25 +200,6 @@ func (Engine) DetectFaces(ctx context.Context, imagePaths []string, minWidthRati
 		}
 	}
 	return res, nil
-}
-
-// Similarity is the cosine similarity of two descriptors, in [-1, 1] (0
-// when either is empty or they differ in length): SamePersonSimilarity
-// or more for faces of one person.
-func Similarity(a, b []float32) float64 {
-	if len(a) == 0 || len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // tailBuffer keeps the last max bytes written to it (the end of a Python

@@ -80,7 +80,7 @@ func TestAstronaut(t *testing.T) {
 	if f.Confidence < 0.5 || f.Confidence > 1 {
 		t.Errorf("confidence %v", f.Confidence)
 	}
-	if n := Similarity(f.Descriptor, f.Descriptor); len(f.Descriptor) == 0 || math.Abs(n-1) > 1e-3 {
+	if n := analysis.Similarity(f.Descriptor, f.Descriptor); len(f.Descriptor) == 0 || math.Abs(n-1) > 1e-3 {
 		t.Errorf("descriptor of %d, self-similarity %v", len(f.Descriptor), n)
 	}
 }
@@ -182,8 +182,8 @@ func TestDescriptor(t *testing.T) {
 		}
 		desc = append(desc, faces[0].Descriptor)
 	}
-	sameA, sameH := Similarity(desc[0], desc[1]), Similarity(desc[2], desc[3])
-	diff := []float64{Similarity(desc[0], desc[2]), Similarity(desc[0], desc[3]), Similarity(desc[1], desc[2]), Similarity(desc[1], desc[3])}
+	sameA, sameH := analysis.Similarity(desc[0], desc[1]), analysis.Similarity(desc[2], desc[3])
+	diff := []float64{analysis.Similarity(desc[0], desc[2]), analysis.Similarity(desc[0], desc[3]), analysis.Similarity(desc[1], desc[2]), analysis.Similarity(desc[1], desc[3])}
 	t.Logf("same person: astronaut %.3f, Hopper %.3f; different persons: %.3f", sameA, sameH, diff)
 	for _, s := range []float64{sameA, sameH} {
 		if s < SamePersonSimilarity {
@@ -249,7 +249,7 @@ func TestSimilarity(t *testing.T) {
 		{[]float32{1}, []float32{1, 0}, 0},
 		{[]float32{0, 0}, []float32{1, 0}, 0},
 	} {
-		if got := Similarity(c.a, c.b); math.Abs(got-c.want) > 1e-9 {
+		if got := analysis.Similarity(c.a, c.b); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("Similarity(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}

@@ -3,11 +3,8 @@ package s3test
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/loupe-mam/loupe/internal/testkit/webtest"
 )
 
 // MinIOVersion is the MinIO server of the bucket event tests (versitygw has
@@ -17,13 +14,7 @@ import (
 const MinIOVersion = "v0.0.0-20260212201848-7aac2a2c5b7c"
 
 // MinIOBinary is where scripts/deps puts the MinIO binary.
-func MinIOBinary() (string, error) {
-	dir, err := webtest.CacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "minio-"+MinIOVersion, "minio"), nil
-}
+func MinIOBinary() (string, error) { return cached("minio", MinIOVersion) }
 
 // WebhookARN is the ARN bucket notifications name a webhook target of
 // StartMinIO by.

@@ -50,12 +50,16 @@ const Version = "v1.8.0"
 const Region = "us-east-1"
 
 // Binary is where scripts/deps puts the versitygw binary.
-func Binary() (string, error) {
+func Binary() (string, error) { return cached("versitygw", Version) }
+
+// cached is where scripts/deps puts a server it builds:
+// <cache>/<name>-<version>/<name>.
+func cached(name, version string) (string, error) {
 	dir, err := webtest.CacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "versitygw-"+Version, "versitygw"), nil
+	return filepath.Join(dir, name+"-"+version, name), nil
 }
 
 // Server is a running S3 server: versitygw, or MinIO (StartMinIO).
