@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // ExifTool is Perl: starting it takes 0.13–0.3 s here, more than reading a
@@ -21,12 +19,9 @@ import (
 var exifTool stayOpen
 
 type stayOpen struct {
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	errOut *bufio.Reader
-	seq    int
+	mu   sync.Mutex
+	tool *kept // nil: not running
+	seq  int
 }
 
 // errArgs is the answer for arguments the argument file cannot carry.
@@ -42,7 +37,7 @@ func (e *stayOpen) run(ctx context.Context, args []string) (stdout, stderr []byt
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	fresh := e.cmd == nil
+	fresh := e.tool == nil
 	stdout, stderr, err = e.request(ctx, args)
 	if err != nil && !fresh && ctx.Err() == nil {
 		return e.request(ctx, args)
@@ -52,10 +47,12 @@ func (e *stayOpen) run(ctx context.Context, args []string) (stdout, stderr []byt
 
 // request sends one request (e.mu held).
 func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr []byte, err error) {
-	if e.cmd == nil {
-		if err := e.start(); err != nil {
+	if e.tool == nil {
+		t, err := startKept("exiftool", "-stay_open", "True", "-@", "-")
+		if err != nil {
 			return nil, nil, err
 		}
+		e.tool = t
 	}
 	e.seq++
 	ready := "{ready" + strconv.Itoa(e.seq) + "}"
@@ -70,9 +67,9 @@ func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr [
 	got := make(chan answer, 1)
 	go func() {
 		var a answer
-		if _, a.err = io.WriteString(e.in, req); a.err == nil {
-			if a.out, a.err = readUntil(e.out, ready); a.err == nil {
-				a.errOut, a.err = readUntil(e.errOut, done)
+		if _, a.err = io.WriteString(e.tool.in, req); a.err == nil {
+			if a.out, a.err = readUntil(e.tool.out, ready); a.err == nil {
+				a.errOut, a.err = readUntil(e.tool.errOut, done)
 			}
 		}
 		got <- a
@@ -91,40 +88,12 @@ func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr [
 	}
 }
 
-func (e *stayOpen) start() error {
-	// Not bound to a request's context: it outlives them (stop ends it).
-	// It waits for more on its stdin even after it closes: the kernel ends
-	// it with this process (Linux), else it would outlive a killed node.
-	cmd := exec.CommandContext(context.Background(), "exiftool", "-stay_open", "True", "-@", "-")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	errOut, err := cmd.StderrPipe()
-	if err != nil {
-		return err
-	}
-	if err := start(cmd); err != nil {
-		return err
-	}
-	e.cmd, e.in, e.out, e.errOut = cmd, in, bufio.NewReader(out), bufio.NewReader(errOut)
-	return nil
-}
-
-// stop kills the process (its pipes close, so a read in progress ends).
+// stop ends the tool; the next request starts it again.
 func (e *stayOpen) stop() {
-	if e.cmd == nil {
-		return
+	if e.tool != nil {
+		e.tool.stop()
+		e.tool = nil
 	}
-	syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // it may be gone
-	e.in.Close()                                      //nolint:errcheck // the process is gone
-	e.cmd.Wait()                                      //nolint:errcheck // killed
-	e.cmd = nil
 }
 
 // maxAnswer bounds one answer (a photo's tags are a few KiB).

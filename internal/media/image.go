@@ -26,13 +26,16 @@ const (
 	ImagePreviewSize   = 1280
 )
 
+// renditionQuality is the renditions' JPEG and WebP quality.
+const renditionQuality = 82
+
 // Rendition writes a rendition of image in to out (its format from the
 // extension: .webp, .jpg, .png), at most size pixels on its longer side
 // (never enlarged), turned upright by its EXIF orientation, metadata
 // stripped.
 func Rendition(ctx context.Context, in, out string, size int) error {
 	s := strconv.Itoa(size)
-	cmd := exec.CommandContext(ctx, "vipsthumbnail", in, "--size", s+"x"+s+">", "-o", out+"[Q=82,strip]")
+	cmd := exec.CommandContext(ctx, "vipsthumbnail", in, "--size", s+"x"+s+">", "-o", out+"[Q="+strconv.Itoa(renditionQuality)+",strip]")
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{max: 4 << 10, buf: &stderr}
 	if err := start(cmd); err != nil {

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/media"
@@ -127,7 +126,7 @@ func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe
 	report("probe", 0)
 	p, err := known, error(nil)
 	if p == nil {
-		p, err = media.ProbeFile(ctx, input)
+		p, err = media.ProbeLocal(ctx, input)
 	}
 	if errors.Is(err, media.ErrNotMedia) {
 		// Documents and unknown files are probed and marked, not failed.
@@ -345,22 +344,17 @@ func (r *Result) waveform(ctx context.Context, input, dir string) error {
 // the preview is upright already with its metadata stripped.
 func (r *Result) image(ctx context.Context, input, dir string, report func(string, float64)) error {
 	report("thumbnails", 0)
-	src := input
-	for _, o := range []struct {
-		role, name, ctype string
-		size              int
-	}{{RolePreview, "preview.jpg", "image/jpeg", media.ImagePreviewSize},
-		{RolePoster, "thumbnail.webp", "image/webp", media.ImageThumbnailSize}} {
-		out := filepath.Join(dir, o.name)
-		// vipsthumbnail reads files only: the worker gives an image's
-		// run a local path.
-		if err := media.Rendition(ctx, src, out, o.size); err != nil {
-			return fmt.Errorf("the image %s could not be made: %w", strings.TrimSuffix(o.name, filepath.Ext(o.name)), err)
-		}
-		w, h := ImageSize(ctx, out)
-		r.Outputs = append(r.Outputs, Output{Role: o.role, Path: out, Name: o.name, ContentType: o.ctype, Width: w, Height: h})
-		src = out
+	preview, thumb := filepath.Join(dir, "preview.jpg"), filepath.Join(dir, "thumbnail.webp")
+	// Renditions read files only: the worker gives an image's run a local
+	// path.
+	sizes, err := media.Renditions(ctx, input, []media.RenditionSpec{
+		{Path: preview, Size: media.ImagePreviewSize}, {Path: thumb, Size: media.ImageThumbnailSize}})
+	if err != nil {
+		return fmt.Errorf("the image renditions could not be made: %w", err)
 	}
+	r.Outputs = append(r.Outputs,
+		Output{Role: RolePreview, Path: preview, Name: "preview.jpg", ContentType: "image/jpeg", Width: sizes[0][0], Height: sizes[0][1]},
+		Output{Role: RolePoster, Path: thumb, Name: "thumbnail.webp", ContentType: "image/webp", Width: sizes[1][0], Height: sizes[1][1]})
 	return nil
 }
 

@@ -130,7 +130,7 @@ func probeSource(ctx context.Context, files blob.Store, key string) (*media.Prob
 	default:
 		return nil, "", false
 	}
-	p, err := media.ProbeFile(ctx, input)
+	p, err := media.ProbeLocal(ctx, input)
 	if errors.Is(err, media.ErrNotMedia) {
 		return &media.Probe{}, input, true
 	}

@@ -99,10 +99,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.ProcessArgs]) err
 func (w *Worker) transcode(ctx context.Context, job *river.Job[jobs.ProcessArgs], known *media.Probe) error {
 	// A transcode takes a slot of this node's; with every slot busy for
 	// slotWait, the job goes back to the queue for another node that may
-	// be idle. A still image or a document (a known duration of 0) is a
-	// fraction of a second of work: it takes none, and River's workers per
-	// queue bound those.
-	if job.Args.DurationSeconds != 0 {
+	// be idle. A still image (known) or a document (a known duration of
+	// 0) is a fraction of a second of work: it takes none, and River's
+	// workers per queue bound those. (A JPEG's probe says 0.04 s: the
+	// duration alone made photos wait for each other.)
+	if known == nil && job.Args.DurationSeconds != 0 {
 		select {
 		case w.sem <- struct{}{}:
 			defer func() { <-w.sem }()

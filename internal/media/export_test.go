@@ -1,0 +1,7 @@
+package media
+
+// The two ways of stills.go, for stills_test.go to hold them equal.
+var (
+	RenditionsFast   = stillHelpers.render
+	RenditionsByVips = renditionsByVips
+)
