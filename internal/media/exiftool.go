@@ -65,11 +65,12 @@ func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr [
 		err         error
 	}
 	got := make(chan answer, 1)
+	t := e.tool // a cancelled request's stop clears e.tool while this reads
 	go func() {
 		var a answer
-		if _, a.err = io.WriteString(e.tool.in, req); a.err == nil {
-			if a.out, a.err = readUntil(e.tool.out, ready); a.err == nil {
-				a.errOut, a.err = readUntil(e.tool.errOut, done)
+		if _, a.err = io.WriteString(t.in, req); a.err == nil {
+			if a.out, a.err = readUntil(t.out, ready); a.err == nil {
+				a.errOut, a.err = readUntil(t.errOut, done)
 			}
 		}
 		got <- a

@@ -2,12 +2,16 @@ package media_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/image/webp"
 
@@ -196,4 +200,49 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// A request cancelled mid-way stops its helper; the next photo gets a new
+// one, and as many photos as cores are made at once.
+func TestStillHelperAfterCancel(t *testing.T) {
+	mediatest.Need(t, "ffmpeg")
+	photo := lavfi(t, "big.jpg", "-f", "lavfi", "-i", "testsrc2=size=4000x3000", "-frames:v", "1")
+	dir := t.TempDir()
+	outs := func(n int) []media.RenditionSpec {
+		return []media.RenditionSpec{{Path: filepath.Join(dir, fmt.Sprint(n, ".jpg")), Size: 1280},
+			{Path: filepath.Join(dir, fmt.Sprint(n, ".webp")), Size: 320}}
+	}
+	if _, err := media.RenditionsFast(context.Background(), photo, outs(0)); err != nil {
+		if os.Getenv("LOUPE_MEDIATEST") != "require" && os.Getenv("LOUPE_WEBTEST") != "require" {
+			t.Skipf("skipped: %v", err)
+		}
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	// Other sizes: an answer left in a helper's pipe would show.
+	other := []media.RenditionSpec{{Path: filepath.Join(dir, "c.jpg"), Size: 1000}, {Path: filepath.Join(dir, "c.webp"), Size: 200}}
+	if _, err := media.RenditionsFast(ctx, photo, other); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("cancelled request: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for n := 2; n < 6; n++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sizes, err := media.RenditionsFast(context.Background(), photo, outs(n))
+			if err == nil && (sizes[0] != [2]int{1280, 960} || sizes[1] != [2]int{320, 240}) {
+				err = fmt.Errorf("sizes %v", sizes)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
