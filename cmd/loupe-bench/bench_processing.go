@@ -283,12 +283,17 @@ func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seede
 		add(photos(ctx, api, clips.photo, 20))
 		return rows
 	case "process: 4K":
+		took, err := runBare(ctx, clips.uhd, filepath.Join(work, "bare-uhd"))
+		add(procRow{Scenario: procBare4K, Took: took, MediaSeconds: 10, Unmeasured: errText(err)})
 		add(one(procLoupe4K, clips.uhd, 10))
 		return rows
 	}
 	took, err := runBare(ctx, clips.hd, filepath.Join(work, "bare-hd"))
 	add(procRow{Scenario: procBare1080, Took: took, MediaSeconds: 60, Unmeasured: errText(err)})
 	add(one(procLoupe1080, clips.hd, 60))
+	if c.only == "process: 1080p" {
+		return rows
+	}
 
 	// Two at once, then two more under the get-item load.
 	two := func(name string, during func()) procRow {

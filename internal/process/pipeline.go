@@ -14,7 +14,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/loupe-mam/loupe/internal/media"
 )
@@ -168,7 +171,8 @@ func timed(ctx context.Context, args []string, total float64, step string, repor
 
 func (r *Result) video(ctx context.Context, input, dir string, steps Steps, report func(string, float64), finish func(string)) error {
 	proxy := filepath.Join(dir, "proxy.mp4")
-	if steps.Proxy || steps.Thumbnails || steps.Strip {
+	made := steps.Proxy || steps.Thumbnails || steps.Strip
+	if made {
 		// The keyframe steps read the proxy: without a proxy asked for, one
 		// is still made (and kept) for them.
 		args, err := media.ProxyArgs(input, proxy, r.Probe)
@@ -179,44 +183,79 @@ func (r *Result) video(ctx context.Context, input, dir string, steps Steps, repo
 		if err := timed(ctx, args, r.Duration, "proxy", report); err != nil {
 			return fmt.Errorf("the proxy could not be made: %w", err)
 		}
-		pp, err := media.ProbeFile(ctx, proxy)
-		if err != nil || pp.Video() == nil || pp.Video().CodecName != "h264" {
-			return fmt.Errorf("the proxy made is not a playable H.264 video: %v", err)
-		}
-		if d := pp.Duration(); r.Duration > 0 && math.Abs(d-r.Duration) > math.Max(1, r.Duration*0.02) {
-			return fmt.Errorf("the proxy lasts %.2f s where the original lasts %.2f s", d, r.Duration)
-		}
-		w, h := pp.Video().DisplaySize()
-		r.Outputs = append(r.Outputs, Output{Role: RoleProxy, Path: proxy, Name: "proxy.mp4", ContentType: "video/mp4",
-			Width: w, Height: h})
 	}
 	finish("proxy")
-	if steps.Proxy {
-		if err := r.audioProxies(ctx, input, dir, report); err != nil {
-			return err
-		}
+	// What follows reads the proxy's keyframes or the original's audio:
+	// steps of a fraction of a second each, mostly on one core, that a
+	// script runs one after the other (1.6 s for a 60 s 1080p clip here).
+	// Two lanes at once, each with outputs of its own.
+	var mu sync.Mutex
+	rep := func(step string, f float64) { mu.Lock(); defer mu.Unlock(); report(step, f) }
+	fin := func(step string) { mu.Lock(); defer mu.Unlock(); finish(step) }
+	var lanes [2]Result
+	for i := range lanes {
+		lanes[i] = Result{Kind: r.Kind, Probe: r.Probe, Duration: r.Duration}
 	}
-	finish("audioProxies")
-	if steps.Thumbnails {
-		report("thumbnails", 0)
-		if err := r.thumbnails(ctx, proxy, dir); err != nil {
-			return err
+	var checkErr error // the proxy's check: its failure is the reason, whatever else failed after
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if made {
+			if checkErr = lanes[0].checkProxy(gctx, proxy); checkErr != nil {
+				return checkErr
+			}
 		}
-	}
-	finish("thumbnails")
-	if steps.Strip {
-		report("strip", 0)
-		if err := r.strip(ctx, proxy, dir); err != nil {
-			return err
+		if steps.Thumbnails {
+			rep("thumbnails", 0)
+			if err := lanes[0].thumbnails(gctx, proxy, dir); err != nil {
+				return err
+			}
 		}
-	}
-	finish("strip")
-	if steps.Waveform && r.Probe.Audio() != nil {
-		report("waveform", 0)
-		if err := r.waveform(ctx, input, dir); err != nil {
-			return err
+		fin("thumbnails")
+		return nil
+	})
+	g.Go(func() error {
+		if steps.Proxy {
+			if err := lanes[1].audioProxies(gctx, input, dir, rep); err != nil {
+				return err
+			}
 		}
+		fin("audioProxies")
+		if steps.Strip {
+			rep("strip", 0)
+			if err := lanes[1].strip(gctx, proxy, dir); err != nil {
+				return err
+			}
+		}
+		fin("strip")
+		if steps.Waveform && r.Probe.Audio() != nil {
+			rep("waveform", 0)
+			return lanes[1].waveform(gctx, input, dir)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		if checkErr != nil {
+			return checkErr
+		}
+		return err
 	}
+	r.Outputs = append(append(r.Outputs, lanes[0].Outputs...), lanes[1].Outputs...)
+	return nil
+}
+
+// checkProxy probes the proxy made: a playable H.264 video as long as the
+// original.
+func (r *Result) checkProxy(ctx context.Context, proxy string) error {
+	pp, err := media.ProbeFile(ctx, proxy)
+	if err != nil || pp.Video() == nil || pp.Video().CodecName != "h264" {
+		return fmt.Errorf("the proxy made is not a playable H.264 video: %v", err)
+	}
+	if d := pp.Duration(); r.Duration > 0 && math.Abs(d-r.Duration) > math.Max(1, r.Duration*0.02) {
+		return fmt.Errorf("the proxy lasts %.2f s where the original lasts %.2f s", d, r.Duration)
+	}
+	w, h := pp.Video().DisplaySize()
+	r.Outputs = append(r.Outputs, Output{Role: RoleProxy, Path: proxy, Name: "proxy.mp4", ContentType: "video/mp4",
+		Width: w, Height: h})
 	return nil
 }
 
