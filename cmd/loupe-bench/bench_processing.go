@@ -288,11 +288,15 @@ func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seede
 		add(one(procLoupe4K, clips.uhd, 10))
 		return rows
 	}
-	took, err := runBare(ctx, clips.hd, filepath.Join(work, "bare-hd"))
-	add(procRow{Scenario: procBare1080, Took: took, MediaSeconds: 60, Unmeasured: errText(err)})
-	add(one(procLoupe1080, clips.hd, 60))
-	if c.only == "process: 1080p" {
-		return rows
+	getItem := c.only == "process: get item" // the get-item rows alone
+	var took time.Duration
+	if !getItem {
+		took, err = runBare(ctx, clips.hd, filepath.Join(work, "bare-hd"))
+		add(procRow{Scenario: procBare1080, Took: took, MediaSeconds: 60, Unmeasured: errText(err)})
+		add(one(procLoupe1080, clips.hd, 60))
+		if c.only == "process: 1080p" {
+			return rows
+		}
 	}
 
 	// Two at once, then two more under the get-item load.
@@ -316,7 +320,9 @@ func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seede
 		row.Unmeasured = errText(err) + ws[a].failed + ws[b].failed
 		return row
 	}
-	add(two(procTwo, nil))
+	if !getItem {
+		add(two(procTwo, nil))
+	}
 
 	getLoad := getItemLoad(srv.url, seeded)
 	getLoad.Concurrency, getLoad.Warmup, getLoad.Duration = c.concurrency, time.Second, 10*time.Second
@@ -336,6 +342,9 @@ func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seede
 	}
 	add(procRow{Scenario: procGetBusy, Value: ms(b.P99), Note: fmt.Sprintf("%.2f× idle (%.0f req/s, %d errors)",
 		float64(b.P99)/float64(max(idle.P99, 1)), b.RPS, b.Errors)})
+	if getItem {
+		return rows
+	}
 
 	took, err = runBare(ctx, clips.uhd, filepath.Join(work, "bare-uhd"))
 	add(procRow{Scenario: procBare4K, Took: took, MediaSeconds: 10, Unmeasured: errText(err)})
