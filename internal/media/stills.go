@@ -38,14 +38,13 @@ const maxStillPixels = 100_000_000
 
 // jpegHeader is what a JPEG's markers before its first scan say.
 type jpegHeader struct {
-	sof        byte // the frame's marker: 0xC0 baseline, 0xC1 sequential, 0xC2 progressive
+	sof        byte // the frame's marker: 0xC0 baseline, 0xC2 progressive
 	precision  int
 	width      int
 	height     int
 	sampling   []byte // each component's sampling factors (h<<4 | v)
 	ids        []byte
-	adobe      bool // an Adobe APP14 segment
-	adobeRGB   bool // … saying its three components are not YCbCr
+	adobeRGB   bool // an Adobe APP14 segment saying its three components are not YCbCr
 	iccProfile bool
 }
 
@@ -83,7 +82,7 @@ func readJPEGHeader(r *bufio.Reader) (*jpegHeader, error) {
 			return nil, errNotPlainJPEG
 		}
 		switch {
-		case m == 0xC0 || m == 0xC1 || m == 0xC2:
+		case m == 0xC0 || m == 0xC2:
 			seg := make([]byte, n)
 			if _, err := io.ReadFull(r, seg); err != nil || n < 6 {
 				return nil, errNotPlainJPEG
@@ -99,9 +98,9 @@ func readJPEGHeader(r *bufio.Reader) (*jpegHeader, error) {
 				h.sampling = append(h.sampling, seg[7+3*i])
 			}
 			return h, nil
-		case m >= 0xC3 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC, m == 0xDA:
-			// Lossless, hierarchical or arithmetic frames; a scan
-			// before any frame.
+		case m >= 0xC1 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC, m == 0xDA:
+			// Extended, lossless, hierarchical or arithmetic frames
+			// (rare: left to ffprobe); a scan before any frame.
 			return nil, errNotPlainJPEG
 		case m == 0xE2 || m == 0xEE:
 			seg := make([]byte, n)
@@ -112,7 +111,6 @@ func readJPEGHeader(r *bufio.Reader) (*jpegHeader, error) {
 				h.iccProfile = true
 			}
 			if m == 0xEE && strings.HasPrefix(string(seg), "Adobe") {
-				h.adobe = true
 				h.adobeRGB = len(seg) >= 12 && seg[11] == 0
 			}
 		default:
@@ -186,7 +184,7 @@ func StillProbe(path string) (*Probe, error) {
 	if pf == "" || h.iccProfile || h.width == 0 || h.height == 0 || h.width*h.height > maxStillPixels {
 		return nil, errNotPlainJPEG
 	}
-	profile := map[byte]string{0xC0: "Baseline", 0xC1: "Sequential", 0xC2: "Progressive"}[h.sof]
+	profile := map[byte]string{0xC0: "Baseline", 0xC2: "Progressive"}[h.sof]
 	// image2 gives a still the duration of one frame at 25/s.
 	const frame = 0.04
 	s := Stream{Index: 0, CodecType: "video", CodecName: "mjpeg", Profile: profile, Width: h.width, Height: h.height,
