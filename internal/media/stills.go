@@ -284,7 +284,7 @@ func (p *helperPool) render(ctx context.Context, in string, outs []RenditionSpec
 	req := stillRequest{In: in}
 	for _, o := range outs {
 		f := map[string]string{".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}[strings.ToLower(filepath.Ext(o.Path))]
-		if f == "" || strings.ContainsAny(o.Path, "\n") {
+		if f == "" {
 			return nil, fmt.Errorf("media: the helper makes no %s", filepath.Ext(o.Path))
 		}
 		req.Outs = append(req.Outs, stillOut{Path: o.Path, Size: o.Size, Format: f, Quality: renditionQuality})
@@ -382,6 +382,9 @@ func (p *helperPool) start() (*kept, error) {
 		p.unavailable = time.Now()
 		return nil, errNoHelper
 	}
+	// What it says on stderr (Pillow warns of odd EXIF, once a photo) is
+	// read and dropped: a full pipe would stop it mid-photo.
+	go io.Copy(io.Discard, h.errOut) //nolint:errcheck // ends when the helper does
 	ready := make(chan error, 1)
 	go func() {
 		l, err := h.out.ReadString('\n')
