@@ -22,11 +22,19 @@ func Need(t testing.TB, tools ...string) {
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			msg := tool + " is not installed (scripts/deps run installs it)"
-			if os.Getenv("LOUPE_MEDIATEST") == "require" || os.Getenv("LOUPE_WEBTEST") == "require" {
-				t.Fatal(msg)
-			}
-			t.Skip("skipped: " + msg)
+			Missing(t, tool+" is not installed (scripts/deps run installs it)")
 		}
 	}
+}
+
+// Missing skips t saying what is missing (msg), or fails it where the
+// media tools are required (LOUPE_MEDIATEST=require, LOUPE_WEBTEST=require):
+// for what Need cannot look up on PATH (an engine's data, a helper's
+// module).
+func Missing(t testing.TB, msg string) {
+	t.Helper()
+	if os.Getenv("LOUPE_MEDIATEST") == "require" || os.Getenv("LOUPE_WEBTEST") == "require" {
+		t.Fatal(msg)
+	}
+	t.Skip("skipped: " + msg)
 }
