@@ -97,7 +97,10 @@ func TestTusJSClientUploadsAbortsAndResumes(t *testing.T) {
 	}
 	t.Logf("%d MiB by tus-js-client in %s (%.0f MiB/s): aborted at %d, resumed from %d; peak RSS of the test process (servers) %s",
 		size>>20, took.Round(time.Millisecond), float64(size>>20)/took.Seconds(), res.AbortedAt, res.ResumedFrom, peakRSS())
-	if res.AbortedAt < size/2 || res.ResumedFrom < size/2-32<<20 || res.ResumedFrom >= res.AbortedAt || res.Remaining != 0 ||
+	// The abort cuts the PATCH once tus-js-client has handed its chunk
+	// to the socket: the server may have read and stored all of it by then
+	// (the resume then starts exactly where the cut was), never more.
+	if res.AbortedAt < size/2 || res.ResumedFrom < size/2-32<<20 || res.ResumedFrom > res.AbortedAt || res.Remaining != 0 ||
 		!strings.HasSuffix(res.URL, strings.TrimPrefix(res.UploadURL, api.URL)) {
 		t.Fatalf("tus-js-client: %+v", res)
 	}

@@ -76,7 +76,7 @@ async function main() {
         if (!result.abortedAt && sent >= abortAt) {
           result.abortedAt = sent;
           result.uploadUrl = up.url;
-          up.abort(false).then(resolve, reject); // the request is cut mid-body
+          up.abort(false).then(resolve, reject); // the request is cut (mid-body, unless the server has read it all)
         }
       },
       onError: reject,
