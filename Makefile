@@ -48,6 +48,6 @@ microbench:
 	$(GO) run ./cmd/loupe with-postgres -- $(GO) test -run '^$$' -bench . -benchmem ./...
 
 # Re-fetch the playground's pinned GraphiQL and React files from npm into
-# internal/playground/assets (committed: a build needs no network).
+# internal/platform/playground/assets (committed: a build needs no network).
 playground-assets:
-	internal/playground/refresh
+	internal/platform/playground/refresh

@@ -14,7 +14,7 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/scalar"
-	"github.com/loupe-mam/loupe/internal/reqlog"
+	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 )
 
 // errorKinds is the one table from error kind to GraphQL code and HTTP status.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/scalar"
-	"github.com/loupe-mam/loupe/internal/reqlog"
+	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 )
 
 // Internal errors are logged, except those of a request its client gave up

@@ -19,7 +19,7 @@ CREATE TABLE ingest_configs (
     access_key          text,
     external_id         text,
     -- The secret access key sealed with the server's credentials key
-    -- (internal/secretbox, bound to tenant and id); never returned.
+    -- (internal/platform/secretbox, bound to tenant and id); never returned.
     secret_sealed       bytea,
     -- The optional keys of 2.14 (filters, target folder, sidecar, analytic
     -- config, default metadata, ...), as the API answers them.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/loupe-mam/loupe/internal/reqlog"
+	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 )
 
 // itemFilesPrefix is where an item's files live in blob storage.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 

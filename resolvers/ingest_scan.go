@@ -9,8 +9,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/store"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 )
 
 // IngestedSource opens the original of an ingested item where it lies:

@@ -13,8 +13,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 )
 
 // MigrateWorker moves an item's original to a storage location

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/internal/upload"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/upload"
 	"github.com/loupe-mam/loupe/store"
 )
 

@@ -5,11 +5,11 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
-	"github.com/loupe-mam/loupe/internal/process"
+	"github.com/loupe-mam/loupe/internal/media/pipeline"
 )
 
 // splitSteps parts the steps of a process request into processing's
-// (checked by process.StepsOf) and analysis kinds (in their running order,
+// (checked by pipeline.StepsOf) and analysis kinds (in their running order,
 // once each). No steps: all processing, analyses by the switches.
 func splitSteps(names []string) (steps, kinds []string, err error) {
 	for _, n := range names {
@@ -21,7 +21,7 @@ func splitSteps(names []string) (steps, kinds []string, err error) {
 		}
 		steps = append(steps, n)
 	}
-	if _, err := process.StepsOf(steps); err != nil {
+	if _, err := pipeline.StepsOf(steps); err != nil {
 		return nil, nil, loupe.Invalid("steps: %s (or an analysis: transcription, translation, textDetection, personDetection)", err.Error())
 	}
 	slices.SortFunc(kinds, func(a, b string) int {

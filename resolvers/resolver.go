@@ -6,9 +6,9 @@ package resolvers
 import (
 	"context"
 
-	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/internal/secretbox"
-	"github.com/loupe-mam/loupe/internal/upload"
+	"github.com/loupe-mam/loupe/internal/platform/secretbox"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/upload"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -18,7 +18,7 @@ type Resolver struct {
 	// Blobs signs links to files; Files holds them.
 	Blobs *blob.Signer
 	Files blob.Store
-	// JWKS checks a key set URL a tenant saves (internal/jwtauth); with
+	// JWKS checks a key set URL a tenant saves (internal/auth/jwtauth); with
 	// none, setting a jwksUrl is refused.
 	JWKS URLChecker
 	// Credentials seals storage locations' secret keys; with none, a

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/internal/subtitles"
+	"github.com/loupe-mam/loupe/internal/analysis/subtitles"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -92,7 +92,7 @@ func orLink(link, stored *string) *string {
 }
 
 // StoreTranscript is storeTranscript for the analysis worker
-// (internal/analyzer), which writes an engine's transcripts.
+// (internal/analysis/worker), which writes an engine's transcripts.
 func (r *Resolver) StoreTranscript(ctx context.Context, w store.TranscriptWrite) error {
 	_, _, err := r.storeTranscript(ctx, w)
 	return err

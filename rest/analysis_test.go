@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/analysis"
-	"github.com/loupe-mam/loupe/internal/analysis/sphinx"
-	"github.com/loupe-mam/loupe/internal/subtitles"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/sphinx"
+	"github.com/loupe-mam/loupe/internal/analysis/subtitles"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 	"github.com/loupe-mam/loupe/internal/testkit/speechtest"

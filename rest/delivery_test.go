@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"

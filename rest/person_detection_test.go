@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/analysis/opencv"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/opencv"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 

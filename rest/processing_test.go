@@ -16,8 +16,8 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 
-	"github.com/loupe-mam/loupe/internal/bench/mediabench"
 	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/storage/upload/tusclient"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"
 )
@@ -26,7 +26,7 @@ import (
 // answers once the upload is complete (its processing starts on its own).
 func withOriginal(t *testing.T, api *loupetest.API, a *loupetest.Client, itemID, name string, data []byte) {
 	t.Helper()
-	tus := &mediabench.Tus{Endpoint: api.URL + "/api/v1/uploads/", APIKey: a.Key}
+	tus := &tusclient.Client{Endpoint: api.URL + "/api/v1/uploads/", APIKey: a.Key}
 	up, err := tus.Create(context.Background(), int64(len(data)), map[string]string{"filename": name, "itemId": itemID})
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +321,7 @@ func TestUploadIsProcessed(t *testing.T) {
 	}
 	data, _ := os.ReadFile(clip)
 	item := a.CreateItem(t, map[string]any{"title": "Uploaded", "itemType": "video"})
-	tus := &mediabench.Tus{Endpoint: api.URL + "/api/v1/uploads/", APIKey: a.Key}
+	tus := &tusclient.Client{Endpoint: api.URL + "/api/v1/uploads/", APIKey: a.Key}
 	up, err := tus.Create(context.Background(), int64(len(data)), map[string]string{"filename": "clip.mov", "itemId": item})
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +334,7 @@ func TestUploadIsProcessed(t *testing.T) {
 		t.Fatalf("uploaded clip: %v %v %v %v", it["transcodingState"], it["hasProxy"], it["mediaType"], it["progressInfo"])
 	}
 	// Two phases, each a job: the probe handed over the clip's duration,
-	// which sizes the transcode's timeout (internal/processor).
+	// which sizes the transcode's timeout (internal/media/worker).
 	waitJobsDone(t, api)
 	var phases []struct {
 		State    string   `db:"state"`

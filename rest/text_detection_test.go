@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/analysis/tesseract"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/tesseract"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/subtitles"
+	"github.com/loupe-mam/loupe/internal/analysis/subtitles"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 )
 

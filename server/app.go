@@ -15,12 +15,12 @@ import (
 
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
 	"github.com/loupe-mam/loupe/internal/jobs"
-	"github.com/loupe-mam/loupe/internal/jwtauth"
-	"github.com/loupe-mam/loupe/internal/playground"
-	"github.com/loupe-mam/loupe/internal/secretbox"
-	"github.com/loupe-mam/loupe/internal/upload"
+	"github.com/loupe-mam/loupe/internal/platform/playground"
+	"github.com/loupe-mam/loupe/internal/platform/secretbox"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/upload"
 	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/resolvers"
@@ -88,7 +88,7 @@ type Config struct {
 	// (LOUPE_TRANSCODES; 0: half the cores, at least 1).
 	Transcodes int
 	// TranscodeFloor is the least time a processing run is given, whatever
-	// its original's duration (default 2 min; internal/processor).
+	// its original's duration (default 2 min; internal/media/worker).
 	TranscodeFloor time.Duration
 	// IngestScan tunes ingest scans (page size, run slice; tests).
 	IngestScan resolvers.ScanOptions

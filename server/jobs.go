@@ -8,15 +8,15 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe/internal/analysis"
-	"github.com/loupe-mam/loupe/internal/analysis/apertium"
-	"github.com/loupe-mam/loupe/internal/analysis/openaistt"
-	"github.com/loupe-mam/loupe/internal/analysis/opencv"
-	"github.com/loupe-mam/loupe/internal/analysis/sphinx"
-	"github.com/loupe-mam/loupe/internal/analysis/tesseract"
-	"github.com/loupe-mam/loupe/internal/analyzer"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/apertium"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/openaistt"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/opencv"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/sphinx"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/tesseract"
+	analysisworker "github.com/loupe-mam/loupe/internal/analysis/worker"
 	"github.com/loupe-mam/loupe/internal/jobs"
-	"github.com/loupe-mam/loupe/internal/processor"
-	"github.com/loupe-mam/loupe/internal/upload"
+	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
+	"github.com/loupe-mam/loupe/internal/storage/upload"
 	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/store"
@@ -38,13 +38,13 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	// Processing (docs/processing.md) reads originals from and writes
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
-		river.AddWorker(w, &processor.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
+		river.AddWorker(w, &mediaworker.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
 			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, TimeoutFloor: deps.cfg.TranscodeFloor, Originals: ingest.OriginalOf})
 		kinds++
 		// Analysis (docs/analysis.md) reads processing's outputs and
 		// writes transcripts through the metered file store.
 		transcripts := resolvers.New(deps.store, deps.cfg.Blobs, usage.MeterFiles(deps.cfg.Files, deps.store))
-		river.AddWorker(w, &analyzer.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
+		river.AddWorker(w, &analysisworker.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
 			Logger: deps.logger, Engines: analysisEngines(deps.cfg), Transcripts: transcripts.StoreTranscript})
 		kinds++
 	}
@@ -101,8 +101,8 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 
 // analysisEngines are the engines installed here (scripts/deps installs
 // them; a node without one marks that analysis failed, saying so).
-func analysisEngines(cfg Config) analyzer.Engines {
-	var e analyzer.Engines
+func analysisEngines(cfg Config) analysisworker.Engines {
+	var e analysisworker.Engines
 	if u := cfg.SpeechToTextURL; u != "" {
 		e.External = func(key string) analysis.Transcriber {
 			return openaistt.Client{BaseURL: u, Model: cfg.SpeechToTextModel, APIKey: key}

@@ -23,7 +23,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/reqlog"
+	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 	"github.com/loupe-mam/loupe/rest"
 )
 

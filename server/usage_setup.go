@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/store"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/jobs"
 )
 
-// This file holds the state of media analysis (internal/analyzer,
+// This file holds the state of media analysis (internal/analysis/worker,
 // docs/analysis.md). Each kind's state is kept in the item's media
 // document under analysis.<kind> — {state, runKey, by, service, percent,
 // error, startedOn, finishedOn} — and transcription's is also answered in

@@ -12,7 +12,7 @@ import (
 	"github.com/loupe-mam/loupe"
 )
 
-// This file holds what person detection (internal/analyzer) reads and
+// This file holds what person detection (internal/analysis/worker) reads and
 // writes: the faces persons are known by, the persons found in an item
 // (its detectedPersons) and the persons it creates.
 

@@ -52,7 +52,7 @@ func (s *Store) Security(ctx context.Context, tenantID string) (*SecuritySetting
 }
 
 // UpdateSecurity changes an admin's tenant's security settings. The caller
-// has checked the URL (internal/jwtauth). Returns EFORBIDDEN for a
+// has checked the URL (internal/auth/jwtauth). Returns EFORBIDDEN for a
 // non-admin.
 func (s *Store) UpdateSecurity(ctx context.Context, p *loupe.Principal, u SecurityUpdate) (*SecuritySettings, error) {
 	if !p.IsAdmin {

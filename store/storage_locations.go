@@ -22,7 +22,7 @@ import (
 // a bucket, a prefix and the credentials that reach them
 // (docs/storage-locations.md). Only admins read or write them (the
 // resolvers check that). The secret access key is kept sealed
-// (SecretSealed, internal/secretbox) and never leaves the server.
+// (SecretSealed, internal/platform/secretbox) and never leaves the server.
 
 // StorageLocation is where a tenant's files may be kept.
 type StorageLocation struct {

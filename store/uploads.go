@@ -15,7 +15,7 @@ import (
 )
 
 // This file holds the resumable uploads of items' originals (tus,
-// internal/upload; docs/uploads.md): their durable state — offset, parts,
+// internal/storage/upload; docs/uploads.md): their durable state — offset, parts,
 // tail, hash state — their lock, and the item fields they write.
 
 // Upload is one resumable upload of an item's original.

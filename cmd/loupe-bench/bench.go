@@ -25,7 +25,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/bench/loadgen"
 	"github.com/loupe-mam/loupe/internal/bench/mediabench"
 	"github.com/loupe-mam/loupe/internal/bench/postgraphile"
-	"github.com/loupe-mam/loupe/internal/pgcluster"
+	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
 	"github.com/loupe-mam/loupe/migrations"
 	"github.com/loupe-mam/loupe/store"
 )

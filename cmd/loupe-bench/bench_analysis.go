@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/analysis"
-	"github.com/loupe-mam/loupe/internal/analysis/sphinx"
-	"github.com/loupe-mam/loupe/internal/analysis/tesseract"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/sphinx"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/tesseract"
 )
 
 // The analysis engines' speed (issue 17), measured on the engines
-// themselves as the analyzer runs them: speech made by flite from known
+// themselves as the analysis worker runs them: speech made by flite from known
 // sentences, frames with text drawn by ffmpeg. flite and a font are in
 // scripts/deps' bench profile; without them the rows say so.
 

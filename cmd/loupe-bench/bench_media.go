@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/bench/mediabench"
+	"github.com/loupe-mam/loupe/internal/storage/upload/tusclient"
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"
 )
 
@@ -166,7 +167,7 @@ func loupeUpload(ctx context.Context, c benchConfig, log io.Writer, name string,
 		row.Unmeasured = err.Error()
 		return row
 	}
-	tus := &mediabench.Tus{Endpoint: srv.url + tusPath, APIKey: apiKey}
+	tus := &tusclient.Client{Endpoint: srv.url + tusPath, APIKey: apiKey}
 	rss := mediabench.WatchRSS(srv.pid)
 	pc := c
 	pc.warmup, pc.duration = 200*time.Millisecond, 5*time.Second
@@ -199,7 +200,7 @@ func resumedUpload(ctx context.Context, c benchConfig, name string, srv *server,
 		row.Unmeasured = err.Error()
 		return row
 	}
-	tus := &mediabench.Tus{Endpoint: srv.url + tusPath, APIKey: apiKey}
+	tus := &tusclient.Client{Endpoint: srv.url + tusPath, APIKey: apiKey}
 	start := time.Now()
 	up, err := tus.Create(ctx, size, map[string]string{"filename": "bench.bin", "itemId": itemID})
 	if err != nil {

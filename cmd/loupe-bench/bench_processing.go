@@ -15,7 +15,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/bench/loadgen"
 	"github.com/loupe-mam/loupe/internal/demo"
 	"github.com/loupe-mam/loupe/internal/media"
-	"github.com/loupe-mam/loupe/internal/processor"
+	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
 )
 
 // The processing side of the benchmark (issue 16): real clips made with
@@ -82,7 +82,7 @@ func makeClips(ctx context.Context, dir string) (procClips, error) {
 }
 
 // bareScript is the shell script of the commands a video run executes
-// (internal/process), with ffmpeg's arguments as internal/media makes them.
+// (internal/media/pipeline), with ffmpeg's arguments as internal/media makes them.
 func bareScript(ctx context.Context, in, dir string) (string, error) {
 	p, err := media.ProbeFile(ctx, in)
 	if err != nil {
@@ -385,7 +385,7 @@ func photos(ctx context.Context, api *procAPI, photo string, n int) procRow {
 
 // killed uploads the 60 s clip, kills the node (SIGKILL) once the transcode
 // is a fifth done, starts another and measures until the item is complete.
-// The bound is the job's timeout (processor.TranscodeTimeout) + 60 s.
+// The bound is the job's timeout (mediaworker.TranscodeTimeout) + 60 s.
 func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip, dbURL string, env []string) procRow {
 	row := procRow{Scenario: procKilled, MediaSeconds: 60}
 	id, at, err := api.upload(ctx, clip)
@@ -415,7 +415,7 @@ func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip
 		return row
 	}
 	*srv, api.srv = next, next
-	bound := processor.TranscodeTimeout(killTimeoutFloor, 60) + time.Minute
+	bound := mediaworker.TranscodeTimeout(killTimeoutFloor, 60) + time.Minute
 	ws, err := api.follow(ctx, at, bound+killedAt+time.Minute, id)
 	w := ws[id]
 	row.Took = w.done

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/server"
 )
 

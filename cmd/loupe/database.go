@@ -13,7 +13,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/loupe-mam/loupe/internal/pgcluster"
+	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
 	"github.com/loupe-mam/loupe/migrations"
 	"github.com/loupe-mam/loupe/store"
 )

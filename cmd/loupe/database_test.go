@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/pgcluster"
+	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
 )
 
 // TestEmbeddedPGDir: the embedded cluster lives in the data directory

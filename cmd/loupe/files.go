@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 )
 
 // s3FromEnv reads the S3 settings (README: Configuration; docs/storage.md).

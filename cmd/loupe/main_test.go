@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/pgcluster"
+	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
 

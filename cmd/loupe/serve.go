@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/blob"
-	"github.com/loupe-mam/loupe/internal/secretbox"
-	"github.com/loupe-mam/loupe/internal/upload"
+	"github.com/loupe-mam/loupe/internal/platform/secretbox"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/upload"
 	usagefig "github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"

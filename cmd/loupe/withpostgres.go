@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/pgcluster"
+	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
 )
 
 // cmdWithPostgres runs `loupe with-postgres -- CMD ARGS...` (args are what

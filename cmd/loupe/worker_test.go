@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-mam/loupe/internal/bench/mediabench"
+	"github.com/loupe-mam/loupe/internal/storage/upload/tusclient"
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
@@ -51,7 +51,7 @@ func TestWorkerProcessesForAnAPIOnlyServer(t *testing.T) {
 		t.Fatalf("%v %s", err, b)
 	}
 	data, _ := os.ReadFile(clip)
-	tus := &mediabench.Tus{Endpoint: base + "/api/v1/uploads/", APIKey: tenant.APIKey}
+	tus := &tusclient.Client{Endpoint: base + "/api/v1/uploads/", APIKey: tenant.APIKey}
 	up, err := tus.Create(ctx, int64(len(data)), map[string]string{"filename": "clip.mp4", "itemType": "video"})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/internal/jwtauth"
+	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
 	"github.com/loupe-mam/loupe/store"
 )
 

@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/internal/jwtauth"
-	"github.com/loupe-mam/loupe/internal/reqlog"
+	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
+	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 	"github.com/loupe-mam/loupe/store"
 )
 

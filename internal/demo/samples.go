@@ -128,7 +128,7 @@ func makePhoneClip(ctx context.Context, out string, d time.Duration) error {
 	// input option (counter-clockwise degrees); older ones take the mov
 	// "rotate" tag, whose sign some versions (5.x) turn around and which
 	// the newest no longer write. So each way is checked by probing, as the
-	// processor will read it.
+	// processing worker will read it.
 	tries := [][]string{
 		{"-display_rotation", "-90", "-i", sideways},
 		{"-i", sideways, "-metadata:s:v:0", "rotate=90"},
@@ -167,7 +167,7 @@ func makeTones(ctx context.Context, out string, d time.Duration) error {
 		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", out)
 }
 
-// makeStill is a 12-megapixel JPEG, a camera's size: the processor must
+// makeStill is a 12-megapixel JPEG, a camera's size: the processing worker must
 // shrink it to its thumbnail and preview without decoding it whole at once.
 func makeStill(ctx context.Context, out string, _ time.Duration) error {
 	return ffmpeg(ctx, "-f", "lavfi", "-i", "mandelbrot=size=4000x3000",

@@ -10,7 +10,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 )
 
-// Each sample is what docs/demo.md says it is, as the processor's own probe
+// Each sample is what docs/demo.md says it is, as the processing worker's own probe
 // sees it: the kind, the size shown, the rotation, the length.
 func TestSamples(t *testing.T) {
 	mediatest.Need(t, "ffmpeg", "ffprobe")

@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loupe-mam/loupe/internal/bench/mediabench"
+	"github.com/loupe-mam/loupe/internal/storage/upload/tusclient"
 )
 
 // Client calls one Loupe server with one API key, as an integration does:
@@ -169,7 +169,7 @@ func (c *Client) Upload(ctx context.Context, itemID string, f File) error {
 		return err
 	}
 	defer r.Close()
-	tus := &mediabench.Tus{Endpoint: c.base() + "/api/v1/uploads/", APIKey: c.APIKey, Client: c.http()}
+	tus := &tusclient.Client{Endpoint: c.base() + "/api/v1/uploads/", APIKey: c.APIKey, HTTP: c.http()}
 	up, err := tus.Create(ctx, f.Size, map[string]string{"filename": f.FileName, "itemId": itemID})
 	if err != nil {
 		return fmt.Errorf("upload %s: %w", f.FileName, err)

@@ -29,7 +29,7 @@ type ProcessArgs struct {
 	// Probed marks the second phase: the first reads the original's
 	// duration and hands over to a job that has it (DurationSeconds), so
 	// that the transcode's timeout — after which River runs the job of a
-	// killed node again — is its own (internal/processor.Worker.Timeout).
+	// killed node again — is its own (internal/media/worker.Worker.Timeout).
 	Probed bool `json:"probed,omitempty"`
 	// DurationSeconds is the original's duration (0: a still image or
 	// other file; < 0: unknown).
@@ -83,7 +83,7 @@ type MigrateArgs struct {
 func (MigrateArgs) Kind() string { return "migrate_media" }
 
 // AnalyzeArgs asks for an item's media to be analysed (transcription,
-// translation, text and person detection: internal/analyzer), after its
+// translation, text and person detection: internal/analysis/worker), after its
 // processing made the proxy the engines read.
 type AnalyzeArgs struct {
 	TenantID string `json:"tenantId" river:"unique"`

@@ -15,7 +15,7 @@ import (
 	_ "github.com/lib/pq"
 
 	"github.com/loupe-mam/loupe/internal/bench/benchseed"
-	"github.com/loupe-mam/loupe/internal/blob"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"

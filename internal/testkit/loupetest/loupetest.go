@@ -20,9 +20,9 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/blob"
 	"github.com/loupe-mam/loupe/internal/jobs"
-	"github.com/loupe-mam/loupe/internal/secretbox"
+	"github.com/loupe-mam/loupe/internal/platform/secretbox"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 	"github.com/loupe-mam/loupe/internal/testkit/sqlcount"
 	"github.com/loupe-mam/loupe/internal/usage"

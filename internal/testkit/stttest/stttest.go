@@ -18,7 +18,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/analysis/sphinx"
+	"github.com/loupe-mam/loupe/internal/analysis/engine/sphinx"
 )
 
 // Request is what the service was asked.

@@ -1,0 +1,127 @@
+package pipeline
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// Technical is the item's technicalMetadata: what the probe found, in
+// Loupe's own shape (docs/processing.md) rather than ffprobe's.
+func Technical(p *media.Probe) map[string]any {
+	t := map[string]any{
+		"container":       p.Format.FormatName,
+		"containerName":   p.Format.LongName,
+		"durationSeconds": round3(p.Duration()),
+		"sizeBytes":       atoi(p.Format.Size),
+		"bitRate":         atoi(p.Format.BitRate),
+		"kind":            p.Kind(),
+	}
+	if tc := timecode(p); tc != "" {
+		t["timecode"] = tc
+	}
+	if v := p.Video(); v != nil {
+		dw, dh := v.DisplaySize()
+		t["video"] = map[string]any{
+			"codec": v.CodecName, "profile": v.Profile, "width": v.Width, "height": v.Height,
+			"displayWidth": dw, "displayHeight": dh, "frameRate": round3(v.FrameRate()), "variableFrameRate": v.VFR(),
+			"rotation": v.Rotation(), "pixelFormat": v.PixFmt, "colorSpace": v.ColorSpace,
+			"colorTransfer": v.ColorTransfer, "colorPrimaries": v.ColorPrims, "colorRange": v.ColorRange, "hdr": v.HDR(),
+			"bitRate": atoi(v.BitRate),
+		}
+	} else if p.Kind() == media.KindImage && len(p.Streams) > 0 {
+		s := p.Streams[0]
+		t["image"] = map[string]any{"codec": s.CodecName, "width": s.Width, "height": s.Height, "pixelFormat": s.PixFmt}
+	}
+	audio := []map[string]any{}
+	for _, a := range p.AudioStreams() {
+		audio = append(audio, map[string]any{"codec": a.CodecName, "channels": a.Channels,
+			"channelLayout": a.ChannelLayout, "sampleRate": atoi(a.SampleRate), "language": a.Tags["language"],
+			"bitRate": atoi(a.BitRate)})
+	}
+	t["audio"] = audio
+	return t
+}
+
+// Technical adds an image's embedded metadata to its technicalMetadata (under
+// "photo"; "photoError" when it was unreadable).
+func (r *Result) Technical() map[string]any {
+	t := Technical(r.Probe)
+	if r.Photo != nil {
+		t["photo"] = r.Photo
+	}
+	if r.PhotoError != "" {
+		t["photoError"] = r.PhotoError
+	}
+	return t
+}
+
+// Where is where the media was recorded: an image's GPS, else a video's
+// ISO 6709 location (nil when neither says).
+func (r *Result) Where() *media.GeoPoint {
+	if r.Photo != nil && r.Photo.Where != nil {
+		return r.Photo.Where
+	}
+	return r.Probe.Where()
+}
+
+// CreatedOn is when the media was recorded: an image's DateTimeOriginal,
+// else the container's creation time.
+func (r *Result) CreatedOn() *time.Time {
+	if r.Photo != nil && r.Photo.TakenOn != nil {
+		return r.Photo.TakenOn
+	}
+	return CreatedOn(r.Probe)
+}
+
+// FrameCount is the video's frame count: the stream's own, else duration ×
+// rate (0 without video).
+func FrameCount(p *media.Probe) int64 {
+	v := p.Video()
+	if v == nil {
+		return 0
+	}
+	if n := atoi(v.NbFrames); n > 0 {
+		return n
+	}
+	return int64(math.Round(p.Duration() * v.FrameRate()))
+}
+
+// CreatedOn is when the media was recorded, from the container's or a
+// stream's creation_time (nil when none is given).
+func CreatedOn(p *media.Probe) *time.Time {
+	tags := []map[string]string{p.Format.Tags}
+	for _, s := range p.Streams {
+		tags = append(tags, s.Tags)
+	}
+	for _, tg := range tags {
+		if v := tg["creation_time"]; v != "" {
+			if t, err := time.Parse(time.RFC3339Nano, v); err == nil && t.Year() > 1970 {
+				return &t
+			}
+		}
+	}
+	return nil
+}
+
+// timecode is the start timecode (a tmcd track's or the container's tag).
+func timecode(p *media.Probe) string {
+	if tc := p.Format.Tags["timecode"]; tc != "" {
+		return tc
+	}
+	for _, s := range p.Streams {
+		if tc := s.Tags["timecode"]; tc != "" {
+			return tc
+		}
+	}
+	return ""
+}
+
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
