@@ -7,13 +7,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 )
-
-// itemFilesPrefix is where an item's files live in blob storage.
-func itemFilesPrefix(tenantID, itemID string) string {
-	return tenantID + "/items/" + itemID + "/"
-}
 
 // attachmentKey is a fresh key for an attachment's file:
 // <tenant>/items/<item>/attachments/<uuid>[.ext]. Each upload gets a new
@@ -21,7 +17,7 @@ func itemFilesPrefix(tenantID, itemID string) string {
 // go once the database points at the new one. The file name's extension
 // (when short and plain) is kept so that downloads get its Content-Type.
 func attachmentKey(tenantID, itemID, fileName string) string {
-	return itemFilesPrefix(tenantID, itemID) + "attachments/" + uuid.NewString() + safeExt(fileName)
+	return loupe.ItemFilesPrefix(tenantID, itemID) + "attachments/" + uuid.NewString() + safeExt(fileName)
 }
 
 // safeExt is the lowercased extension of name when it is 1 to 10 ASCII

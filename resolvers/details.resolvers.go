@@ -56,7 +56,7 @@ func (r *mutationResolver) UpdateTranscript(ctx context.Context, input model.Upd
 	if _, err := r.loaders(ctx).Item.Load(ctx, input.ItemID); err != nil {
 		return nil, err
 	}
-	at, key, err := r.storeTranscript(ctx, store.TranscriptWrite{TenantID: p.TenantID, ItemID: input.ItemID,
+	at, key, err := r.Transcripts.Write(ctx, store.TranscriptWrite{TenantID: p.TenantID, ItemID: input.ItemID,
 		LanguageCode: input.LanguageCode, Segments: input.TimedTranscript, UserID: p.UserID})
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (r *mutationResolver) CreateThumbnail(ctx context.Context, input model.Crea
 	if err != nil {
 		return nil, err
 	}
-	key := itemFilesPrefix(p.TenantID, input.ItemID) + "thumbnails/" +
+	key := loupe.ItemFilesPrefix(p.TenantID, input.ItemID) + "thumbnails/" +
 		strconv.Itoa(input.PositionMs) + "-" + uuid.NewString()
 	th, oldKey, err := r.Store.CreateThumbnail(ctx, p.TenantID, input.ItemID, int64(input.PositionMs), input.Width, input.Height, key)
 	if err != nil {

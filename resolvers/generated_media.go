@@ -6,7 +6,7 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -44,7 +44,7 @@ func (r *Resolver) newGeneratedMediaLocation(tenantID string, in *model.Generate
 		g.StorageProvider = *in.StorageProvider
 	}
 	if g.AccessType == store.AccessKeyUser {
-		if err := r.sealSecret(tenantID, &g.StorageLocation, deref(in.SecretKey)); err != nil {
+		if err := r.Sources.SealLocationSecret(&g.StorageLocation, deref(in.SecretKey)); err != nil {
 			return nil, err
 		}
 	} else if in.SecretKey != nil {
@@ -60,35 +60,28 @@ func (r *Resolver) newGeneratedMediaLocation(tenantID string, in *model.Generate
 // S3's error code (AccessDenied when it gave none) and payload.message what
 // failed; never the secret.
 func (r *Resolver) verifyGeneratedMedia(ctx context.Context, g *store.GeneratedMediaLocation) error {
-	c, err := r.locationConfig(&g.StorageLocation, false)
-	if err != nil {
-		return couldNotVerify(err, "")
-	}
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, sources.ProbeTimeout)
 	defer cancel()
-	s3, err := blob.NewS3(ctx, c)
-	if err == nil {
-		err = s3.Check(ctx)
-	}
+	s3, secret, err := r.Sources.CheckLocation(ctx, &g.StorageLocation)
 	if err != nil {
-		return couldNotVerify(err, c.SecretAccessKey)
+		return couldNotVerify(err, secret)
 	}
 	if r.BucketEventsTarget == "" {
 		return nil
 	}
 	g.EventsTarget = &r.BucketEventsTarget
 	if err := s3.AttachEvents(ctx, "loupe-generated-media-"+g.ID, r.BucketEventsTarget); err != nil {
-		return couldNotVerify(err, c.SecretAccessKey)
+		return couldNotVerify(err, secret)
 	}
 	return nil
 }
 
 // couldNotVerify is the 400 answer for err, with secret blanked out.
 func couldNotVerify(err error, secret string) error {
-	key := s3ErrorCode(err)
+	key := sources.S3ErrorCode(err)
 	if key == "" {
 		key = "AccessDenied"
 	}
 	return &loupe.Error{Kind: loupe.EINVALID, Message: msgCouldNotVerify,
-		Payload: map[string]any{"key": key, "message": maskSecret(err.Error(), secret)}}
+		Payload: map[string]any{"key": key, "message": sources.MaskSecret(err.Error(), secret)}}
 }

@@ -7,11 +7,12 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/storage/ingest"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -25,7 +26,7 @@ func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input 
 		return nil, err
 	}
 	if c.AccessType == store.AccessKeyUser {
-		if err := r.probeBucket(ctx, configAccess(c)); err != nil {
+		if err := r.Sources.ProbeBucket(ctx, sources.ConfigAccess(c)); err != nil {
 			return nil, err
 		}
 	}
@@ -66,7 +67,11 @@ func (r *mutationResolver) IngestFile(ctx context.Context, input model.IngestFil
 	if c.IsDisabled {
 		return nil, loupe.Invalid("the ingest configuration is disabled")
 	}
-	return r.ingestOne(ctx, p, configAccess(c), configPlan(c), deref(input.Key), deref(input.ItemID))
+	res, err := r.Ingest.One(ctx, p, sources.ConfigAccess(c), ingest.ConfigPlan(c), deref(input.Key), deref(input.ItemID))
+	if err != nil {
+		return nil, err
+	}
+	return ingestFileResult(res), nil
 }
 
 func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.GatewayConfigInput) (*store.GatewayConfig, error) {
@@ -82,10 +87,10 @@ func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	if g.SecretSealed, err = r.seal(input.SecretKey, gatewaySealContext(g.TenantID, g.ID)); err != nil {
+	if g.SecretSealed, err = r.Sources.Seal(input.SecretKey, sources.GatewaySealContext(g.TenantID, g.ID)); err != nil {
 		return nil, err
 	}
-	if err := r.probeBucket(ctx, gatewayAccess(g)); err != nil {
+	if err := r.Sources.ProbeBucket(ctx, sources.GatewayAccess(g)); err != nil {
 		return nil, err
 	}
 	return r.Store.CreateGatewayConfig(ctx, p.TenantID, g)
@@ -111,22 +116,18 @@ func (r *mutationResolver) GatewayIngestFile(ctx context.Context, gatewayID stri
 	if err != nil {
 		return nil, err
 	}
-	pl := &ingestPlan{src: store.IngestSource{Bucket: g.BucketName, SkipProcessing: input.SkipProcessing != nil && *input.SkipProcessing},
-		storageID: g.ID, prefix: g.PathPrefix, formID: "default", formData: map[string]json.RawMessage{}, switches: map[string]bool{}}
-	if input.TargetFolder != nil {
-		if pl.target, err = store.FolderPathNames(*input.TargetFolder); err != nil {
-			return nil, loupe.Invalid("targetFolder: %s", err.(*loupe.Error).Message)
-		}
-		pl.removePrefix = true
+	pl, err := ingest.GatewayPlan(g, input.SkipProcessing != nil && *input.SkipProcessing, input.TargetFolder)
+	if err != nil {
+		return nil, err
 	}
-	out, err := r.ingestOne(ctx, p, gatewayAccess(g), pl, deref(input.Key), deref(input.ItemID))
+	res, err := r.Ingest.One(ctx, p, sources.GatewayAccess(g), pl, deref(input.Key), deref(input.ItemID))
 	if err != nil {
 		return nil, err
 	}
 	if err := r.Store.TouchGateway(ctx, p.TenantID, g.ID); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return ingestFileResult(res), nil
 }
 
 func (r *queryResolver) IngestStorageConfigs(ctx context.Context) ([]*store.IngestStorageConfig, error) {

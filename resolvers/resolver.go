@@ -6,8 +6,10 @@ package resolvers
 import (
 	"context"
 
-	"github.com/loupe-mam/loupe/internal/platform/secretbox"
+	"github.com/loupe-mam/loupe/internal/analysis/transcripts"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/ingest"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/internal/storage/upload"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -21,12 +23,13 @@ type Resolver struct {
 	// JWKS checks a key set URL a tenant saves (internal/auth/jwtauth); with
 	// none, setting a jwksUrl is refused.
 	JWKS URLChecker
-	// Credentials seals storage locations' secret keys; with none, a
-	// key-user location cannot be saved (docs/storage-locations.md).
-	Credentials *secretbox.Box
-	// AllowPrivateStorage lets storage locations' endpoints be private
-	// addresses (on-prem S3, tests); else only public ones are reached.
-	AllowPrivateStorage bool
+	// Sources seals, checks and opens the places media lies (storage
+	// locations, ingest buckets; docs/storage-locations.md).
+	Sources *sources.Sources
+	// Ingest ingests objects of tenants' buckets (docs/ingest.md).
+	Ingest *ingest.Service
+	// Transcripts writes transcripts with their subtitle files.
+	Transcripts *transcripts.Writer
 	// BucketEventsTarget is the ARN generated-media locations' buckets send
 	// object-created events to (LOUPE_BUCKET_EVENTS_ARN); empty: no
 	// trigger is attached (docs/generated-media-locations.md).

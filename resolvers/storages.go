@@ -3,17 +3,10 @@ package resolvers
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"net/netip"
-	"syscall"
-	"time"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/store"
@@ -26,10 +19,6 @@ import (
 // msgStoragesAdminOnly is the 403 of a storage or location write (or a
 // location read) by a non-admin.
 const msgStoragesAdminOnly = "Only administrators may change storages and read or change storage locations."
-
-// probeTimeout bounds one probe of a location, connect to the delete's
-// answer.
-const probeTimeout = 15 * time.Second
 
 // storageAdmin returns the principal when it is a tenant's admin.
 func storageAdmin(ctx context.Context) (*loupe.Principal, error) {
@@ -132,56 +121,6 @@ func checkLocationInput(ctx context.Context) (map[string]bool, error) {
 	return givenKeys(raw), nil
 }
 
-// sealSecret checks secret and seals it for location l of tenant (bound to
-// both), or answers why it cannot.
-func (r *Resolver) sealSecret(tenantID string, l *store.StorageLocation, secret string) error {
-	if err := store.ValidateSecretKey(secret); err != nil {
-		return err
-	}
-	if r.Credentials == nil {
-		return loupe.Invalid("this server has no credentials key (LOUPE_CREDENTIALS_KEY), so it cannot keep a secret key")
-	}
-	l.SecretSealed = r.Credentials.Seal([]byte(secret), sealContext(tenantID, l.ID))
-	return nil
-}
-
-// sealContext binds a sealed secret to its row.
-func sealContext(tenantID, id string) []byte {
-	return []byte("storage_locations/" + tenantID + "/" + id)
-}
-
-// locationConfig is the S3 configuration a location describes, its secret
-// opened. A key-user location never falls back to the server's own
-// credentials (the SDK's default chain): without a saved secret it answers
-// an error. An assume-role location signs in to STS as the server.
-func (r *Resolver) locationConfig(l *store.StorageLocation, transfer bool) (blob.S3Config, error) {
-	c := blob.S3Config{
-		Endpoint: l.Endpoint, Region: l.Region, Bucket: l.BucketName, PathStyle: l.PathStyle,
-		ProbePrefix: l.PathPrefix, HTTPClient: r.bucketHTTPClient(transfer),
-	}
-	switch l.AccessType {
-	case store.AccessKeyUser:
-		if l.AccessKey == nil || l.SecretSealed == nil {
-			return c, errors.New("no secret key is saved for this location")
-		}
-		if r.Credentials == nil {
-			return c, errors.New("this server has no credentials key (LOUPE_CREDENTIALS_KEY) to open the saved secret key")
-		}
-		secret, err := r.Credentials.Open(l.SecretSealed, sealContext(l.TenantID, l.ID))
-		if err != nil {
-			return c, errors.New("the saved secret key does not open with this server's credentials key")
-		}
-		c.AccessKeyID, c.SecretAccessKey = *l.AccessKey, string(secret)
-	case store.AccessAssumeRole:
-		c.RoleARN = deref(l.RoleIdentifier)
-		c.ExternalID = deref(l.ExternalID)
-		c.RoleSessionName = "loupe-" + l.TenantID
-	default:
-		return c, fmt.Errorf("unknown accessType %q", l.AccessType)
-	}
-	return c, nil
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -189,11 +128,9 @@ func deref(s *string) string {
 	return *s
 }
 
-// probeLocation writes and deletes a probe object under the location's
-// prefix with its credentials (blob.Checker). The error names the problem
-// (and, as payload key, S3's error code) and never holds the secret.
 // checkLocation checks a location about to be saved: its fields, its
-// storage (one of the tenant's), and a real probe of its bucket.
+// storage (one of the tenant's), and a real probe of its bucket with its
+// credentials (sources.ProbeLocation).
 func (r *Resolver) checkLocation(ctx context.Context, tenantID string, l *store.StorageLocation) error {
 	if err := l.Validate(); err != nil {
 		return err
@@ -206,67 +143,7 @@ func (r *Resolver) checkLocation(ctx context.Context, tenantID string, l *store.
 			return err
 		}
 	}
-	return r.probeLocation(ctx, l)
-}
-
-func (r *Resolver) probeLocation(ctx context.Context, l *store.StorageLocation) error {
-	c, err := r.locationConfig(l, false)
-	if err != nil {
-		return &loupe.Error{Kind: loupe.EINVALID, Message: "Could not verify storage location: " + err.Error()}
-	}
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	s3, err := blob.NewS3(ctx, c)
-	if err == nil {
-		err = s3.Check(ctx)
-	}
-	if err != nil {
-		return bucketError("Could not verify storage location: ", err, c.SecretAccessKey)
-	}
-	return nil
-}
-
-// bucketHTTPClient is the client tenants' buckets (storage locations,
-// ingest sources) are reached with: unless AllowPrivateStorage, it connects
-// to public addresses only (a tenant must not make the server reach its
-// loopback, the cloud metadata endpoint or the private network), it ignores
-// proxy settings (through a proxy the address judged would be the
-// proxy's), and it follows no redirect (S3 answers one for a bucket in
-// another region). A probe is bounded as a whole; a transfer (a scan, a
-// copy, a read of an original) keeps its connections and bounds only the
-// wait for each answer, since a large object takes as long as it takes.
-func (r *Resolver) bucketHTTPClient(transfer bool) *http.Client {
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	if !r.AllowPrivateStorage {
-		d.Control = publicOnly
-	}
-	c := &http.Client{
-		Timeout:       probeTimeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Transport: &http.Transport{
-			Proxy: nil, DialContext: d.DialContext, TLSHandshakeTimeout: 5 * time.Second,
-			ResponseHeaderTimeout: 10 * time.Second, DisableKeepAlives: true, ForceAttemptHTTP2: true,
-		},
-	}
-	if transfer {
-		c.Timeout = 0
-		t := c.Transport.(*http.Transport)
-		t.ResponseHeaderTimeout, t.DisableKeepAlives, t.MaxIdleConnsPerHost = 30*time.Second, false, 16
-	}
-	return c
-}
-
-// publicOnly refuses to connect to an address that is not public
-// (jwtauth.AddressClass), with the address actually dialled.
-func publicOnly(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("cannot parse dialled address %q", address)
-	}
-	if class := jwtauth.AddressClass(ap.Addr()); class != "" {
-		return fmt.Errorf("%s is a %s address; storage endpoints must be public", ap.Addr(), class)
-	}
-	return nil
+	return r.Sources.ProbeLocation(ctx, l)
 }
 
 // storageManagerConcurrency bounds the probes of one storage managers read.
@@ -291,7 +168,7 @@ func (r *Resolver) locationManagers(ctx context.Context) ([]*model.StorageManage
 		go func() {
 			sem <- struct{}{}
 			defer func() { <-sem; done <- struct{}{} }()
-			if err := r.probeLocation(ctx, l); err != nil {
+			if err := r.Sources.ProbeLocation(ctx, l); err != nil {
 				var le *loupe.Error
 				msg := err.Error()
 				if errors.As(err, &le) {

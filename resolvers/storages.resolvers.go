@@ -70,7 +70,7 @@ func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input mode
 	l := newLocation(&input)
 	l.TenantID, l.ID = p.TenantID, loupe.NewID()
 	if l.AccessType == store.AccessKeyUser {
-		if err := r.sealSecret(p.TenantID, l, deref(input.SecretKey)); err != nil {
+		if err := r.Sources.SealLocationSecret(l, deref(input.SecretKey)); err != nil {
 			return nil, err
 		}
 	} else if input.SecretKey != nil {
@@ -114,7 +114,7 @@ func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input mode
 		}
 		l.SecretSealed = nil
 	case input.SecretKey != nil:
-		if err := r.sealSecret(p.TenantID, l, *input.SecretKey); err != nil {
+		if err := r.Sources.SealLocationSecret(l, *input.SecretKey); err != nil {
 			return nil, err
 		}
 	case !wasKeyUser || l.SecretSealed == nil:

@@ -17,9 +17,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/ingest"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"
-	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/server"
 )
 
@@ -72,7 +73,7 @@ func ingestServer(t *testing.T, pageSize int) (*loupetest.API, *syncBuffer) {
 	log := &syncBuffer{}
 	api := loupetest.New(t, func(c *server.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		c.IngestScan = resolvers.ScanOptions{PageSize: pageSize}
+		c.IngestScan = ingest.ScanOptions{PageSize: pageSize}
 	})
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -513,10 +514,9 @@ func TestIngestScanResumes(t *testing.T) {
 	id := a.Post(t, icPath, icBody(cfg, nil)).Status(http.StatusOK).Object()["id"].(string)
 
 	// The scan as the worker runs it, stopped after its first page.
-	r := resolvers.New(api.Store, nil, nil)
-	r.Credentials, r.AllowPrivateStorage = loupetest.Credentials(t), true
+	r := &ingest.Service{Store: api.Store, Sources: &sources.Sources{Store: api.Store, Credentials: loupetest.Credentials(t), AllowPrivate: true}}
 	ctx, cancel := context.WithCancel(context.Background())
-	err := r.Scan(ctx, a.TenantID, id, resolvers.ScanOptions{PageSize: 10, AfterPage: func(int) { cancel() }})
+	err := r.Scan(ctx, a.TenantID, id, ingest.ScanOptions{PageSize: 10, AfterPage: func(int) { cancel() }})
 	if err == nil {
 		t.Fatal("a stopped scan reports no error")
 	}
@@ -532,7 +532,7 @@ func TestIngestScanResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	_ = r.Scan(ctx2, a.TenantID, id, resolvers.ScanOptions{PageSize: 10, AfterPage: func(int) { cancel2() }})
+	_ = r.Scan(ctx2, a.TenantID, id, ingest.ScanOptions{PageSize: 10, AfterPage: func(int) { cancel2() }})
 	if n := len(ingestedItems(t, api, a.TenantID)); n != 10 {
 		t.Fatalf("page done twice: %d items", n)
 	}

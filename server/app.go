@@ -20,6 +20,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/platform/playground"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/ingest"
 	"github.com/loupe-mam/loupe/internal/storage/upload"
 	"github.com/loupe-mam/loupe/internal/usage"
 	"github.com/loupe-mam/loupe/loaders"
@@ -91,7 +92,7 @@ type Config struct {
 	// its original's duration (default 2 min; internal/media/worker).
 	TranscodeFloor time.Duration
 	// IngestScan tunes ingest scans (page size, run slice; tests).
-	IngestScan resolvers.ScanOptions
+	IngestScan ingest.ScanOptions
 	// Usage counts usage figures; its owner closes it after the server
 	// stops, so that the last counts are written (a new recorder when nil).
 	Usage *usage.Recorder
@@ -146,9 +147,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	}
 	rec, files := usageOf(cfg, st, logger)
 	jwtOpt := jwtauth.Options{AllowPrivateNetworks: cfg.AllowPrivateJWKS}
+	svc := newServices(cfg, st)
 	res := resolvers.New(st, cfg.Blobs, files)
 	res.JWKS = jwtauth.NewVerifier(jwtOpt)
-	res.Credentials, res.AllowPrivateStorage = cfg.Credentials, cfg.AllowPrivateStorage
+	res.Sources, res.Ingest, res.Transcripts = svc.sources, svc.ingest, svc.transcripts
 	res.BucketEventsTarget = cfg.BucketEventsTarget
 	var uploads *upload.Service
 	if mp, ok := files.(upload.Files); ok {

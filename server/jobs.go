@@ -16,9 +16,9 @@ import (
 	analysisworker "github.com/loupe-mam/loupe/internal/analysis/worker"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
+	"github.com/loupe-mam/loupe/internal/storage/ingest"
+	"github.com/loupe-mam/loupe/internal/storage/transfer"
 	"github.com/loupe-mam/loupe/internal/storage/upload"
-	"github.com/loupe-mam/loupe/internal/usage"
-	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -26,26 +26,23 @@ import (
 // feature adds its own line here.
 func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	w = river.NewWorkers()
-	// Ingest scans (spec 2.14; docs/ingest.md), moves of originals to
-	// storage locations and the processing of originals outside Loupe's
-	// store reach tenants' buckets with the credentials the resolvers
-	// sealed.
-	ingest := resolvers.New(deps.store, deps.cfg.Blobs, deps.cfg.Files)
-	ingest.Credentials, ingest.AllowPrivateStorage = deps.cfg.Credentials, deps.cfg.AllowPrivateStorage
-	river.AddWorker(w, &resolvers.IngestScanWorker{R: ingest, Opts: deps.cfg.IngestScan})
-	river.AddWorker(w, &resolvers.MigrateWorker{R: ingest})
+	svc := newServices(deps.cfg, deps.store)
+	// Ingest scans (spec 2.14; docs/ingest.md) and moves of originals to
+	// storage locations reach tenants' buckets with the credentials the
+	// resolvers sealed.
+	river.AddWorker(w, &ingest.ScanWorker{Ingest: svc.ingest, Opts: deps.cfg.IngestScan})
+	river.AddWorker(w, &transfer.MigrateWorker{Store: deps.store, Sources: svc.sources})
 	kinds += 2
 	// Processing (docs/processing.md) reads originals from and writes
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
-		river.AddWorker(w, &mediaworker.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
-			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, TimeoutFloor: deps.cfg.TranscodeFloor, Originals: ingest.OriginalOf})
+		river.AddWorker(w, &mediaworker.Worker{Store: deps.store, Files: deps.cfg.Files, Sources: svc.sources, Node: deps.cfg.Jobs.NodeID,
+			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, TimeoutFloor: deps.cfg.TranscodeFloor})
 		kinds++
 		// Analysis (docs/analysis.md) reads processing's outputs and
 		// writes transcripts through the metered file store.
-		transcripts := resolvers.New(deps.store, deps.cfg.Blobs, usage.MeterFiles(deps.cfg.Files, deps.store))
 		river.AddWorker(w, &analysisworker.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
-			Logger: deps.logger, Engines: analysisEngines(deps.cfg), Transcripts: transcripts.StoreTranscript})
+			Logger: deps.logger, Engines: analysisEngines(deps.cfg), Transcripts: svc.transcripts})
 		kinds++
 	}
 	return w, kinds

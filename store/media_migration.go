@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -17,7 +16,7 @@ import (
 // This file holds the migration of an item's original to a storage
 // location (POST /api/v1/items/{itemId}/migrateMediaLocation;
 // docs/storage-locations.md): asked for here, done by a job
-// (resolvers.MigrateWorker), its state in the item's mediaMigration.
+// (internal/storage/transfer), its state in the item's mediaMigration.
 
 // MediaSource is where an item's original is.
 type MediaSource struct {
@@ -135,7 +134,7 @@ func (s *Store) SwitchMediaSource(ctx context.Context, tenantID, itemID, old, no
 			return loupe.Errorf(loupe.ECONFLICT, "the item's original changed while it was moved")
 		}
 		// An original that leaves Loupe's store is no longer held by it.
-		if key, ok := strings.CutPrefix(old, "loupe://files/"); ok {
+		if key, ok := loupe.FileKey(old); ok {
 			if _, err := tx.ExecContext(ctx, closeStoredFileSQL, tenantID, key, at); err != nil {
 				return fmt.Errorf("store: unable to meter the moved original: %w", err)
 			}

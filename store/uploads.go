@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -400,7 +399,7 @@ func (s *Store) CompleteUpload(ctx context.Context, c UploadCompletion) (*Upload
 			return fmt.Errorf("store: unable to complete upload: %w", err)
 		}
 		// The original is held by Loupe's store from now: metered.
-		if key, ok := strings.CutPrefix(c.Location, "loupe://files/"); ok {
+		if key, ok := loupe.FileKey(c.Location); ok {
 			if _, err := tx.ExecContext(ctx, closeStoredFileSQL, c.TenantID, key, at); err != nil {
 				return err
 			}

@@ -111,7 +111,7 @@ func (r *run) transcribe(ctx context.Context) error {
 		return fmt.Errorf("%s: %w", engine.Name(), err)
 	}
 	state := store.AnalysisComplete
-	err = r.w.Transcripts(ctx, store.TranscriptWrite{TenantID: r.tenant, ItemID: r.item, LanguageCode: lang,
+	_, _, err = r.w.Transcripts.Write(ctx, store.TranscriptWrite{TenantID: r.tenant, ItemID: r.item, LanguageCode: lang,
 		Segments: transcriptSegments(segs), Engine: engine.Name(), Force: r.force})
 	if errors.Is(err, store.ErrEditedByPerson) {
 		state = store.AnalysisKept
@@ -208,7 +208,7 @@ func (r *run) translate(ctx context.Context) error {
 		end = max(end, s.EndTime)
 	}
 	state := store.AnalysisComplete
-	err = r.w.Transcripts(ctx, store.TranscriptWrite{TenantID: r.tenant, ItemID: r.item, LanguageCode: to,
+	_, _, err = r.w.Transcripts.Write(ctx, store.TranscriptWrite{TenantID: r.tenant, ItemID: r.item, LanguageCode: to,
 		Segments: translated, Engine: engine.Name(), Force: r.force})
 	if errors.Is(err, store.ErrEditedByPerson) {
 		state = store.AnalysisKept

@@ -12,15 +12,16 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/analysis"
+	"github.com/loupe-mam/loupe/internal/analysis/transcripts"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -48,9 +49,8 @@ type Worker struct {
 	Node    string
 	Logger  *slog.Logger
 	Engines Engines
-	// Transcripts writes a transcript with its files
-	// (resolvers.Resolver.StoreTranscript).
-	Transcripts func(ctx context.Context, w store.TranscriptWrite) error
+	// Transcripts writes a transcript with its files.
+	Transcripts *transcripts.Writer
 	TempDir     string
 }
 
@@ -213,18 +213,11 @@ func (r *run) proxy(ctx context.Context) (string, error) {
 // disk, else a copy in the run's directory named name (plus key's
 // extension).
 func (r *run) local(ctx context.Context, key, name string) (string, error) {
-	if d, ok := r.w.Files.(*blob.Disk); ok {
-		return d.LocalPath(key)
-	}
-	p := filepath.Join(r.dir, name+filepath.Ext(key))
-	err := blob.Download(ctx, r.w.Files, key, p)
+	p, err := sources.Local(ctx, r.w.Files, key, r.dir, name)
 	if errors.Is(err, blob.ErrNotFound) {
 		return "", failed("the item's %s is missing from storage: process it again", name)
 	}
-	if err != nil {
-		return "", err
-	}
-	return p, nil
+	return p, err
 }
 
 // config is the tenant's configuration, read once.

@@ -14,6 +14,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/media"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 )
 
 // A processing job runs in two phases, so that the transcode's timeout is
@@ -113,21 +114,8 @@ func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) er
 // cannot be read), what ffmpeg read, and whether the duration is known
 // (not media: known, zero).
 func probeSource(ctx context.Context, files blob.Store, key string) (*media.Probe, string, bool) {
-	var input string
-	switch f := files.(type) {
-	case *blob.Disk:
-		p, err := f.LocalPath(key)
-		if err != nil {
-			return nil, "", false
-		}
-		input = p
-	case blob.Presigner:
-		u, err := f.Presign(ctx, "GET", key, probeTimeout)
-		if err != nil {
-			return nil, "", false
-		}
-		input = u
-	default:
+	input, ok, err := sources.Input(ctx, files, key, probeTimeout)
+	if !ok || err != nil {
 		return nil, "", false
 	}
 	p, err := media.ProbeLocal(ctx, input)

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -25,7 +24,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/media"
 	"github.com/loupe-mam/loupe/internal/media/pipeline"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
-	"github.com/loupe-mam/loupe/internal/storage/upload"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -57,15 +56,14 @@ type Worker struct {
 	river.WorkerDefaults[jobs.ProcessArgs]
 	Store *store.Store
 	// Files is the server's file store, unwrapped (a *blob.Disk or a
-	// *blob.S3): originals are read from it and outputs written to it.
+	// *blob.S3): outputs are written to it.
 	Files blob.Store
 	// Node names this node in transcodingBy.
 	Node   string
 	Logger *slog.Logger
-	// Originals opens an original outside Loupe's file store (a storage
-	// location, an ingest source's bucket; resolvers.Resolver.OriginalOf).
-	// Nil: such items fail saying so.
-	Originals func(ctx context.Context, tenantID, location, storageID string) (blob.Store, string, error)
+	// Sources opens originals: in Files (uploads), a storage location or an
+	// ingest source's bucket.
+	Sources *sources.Sources
 	// TempDir holds work directories (os.TempDir() when empty).
 	TempDir string
 
@@ -234,52 +232,43 @@ func (r *run) progress(ctx context.Context, p map[string]any, force bool) error 
 	return err
 }
 
-// source is the store and key of the item's original: Loupe's own file
-// store for an upload (read as a local file on disk), else where Originals
-// finds it.
+// source is the store and key of the item's original, wherever it lies
+// (sources.Sources.Original); a place gone or an original Loupe cannot read
+// fails the item saying so.
 func (r *run) source(ctx context.Context, location, storageID string) (blob.Store, string, error) {
-	if key, ok := upload.KeyOfLocation(location); ok {
-		return r.w.Files, key, nil
+	s, key, _, err := r.w.Sources.Original(ctx, r.tenant, location, storageID)
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+		return nil, "", permanent("the place that held the item's original (%s) no longer exists", storageID)
 	}
-	if r.w.Originals != nil {
-		s, key, err := r.w.Originals(ctx, r.tenant, location, storageID)
-		if loupe.ErrorKind(err) == loupe.ENOTFOUND {
-			return nil, "", permanent("the place that held the item's original (%s) no longer exists", storageID)
-		}
-		var le *loupe.Error
-		if errors.As(err, &le) && le.Kind == loupe.EINVALID {
-			return nil, "", permanent("%s", le.Message)
-		}
-		return s, key, err
+	var le *loupe.Error
+	if errors.As(err, &le) && le.Kind == loupe.EINVALID {
+		return nil, "", permanent("%s", le.Message)
 	}
-	return nil, "", permanent("the item has no original Loupe can read (sourceFileLocation %q)", location)
+	return s, key, err
 }
 
 // input is what ffmpeg reads: the file itself on local disk, a local copy
 // of a small original, or a presigned URL.
 func (r *run) input(ctx context.Context, files blob.Store, key, dir string) (string, error) {
-	if d, ok := files.(*blob.Disk); ok {
-		p, err := d.LocalPath(key)
+	if _, disk := files.(*blob.Disk); !disk {
+		obj, err := files.Stat(ctx, key)
+		if errors.Is(err, blob.ErrNotFound) {
+			return "", permanent("the item's original is missing from storage")
+		}
 		if err != nil {
 			return "", err
 		}
-		if _, err := os.Stat(p); err != nil {
-			return "", permanent("the item's original is missing from storage")
+		if obj.Size > localCopyLimit {
+			if u, ok, err := sources.Input(ctx, files, key, min(r.timeout+10*time.Minute, blob.MaxPresignTTL)); ok || err != nil {
+				return u, err
+			}
 		}
-		return p, nil
 	}
-	obj, err := files.Stat(ctx, key)
+	p, err := sources.Local(ctx, files, key, dir, "original")
 	if errors.Is(err, blob.ErrNotFound) {
 		return "", permanent("the item's original is missing from storage")
 	}
-	if err != nil {
-		return "", err
-	}
-	if ps, ok := files.(blob.Presigner); ok && obj.Size > localCopyLimit {
-		return ps.Presign(ctx, "GET", key, min(r.timeout+10*time.Minute, blob.MaxPresignTTL))
-	}
-	p := filepath.Join(dir, "original"+filepath.Ext(key))
-	return p, blob.Download(ctx, files, key, p)
+	return p, err
 }
 
 // finish stores the outputs under the run's prefix and switches them onto

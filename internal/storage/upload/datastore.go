@@ -483,7 +483,7 @@ func (s *Service) finish(ctx context.Context, row *store.Upload) (*store.Upload,
 	mt := SniffType(row.Head)
 	done, err := s.Store.CompleteUpload(ctx, store.UploadCompletion{
 		TenantID: row.TenantID, ID: row.ID, SHA256: sum, MediaType: mt, ItemType: itemTypeOf(mt),
-		Location: Location(row.BlobKey),
+		Location: loupe.FileLocation(row.BlobKey),
 	})
 	if err != nil {
 		return nil, asTus(err)

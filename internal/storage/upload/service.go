@@ -323,19 +323,7 @@ func emptyHashState() []byte {
 // <tenantId>/items/<itemId>/original/<uploadId>/<file name>, the name made
 // safe for every store (SafeName).
 func OriginalKey(tenantID, itemID, uploadID, fileName string) string {
-	return tenantID + "/items/" + itemID + "/original/" + uploadID + "/" + SafeName(fileName)
-}
-
-// LocationScheme starts a sourceFileLocation in Loupe's own file store.
-const LocationScheme = "loupe://files/"
-
-// Location is the sourceFileLocation of a blob key: loupe://files/<key>.
-func Location(key string) string { return LocationScheme + key }
-
-// KeyOfLocation is the blob key of a sourceFileLocation in Loupe's store.
-func KeyOfLocation(loc string) (string, bool) {
-	k, ok := strings.CutPrefix(loc, LocationScheme)
-	return k, ok && blob.ValidKey(k) == nil
+	return loupe.ItemFilesPrefix(tenantID, itemID) + "original/" + uploadID + "/" + SafeName(fileName)
 }
 
 // baseName is the last element of a client's file name (a path from some

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/storage/upload"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
@@ -321,7 +322,7 @@ func TestUploadResumesAcrossCutsAndRestarts(t *testing.T) {
 				it.SourceFileLocation == nil || it.UploadProgressInfo["percent"] != 100.0 {
 				t.Fatalf("item after upload: %+v", it)
 			}
-			key, ok := upload.KeyOfLocation(*it.SourceFileLocation)
+			key, ok := loupe.FileKey(*it.SourceFileLocation)
 			if !ok || !strings.HasPrefix(key, a.TenantID+"/items/"+itemID+"/original/") || !strings.HasSuffix(key, "/holiday_shot.mov") {
 				t.Fatalf("sourceFileLocation %q", *it.SourceFileLocation)
 			}

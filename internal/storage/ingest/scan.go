@@ -1,9 +1,8 @@
-package resolvers
+package ingest
 
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -11,6 +10,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -39,11 +39,11 @@ type ScanOptions struct {
 // errSliceUsed stops a scan whose run used its slice.
 var errSliceUsed = errors.New("ingest: scan slice used")
 
-// IngestScanWorker works the scan jobs (jobs.ScanArgs).
-type IngestScanWorker struct {
+// ScanWorker works the scan jobs (jobs.ScanArgs).
+type ScanWorker struct {
 	river.WorkerDefaults[jobs.ScanArgs]
-	R    *Resolver
-	Opts ScanOptions
+	Ingest *Service
+	Opts   ScanOptions
 }
 
 // scanAttempts is how often a scan that fails (its bucket unreachable, the
@@ -54,11 +54,11 @@ const scanAttempts = 5
 // long a scan whose node was killed waits before it resumes elsewhere
 // (internal/jobs): short slices keep that short, at the cost of a snooze
 // every slice.
-func (w *IngestScanWorker) Timeout(*river.Job[jobs.ScanArgs]) time.Duration {
+func (w *ScanWorker) Timeout(*river.Job[jobs.ScanArgs]) time.Duration {
 	return w.slice() + time.Minute
 }
 
-func (w *IngestScanWorker) slice() time.Duration {
+func (w *ScanWorker) slice() time.Duration {
 	if w.Opts.Slice > 0 {
 		return w.Opts.Slice
 	}
@@ -66,11 +66,11 @@ func (w *IngestScanWorker) slice() time.Duration {
 }
 
 // Work runs the scan; a used slice snoozes the job (it resumes at once).
-func (w *IngestScanWorker) Work(ctx context.Context, job *river.Job[jobs.ScanArgs]) error {
+func (w *ScanWorker) Work(ctx context.Context, job *river.Job[jobs.ScanArgs]) error {
 	opts := w.Opts
 	opts.Slice = w.slice()
 	opts.run = job.Args.Run
-	err := w.R.Scan(ctx, job.Args.TenantID, job.Args.ConfigID, opts)
+	err := w.Ingest.Scan(ctx, job.Args.TenantID, job.Args.ConfigID, opts)
 	if errors.Is(err, errSliceUsed) {
 		return river.JobSnooze(0)
 	}
@@ -80,7 +80,7 @@ func (w *IngestScanWorker) Work(ctx context.Context, job *river.Job[jobs.ScanArg
 		if errors.As(err, &le) {
 			msg = le.Message
 		}
-		_ = w.R.Store.SetScanState(context.WithoutCancel(ctx), job.Args.TenantID, job.Args.ConfigID, store.ScanFailed, msg, ptr(""), nil)
+		_ = w.Ingest.Store.SetScanState(context.WithoutCancel(ctx), job.Args.TenantID, job.Args.ConfigID, store.ScanFailed, msg, ptr(""), nil)
 		return river.JobCancel(err)
 	}
 	return err
@@ -92,8 +92,8 @@ func (w *IngestScanWorker) Work(ctx context.Context, job *river.Job[jobs.ScanArg
 // be scanned (disabled, credentials that do not open or reach the bucket).
 // Other errors (a listing or database failure) are returned for the job
 // to retry; the state stays scanning.
-func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts ScanOptions) error {
-	c, err := r.Store.IngestConfig(ctx, tenantID, configID)
+func (s *Service) Scan(ctx context.Context, tenantID, configID string, opts ScanOptions) error {
+	c, err := s.Store.IngestConfig(ctx, tenantID, configID)
 	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return nil // deleted meanwhile
 	}
@@ -101,7 +101,7 @@ func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts Sca
 		return err
 	}
 	fail := func(msg string) error {
-		return r.Store.SetScanState(ctx, tenantID, configID, store.ScanFailed, msg, ptr(""), nil)
+		return s.Store.SetScanState(ctx, tenantID, configID, store.ScanFailed, msg, ptr(""), nil)
 	}
 	if opts.run != 0 && opts.run != c.ScanRun {
 		return nil // a scan another has taken over from
@@ -112,18 +112,18 @@ func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts Sca
 	after, counts := "", store.ScanCounts{}
 	if c.ScanState != nil && *c.ScanState == store.ScanScanning {
 		after, counts = c.ScanAfter, c.Counts()
-	} else if err := r.Store.SetScanState(ctx, tenantID, configID, store.ScanScanning, counts.Message(), &after, &counts); err != nil {
+	} else if err := s.Store.SetScanState(ctx, tenantID, configID, store.ScanScanning, counts.Message(), &after, &counts); err != nil {
 		return err
 	}
-	s3, secret, err := r.bucket(ctx, configAccess(c))
+	s3, secret, err := s.Sources.Bucket(ctx, sources.ConfigAccess(c))
 	if err != nil {
-		return fail(bucketError("Could not read the bucket: ", err, secret).Message)
+		return fail(sources.BucketError("Could not read the bucket: ", err, secret).Message)
 	}
-	p, err := r.Store.ScanPrincipal(ctx, c)
+	p, err := s.Store.ScanPrincipal(ctx, c)
 	if err != nil {
 		return err
 	}
-	pl := configPlan(c)
+	pl := ConfigPlan(c)
 	folders := map[string]string{}
 	start := time.Now()
 	// The next page is listed while this one is written.
@@ -139,8 +139,8 @@ func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts Sca
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			le := bucketError("Could not list the bucket: ", lp.err, secret)
-			if isAccessError(lp.err) {
+			le := sources.BucketError("Could not list the bucket: ", lp.err, secret)
+			if sources.IsAccessError(lp.err) {
 				return fail(le.Message)
 			}
 			return le
@@ -152,13 +152,13 @@ func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts Sca
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return bucketError("Could not read sidecars or tags: ", err, secret)
+			return sources.BucketError("Could not read sidecars or tags: ", err, secret)
 		}
 		pos := &store.ScanPosition{ConfigID: configID, After: after, Counts: n}
 		if len(keys) > 0 {
 			pos.After = keys[len(keys)-1].Key
 		}
-		if _, err := r.Store.IngestObjects(ctx, p, pl.src, objs, pos, folders); err != nil {
+		if _, err := s.Store.IngestObjects(ctx, p, pl.Source, objs, pos, folders); err != nil {
 			return err
 		}
 		after, counts = pos.After, pos.Counts
@@ -175,30 +175,7 @@ func (r *Resolver) Scan(ctx context.Context, tenantID, configID string, opts Sca
 			return errSliceUsed
 		}
 	}
-	return r.Store.SetScanState(ctx, tenantID, configID, store.ScanComplete, counts.Message(), ptr(""), &counts)
-}
-
-// isAccessError reports a failure that retrying will not mend: the bucket
-// missing, access refused, the credentials refused, or no STS to assume a
-// role with.
-func isAccessError(err error) bool {
-	var ae interface{ ErrorCode() string }
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "AccessDenied", "NoSuchBucket", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AllAccessDisabled":
-			return true
-		}
-	}
-	return errors.Is(err, blob.ErrNotFound) || containsAny(err.Error(), "AssumeRole", "sts.", "STS")
-}
-
-func containsAny(s string, subs ...string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
+	return s.Store.SetScanState(ctx, tenantID, configID, store.ScanComplete, counts.Message(), ptr(""), &counts)
 }
 
 // listedPage is one page of a listing.

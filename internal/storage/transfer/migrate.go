@@ -1,4 +1,7 @@
-package resolvers
+// Package transfer moves media between stores: an item's original to a
+// storage location of its tenant (migrate_media jobs), verified before the
+// item is switched onto the copy (docs/storage-locations.md).
+package transfer
 
 import (
 	"context"
@@ -15,6 +18,8 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
+	"github.com/loupe-mam/loupe/store"
 )
 
 // MigrateWorker moves an item's original to a storage location
@@ -26,7 +31,8 @@ import (
 // it, an old copy the retry no longer sees (docs/storage-locations.md).
 type MigrateWorker struct {
 	river.WorkerDefaults[jobs.MigrateArgs]
-	R *Resolver
+	Store   *store.Store
+	Sources *sources.Sources
 }
 
 // Timeout implements river.Worker: a large original takes long to copy.
@@ -38,10 +44,10 @@ func (w *MigrateWorker) Timeout(*river.Job[jobs.MigrateArgs]) time.Duration {
 func (w *MigrateWorker) Work(ctx context.Context, job *river.Job[jobs.MigrateArgs]) error {
 	a := job.Args
 	state := map[string]any{"state": "moving", "storageLocationId": a.LocationID, "attempt": job.Attempt}
-	if err := w.R.Store.SetMediaMigration(ctx, a.TenantID, a.ItemID, state); err != nil {
+	if err := w.Store.SetMediaMigration(ctx, a.TenantID, a.ItemID, state); err != nil {
 		return err
 	}
-	err := w.R.migrate(ctx, a, state)
+	err := w.migrate(ctx, a, state)
 	if err == nil || errors.Is(err, errItemGone) {
 		return nil
 	}
@@ -50,54 +56,54 @@ func (w *MigrateWorker) Work(ctx context.Context, job *river.Job[jobs.MigrateArg
 		// The item, its original or the location will not change by
 		// retrying: say why and stop.
 		state["state"], state["error"], state["finishedOn"] = "failed", le.Message, time.Now().UTC()
-		if serr := w.R.Store.SetMediaMigration(context.WithoutCancel(ctx), a.TenantID, a.ItemID, state); serr != nil {
+		if serr := w.Store.SetMediaMigration(context.WithoutCancel(ctx), a.TenantID, a.ItemID, state); serr != nil {
 			return serr
 		}
 		return river.JobCancel(err)
 	}
 	state["error"] = err.Error()
-	w.R.Store.SetMediaMigration(context.WithoutCancel(ctx), a.TenantID, a.ItemID, state) //nolint:errcheck // the retry writes again
+	w.Store.SetMediaMigration(context.WithoutCancel(ctx), a.TenantID, a.ItemID, state) //nolint:errcheck // the retry writes again
 	return err
 }
 
 // errItemGone ends a migration whose item was deleted: nothing to do.
 var errItemGone = errors.New("the item is gone")
 
-func (r *Resolver) migrate(ctx context.Context, a jobs.MigrateArgs, state map[string]any) error {
-	src, err := r.Store.MediaSourceOf(ctx, a.TenantID, a.ItemID)
+func (w *MigrateWorker) migrate(ctx context.Context, a jobs.MigrateArgs, state map[string]any) error {
+	src, err := w.Store.MediaSourceOf(ctx, a.TenantID, a.ItemID)
 	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return errItemGone
 	}
 	if err != nil {
 		return err
 	}
-	from, key, owned, err := r.OriginalStore(ctx, a.TenantID, src.Location, src.StorageID)
+	from, key, owned, err := w.Sources.Original(ctx, a.TenantID, src.Location, src.StorageID)
 	if err != nil {
 		return err
 	}
-	loc, err := r.Store.StorageLocation(ctx, a.TenantID, a.LocationID)
+	loc, err := w.Store.StorageLocation(ctx, a.TenantID, a.LocationID)
 	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return loupe.Invalid("the storage location %s no longer exists", a.LocationID)
 	}
 	if err != nil {
 		return err
 	}
-	to, err := r.openLocation(ctx, loc)
+	to, err := w.Sources.OpenLocation(ctx, loc)
 	if err != nil {
 		return err
 	}
-	dstKey := loc.PathPrefix + a.TenantID + "/items/" + a.ItemID + "/original/" + path.Base(key)
-	target := locationOriginal(loc.ID, dstKey)
+	dstKey := loc.PathPrefix + loupe.ItemFilesPrefix(a.TenantID, a.ItemID) + "original/" + path.Base(key)
+	target := loupe.StorageLocationFile(loc.ID, dstKey)
 	if target == src.Location {
 		state["state"], state["finishedOn"] = "complete", time.Now().UTC()
-		return r.Store.SetMediaMigration(ctx, a.TenantID, a.ItemID, state)
+		return w.Store.SetMediaMigration(ctx, a.TenantID, a.ItemID, state)
 	}
 	if err := copyVerified(ctx, from, key, to, dstKey, src.SHA256); err != nil {
 		return err
 	}
 	state["state"], state["finishedOn"] = "complete", time.Now().UTC()
 	delete(state, "error")
-	if err := r.Store.SwitchMediaSource(ctx, a.TenantID, a.ItemID, src.Location, target, state); err != nil {
+	if err := w.Store.SwitchMediaSource(ctx, a.TenantID, a.ItemID, src.Location, target, state); err != nil {
 		to.Delete(context.WithoutCancel(ctx), dstKey) //nolint:errcheck // unreferenced either way
 		return err
 	}
