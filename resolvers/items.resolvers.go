@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/media/pipeline"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/store"
@@ -213,11 +214,11 @@ func (r *itemResolver) Analysis(ctx context.Context, obj *store.Item) (loupe.JSO
 }
 
 func (r *itemResolver) Proxy(ctx context.Context, obj *store.Item) (*string, error) {
-	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Proxy }, obj.ItemMedia.Proxy), nil
+	return r.orStored(obj, pipeline.OutProxy, obj.ItemMedia.Proxy), nil
 }
 
 func (r *itemResolver) WebProxyLocation(ctx context.Context, obj *store.Item) (*string, error) {
-	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Proxy }, obj.WebProxyLocation), nil
+	return r.orStored(obj, pipeline.OutProxy, obj.WebProxyLocation), nil
 }
 
 func (r *itemResolver) ProxyAudioTrackUrls(ctx context.Context, obj *store.Item) (loupe.JSON, error) {
@@ -232,7 +233,7 @@ func (r *itemResolver) Thumbnail(ctx context.Context, obj *store.Item) (*string,
 		link := r.Blobs.URL("GET", u.Key, time.Now(), blob.LinkValidity)
 		return &link, nil
 	}
-	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Poster }, obj.ItemMedia.Thumbnail), nil
+	return r.orStored(obj, pipeline.OutPoster, obj.ItemMedia.Thumbnail), nil
 }
 
 // ThumbnailInfo answers Item.thumbnailInfo: for a poster a user chose,
@@ -250,15 +251,15 @@ func (r *itemResolver) ThumbnailStrip(ctx context.Context, obj *store.Item) (*st
 }
 
 func (r *itemResolver) WaveformURL(ctx context.Context, obj *store.Item) (*string, error) {
-	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Waveform }, nil), nil
+	return r.orStored(obj, pipeline.OutWaveform, nil), nil
 }
 
 func (r *itemResolver) WaveformImageURL(ctx context.Context, obj *store.Item) (*string, error) {
-	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.WaveformImage }, nil), nil
+	return r.orStored(obj, pipeline.OutWaveformImage, nil), nil
 }
 
 func (r *itemResolver) PreviewURL(ctx context.Context, obj *store.Item) (*string, error) {
-	return r.orStored(obj, func(g *store.GeneratedMedia) string { return g.Preview }, nil), nil
+	return r.orStored(obj, pipeline.OutPreview, nil), nil
 }
 
 func (r *itemResolver) VttURL(ctx context.Context, obj *store.Item) (*string, error) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/media/pipeline"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -23,13 +24,11 @@ func (r *Resolver) generatedLink(key string) *string {
 	return &u
 }
 
-// orStored is the link to the generated key when processing made one,
-// else the stored value.
-func (r *Resolver) orStored(it *store.Item, key func(*store.GeneratedMedia) string, stored *string) *string {
-	if g := it.Generated; g != nil {
-		if k := key(g); k != "" {
-			return r.generatedLink(k)
-		}
+// orStored is the link to processing's output name (pipeline.OutProxy…)
+// when it made one, else the stored value.
+func (r *Resolver) orStored(it *store.Item, name string, stored *string) *string {
+	if k := it.Generated.File(name); k != "" {
+		return r.generatedLink(k)
 	}
 	return stored
 }
@@ -37,12 +36,12 @@ func (r *Resolver) orStored(it *store.Item, key func(*store.GeneratedMedia) stri
 // audioTrackLinks is proxyAudioTrackUrls: links to the generated audio
 // proxies, else the stored value.
 func (r *Resolver) audioTrackLinks(it *store.Item) (loupe.JSON, error) {
-	g := it.Generated
-	if g == nil || g.AudioTracks == nil {
+	tracks := it.Generated.List(pipeline.OutAudioTracks)
+	if tracks == nil {
 		return it.ProxyAudioTrackUrls, nil
 	}
-	links := make([]string, len(g.AudioTracks))
-	for i, k := range g.AudioTracks {
+	links := make([]string, len(tracks))
+	for i, k := range tracks {
 		links[i] = *r.generatedLink(k)
 	}
 	return json.Marshal(links)
@@ -52,8 +51,8 @@ func (r *Resolver) audioTrackLinks(it *store.Item) (loupe.JSON, error) {
 // its sprite sheets relative to itself, and a directory link makes those
 // references work too (blob.Signer.DirURL).
 func (r *Resolver) stripLink(it *store.Item) *string {
-	if g := it.Generated; g != nil && g.Strip != "" {
-		dir, name := path.Split(g.Strip)
+	if k := it.Generated.File(pipeline.OutStrip); k != "" {
+		dir, name := path.Split(k)
 		u := r.Blobs.DirURL(dir, name, time.Now(), blob.LinkValidity)
 		return &u
 	}

@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
@@ -22,7 +23,7 @@ func splitSteps(names []string) (steps, kinds []string, err error) {
 		steps = append(steps, n)
 	}
 	if _, err := pipeline.StepsOf(steps); err != nil {
-		return nil, nil, loupe.Invalid("steps: %s (or an analysis: transcription, translation, textDetection, personDetection)", err.Error())
+		return nil, nil, loupe.Invalid("steps: %s (or an analysis: %s)", err.Error(), strings.Join(jobs.AnalysisKinds, ", "))
 	}
 	slices.SortFunc(kinds, func(a, b string) int {
 		return slices.Index(jobs.AnalysisKinds, a) - slices.Index(jobs.AnalysisKinds, b)

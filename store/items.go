@@ -167,7 +167,7 @@ func (i *Item) Metadata() ItemMetadata {
 
 // HasProxy reports whether a proxy has been made.
 func (i *Item) HasProxy() bool {
-	return i.Proxy != nil || (i.Generated != nil && i.Generated.Proxy != "")
+	return i.Proxy != nil || i.Generated.File("proxy") != ""
 }
 
 // HasArchiveRelation reports whether the item is archived.

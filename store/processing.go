@@ -25,19 +25,20 @@ import (
 
 // GeneratedMedia is what processing made for an item: blob keys in the
 // server's file store under Prefix (one prefix per run, so that a run
-// never overwrites what another made visible). Resolvers answer them as
-// signed links in the spec's fields (proxy, thumbnail, thumbnailStrip…).
+// never overwrites what another made visible), each under the name the
+// processing step table gives its output (internal/media/pipeline: proxy,
+// poster, strip…). Resolvers answer them as signed links in the spec's
+// fields (proxy, thumbnail, thumbnailStrip…). In the item's media document
+// the names are keys beside prefix, kind and madeOn (generated_media.go).
 type GeneratedMedia struct {
-	Prefix        string    `json:"prefix"`
-	Kind          string    `json:"kind"`
-	Proxy         string    `json:"proxy,omitempty"`
-	Poster        string    `json:"poster,omitempty"`
-	Preview       string    `json:"preview,omitempty"`
-	Strip         string    `json:"strip,omitempty"`
-	Waveform      string    `json:"waveform,omitempty"`
-	WaveformImage string    `json:"waveformImage,omitempty"`
-	AudioTracks   []string  `json:"audioTracks,omitempty"`
-	MadeOn        time.Time `json:"madeOn"`
+	Prefix string
+	Kind   string
+	MadeOn time.Time
+	// Files are the outputs made once, by name.
+	Files map[string]string
+	// Lists are the outputs made several times (a video's further audio
+	// tracks), by name, in order.
+	Lists map[string][]string
 }
 
 // States an item moves through (docs/processing.md).

@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/bench/loadgen"
 	"github.com/loupe-mam/loupe/internal/demo"
 	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/media/pipeline"
 	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
 )
 
@@ -81,34 +82,21 @@ func makeClips(ctx context.Context, dir string) (procClips, error) {
 	return c, nil
 }
 
-// bareScript is the shell script of the commands a video run executes
-// (internal/media/pipeline), with ffmpeg's arguments as internal/media makes them.
+// bareScript is the shell script of the commands a video run executes,
+// as the step table gives them (pipeline.Bare), at the media tools'
+// priority.
 func bareScript(ctx context.Context, in, dir string) (string, error) {
 	p, err := media.ProbeFile(ctx, in)
 	if err != nil {
 		return "", err
 	}
-	proxy := filepath.Join(dir, "proxy.mp4")
-	args, err := media.ProxyArgs(in, proxy, p)
-	if err != nil {
-		return "", err
-	}
-	ff := func(a []string) string {
-		q := make([]string, len(a))
-		for i, s := range a {
+	lines := []string{"set -e"}
+	for _, argv := range pipeline.Bare(in, dir, p) {
+		q := make([]string, len(argv))
+		for i, s := range argv {
 			q[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 		}
-		return "nice -n 19 ffmpeg -nostdin -hide_banner -loglevel error -nostats -y " + strings.Join(q, " ")
-	}
-	lines := []string{"set -e", "mkdir -p " + dir + "/t " + dir + "/s",
-		"nice -n 19 ffprobe -v error -print_format json -show_format -show_streams -- '" + in + "' >/dev/null",
-		ff(args),
-		"nice -n 19 ffprobe -v error -print_format json -show_format -show_streams -- '" + proxy + "' >/dev/null",
-		ff(media.ThumbnailsArgs(proxy, dir+"/t/%05d.jpg")),
-		ff(media.PosterArgs(proxy, dir+"/poster.jpg", media.PosterPosition(p.Duration()))),
-		ff(media.StripArgs(proxy, dir+"/s/%03d.jpg")),
-		ff([]string{"-i", in, "-map", "0:a:0", "-vn", "-ac", "1", "-ar", "8000", "-f", "s16le", "-acodec", "pcm_s16le", "/dev/null"}),
-		ff(media.WaveformImageArgs(in, dir+"/waveform.png", 0)),
+		lines = append(lines, "nice -n 19 "+strings.Join(q, " ")+" >/dev/null")
 	}
 	script := filepath.Join(dir, "bare.sh")
 	return script, os.WriteFile(script, []byte(strings.Join(lines, "\n")+"\n"), 0o700)

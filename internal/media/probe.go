@@ -68,10 +68,15 @@ var ErrNoStreams = errors.New("media: no audio, video or image stream")
 // document, random bytes).
 var ErrNotMedia = errors.New("media: not a media file ffmpeg recognises")
 
+// ProbeArgv is the ffprobe command that ProbeFile runs.
+func ProbeArgv(input string) []string {
+	return []string{"ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "--", input}
+}
+
 // ProbeFile runs ffprobe on input (a path or a URL ffmpeg can read).
 func ProbeFile(ctx context.Context, input string) (*Probe, error) {
-	cmd := exec.CommandContext(ctx, "ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
-		"--", input)
+	argv := ProbeArgv(input)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &limitedBuffer{max: 4 << 10, buf: &stderr}
 	if err := start(cmd); err != nil {

@@ -62,10 +62,18 @@ type Command struct {
 	OnProgress func(Progress)
 }
 
+// quiet are the arguments ffmpeg always runs with: no stdin, only errors
+// said, outputs overwritten.
+var quiet = []string{"-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-y"}
+
+// FFmpegArgv is the ffmpeg command for args, as run without progress.
+func FFmpegArgv(args []string) []string {
+	return append(append([]string{"ffmpeg"}, quiet...), args...)
+}
+
 // Run runs ffmpeg and answers its error with the end of what it said.
 func Run(ctx context.Context, c Command) error {
-	args := append([]string{"-nostdin", "-hide_banner", "-loglevel", "error", "-nostats", "-progress", "pipe:1", "-y"},
-		c.Args...)
+	args := append(append([]string{"-progress", "pipe:1"}, quiet...), c.Args...)
 	cmd := exec.CommandContext(ctx, "ffmpeg", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{max: 8 << 10, buf: &stderr}

@@ -42,9 +42,8 @@ func Peaks(ctx context.Context, in string, ordinal int, duration float64) (*Wave
 	if px := duration * 100; px > MaxWaveformPixels {
 		spp = int(math.Ceil(duration * waveformRate / MaxWaveformPixels))
 	}
-	cmd := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-i", in,
-		"-map", "0:a:"+strconv.Itoa(ordinal), "-vn", "-ac", "1", "-ar", strconv.Itoa(waveformRate),
-		"-f", "s16le", "-acodec", "pcm_s16le", "pipe:1")
+	cmd := exec.CommandContext(ctx, "ffmpeg", append([]string{"-nostdin", "-hide_banner", "-loglevel", "error"},
+		PeaksArgs(in, ordinal, "pipe:1")...)...)
 	var stderr limitedBuffer
 	stderr.max = 4 << 10
 	stderr.buf = new(bytes.Buffer)
@@ -87,6 +86,13 @@ func Peaks(ctx context.Context, in string, ordinal int, duration float64) (*Wave
 	w.Length = len(w.Data) / 2
 	w.Duration = float64(samples) / waveformRate
 	return w, nil
+}
+
+// PeaksArgs are ffmpeg's arguments for the samples Peaks reads: audio
+// stream ordinal of in as 8 kHz mono 16-bit PCM, written to out.
+func PeaksArgs(in string, ordinal int, out string) []string {
+	return []string{"-i", in, "-map", "0:a:" + strconv.Itoa(ordinal), "-vn", "-ac", "1", "-ar", strconv.Itoa(waveformRate),
+		"-f", "s16le", "-acodec", "pcm_s16le", out}
 }
 
 // WaveformImageArgs are ffmpeg's arguments for a PNG drawing of audio

@@ -25,10 +25,11 @@ func lavfi(t *testing.T, name string, args ...string) string {
 	return out
 }
 
+// roles counts the outputs by their key (a strip's sheets: "").
 func roles(r *pipeline.Result) map[string]int {
 	m := map[string]int{}
 	for _, o := range r.Outputs {
-		m[o.Role]++
+		m[o.Key]++
 		if _, err := os.Stat(o.Path); err != nil {
 			panic(err)
 		}
@@ -57,9 +58,9 @@ func TestRunByKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := roles(r)
-	want := map[string]int{pipeline.RoleProxy: 1, pipeline.RoleAudioProxy: 1, pipeline.RoleThumbnail: 3,
-		pipeline.RolePoster: 1, pipeline.RoleStripSheet: 1, pipeline.RoleStripVTT: 1, pipeline.RoleWaveformJSON: 1,
-		pipeline.RoleWaveformPNG: 1}
+	want := map[string]int{pipeline.OutProxy: 1, pipeline.OutAudioTracks: 1, pipeline.OutThumbnails: 3,
+		pipeline.OutPoster: 1, "": 1, pipeline.OutStrip: 1, pipeline.OutWaveform: 1,
+		pipeline.OutWaveformImage: 1}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s: %d outputs, want %d (all: %v)", k, got[k], v, got)
@@ -69,7 +70,7 @@ func TestRunByKind(t *testing.T) {
 		t.Fatalf("kind %s, last progress %+v after %d reports", r.Kind, last, n)
 	}
 	for _, o := range r.Outputs {
-		if o.Role == pipeline.RoleThumbnail && o.Name == "thumbnails/00002.jpg" && o.Position != 2*time.Second {
+		if o.Key == pipeline.OutThumbnails && o.Name == "thumbnails/00002.jpg" && o.Position != 2*time.Second {
 			t.Errorf("thumbnail 2 at %v", o.Position)
 		}
 	}
@@ -89,7 +90,7 @@ func TestRunByKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := roles(r); r.Kind != media.KindAudio || got[pipeline.RoleProxy] != 1 || got[pipeline.RoleWaveformJSON] != 1 || got[pipeline.RoleThumbnail] != 0 {
+	if got := roles(r); r.Kind != media.KindAudio || got[pipeline.OutProxy] != 1 || got[pipeline.OutWaveform] != 1 || got[pipeline.OutThumbnails] != 0 {
 		t.Fatalf("audio: %s %v", r.Kind, got)
 	}
 
@@ -98,11 +99,11 @@ func TestRunByKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := roles(r); r.Kind != media.KindImage || got[pipeline.RolePoster] != 1 || got[pipeline.RolePreview] != 1 {
+	if got := roles(r); r.Kind != media.KindImage || got[pipeline.OutPoster] != 1 || got[pipeline.OutPreview] != 1 {
 		t.Fatalf("image: %s %v", r.Kind, got)
 	}
 	for _, o := range r.Outputs {
-		if o.Role == pipeline.RolePreview && (o.Width != 1280 || o.Height != 640) {
+		if o.Key == pipeline.OutPreview && (o.Width != 1280 || o.Height != 640) {
 			t.Errorf("preview %dx%d", o.Width, o.Height)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/media/pipeline"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/storage/sources"
 )
@@ -97,8 +98,8 @@ func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) er
 			// second ffprobe doubled a photo's time).
 			job.Args = next
 			return w.transcode(ctx, job, p)
-		case p != nil && p.Kind() == media.KindVideo:
-			r.earlyPoster(ctx, input, p, job.ID)
+		case p != nil && pipeline.HasEarly(p.Kind()):
+			r.early(ctx, input, p, job.ID)
 		}
 	} else if !errors.As(err, new(*permanentError)) {
 		return err // the storage or the database: try again

@@ -288,37 +288,29 @@ func (r *run) finish(ctx context.Context, res *pipeline.Result) error {
 		}
 		out.StoredBytes += obj.Size
 		out.StoredFiles++
-		// Metered: the proxies (each its media time) and an image's
-		// renditions (none); thumbnails, strips and waveforms are part
-		// of a proxy's making.
-		switch {
-		case o.Role == pipeline.RoleProxy, o.Role == pipeline.RoleAudioProxy:
+		switch o.Metering {
+		case pipeline.MeteredMediaTime:
 			out.Work.Outputs++
 			out.Work.MediaSeconds += res.Duration
-		case res.Kind == media.KindImage && (o.Role == pipeline.RolePoster || o.Role == pipeline.RolePreview):
+		case pipeline.MeteredOutput:
 			out.Work.Outputs++
 		}
-		switch o.Role {
-		case pipeline.RoleProxy:
-			g.Proxy = key
-			out.Fields["proxySize"] = obj.Size
-		case pipeline.RoleAudioProxy:
-			g.AudioTracks = append(g.AudioTracks, key)
-		case pipeline.RolePoster:
-			g.Poster = key
-			out.Fields["thumbnailInfo"] = map[string]any{"width": o.Width, "height": o.Height, "chosenBy": "processing",
-				"positionSeconds": posterPosition(res)}
-		case pipeline.RolePreview:
-			g.Preview = key
-		case pipeline.RoleThumbnail:
+		switch o.Key {
+		case "":
+		case pipeline.OutThumbnails:
+			// The item's position thumbnails are rows of their own.
 			out.Thumbnails = append(out.Thumbnails, store.GeneratedThumbnail{PositionMs: o.Position.Milliseconds(), Key: key})
 			out.ThumbW, out.ThumbH = o.Width, o.Height
-		case pipeline.RoleStripVTT:
-			g.Strip = key
-		case pipeline.RoleWaveformJSON:
-			g.Waveform = key
-		case pipeline.RoleWaveformPNG:
-			g.WaveformImage = key
+		default:
+			g.Add(o.Key, key, o.Many)
+		}
+		// The spec's fields that describe an output.
+		switch o.Key {
+		case pipeline.OutProxy:
+			out.Fields["proxySize"] = obj.Size
+		case pipeline.OutPoster:
+			out.Fields["thumbnailInfo"] = map[string]any{"width": o.Width, "height": o.Height, "chosenBy": "processing",
+				"positionSeconds": posterPosition(res)}
 		}
 	}
 	out.Generated = g
@@ -335,7 +327,7 @@ func (r *run) finish(ctx context.Context, res *pipeline.Result) error {
 		out.GeoLocation = loupe.JSONOf(g)
 	}
 	out.Analyze, out.AnalyzeForce, out.Queue, out.DurationSeconds = r.analyze, r.analyzeForce, r.queue, res.Duration
-	out.NewMedia = r.steps.Proxy
+	out.NewMedia = r.steps[pipeline.StepProxy]
 	out.Progress = map[string]any{"step": "done", "percent": 100, "attempt": r.attempt, "startedOn": r.started,
 		"finishedOn": time.Now().UTC()}
 	old, err := r.w.Store.FinishProcessing(ctx, r.tenant, r.item, r.runKey, out)

@@ -1,0 +1,70 @@
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// The benchmark's reference: the commands a run executes, as a shell runs
+// them one after the other (cmd/loupe-bench).
+
+// Bare is the commands of a run of every step on input (a video: p is its
+// probe) into dir, in table order: what Loupe's run is measured against.
+func Bare(input, dir string, p *media.Probe) [][]string {
+	w := &Work{Input: input, Dir: dir, Probe: p, Kind: p.Kind(), Duration: p.Duration()}
+	rows := rowsOf(w.Kind, false)
+	made := AllSteps.made(rows)
+	var cmds [][]string
+	for _, st := range rows {
+		if made[st] && st.Bare != nil {
+			cmds = append(cmds, st.Bare(w)...)
+		}
+	}
+	return cmds
+}
+
+func bareProbe(w *Work) [][]string { return [][]string{media.ProbeArgv(w.Input)} }
+
+func bareProxy(w *Work) [][]string {
+	args, err := media.ProxyArgs(w.Input, w.proxyPath(), w.Probe)
+	if err != nil {
+		return nil
+	}
+	return [][]string{media.FFmpegArgv(args)}
+}
+
+func bareCheck(w *Work) [][]string { return [][]string{media.ProbeArgv(w.proxyPath())} }
+
+func bareThumbnails(w *Work) [][]string {
+	tdir := filepath.Join(w.Dir, "thumbnails")
+	return [][]string{{"mkdir", "-p", tdir},
+		media.FFmpegArgv(media.ThumbnailsArgs(w.proxyPath(), filepath.Join(tdir, "%05d.jpg"))),
+		media.FFmpegArgv(media.PosterArgs(w.proxyPath(), filepath.Join(w.Dir, "poster.jpg"), media.PosterPosition(w.Duration)))}
+}
+
+func bareAudioProxies(w *Work) [][]string {
+	var cmds [][]string
+	for i := 1; i < len(w.Probe.AudioStreams()); i++ {
+		cmds = append(cmds, media.FFmpegArgv(media.AudioProxyArgs(w.Input, filepath.Join(w.Dir, fmt.Sprintf("audio_%d.m4a", i)), i)))
+	}
+	return cmds
+}
+
+func bareStrip(w *Work) [][]string {
+	sdir := filepath.Join(w.Dir, "strip")
+	return [][]string{{"mkdir", "-p", sdir}, media.FFmpegArgv(media.StripArgs(w.proxyPath(), filepath.Join(sdir, "%03d.jpg")))}
+}
+
+func bareAudioProxy(w *Work) [][]string {
+	return [][]string{media.FFmpegArgv(media.AudioProxyArgs(w.Input, filepath.Join(w.Dir, "proxy.m4a"), 0))}
+}
+
+func bareWaveform(w *Work) [][]string {
+	if w.Probe.Audio() == nil {
+		return nil
+	}
+	return [][]string{media.FFmpegArgv(media.PeaksArgs(w.Input, 0, "/dev/null")),
+		media.FFmpegArgv(media.WaveformImageArgs(w.Input, filepath.Join(w.Dir, "waveform.png"), 0))}
+}

@@ -1,0 +1,220 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// Work is what a step works on.
+type Work struct {
+	// Input is the original: a path or a URL ffmpeg reads.
+	Input string
+	// Dir is the run's work directory, where outputs go.
+	Dir      string
+	Probe    *media.Probe
+	Kind     string
+	Duration float64
+	// Photo is an image's embedded metadata (nil for other kinds, or when
+	// it could not be read: PhotoError says why; the run goes on).
+	Photo      *media.Photo
+	PhotoError string
+}
+
+// Output is one file made.
+type Output struct {
+	// Key names it among the item's generated media (OutProxy…); "" for a
+	// file another output names (a strip's sheets).
+	Key string
+	// Many: one of several outputs of its key (audio tracks, thumbnails).
+	Many        bool
+	Path        string // in the work directory
+	Name        string // its name under the item's generated prefix
+	ContentType string
+	Width       int
+	Height      int
+	// Position is a thumbnail's place in the video.
+	Position time.Duration
+	// Metering is its step's.
+	Metering Metering
+}
+
+// Result is what a run found and made.
+type Result struct {
+	Kind     string // media.KindVideo, KindAudio, KindImage, KindOther
+	Probe    *media.Probe
+	Duration float64
+	Outputs  []Output
+	// Photo is an image's embedded metadata (nil for other kinds, or when
+	// it could not be read: PhotoError says why; the run goes on).
+	Photo      *media.Photo
+	PhotoError string
+}
+
+// Progress is where a run is.
+type Progress struct {
+	Step    string  `json:"step"`
+	Percent float64 `json:"percent"`
+	// ETASeconds is the estimated time left (0: unknown).
+	ETASeconds float64 `json:"etaSeconds"`
+}
+
+// Run processes input (a path or URL ffmpeg reads) into dir: the table's
+// rows for the media kind the probe finds, those steps asks for. known is
+// what ffprobe said of input already (nil: Run probes it).
+func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe, progress func(Progress)) (*Result, error) {
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	start := time.Now()
+	progress(Progress{Step: StepProbe})
+	p, err := known, error(nil)
+	if p == nil {
+		p, err = media.ProbeLocal(ctx, input)
+	}
+	if errors.Is(err, media.ErrNotMedia) {
+		// Documents and unknown files are probed and marked, not failed.
+		progress(Progress{Step: "done", Percent: 100})
+		return &Result{Kind: media.KindOther, Probe: &media.Probe{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the file cannot be read as media: %w", err)
+	}
+	w := &Work{Input: input, Dir: dir, Probe: p, Kind: p.Kind(), Duration: p.Duration()}
+	rows := rowsOf(w.Kind, false)
+	pr := &percent{start: start, progress: progress}
+	for _, st := range rows {
+		pr.total += st.Weight
+	}
+	pr.finish(rows[0]) // the probe
+	outs, err := runRows(ctx, w, rows[1:], steps.made(rows), pr)
+	if err != nil {
+		return nil, err
+	}
+	progress(Progress{Step: "done", Percent: 100})
+	return &Result{Kind: w.Kind, Probe: p, Duration: w.Duration, Outputs: outs, Photo: w.Photo, PhotoError: w.PhotoError}, nil
+}
+
+// Early runs the first phase's steps for the original input that p
+// describes (a video's early poster) into dir; step is told each step's
+// name as it starts.
+func Early(ctx context.Context, input, dir string, p *media.Probe, step func(name string)) ([]Output, error) {
+	w := &Work{Input: input, Dir: dir, Probe: p, Kind: p.Kind(), Duration: p.Duration()}
+	var outs []Output
+	for _, st := range rowsOf(w.Kind, true) {
+		step(st.Name)
+		o, err := st.Run(ctx, w, func(float64) {})
+		if err != nil {
+			return outs, err
+		}
+		outs = append(outs, o...)
+	}
+	return outs, nil
+}
+
+// runRows runs the rows made: lane 0's in order, then the other lanes side
+// by side. Outputs are answered in table order.
+func runRows(ctx context.Context, w *Work, rows []*Step, made map[*Step]bool, pr *percent) ([]Output, error) {
+	outs := make([][]Output, len(rows))
+	errs := make([]error, len(rows))
+	lanes := map[int][]int{}
+	var order []int
+	for i, st := range rows {
+		if _, ok := lanes[st.Lane]; !ok {
+			order = append(order, st.Lane)
+		}
+		lanes[st.Lane] = append(lanes[st.Lane], i)
+	}
+	runLane := func(ctx context.Context, idx []int) error {
+		for _, i := range idx {
+			st := rows[i]
+			if made[st] {
+				pr.report(st, 0)
+				o, err := st.Run(ctx, w, func(f float64) { pr.report(st, f) })
+				if err != nil {
+					errs[i] = err
+					return err
+				}
+				for j := range o {
+					o[j].Metering = st.Metering
+				}
+				outs[i] = o
+			}
+			pr.finish(st)
+		}
+		return nil
+	}
+	if err := runLane(ctx, lanes[0]); err != nil {
+		return nil, err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, l := range order {
+		if l != 0 {
+			g.Go(func() error { return runLane(gctx, lanes[l]) })
+		}
+	}
+	if err := g.Wait(); err != nil {
+		for i, st := range rows {
+			if st.Verifies && errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return nil, err
+	}
+	var all []Output
+	for _, o := range outs {
+		all = append(all, o...)
+	}
+	return all, nil
+}
+
+// percent shares a run's percent between its steps by their weights.
+type percent struct {
+	mu       sync.Mutex
+	start    time.Time
+	progress func(Progress)
+	total    float64
+	done     float64
+}
+
+// report says step st is frac done.
+func (p *percent) report(st *Step, frac float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pct := 0.0
+	if p.total > 0 {
+		pct = math.Min(99, (p.done+st.Weight*frac)/p.total*100)
+	}
+	eta := 0.0
+	if pct > 3 {
+		eta = time.Since(p.start).Seconds() * (100 - pct) / pct
+	}
+	p.progress(Progress{Step: st.Name, Percent: math.Round(pct*10) / 10, ETASeconds: math.Round(eta)})
+}
+
+// finish counts st done (made or not).
+func (p *percent) finish(st *Step) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += st.Weight
+}
+
+// timed runs one ffmpeg command, reporting the media time written as its
+// share of total seconds.
+func timed(ctx context.Context, args []string, total float64, report func(float64)) error {
+	return media.Run(ctx, media.Command{Args: args, OnProgress: func(pr media.Progress) {
+		if total > 0 {
+			report(math.Min(1, pr.Done.Seconds()/total))
+		}
+	}})
+}
+
+// HasEarly reports whether media of kind has first-phase steps (Early).
+func HasEarly(kind string) bool { return len(rowsOf(kind, true)) > 0 }

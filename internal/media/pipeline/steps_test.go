@@ -1,0 +1,80 @@
+package pipeline
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// What a run makes follows from the rows: asked, needed, following.
+func TestStepsMade(t *testing.T) {
+	for _, tc := range []struct {
+		kind  string
+		asked []string
+		want  []string
+	}{
+		{media.KindVideo, nil, []string{"probe", "proxy", "check", "thumbnails", "audioProxies", "strip", "waveform"}},
+		// Thumbnails read the proxy: it is made (and checked) for them,
+		// but not the audio proxies, which only "proxy" asks for.
+		{media.KindVideo, []string{"thumbnails"}, []string{"probe", "proxy", "check", "thumbnails"}},
+		{media.KindVideo, []string{"waveform"}, []string{"probe", "waveform"}},
+		{media.KindAudio, []string{"thumbnails"}, []string{"probe"}},
+		{media.KindAudio, nil, []string{"probe", "proxy", "waveform"}},
+		// A still's renditions are made whatever is asked.
+		{media.KindImage, []string{"strip"}, []string{"probe", "photo", "renditions"}},
+	} {
+		steps, err := StepsOf(tc.asked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := rowsOf(tc.kind, false)
+		made := steps.made(rows)
+		var got []string
+		for _, st := range rows {
+			if made[st] {
+				got = append(got, st.Name)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s asked %v: made %v, want %v", tc.kind, tc.asked, got, tc.want)
+		}
+	}
+}
+
+// Every kind's run rises to 100 % from its weights; a video's keep the
+// shares measured (the proxy nearly all of the work).
+func TestWeights(t *testing.T) {
+	var sum float64
+	for _, st := range rowsOf(media.KindVideo, false) {
+		sum += st.Weight
+	}
+	if sum != 100 {
+		t.Errorf("a video's weights add up to %v", sum)
+	}
+	for _, kind := range []string{media.KindAudio, media.KindImage} {
+		if rowsOf(kind, false)[0].Name != StepProbe {
+			t.Errorf("%s: the probe is not the first row", kind)
+		}
+	}
+	for _, st := range Table {
+		if st.Run == nil && st.Name != StepProbe {
+			t.Errorf("step %s runs nothing", st.Name)
+		}
+	}
+}
+
+func TestStepsOf(t *testing.T) {
+	if _, err := StepsOf([]string{"proxy", "scenes"}); err == nil ||
+		err.Error() != `"scenes" is not a step (proxy, thumbnails, strip, waveform)` {
+		t.Errorf("unknown step: %v", err)
+	}
+	s, err := StepsOf([]string{"strip"})
+	if err != nil || !s["strip"] || s[StepProxy] || len(s) != 1 {
+		t.Errorf("strip: %v %v", s, err)
+	}
+	if all, _ := StepsOf(nil); len(all) != len(Names()) || !strings.Contains(strings.Join(Names(), ","), "waveform") {
+		t.Errorf("none asked: %v", all)
+	}
+}

@@ -1,0 +1,135 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// A video's steps: the web proxy, then what reads its keyframes.
+
+// proxyPath is where a run's video proxy is made.
+func (w *Work) proxyPath() string { return filepath.Join(w.Dir, "proxy.mp4") }
+
+func makeProxy(ctx context.Context, w *Work, report func(float64)) ([]Output, error) {
+	args, err := media.ProxyArgs(w.Input, w.proxyPath(), w.Probe)
+	if err != nil {
+		return nil, err
+	}
+	if err := timed(ctx, args, w.Duration, report); err != nil {
+		return nil, fmt.Errorf("the proxy could not be made: %w", err)
+	}
+	return []Output{{Key: OutProxy, Path: w.proxyPath(), Name: "proxy.mp4", ContentType: "video/mp4"}}, nil
+}
+
+// checkProxy probes the proxy made: a playable H.264 video as long as the
+// original.
+func checkProxy(ctx context.Context, w *Work, _ func(float64)) ([]Output, error) {
+	pp, err := media.ProbeFile(ctx, w.proxyPath())
+	if err != nil || pp.Video() == nil || pp.Video().CodecName != "h264" {
+		return nil, fmt.Errorf("the proxy made is not a playable H.264 video: %v", err)
+	}
+	if d := pp.Duration(); w.Duration > 0 && math.Abs(d-w.Duration) > math.Max(1, w.Duration*0.02) {
+		return nil, fmt.Errorf("the proxy lasts %.2f s where the original lasts %.2f s", d, w.Duration)
+	}
+	return nil, nil
+}
+
+// audioProxies makes one AAC proxy per audio track beyond the first (the
+// first is in the web proxy): a player switches tracks with them.
+func audioProxies(ctx context.Context, w *Work, report func(float64)) ([]Output, error) {
+	tracks := w.Probe.AudioStreams()
+	var outs []Output
+	for i := 1; i < len(tracks); i++ {
+		report(float64(i-1) / float64(len(tracks)-1))
+		name := fmt.Sprintf("audio_%d.m4a", i)
+		out := filepath.Join(w.Dir, name)
+		if err := media.Run(ctx, media.Command{Args: media.AudioProxyArgs(w.Input, out, i)}); err != nil {
+			return nil, fmt.Errorf("the proxy of audio track %d could not be made: %w", i+1, err)
+		}
+		outs = append(outs, Output{Key: OutAudioTracks, Many: true, Path: out, Name: name, ContentType: "audio/mp4"})
+	}
+	return outs, nil
+}
+
+// thumbnails makes the position thumbnails and the poster from the proxy's
+// keyframes.
+func thumbnails(ctx context.Context, w *Work, _ func(float64)) ([]Output, error) {
+	tdir := filepath.Join(w.Dir, "thumbnails")
+	if err := os.MkdirAll(tdir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := media.Run(ctx, media.Command{Args: media.ThumbnailsArgs(w.proxyPath(), filepath.Join(tdir, "%05d.jpg"))}); err != nil {
+		return nil, fmt.Errorf("the thumbnails could not be made: %w", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(tdir, "*.jpg"))
+	sort.Strings(files)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("the proxy has no keyframe to make thumbnails of")
+	}
+	tw, th := ImageSize(ctx, files[0])
+	var outs []Output
+	for i, f := range files {
+		pos := time.Duration(i*media.KeyframeSeconds) * time.Second
+		outs = append(outs, Output{Key: OutThumbnails, Many: true, Path: f, Name: "thumbnails/" + filepath.Base(f),
+			ContentType: "image/jpeg", Position: pos, Width: tw, Height: th})
+	}
+	poster := filepath.Join(w.Dir, "poster.jpg")
+	if err := media.Run(ctx, media.Command{Args: media.PosterArgs(w.proxyPath(), poster, media.PosterPosition(w.Duration))}); err != nil {
+		return nil, fmt.Errorf("the poster could not be made: %w", err)
+	}
+	pw, ph := ImageSize(ctx, poster)
+	return append(outs, Output{Key: OutPoster, Path: poster, Name: "poster.jpg", ContentType: "image/jpeg", Width: pw, Height: ph}), nil
+}
+
+// strip makes the sprite sheets and their WebVTT map; the map names the
+// sheets by their names under the item's generated prefix (a player
+// resolves them against the map's own URL).
+func strip(ctx context.Context, w *Work, _ func(float64)) ([]Output, error) {
+	sdir := filepath.Join(w.Dir, "strip")
+	if err := os.MkdirAll(sdir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := media.Run(ctx, media.Command{Args: media.StripArgs(w.proxyPath(), filepath.Join(sdir, "%03d.jpg"))}); err != nil {
+		return nil, fmt.Errorf("the thumbnail strip could not be made: %w", err)
+	}
+	sheets, _ := filepath.Glob(filepath.Join(sdir, "*.jpg"))
+	sort.Strings(sheets)
+	if len(sheets) == 0 {
+		return nil, fmt.Errorf("the proxy has no keyframe to make a strip of")
+	}
+	sw, sh := ImageSize(ctx, sheets[0])
+	var outs []Output
+	for _, s := range sheets {
+		outs = append(outs, Output{Path: s, Name: "strip/" + filepath.Base(s), ContentType: "image/jpeg", Width: sw, Height: sh})
+	}
+	vtt := media.StripVTT(w.Duration, sw/media.StripColumns, sh/media.StripRows, func(n int) string {
+		return fmt.Sprintf("%03d.jpg", n)
+	})
+	path := filepath.Join(sdir, "strip.vtt")
+	if err := os.WriteFile(path, []byte(vtt), 0o600); err != nil {
+		return nil, err
+	}
+	return append(outs, Output{Key: OutStrip, Path: path, Name: "strip/strip.vtt", ContentType: "text/vtt"}), nil
+}
+
+// earlyPoster is a poster made from the original before its proxy exists
+// (the first phase): its first keyframe, shown within a second or so of an
+// upload until the run's own poster replaces it.
+func earlyPoster(ctx context.Context, w *Work, _ func(float64)) ([]Output, error) {
+	out := filepath.Join(w.Dir, "poster.jpg")
+	if err := media.Run(ctx, media.Command{Args: media.EarlyPosterArgs(w.Input, out, w.Probe)}); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(out); err != nil {
+		return nil, err
+	}
+	pw, ph := ImageSize(ctx, out)
+	return []Output{{Key: OutPoster, Path: out, Name: "poster.jpg", ContentType: "image/jpeg", Width: pw, Height: ph}}, nil
+}
