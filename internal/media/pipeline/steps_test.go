@@ -43,19 +43,24 @@ func TestStepsMade(t *testing.T) {
 	}
 }
 
-// Every kind's run rises to 100 % from its weights; a video's keep the
-// shares measured (the proxy nearly all of the work).
+// Every kind's run shares its percent by the weights (the runner scales
+// them to 100): the probe first, and a video's proxy nearly all of it, as
+// measured.
 func TestWeights(t *testing.T) {
-	var sum float64
-	for _, st := range rowsOf(media.KindVideo, false) {
-		sum += st.Weight
-	}
-	if sum != 100 {
-		t.Errorf("a video's weights add up to %v", sum)
-	}
-	for _, kind := range []string{media.KindAudio, media.KindImage} {
-		if rowsOf(kind, false)[0].Name != StepProbe {
-			t.Errorf("%s: the probe is not the first row", kind)
+	for _, kind := range []string{media.KindVideo, media.KindAudio, media.KindImage} {
+		rows := rowsOf(kind, false)
+		var sum float64
+		for _, st := range rows {
+			if st.Weight < 0 {
+				t.Errorf("%s: step %s weighs %v", kind, st.Name, st.Weight)
+			}
+			sum += st.Weight
+		}
+		if sum <= 0 || rows[0].Name != StepProbe {
+			t.Errorf("%s: weights add up to %v, first row %s", kind, sum, rows[0].Name)
+		}
+		if kind == media.KindVideo && rows[1].Weight/sum < 0.75 {
+			t.Errorf("a video's proxy weighs %v of %v", rows[1].Weight, sum)
 		}
 	}
 	for _, st := range Table {
