@@ -77,7 +77,7 @@ func TestWeights(t *testing.T) {
 func TestStepsOf(t *testing.T) {
 	// The error names the steps there are.
 	if _, err := StepsOf([]string{"proxy", "x"}); err == nil ||
-		err.Error() != `"x" is not a step (`+strings.Join(Names(), ", ")+")" || !strings.Contains(err.Error(), "strip, waveform") {
+		err.Error() != `"x" is not a step (`+strings.Join(Names(), ", ")+")" {
 		t.Errorf("unknown step: %v", err)
 	}
 	s, err := StepsOf([]string{"strip"})
