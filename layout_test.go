@@ -1,0 +1,141 @@
+package loupe_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// These tests hold the floor plan (README "Layout", shared/DESIGN.md): what
+// imports what, where workers live, and a map that lists every package.
+
+const module = "github.com/loupe-mam/loupe"
+
+// The product binary links neither bench tooling nor test support.
+func TestProductLinksNoBenchOrTestKit(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./cmd/loupe").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, module+"/internal/bench") || strings.HasPrefix(p, module+"/internal/testkit") {
+			t.Errorf("cmd/loupe links %s", p)
+		}
+	}
+}
+
+// The API layer holds resolvers only: no job queue, no workers; the
+// composition root (server/) makes the resolver root for the HTTP handler
+// alone and wires workers to services.
+func TestWorkersLiveBesideTheirServices(t *testing.T) {
+	for _, dir := range []string{"resolvers", "rest", "graph", "loaders"} {
+		for _, f := range goFiles(t, dir) {
+			if b := read(t, f); strings.Contains(b, "github.com/riverqueue/river") {
+				t.Errorf("%s imports River: workers live beside their services, not in the API layer", f)
+			}
+		}
+	}
+	var calls []string
+	for _, f := range goFiles(t, "server") {
+		if n := strings.Count(read(t, f), "resolvers.New("); n > 0 {
+			calls = append(calls, f)
+		}
+	}
+	if len(calls) != 1 || calls[0] != filepath.Join("server", "app.go") {
+		t.Errorf("resolvers.New is called in %v: only the HTTP handler (server/app.go) makes resolvers", calls)
+	}
+}
+
+// Every package is on the README's map.
+func TestReadmeLayoutListsEveryPackage(t *testing.T) {
+	readme := read(t, "README.md")
+	start := strings.Index(readme, "## Layout")
+	if start < 0 {
+		t.Fatal("README.md has no Layout section")
+	}
+	layout := readme[start+len("## Layout"):]
+	if end := strings.Index(layout, "\n## "); end >= 0 {
+		layout = layout[:end]
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([a-z0-9_./{},-]+)/?`").FindAllStringSubmatch(layout, -1) {
+		for _, p := range expandBraces(strings.TrimSuffix(m[1], "/")) {
+			listed[p] = true
+		}
+	}
+	for _, pkg := range packageDirs(t) {
+		if !listed[pkg] {
+			t.Errorf("package %s/ is not in README.md's Layout", pkg)
+		}
+	}
+}
+
+// expandBraces expands one {a,b} group: x/{a,b} is x/a and x/b.
+func expandBraces(p string) []string {
+	open, end := strings.Index(p, "{"), strings.Index(p, "}")
+	if open < 0 || end < open {
+		return []string{p}
+	}
+	var out []string
+	for _, alt := range strings.Split(p[open+1:end], ",") {
+		out = append(out, expandBraces(p[:open]+alt+p[end+1:])...)
+	}
+	return out
+}
+
+// packageDirs are the module's package directories other than its root.
+func packageDirs(t *testing.T) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var dirs []string
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if dir := filepath.ToSlash(filepath.Dir(path)); dir != "." && !seen[dir] &&
+			strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// goFiles are the non-test Go files of dir and below.
+func goFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
