@@ -139,3 +139,17 @@ func read(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// Every page of docs/ is in its index.
+func TestDocsIndexListsEveryPage(t *testing.T) {
+	index := read(t, filepath.Join("docs", "README.md"))
+	pages, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if name := filepath.Base(p); name != "README.md" && !strings.Contains(index, "("+name+")") {
+			t.Errorf("docs/%s is not in docs/README.md", name)
+		}
+	}
+}
