@@ -1,6 +1,7 @@
-// Package media runs the media tools Loupe processes with — ffprobe and
-// ffmpeg (Debian's ffmpeg package) and vipsthumbnail (libvips-tools) — as
-// child processes at low priority, and reads what they say. It knows
+// Package media builds the commands of the media tools Loupe processes
+// with — ffprobe and ffmpeg (Debian's ffmpeg package), vipsthumbnail
+// (libvips-tools), ExifTool and a Pillow helper — and reads what they say;
+// internal/tool runs them. It knows
 // commands and their outputs, not items, jobs or storage: the processing
 // pipeline (a later package) decides what to make and where it goes.
 package media
@@ -12,9 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Probe is what ffprobe says of a file.
@@ -70,18 +72,15 @@ var ErrNotMedia = errors.New("media: not a media file ffmpeg recognises")
 
 // ProbeFile runs ffprobe on input (a path or a URL ffmpeg can read).
 func ProbeFile(ctx context.Context, input string) (*Probe, error) {
-	cmd := exec.CommandContext(ctx, "ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
-		"--", input)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &limitedBuffer{max: 4 << 10, buf: &stderr}
-	if err := start(cmd); err != nil {
-		return nil, err
+	var out bytes.Buffer
+	err := tool.Run(ctx, tool.Cmd{Program: "ffprobe", Args: []string{"-v", "error", "-print_format", "json", "-show_format",
+		"-show_streams", "--", input}, Stdout: &out})
+	var te *tool.Error
+	if errors.As(err, &te) && strings.Contains(te.Stderr, "Invalid data found when processing input") {
+		return nil, ErrNotMedia
 	}
-	if err := cmd.Wait(); err != nil {
-		if strings.Contains(stderr.String(), "Invalid data found when processing input") {
-			return nil, ErrNotMedia
-		}
-		return nil, fmt.Errorf("ffprobe: %s", toolError(err, stderr.String()))
+	if err != nil {
+		return nil, err
 	}
 	var p Probe
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {

@@ -49,12 +49,16 @@ func (t *Tail) String() string {
 // (a Python traceback's repr of its input).
 const maxLines = 600
 
-// Lines are the last n non-empty lines kept, trimmed and "; "-joined, at
-// most maxLines bytes.
+// Lines are LastLines of what is kept.
 func (t *Tail) Lines(n int) string {
 	t.mu.Lock()
-	s := string(t.buf)
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	return LastLines(string(t.buf), n)
+}
+
+// LastLines are the last n non-empty lines of s, trimmed and "; "-joined,
+// at most maxLines bytes.
+func LastLines(s string, n int) string {
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
