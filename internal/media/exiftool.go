@@ -22,7 +22,7 @@ var exifTool stayOpen
 
 type stayOpen struct {
 	mu   sync.Mutex
-	tool *tool.Kept // nil: not running
+	kept *tool.Kept // nil: not running
 	seq  int
 }
 
@@ -39,7 +39,7 @@ func (e *stayOpen) run(ctx context.Context, args []string) (stdout, stderr []byt
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	fresh := e.tool == nil
+	fresh := e.kept == nil
 	stdout, stderr, err = e.request(ctx, args)
 	if err != nil && !fresh && ctx.Err() == nil {
 		return e.request(ctx, args)
@@ -49,12 +49,12 @@ func (e *stayOpen) run(ctx context.Context, args []string) (stdout, stderr []byt
 
 // request sends one request (e.mu held).
 func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr []byte, err error) {
-	if e.tool == nil {
+	if e.kept == nil {
 		t, err := tool.StartKept(tool.Cmd{Program: "exiftool", Args: []string{"-stay_open", "True", "-@", "-"}})
 		if err != nil {
 			return nil, nil, err
 		}
-		e.tool = t
+		e.kept = t
 	}
 	e.seq++
 	ready := "{ready" + strconv.Itoa(e.seq) + "}"
@@ -67,7 +67,7 @@ func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr [
 		err         error
 	}
 	got := make(chan answer, 1)
-	t := e.tool // a cancelled request's stop clears e.tool while this reads
+	t := e.kept // a cancelled request's stop clears e.kept while this reads
 	go func() {
 		var a answer
 		if _, a.err = io.WriteString(t.In, req); a.err == nil {
@@ -93,9 +93,9 @@ func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr [
 
 // stop ends the tool; the next request starts it again.
 func (e *stayOpen) stop() {
-	if e.tool != nil {
-		e.tool.Stop()
-		e.tool = nil
+	if e.kept != nil {
+		e.kept.Stop()
+		e.kept = nil
 	}
 }
 

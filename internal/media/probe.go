@@ -1,9 +1,9 @@
 // Package media builds the commands of the media tools Loupe processes
 // with — ffprobe and ffmpeg (Debian's ffmpeg package), vipsthumbnail
 // (libvips-tools), ExifTool and a Pillow helper — and reads what they say;
-// internal/tool runs them. It knows
-// commands and their outputs, not items, jobs or storage: the processing
-// pipeline (a later package) decides what to make and where it goes.
+// internal/tool runs them. It knows commands and their outputs, not items,
+// jobs or storage: the processing pipeline (a later package) decides what
+// to make and where it goes.
 package media
 
 import (
