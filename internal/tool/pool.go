@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -188,8 +189,9 @@ func (h *helper) end(err error) error {
 	defer grace.Stop()
 	select {
 	case <-h.drained:
-		// A helper that went silent: how it ended says why.
-		if werr := h.wait(); werr != nil && errors.Is(err, io.EOF) {
+		// A helper that went away (its output ended, its input is
+		// broken): how it ended says why.
+		if werr := h.wait(); werr != nil && (errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE)) {
 			err = werr
 		}
 	case <-grace.C:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,11 +80,24 @@ func TestPool(t *testing.T) {
 	if !errors.As(err, &te) || err.Error() != "the echo helper: dying of it (exit 5)" {
 		t.Fatalf("broken helper: %v", err)
 	}
-	if a, err := do(map[string]int{"n": 4}); err != nil || a.Got.N != 4 {
-		t.Fatalf("after the break: %+v %v", a, err)
+	idle, err := do(map[string]int{"n": 4})
+	if err != nil || idle.Got.N != 4 {
+		t.Fatalf("after the break: %+v %v", idle, err)
 	}
-	if n := starts.Load(); n != 3 {
-		t.Errorf("%d helpers started, want 3", n)
+
+	// One killed while idle says so to the next request.
+	syscall.Kill(idle.PID, syscall.SIGKILL) //nolint:errcheck // checked below
+	for !gone(idle.PID) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := p.Do(ctx, map[string]int{"n": 5}, &echoAnswer{}); err == nil || err.Error() != "the echo helper: signal: killed" {
+		t.Fatalf("helper killed while idle: %v", err)
+	}
+	if a, err := do(map[string]int{"n": 6}); err != nil || a.Got.N != 6 {
+		t.Fatalf("after the kill: %+v %v", a, err)
+	}
+	if n := starts.Load(); n != 4 {
+		t.Errorf("%d helpers started, want 4", n)
 	}
 }
 
