@@ -38,8 +38,9 @@ const (
 	retryAfter = time.Minute
 )
 
-// NewPool keeps up to size helpers, each started as cmd says (cmd's error
-// is the pool's answer while it lasts: what the helper lacks).
+// NewPool keeps up to size helpers, each started as cmd says. An error of
+// cmd's (what the helper lacks: its interpreter, a module) is the pool's
+// answer for a minute, as any helper's failure to start.
 func NewPool(size int, cmd func() (Cmd, error)) *Pool {
 	return &Pool{cmd: cmd, slots: make(chan struct{}, size), idle: make(chan *helper, size)}
 }
