@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // cmdWithPostgres runs `loupe with-postgres -- CMD ARGS...` (args are what
@@ -57,7 +57,7 @@ func cmdWithPostgres(ctx context.Context, args []string) (exitCode int) {
 	cluster, sig, err := startCluster(ctx, pgcluster.Options{Dir: filepath.Join(tmp, "data"), Fast: true}, sigc)
 	if err != nil {
 		if sig != nil {
-			return signalExitCode(sig)
+			return tool.SignalCode(sig)
 		}
 		fmt.Fprintln(os.Stderr, "with-postgres:", err)
 		return 1
@@ -68,8 +68,7 @@ func cmdWithPostgres(ctx context.Context, args []string) (exitCode int) {
 		}
 	}()
 
-	env := append(os.Environ(), "DATABASE_URL="+cluster.URL("postgres"))
-	return runChild(args, env, sigc)
+	return runChild(args, []string{"DATABASE_URL=" + cluster.URL("postgres")}, sigc)
 }
 
 // startCluster starts the cluster, giving up if a signal arrives meanwhile
@@ -112,51 +111,12 @@ func startCluster(ctx context.Context, opt pgcluster.Options, sigc <-chan os.Sig
 // SIGINT/SIGTERM to it (a terminal's Ctrl-C reaches it directly as well; a
 // second SIGINT is harmless). The child is not told when ctx ends: main's ctx
 // ends on those same signals, and turning a Ctrl-C into a SIGTERM as well
-// would kill `go test` before it has stopped its test binaries. env nil means
-// our environment.
+// would kill `go test` before it has stopped its test binaries. env is added
+// to our environment.
 func runChild(args, env []string, sigc <-chan os.Signal) int {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	code, err := tool.Passthrough(args, env, sigc)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "with-postgres:", err)
-		if errors.Is(err, exec.ErrNotFound) {
-			return 127
-		}
-		return 126
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	for {
-		select {
-		case sig := <-sigc:
-			cmd.Process.Signal(sig)
-		case err := <-waited:
-			return exitCode(err)
-		}
-	}
-}
-
-// exitCode is the status a shell would report for a child that ended with
-// err: its exit status, or 128+N if signal N killed it.
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		fmt.Fprintln(os.Stderr, "with-postgres:", err)
-		return 1
-	}
-	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return signalExitCode(ws.Signal())
-	}
-	return exit.ExitCode()
-}
-
-func signalExitCode(sig os.Signal) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return 1
+	return code
 }

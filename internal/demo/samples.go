@@ -10,13 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Sample is one file the demo makes and the item it becomes.
@@ -62,7 +62,7 @@ type File struct {
 // Make writes every sample into dir, one after another: ffmpeg already uses
 // every core for the encodes, and the stills and audio take a second each.
 func Make(ctx context.Context, dir string, opt Options) ([]File, error) {
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
+	if !tool.Installed("ffmpeg") {
 		return nil, errors.New("ffmpeg is not installed (scripts/deps run installs it, or: apt-get install ffmpeg)")
 	}
 	var files []File
@@ -174,24 +174,17 @@ func makeStill(ctx context.Context, out string, _ time.Duration) error {
 		"-frames:v", "1", "-q:v", "3", out)
 }
 
-// ffmpeg runs ffmpeg quietly; its error output says what went wrong.
+// ffmpeg runs ffmpeg as the processing does; its error says what went
+// wrong.
 func ffmpeg(ctx context.Context, args ...string) error {
-	cmd := exec.CommandContext(ctx, "ffmpeg", append([]string{"-nostdin", "-hide_banner", "-loglevel", "error", "-y"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return fmt.Errorf("ffmpeg: %w: %s", err, msg)
-		}
-		return fmt.Errorf("ffmpeg: %w", err)
-	}
-	return nil
+	return media.Run(ctx, media.Command{Args: args})
 }
 
 // displayRotation tells whether this ffmpeg has -display_rotation.
 var displayRotation = sync.OnceValue(func() bool {
-	out, _ := exec.Command("ffmpeg", "-hide_banner", "-h", "full").Output()
-	return bytes.Contains(out, []byte("-display_rotation"))
+	var out bytes.Buffer
+	tool.Run(context.Background(), tool.Cmd{Program: "ffmpeg", Args: []string{"-hide_banner", "-h", "full"}, Stdout: &out}) //nolint:errcheck // no help: no option
+	return bytes.Contains(out.Bytes(), []byte("-display_rotation"))
 })
 
 // secs is d in seconds as lavfi durations take it.

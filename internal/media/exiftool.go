@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // ExifTool is Perl: starting it takes 0.13–0.3 s here, more than reading a
@@ -20,7 +22,7 @@ var exifTool stayOpen
 
 type stayOpen struct {
 	mu   sync.Mutex
-	tool *kept // nil: not running
+	kept *tool.Kept // nil: not running
 	seq  int
 }
 
@@ -37,7 +39,7 @@ func (e *stayOpen) run(ctx context.Context, args []string) (stdout, stderr []byt
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	fresh := e.tool == nil
+	fresh := e.kept == nil
 	stdout, stderr, err = e.request(ctx, args)
 	if err != nil && !fresh && ctx.Err() == nil {
 		return e.request(ctx, args)
@@ -47,12 +49,12 @@ func (e *stayOpen) run(ctx context.Context, args []string) (stdout, stderr []byt
 
 // request sends one request (e.mu held).
 func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr []byte, err error) {
-	if e.tool == nil {
-		t, err := startKept("exiftool", "-stay_open", "True", "-@", "-")
+	if e.kept == nil {
+		t, err := tool.StartKept(tool.Cmd{Program: "exiftool", Args: []string{"-stay_open", "True", "-@", "-"}})
 		if err != nil {
 			return nil, nil, err
 		}
-		e.tool = t
+		e.kept = t
 	}
 	e.seq++
 	ready := "{ready" + strconv.Itoa(e.seq) + "}"
@@ -65,12 +67,12 @@ func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr [
 		err         error
 	}
 	got := make(chan answer, 1)
-	t := e.tool // a cancelled request's stop clears e.tool while this reads
+	t := e.kept // a cancelled request's stop clears e.kept while this reads
 	go func() {
 		var a answer
-		if _, a.err = io.WriteString(t.in, req); a.err == nil {
-			if a.out, a.err = readUntil(t.out, ready); a.err == nil {
-				a.errOut, a.err = readUntil(t.errOut, done)
+		if _, a.err = io.WriteString(t.In, req); a.err == nil {
+			if a.out, a.err = readUntil(t.Out, ready); a.err == nil {
+				a.errOut, a.err = readUntil(t.Err, done)
 			}
 		}
 		got <- a
@@ -91,9 +93,9 @@ func (e *stayOpen) request(ctx context.Context, args []string) (stdout, stderr [
 
 // stop ends the tool; the next request starts it again.
 func (e *stayOpen) stop() {
-	if e.tool != nil {
-		e.tool.stop()
-		e.tool = nil
+	if e.kept != nil {
+		e.kept.Stop()
+		e.kept = nil
 	}
 }
 

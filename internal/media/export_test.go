@@ -2,6 +2,6 @@ package media
 
 // The two ways of stills.go, for stills_test.go to hold them equal.
 var (
-	RenditionsFast   = stillHelpers.render
+	RenditionsFast   = renditionsFast
 	RenditionsByVips = renditionsByVips
 )

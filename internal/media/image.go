@@ -2,18 +2,17 @@ package media
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"fmt"
 	"image"
 	_ "image/gif"  // ImageDims
 	_ "image/jpeg" // ImageDims
 	_ "image/png"  // ImageDims
 	"os"
-	"os/exec"
 	"strconv"
 
 	_ "golang.org/x/image/webp" // ImageDims
+
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Image renditions are made by libvips (Debian's libvips-tools): a 24 MP
@@ -35,16 +34,8 @@ const renditionQuality = 82
 // stripped.
 func Rendition(ctx context.Context, in, out string, size int) error {
 	s := strconv.Itoa(size)
-	cmd := exec.CommandContext(ctx, "vipsthumbnail", in, "--size", s+"x"+s+">", "-o", out+"[Q="+strconv.Itoa(renditionQuality)+",strip]")
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{max: 4 << 10, buf: &stderr}
-	if err := start(cmd); err != nil {
-		return err
-	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("vipsthumbnail: %s", toolError(err, stderr.String()))
-	}
-	return nil
+	return tool.Run(ctx, tool.Cmd{Program: "vipsthumbnail",
+		Args: []string{in, "--size", s + "x" + s + ">", "-o", out + "[Q=" + strconv.Itoa(renditionQuality) + ",strip]"}})
 }
 
 // ImageDims reads an image's size from its header (JPEG, PNG, GIF, WebP)

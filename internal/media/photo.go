@@ -3,13 +3,14 @@ package media
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Photo is what an image's embedded metadata says (EXIF, XMP, IPTC), read
@@ -72,7 +73,7 @@ func ReadPhoto(ctx context.Context, path string) (*Photo, error) {
 	var found []map[string]any
 	if err := json.Unmarshal(out, &found); err != nil || len(found) != 1 {
 		if msg := strings.TrimSpace(string(stderr)); msg != "" {
-			return nil, fmt.Errorf("exiftool: %s", toolError(errors.New("no answer"), msg))
+			return nil, fmt.Errorf("exiftool: %s: no answer", tool.LastLines(msg, 3))
 		}
 		return nil, fmt.Errorf("exiftool: unreadable answer: %v", err)
 	}

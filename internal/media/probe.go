@@ -1,8 +1,9 @@
-// Package media runs the media tools Loupe processes with — ffprobe and
-// ffmpeg (Debian's ffmpeg package) and vipsthumbnail (libvips-tools) — as
-// child processes at low priority, and reads what they say. It knows
-// commands and their outputs, not items, jobs or storage: the processing
-// pipeline (a later package) decides what to make and where it goes.
+// Package media builds the commands of the media tools Loupe processes
+// with — ffprobe and ffmpeg (Debian's ffmpeg package), vipsthumbnail
+// (libvips-tools), ExifTool and a Pillow helper — and reads what they say;
+// internal/tool runs them. It knows commands and their outputs, not items,
+// jobs or storage: the processing pipeline (a later package) decides what
+// to make and where it goes.
 package media
 
 import (
@@ -12,9 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Probe is what ffprobe says of a file.
@@ -76,17 +78,14 @@ func ProbeArgv(input string) []string {
 // ProbeFile runs ffprobe on input (a path or a URL ffmpeg can read).
 func ProbeFile(ctx context.Context, input string) (*Probe, error) {
 	argv := ProbeArgv(input)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &limitedBuffer{max: 4 << 10, buf: &stderr}
-	if err := start(cmd); err != nil {
-		return nil, err
+	var out bytes.Buffer
+	err := tool.Run(ctx, tool.Cmd{Program: argv[0], Args: argv[1:], Stdout: &out})
+	var te *tool.Error
+	if errors.As(err, &te) && strings.Contains(te.Stderr, "Invalid data found when processing input") {
+		return nil, ErrNotMedia
 	}
-	if err := cmd.Wait(); err != nil {
-		if strings.Contains(stderr.String(), "Invalid data found when processing input") {
-			return nil, ErrNotMedia
-		}
-		return nil, fmt.Errorf("ffprobe: %s", toolError(err, stderr.String()))
+	if err != nil {
+		return nil, err
 	}
 	var p Probe
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {

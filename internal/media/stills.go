@@ -15,18 +15,16 @@ import (
 	"bufio"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
+
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // errNotPlainJPEG: StillProbe leaves the file to ffprobe.
@@ -223,7 +221,7 @@ type RenditionSpec struct {
 // image, or a failure of the fast way, the general one.
 func Renditions(ctx context.Context, in string, outs []RenditionSpec) ([][2]int, error) {
 	if _, err := StillProbe(in); err == nil {
-		sizes, err := stillHelpers.render(ctx, in, outs)
+		sizes, err := renditionsFast(ctx, in, outs)
 		if err == nil || ctx.Err() != nil {
 			return sizes, err
 		}
@@ -251,20 +249,16 @@ func renditionsByVips(ctx context.Context, in string, outs []RenditionSpec) ([][
 }
 
 // stillHelpers keeps up to one helper a core (each does one photo at a
-// time), started on first use; a helper whose request was cancelled or
-// that broke is stopped and another started for the next.
-var stillHelpers = &helperPool{idle: make(chan *kept, runtime.GOMAXPROCS(0)), slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+// time).
+var stillHelpers = tool.NewPool(runtime.GOMAXPROCS(0), func() (tool.Cmd, error) {
+	py, err := tool.Python("PIL")
+	if err != nil {
+		return tool.Cmd{}, errNoHelper
+	}
+	return tool.Cmd{Program: py, Args: []string{"-c", stillsPy}, Name: "the still-image helper"}, nil
+})
 
-type helperPool struct {
-	slots chan struct{} // one per helper running or being started
-	idle  chan *kept
-
-	mu          sync.Mutex
-	unavailable time.Time // when the helper last could not start
-}
-
-// errNoHelper: the helper cannot run here (no python3 with Pillow and
-// WebP); asked again after a minute (the package may be installed since).
+// errNoHelper: the helper cannot run here (no python3 with Pillow).
 var errNoHelper = errors.New("media: the still-image helper cannot run (python3-pil is not installed)")
 
 type stillRequest struct {
@@ -279,8 +273,8 @@ type stillOut struct {
 	Quality int    `json:"quality"`
 }
 
-// render asks a helper for outs.
-func (p *helperPool) render(ctx context.Context, in string, outs []RenditionSpec) ([][2]int, error) {
+// renditionsFast asks a still helper for outs.
+func renditionsFast(ctx context.Context, in string, outs []RenditionSpec) ([][2]int, error) {
 	req := stillRequest{In: in}
 	for _, o := range outs {
 		f := map[string]string{".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}[strings.ToLower(filepath.Ext(o.Path))]
@@ -289,44 +283,13 @@ func (p *helperPool) render(ctx context.Context, in string, outs []RenditionSpec
 		}
 		req.Outs = append(req.Outs, stillOut{Path: o.Path, Size: o.Size, Format: f, Quality: renditionQuality})
 	}
-	line, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	h, err := p.take(ctx)
-	if err != nil {
-		return nil, err
-	}
-	type answer struct {
+	var a struct {
 		Sizes [][2]int `json:"sizes"`
 		Error string   `json:"error"`
 	}
-	got := make(chan error, 1)
-	var a answer
-	go func() {
-		_, err := h.in.Write(append(line, '\n'))
-		if err == nil {
-			var l string
-			if l, err = h.out.ReadString('\n'); err == nil {
-				err = json.Unmarshal([]byte(l), &a)
-			}
-		}
-		got <- err
-	}()
-	select {
-	case err = <-got:
-	case <-ctx.Done():
-		h.stop() // the request cannot be taken back
-		<-got
-		p.drop()
-		return nil, ctx.Err()
+	if err := stillHelpers.Do(ctx, req, &a); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		h.stop()
-		p.drop()
-		return nil, fmt.Errorf("the still-image helper: %w", err)
-	}
-	p.idle <- h
 	if a.Error != "" {
 		return nil, fmt.Errorf("the still-image helper: %s", a.Error)
 	}
@@ -334,74 +297,4 @@ func (p *helperPool) render(ctx context.Context, in string, outs []RenditionSpec
 		return nil, errors.New("the still-image helper answered another number of images")
 	}
 	return a.Sizes, nil
-}
-
-// take answers an idle helper, or starts one while fewer than the slots
-// run, or waits.
-func (p *helperPool) take(ctx context.Context) (*kept, error) {
-	select {
-	case h := <-p.idle:
-		return h, nil
-	default:
-	}
-	select {
-	case h := <-p.idle:
-		return h, nil
-	case p.slots <- struct{}{}:
-		h, err := p.start()
-		if err != nil {
-			p.drop()
-			return nil, err
-		}
-		return h, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// drop gives up a helper's slot.
-func (p *helperPool) drop() { <-p.slots }
-
-func (p *helperPool) start() (*kept, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if time.Since(p.unavailable) < time.Minute {
-		return nil, errNoHelper
-	}
-	// Debian's python3, the one python3-pil is built for (a python3
-	// earlier on PATH, pyenv's or a virtualenv's, usually lacks it).
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		if py, err = exec.LookPath("python3"); err != nil {
-			p.unavailable = time.Now()
-			return nil, errNoHelper
-		}
-	}
-	h, err := startKept(py, "-c", stillsPy)
-	if err != nil {
-		p.unavailable = time.Now()
-		return nil, errNoHelper
-	}
-	// What it says on stderr (Pillow warns of odd EXIF, once a photo) is
-	// read and dropped: a full pipe would stop it mid-photo.
-	go io.Copy(io.Discard, h.errOut) //nolint:errcheck // ends when the helper does
-	ready := make(chan error, 1)
-	go func() {
-		l, err := h.out.ReadString('\n')
-		if err == nil && strings.TrimSpace(l) != `{"ready": true}` {
-			err = errors.New(l)
-		}
-		ready <- err
-	}()
-	select {
-	case err = <-ready:
-	case <-time.After(30 * time.Second):
-		err = errors.New("no word in 30 s")
-	}
-	if err != nil {
-		h.stop()
-		p.unavailable = time.Now()
-		return nil, errNoHelper
-	}
-	return h, nil
 }

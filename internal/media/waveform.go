@@ -2,15 +2,14 @@ package media
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
-	"os/exec"
 	"strconv"
+
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Waveform is an audio track's peaks in the JSON format of BBC's
@@ -42,28 +41,20 @@ func Peaks(ctx context.Context, in string, ordinal int, duration float64) (*Wave
 	if px := duration * 100; px > MaxWaveformPixels {
 		spp = int(math.Ceil(duration * waveformRate / MaxWaveformPixels))
 	}
-	cmd := exec.CommandContext(ctx, "ffmpeg", append([]string{"-nostdin", "-hide_banner", "-loglevel", "error"},
-		PeaksArgs(in, ordinal, "pipe:1")...)...)
-	var stderr limitedBuffer
-	stderr.max = 4 << 10
-	stderr.buf = new(bytes.Buffer)
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	p, err := tool.Start(ctx, tool.Cmd{Program: "ffmpeg", Args: append([]string{"-nostdin", "-hide_banner", "-loglevel", "error"},
+		PeaksArgs(in, ordinal, "pipe:1")...)})
 	if err != nil {
 		return nil, err
 	}
-	if err := start(cmd); err != nil {
-		return nil, err
-	}
 	w := &Waveform{Version: 2, Channels: 1, SampleRate: waveformRate, SamplesPerPixel: spp, Bits: 8, Data: []int8{}}
-	r := bufio.NewReaderSize(out, 64<<10)
+	r := bufio.NewReaderSize(p.Stdout, 64<<10)
 	var lo, hi int16 = math.MaxInt16, math.MinInt16
 	n, samples := 0, 0
 	buf := make([]byte, 2)
 	for {
 		if _, err := io.ReadFull(r, buf); err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-				cmd.Wait() //nolint:errcheck // the read error is the answer
+				p.Wait() //nolint:errcheck // the read error is the answer
 				return nil, err
 			}
 			break
@@ -80,8 +71,8 @@ func Peaks(ctx context.Context, in string, ordinal int, duration float64) (*Wave
 	if n > 0 {
 		w.Data = append(w.Data, int8(lo>>8), int8(hi>>8))
 	}
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("ffmpeg: %s", toolError(err, stderr.buf.String()))
+	if err := p.Wait(); err != nil {
+		return nil, err
 	}
 	w.Length = len(w.Data) / 2
 	w.Duration = float64(samples) / waveformRate

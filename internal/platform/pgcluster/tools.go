@@ -1,16 +1,15 @@
 package pgcluster
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // tools runs the PostgreSQL programs in bin, as the postgres OS user when we
@@ -33,45 +32,37 @@ func newTools(bin string, log io.Writer) (tools, error) {
 	return t, nil
 }
 
-// run runs bin/name with args, copying its output to t.log. On failure the
-// error carries the end of that output, which is where initdb and pg_ctl say
-// what went wrong.
+// run runs bin/name with args at normal priority (the server it starts
+// is what the service stands on), copying its output to t.log. On failure
+// the error carries the end of that output, which is where initdb and
+// pg_ctl say what went wrong.
 func (t tools) run(ctx context.Context, name string, args ...string) error {
-	_, err := t.exec(ctx, name, args...)
-	return err
-}
-
-func (t tools) exec(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
 	path := filepath.Join(t.bin, name)
-	var cmd *exec.Cmd
+	c := tool.Cmd{Program: path, Args: args, Name: "pgcluster: " + name + " " + strings.Join(args, " "),
+		Stdout: t.log, Stderr: t.log, NormalPriority: true}
 	if t.as != nil {
-		cmd = exec.CommandContext(ctx, "runuser", append([]string{"-u", t.as.name, "--", path}, args...)...)
-		cmd.Dir = "/" // our cwd may not be readable by postgres, which makes the tools complain
-	} else {
-		cmd = exec.CommandContext(ctx, path, args...)
+		c.Program, c.Args = "runuser", append([]string{"-u", t.as.name, "--", path}, args...)
+		c.Dir = "/" // our cwd may not be readable by postgres, which makes the tools complain
 	}
-	ownProcessGroup(cmd)
-	// pg_ctl start leaves a daemon behind; it redirects the daemon's output to
-	// the log file, but should anything hold our pipe open, don't hang on it.
-	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout = io.MultiWriter(t.log, &out)
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Run(); err != nil {
-		return cmd, fmt.Errorf("pgcluster: %s %s: %w\n%s", name, strings.Join(args, " "), err, tail(out.String(), 2000))
-	}
-	return cmd, nil
+	// In its own process group, which cancelling kills: not just the
+	// runuser wrapper (which would leave initdb writing into a directory
+	// the caller is about to remove). pg_ctl detaches the server into its
+	// own session, so a running cluster survives this. pg_ctl start leaves
+	// a daemon behind; it redirects the daemon's output to the log file,
+	// but should anything hold our pipe open, the run does not hang on it
+	// (tool's WaitDelay).
+	return tool.Run(ctx, c)
 }
 
 // running reports whether a server is running on the data directory dir.
 func (t tools) running(ctx context.Context, dir string) (bool, error) {
-	cmd, err := t.exec(ctx, "pg_ctl", "status", "-D", dir)
+	err := t.run(ctx, "pg_ctl", "status", "-D", dir)
 	if err == nil {
 		return true, nil
 	}
 	// pg_ctl status: 3 = no server running; 4 = no accessible data directory.
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 3 {
+	var exit *tool.Error
+	if errors.As(err, &exit) && exit.Code == 3 {
 		return false, nil
 	}
 	return false, err
@@ -115,24 +106,16 @@ func (t tools) prepareLogFile(path string) error {
 	return nil
 }
 
-// tail is the last n bytes of s, from a line start where possible.
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return "..." + s
-}
-
 // tailFile is the end of the file at path, or why it could not be read.
 func tailFile(path string, n int) string {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return err.Error()
 	}
-	return tail(string(b), n)
+	defer f.Close()
+	t := tool.NewTail(n)
+	if _, err := io.Copy(t, f); err != nil {
+		return err.Error()
+	}
+	return t.String()
 }

@@ -10,14 +10,12 @@ package apertium
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/loupe-mam/loupe/internal/analysis"
-	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Name is the engine's name in translationBy and metering.
@@ -36,7 +34,7 @@ type Engine struct{}
 
 // Available reports whether Apertium and at least one pair are installed.
 func Available() bool {
-	if _, err := exec.LookPath("apertium"); err != nil {
+	if !tool.Installed("apertium") {
 		return false
 	}
 	m, _ := filepath.Glob(filepath.Join(ModesDir, "*.mode"))
@@ -99,18 +97,10 @@ func (Engine) Translate(ctx context.Context, from, to string, texts []string) ([
 
 // run translates text with mode (unknown words unmarked).
 func run(ctx context.Context, mode, text string) (string, error) {
-	cmd := exec.CommandContext(ctx, "apertium", "-u", "-f", "txt", mode)
-	cmd.Stdin = strings.NewReader(text)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := media.Start(cmd); err != nil {
+	var out bytes.Buffer
+	if err := tool.Run(ctx, tool.Cmd{Program: "apertium", Args: []string{"-u", "-f", "txt", mode}, Name: "apertium " + mode,
+		Stdin: strings.NewReader(text), Stdout: &out}); err != nil {
 		return "", err
-	}
-	if err := cmd.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return "", fmt.Errorf("apertium %s: %v %s", mode, err, strings.TrimSpace(stderr.String()))
 	}
 	return out.String(), nil
 }

@@ -1,13 +1,14 @@
 """Loupe's offline face detector (internal/analysis/engine/opencv, embedded there).
 
-Reads one JSON request on stdin:
+Kept running (a helper of a tool.Pool): once OpenCV is imported it says so,
+{"ready": true}, then reads one JSON request a line on stdin:
   {"images": [path, ...], "minWidthRatio": r, "minConfidence": c,
    "cascade": haar.xml, "confirm": lbp.xml}
-and writes one JSON answer on stdout: {"faces": [[face, ...], ...]}, a list
-per image in the request's order, each face
+and answers each with one JSON line on stdout: {"faces": [[face, ...], ...]},
+a list per image in the request's order, each face
   {"x": .., "y": .., "w": .., "h": .., "confidence": .., "descriptor": [..]}.
 An image OpenCV cannot read answers an empty list; anything else that goes
-wrong ends the script with its traceback on stderr.
+wrong ends the helper with its traceback on stderr (the pool starts another).
 
 Detection: Haar cascade (frontal face) on the equalised grey image, each
 candidate confirmed by an LBP cascade run on the candidate's neighbourhood
@@ -211,15 +212,26 @@ def suppress(candidates):
 
 
 def main():
-    req = json.load(sys.stdin)
+    # Imported before the ready line, which says the helper can work; what
+    # they cost is paid once per helper.
     import cv2
+    import numpy  # noqa: F401 (the Detector's)
 
     # One thread: the frames of a run go one after another at low priority.
     cv2.setNumThreads(1)
-    detector = Detector(req["cascade"], req["confirm"])
-    ratio, conf = float(req["minWidthRatio"]), float(req["minConfidence"])
-    answer = {"faces": [detector.faces(p, ratio, conf) for p in req["images"]]}
-    json.dump(answer, sys.stdout, separators=(",", ":"))
+    sys.stdout.write('{"ready": true}\n')
+    sys.stdout.flush()
+    detectors = {}
+    for line in sys.stdin:
+        req = json.loads(line)
+        cascades = (req["cascade"], req["confirm"])
+        if cascades not in detectors:
+            detectors[cascades] = Detector(*cascades)
+        detector = detectors[cascades]
+        ratio, conf = float(req["minWidthRatio"]), float(req["minConfidence"])
+        answer = {"faces": [detector.faces(p, ratio, conf) for p in req["images"]]}
+        sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 // Package opencv is the offline face detection engine: OpenCV's cascade
 // classifiers (Debian's python3-opencv, with the cascades of opencv-data),
-// run by a Python helper (faces.py, embedded) once per batch of images —
-// importing cv2 is most of a short batch's time.
+// run by Python helpers (faces.py, embedded) kept running, a batch of images
+// a request: importing cv2, most of a short batch's time, is paid once per
+// helper.
 //
 // A face is a Haar cascade detection (haarcascade_frontalface_default)
 // confirmed by the LBP cascade (lbpcascade_frontalface_improved) on its
@@ -13,21 +14,16 @@
 package opencv
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"time"
+	"runtime"
 
 	"github.com/loupe-mam/loupe/internal/analysis"
-	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Name is the engine's name in analysis states and metering.
@@ -74,7 +70,8 @@ func (Engine) SamePersonSimilarity() float64 { return SamePersonSimilarity }
 // cascades are installed.
 func Available() bool {
 	_, _, ok := cascades()
-	return ok && python() != ""
+	_, err := tool.Python(modules...)
+	return ok && err == nil
 }
 
 // cascades are the paths of the Haar and LBP cascades, from the first
@@ -94,36 +91,28 @@ func isFile(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-var (
-	pythonMu    sync.Mutex
-	pythonFound string
-)
+// modules are what faces.py imports.
+var modules = []string{"cv2", "numpy"}
 
-// python is the interpreter that imports cv2 ("" if none does): Debian's
-// /usr/bin/python3 first, the one python3-opencv is built for (a python3
-// earlier on PATH, pyenv's or a virtualenv's, usually lacks cv2), then
-// python3 on PATH. Found once; not finding one is asked again next time
-// (the packages may have been installed since).
-func python() string {
-	pythonMu.Lock()
-	defer pythonMu.Unlock()
-	if pythonFound != "" {
-		return pythonFound
-	}
-	candidates := []string{"/usr/bin/python3"}
-	if p, err := exec.LookPath("python3"); err == nil {
-		candidates = append(candidates, p)
-	}
-	for _, p := range candidates {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := exec.CommandContext(ctx, p, "-c", "import cv2, numpy").Run()
-		cancel()
-		if err == nil {
-			pythonFound = p
-			return p
+// errNotInstalled: the engine cannot run here.
+var errNotInstalled = errors.New("opencv: python3-opencv or opencv-data is not installed (scripts/deps run installs them)")
+
+// helpers run faces.py, up to one a core.
+var helpers = newHelpers(script)
+
+func newHelpers(script string) *tool.Pool {
+	return tool.NewPool(runtime.GOMAXPROCS(0), func() (tool.Cmd, error) {
+		py, err := tool.Python(modules...)
+		if err != nil {
+			return tool.Cmd{}, errNotInstalled
 		}
-	}
-	return ""
+		// One thread each for OpenCV (faces.py sets it too), OpenMP and
+		// OpenBLAS: the frames of a run go through one after another at
+		// low priority; more threads only fight the other work. OpenCV's
+		// warnings (an unreadable image) are not errors here.
+		return tool.Cmd{Program: py, Args: []string{"-c", script}, Name: "opencv",
+			Env: []string{"OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "OPENCV_LOG_LEVEL=ERROR"}}, nil
+	})
 }
 
 // request is faces.py's input.
@@ -147,8 +136,8 @@ type answer struct {
 	} `json:"faces"`
 }
 
-// DetectFaces implements analysis.FaceDetector: one Python process for the
-// whole batch. An image that cannot be read (missing, not an image)
+// DetectFaces implements analysis.FaceDetector: the batch is one request
+// to a helper. An image that cannot be read (missing, not an image)
 // answers no faces.
 func (Engine) DetectFaces(ctx context.Context, imagePaths []string, minWidthRatio, minConfidence float64) ([][]analysis.Face, error) {
 	if !(minWidthRatio >= 0 && minWidthRatio <= 1) || !(minConfidence >= 0 && minConfidence <= 1) {
@@ -158,35 +147,13 @@ func (Engine) DetectFaces(ctx context.Context, imagePaths []string, minWidthRati
 		return [][]analysis.Face{}, nil
 	}
 	haar, lbp, ok := cascades()
-	py := python()
-	if !ok || py == "" {
-		return nil, errors.New("opencv: python3-opencv or opencv-data is not installed (scripts/deps run installs them)")
-	}
-	in, err := json.Marshal(request{Images: imagePaths, MinWidthRatio: minWidthRatio, MinConfidence: minConfidence, Cascade: haar, Confirm: lbp})
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.CommandContext(ctx, py, "-c", script)
-	var out bytes.Buffer
-	stderr := &tailBuffer{max: 4 << 10}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), &out, stderr
-	// One thread each for OpenCV (faces.py sets it too), OpenMP and
-	// OpenBLAS: the frames of a run go through one after another at low
-	// priority; more threads only fight the other work. OpenCV's warnings
-	// (an unreadable image) are not errors here.
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "OPENCV_LOG_LEVEL=ERROR")
-	if err := media.Start(cmd); err != nil {
-		return nil, err
-	}
-	if err := cmd.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("opencv: %v: %s", err, lastLines(stderr.String(), 3))
+	if !ok {
+		return nil, errNotInstalled
 	}
 	var a answer
-	if err := json.Unmarshal(out.Bytes(), &a); err != nil {
-		return nil, fmt.Errorf("opencv: unreadable answer: %v: %s", err, lastLines(stderr.String(), 3))
+	err := helpers.Do(ctx, request{Images: imagePaths, MinWidthRatio: minWidthRatio, MinConfidence: minConfidence, Cascade: haar, Confirm: lbp}, &a)
+	if err != nil {
+		return nil, err
 	}
 	if len(a.Faces) != len(imagePaths) {
 		return nil, fmt.Errorf("opencv: %d answers for %d images", len(a.Faces), len(imagePaths))
@@ -200,39 +167,4 @@ func (Engine) DetectFaces(ctx context.Context, imagePaths []string, minWidthRati
 		}
 	}
 	return res, nil
-}
-
-// tailBuffer keeps the last max bytes written to it (the end of a Python
-// traceback is where the reason is).
-type tailBuffer struct {
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return string(t.buf) }
-
-// lastLines are the last n non-empty lines of s, at most 600 bytes.
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	out := strings.Join(lines, "; ")
-	if len(out) > 600 {
-		out = "…" + strings.ToValidUTF8(out[len(out)-600:], "")
-	}
-	return out
 }

@@ -14,16 +14,14 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/loupe-mam/loupe/internal/analysis"
-	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Name is the engine's name in transcriptionService and metering.
@@ -50,7 +48,7 @@ type Engine struct{}
 
 // Available reports whether PocketSphinx and a model are installed.
 func Available() bool {
-	if _, err := exec.LookPath(Binary); err != nil {
+	if !tool.Installed(Binary) {
 		return false
 	}
 	for lang := range models {
@@ -85,25 +83,15 @@ func (e Engine) Transcribe(ctx context.Context, wav, lang string, progress analy
 		return nil, err
 	}
 	dir := filepath.Join(ModelDir, models[lang])
-	cmd := exec.CommandContext(ctx, Binary, "-infile", wav, "-time", "yes", "-logfn", "/dev/null",
+	p, err := tool.Start(ctx, tool.Cmd{Program: Binary, Args: []string{"-infile", wav, "-time", "yes", "-logfn", "/dev/null",
 		"-hmm", filepath.Join(dir, models[lang]), "-lm", filepath.Join(dir, models[lang]+".lm.bin"),
-		"-dict", filepath.Join(dir, "cmudict-"+models[lang]+".dict"))
-	out, err := cmd.StdoutPipe()
+		"-dict", filepath.Join(dir, "cmudict-"+models[lang]+".dict")}})
 	if err != nil {
 		return nil, err
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := media.Start(cmd); err != nil {
+	segs, perr := parse(p.Stdout, duration, progress)
+	if err := p.Wait(); err != nil {
 		return nil, err
-	}
-	segs, perr := parse(out, duration, progress)
-	io.Copy(io.Discard, out) //nolint:errcheck // let it finish
-	if err := cmd.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("%s: %v %s", Binary, err, lastLine(stderr.String()))
 	}
 	return segs, perr
 }
@@ -167,12 +155,4 @@ func parse(r io.Reader, duration float64, progress analysis.Progress) ([]analysi
 	}
 	flush()
 	return segs, sc.Err()
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }

@@ -12,14 +12,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/loupe-mam/loupe/internal/analysis"
-	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/tool"
 )
 
 // Name is the engine's name in analysis states and metering.
@@ -34,7 +33,7 @@ type Engine struct{}
 
 // Available reports whether tesseract and its English data are installed.
 func Available() bool {
-	if _, err := exec.LookPath("tesseract"); err != nil {
+	if !tool.Installed("tesseract") {
 		return false
 	}
 	return len(languages()) > 0
@@ -79,20 +78,13 @@ func (Engine) DetectText(ctx context.Context, imagePath string, langs []string) 
 	}
 	// --psm 11: sparse text, in no particular layout (captions, signs,
 	// lower thirds), which is what frames of video hold.
-	cmd := exec.CommandContext(ctx, "tesseract", imagePath, "stdout", "-l", strings.Join(use, "+"), "--psm", "11", "tsv")
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	// One thread: the frames of a run go through one after another at
-	// low priority; OpenMP's threads only fight the other work.
-	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	if err := media.Start(cmd); err != nil {
+	var out bytes.Buffer
+	err := tool.Run(ctx, tool.Cmd{Program: "tesseract", Args: []string{imagePath, "stdout", "-l", strings.Join(use, "+"), "--psm", "11", "tsv"},
+		// One thread: the frames of a run go through one after another
+		// at low priority; OpenMP's threads only fight the other work.
+		Env: []string{"OMP_THREAD_LIMIT=1"}, Stdout: &out})
+	if err != nil {
 		return nil, err
-	}
-	if err := cmd.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("tesseract: %v: %s", err, lastLine(stderr.String()))
 	}
 	return parseTSV(&out)
 }
@@ -150,12 +142,4 @@ func parseTSV(r io.Reader) ([]analysis.TextLine, error) {
 			Box: analysis.Box{X: a.x0, Y: a.y0, W: a.x1 - a.x0, H: a.y1 - a.y0}})
 	}
 	return out, nil
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }

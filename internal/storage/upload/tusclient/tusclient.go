@@ -21,7 +21,7 @@ type Client struct {
 	Endpoint string
 	// APIKey goes in Authorization.
 	APIKey string
-	HTTP *http.Client
+	HTTP   *http.Client
 }
 
 func (t *Client) client() *http.Client {

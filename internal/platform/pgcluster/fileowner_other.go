@@ -2,11 +2,6 @@
 
 package pgcluster
 
-import (
-	"os"
-	"os/exec"
-)
-
-func ownProcessGroup(*exec.Cmd) {}
+import "os"
 
 func fileOwner(os.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
