@@ -32,7 +32,7 @@ type Loader[K comparable, V any] struct {
 
 	// dl batches loads nothing names by a time window. It is made on first
 	// use: a request builds every loader and uses few, and making them all
-	// was 6 % of a get-item's CPU.
+	// cost a get-item noticeably (docs/performance.md).
 	dlOnce sync.Once
 	dl     *dataloader.Loader[K, V]
 

@@ -14,8 +14,8 @@ import (
 	"github.com/loupe-mam/loupe/internal/tool"
 )
 
-// ExifTool is Perl: starting it takes 0.13–0.3 s here, more than reading a
-// photo. One exiftool per process is kept running (-stay_open) and given
+// ExifTool is Perl: starting it takes more than reading a photo
+// (docs/performance.md, "Numbers behind the code"). One exiftool per process is kept running (-stay_open) and given
 // one request at a time; it starts on first use and again after it died
 // or a request was cancelled.
 var exifTool stayOpen

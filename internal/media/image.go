@@ -15,9 +15,9 @@ import (
 	"github.com/loupe-mam/loupe/internal/tool"
 )
 
-// Image renditions are made by libvips (Debian's libvips-tools): a 24 MP
-// JPEG in 0.1–0.15 s here, orientation applied, where pure Go has no WebP
-// encoder and is 2–8× slower.
+// Image renditions are made by libvips (Debian's libvips-tools),
+// orientation applied, where pure Go has no WebP encoder and is several
+// times slower (docs/performance.md, "Numbers behind the code").
 
 // Rendition sizes (the longer side, in pixels).
 const (
@@ -39,8 +39,8 @@ func Rendition(ctx context.Context, in, out string, size int) error {
 }
 
 // ImageDims reads an image's size from its header (JPEG, PNG, GIF, WebP)
-// in Go: the outputs' sizes without starting a tool for each (ffprobe
-// takes 0.1–0.2 s to start here).
+// in Go: the outputs' sizes without starting a tool for each (a tool's
+// start costs more than its work here: docs/performance.md).
 func ImageDims(path string) (int, int, error) {
 	f, err := os.Open(path)
 	if err != nil {

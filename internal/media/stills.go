@@ -1,9 +1,9 @@
 package media
 
-// The fast path for stills. A photo's own work is a tenth of a second, but
-// each tool started for it costs as much again here (ffprobe 0.15 s,
-// vipsthumbnail 0.1 s, before any pixel): at four starts a photo, 10
-// photos a second cannot be had on two cores. For a plain JPEG — what
+// The fast path for stills. Each tool started for a photo costs as much
+// as the photo's own work (docs/performance.md, "Numbers behind the
+// code"): at four starts a photo, 10 photos a second cannot be had on two
+// cores. For a plain JPEG — what
 // cameras and phones make — this file does the same without a start: the
 // probe is read from the file's header in Go (StillProbe, answering what
 // ffprobe answers of it) and the renditions are made by a Python helper

@@ -8,9 +8,8 @@ import (
 )
 
 // Thumbnails, the poster and the strip are decoded from the proxy's
-// keyframes only (-skip_frame nokey: measured 0.2–0.3 s for a minute of
-// video against 5–8 s decoding the original), so they exist every
-// KeyframeSeconds.
+// keyframes only (-skip_frame nokey: a twentieth of the time of decoding
+// the original, docs/performance.md), so they exist every KeyframeSeconds.
 
 // ThumbnailWidth is the width of position thumbnails and strip tiles.
 const (

@@ -11,8 +11,8 @@ import (
 
 // Kept is a program kept running between requests, spoken to through its
 // pipes (ExifTool's -stay_open, the helpers of a Pool): programs that are
-// slow to start (Perl, Python: 0.1–0.3 s here) cost that once, not per
-// request.
+// slow to start (Perl, Python: docs/performance.md, "Numbers behind the
+// code") cost that once, not per request.
 type Kept struct {
 	In  io.WriteCloser
 	Out *bufio.Reader

@@ -19,9 +19,8 @@ import (
 )
 
 // Niceness is the priority media tools run at: the lowest, so that the
-// database and the API keep the machine while they work (measured in the
-// issue: Postgres keeps 83 % of its idle throughput beside two transcodes at
-// nice 19, 42 % at nice 0).
+// database and the API keep the machine while they work (docs/performance.md,
+// "Numbers behind the code": tools' priority).
 const Niceness = 19
 
 // waitDelay bounds how long a run waits, once the program has exited or its

@@ -21,8 +21,8 @@ import (
 // (store.SaveDetectedPersons). docs/analysis.md.
 
 // personFrameBatch is how many keyframes go to the engine at once: a
-// request to one of its kept helpers (~0.16 s a frame here), the progress
-// written between two.
+// request to one of its kept helpers (a fraction of a second a frame,
+// docs/performance.md), the progress written between two.
 const personFrameBatch = 25
 
 func (r *run) detectPersons(ctx context.Context) error {

@@ -54,9 +54,9 @@ type Worker struct {
 	TempDir     string
 }
 
-// Timeout implements river.Worker: speech recognition here runs at about
-// realtime on one core (docs/benchmarks.md); ten times the duration leaves
-// room for every kind and a busy node.
+// Timeout implements river.Worker: speech recognition runs at about
+// realtime on one core (docs/performance.md); ten times the duration
+// leaves room for every kind and a busy node.
 func (w *Worker) Timeout(job *river.Job[jobs.AnalyzeArgs]) time.Duration {
 	d := job.Args.DurationSeconds
 	if d < 0 {

@@ -37,10 +37,10 @@ const (
 	// store, switch, a still image's renditions); Worker.TimeoutFloor
 	// (LOUPE_TRANSCODE_TIMEOUT_FLOOR) changes it.
 	transcodeFloor = 2 * time.Minute
-	// slowestRealtime is the slowest whole-pipeline speed measured here, a
-	// 4K HDR clip (1.2× realtime, docs/benchmarks.md), rounded down; the
-	// timeout gives three times the time it predicts (two runs sharing a
-	// node's cores, a slower disk).
+	// slowestRealtime is the slowest whole-pipeline speed measured, a 4K
+	// HDR clip's (docs/performance.md), rounded down; the timeout gives
+	// three times the time it predicts (two runs sharing a node's cores, a
+	// slower disk).
 	slowestRealtime = 1.0
 )
 

@@ -48,7 +48,7 @@ const progressEvery = time.Second
 // goes back to the queue (snoozed, for another node that may be idle).
 // Not less: a snoozed job is made available again only by River's
 // scheduler, every 5 s, where waiting here starts it the moment the slot
-// frees (measured: two clips at once took 6 s longer with a 1 s wait).
+// frees (docs/performance.md, "Numbers behind the code").
 const slotWait = 20 * time.Second
 
 // Worker works process_item jobs.

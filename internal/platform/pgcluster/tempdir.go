@@ -9,8 +9,7 @@ import (
 // (and its log beside it), named pattern as for os.MkdirTemp. It is on the
 // tmpfs /dev/shm when that has room, since creating files is most of what
 // initdb and CREATE DATABASE do and is many times faster there than on disk
-// (cloning a test database: ~20ms against ~300ms on the ext4 disk of the
-// machine this was written on); otherwise under /tmp rather than $TMPDIR,
+// (docs/performance.md); otherwise under /tmp rather than $TMPDIR,
 // which may be private to us. It is mode 0755 so that the postgres OS user
 // can reach it when we are root. Remove it with os.RemoveAll after stopping
 // the cluster.

@@ -22,8 +22,8 @@ import (
 // the blob on completion. An upload created WithPartSize(s) writes part n
 // in place at (n-1)×s of one file, "data", and keeps "part-<n>" as a
 // marker holding the part's size; completing it truncates "data" and
-// renames it to the blob. A 2 GiB upload's completion took ~1.5 s of
-// copying and syncing here; the rename takes nothing.
+// renames it to the blob: a completion that copied and synced took seconds
+// for a large upload (docs/performance.md); the rename takes nothing.
 const (
 	uploadsDir   = ".uploads"
 	partSizeFile = "part-size" // present when the upload has uniform parts

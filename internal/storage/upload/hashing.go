@@ -9,9 +9,9 @@ import (
 )
 
 // Hashing runs beside the request: on a small machine the SHA-256 of the
-// body (0.6–1.6 GB/s a core here) costs as much as reading the socket and
-// writing the file together, so doing it in the same goroutine halved an
-// upload's speed. The body is copied into a few buffers that a goroutine
+// body costs as much as reading the socket and writing the file together,
+// so doing it in the same goroutine halved an upload's speed
+// (docs/performance.md). The body is copied into a few buffers that a goroutine
 // hashes while the next bytes are read and stored.
 const (
 	hashChunk   = 1 << 20 // bytes handed to the hasher at once
