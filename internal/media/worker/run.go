@@ -1,0 +1,128 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/media"
+	"github.com/loupe-mam/loupe/internal/media/pipeline"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// run is one attempt at one item.
+type run struct {
+	w            *Worker
+	tenant, item string
+	runKey       string
+	attempt      int
+	timeout      time.Duration
+	steps        pipeline.Steps
+	// What to ask for after (jobs.ProcessArgs.Analyze), on the job's
+	// queue.
+	analyze       []string
+	analyzeForce  bool
+	queue         string
+	started       time.Time
+	lastProgress  time.Time
+	cancelOnStale context.CancelFunc
+	known         *media.Probe // the first phase's probe of a still image
+}
+
+func (r *run) do(ctx context.Context) error {
+	src, storageID, err := r.w.Store.ClaimProcessing(ctx, r.tenant, r.item, r.runKey, r.w.Node, Service, map[string]any{
+		"step": "starting", "percent": 0, "attempt": r.attempt, "startedOn": r.started})
+	if err != nil {
+		return err
+	}
+	files, key, err := r.source(ctx, src, storageID)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(r.w.TempDir, "loupe-process-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	input, err := r.input(ctx, files, key, dir)
+	if err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.cancelOnStale = cancel
+	res, err := pipeline.Run(runCtx, input, dir, r.steps, r.known, func(p pipeline.Progress) {
+		r.progress(ctx, map[string]any{"step": p.Step, "percent": p.Percent, "etaSeconds": p.ETASeconds}, false) //nolint:errcheck
+	})
+	if err != nil {
+		if ctx.Err() != nil || runCtx.Err() != nil {
+			if ctx.Err() == nil {
+				return store.ErrStaleRun // cancelled by a newer run or the item's deletion
+			}
+			return ctx.Err()
+		}
+		// The reason is shown on the item: the server's paths and links
+		// are not.
+		return permanent("%s", strings.ReplaceAll(err.Error(), input, "the original"))
+	}
+	return r.finish(ctx, res)
+}
+
+// progress writes p at most every progressEvery (always when force); a
+// stale run is cancelled.
+func (r *run) progress(ctx context.Context, p map[string]any, force bool) error {
+	if !force && time.Since(r.lastProgress) < progressEvery {
+		return nil
+	}
+	r.lastProgress = time.Now()
+	p["attempt"], p["startedOn"] = r.attempt, r.started
+	err := r.w.Store.WriteProgress(ctx, r.tenant, r.item, r.runKey, p)
+	if errors.Is(err, store.ErrStaleRun) && r.cancelOnStale != nil {
+		r.cancelOnStale()
+	}
+	return err
+}
+
+// source is the store and key of the item's original, wherever it lies
+// (sources.Sources.Original); a place gone or an original Loupe cannot read
+// fails the item saying so.
+func (r *run) source(ctx context.Context, location, storageID string) (blob.Store, string, error) {
+	s, key, _, err := r.w.Sources.Original(ctx, r.tenant, location, storageID)
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+		return nil, "", permanent("the place that held the item's original (%s) no longer exists", storageID)
+	}
+	var le *loupe.Error
+	if errors.As(err, &le) && le.Kind == loupe.EINVALID {
+		return nil, "", permanent("%s", le.Message)
+	}
+	return s, key, err
+}
+
+// input is what ffmpeg reads: the file itself on local disk, a local copy
+// of a small original, or a presigned URL.
+func (r *run) input(ctx context.Context, files blob.Store, key, dir string) (string, error) {
+	if _, disk := files.(*blob.Disk); !disk {
+		obj, err := files.Stat(ctx, key)
+		if errors.Is(err, blob.ErrNotFound) {
+			return "", permanent("the item's original is missing from storage")
+		}
+		if err != nil {
+			return "", err
+		}
+		if obj.Size > localCopyLimit {
+			if u, ok, err := sources.Input(ctx, files, key, min(r.timeout+10*time.Minute, blob.MaxPresignTTL)); ok || err != nil {
+				return u, err
+			}
+		}
+	}
+	p, err := sources.Local(ctx, files, key, dir, "original")
+	if errors.Is(err, blob.ErrNotFound) {
+		return "", permanent("the item's original is missing from storage")
+	}
+	return p, err
+}
