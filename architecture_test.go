@@ -225,3 +225,23 @@ func TestDocsIndexListsEveryPage(t *testing.T) {
 		}
 	}
 }
+
+// The files the docs and the README name are there: a map that matches the
+// house.
+func TestDocsNameFilesThatExist(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := regexp.MustCompile("\\b(?:[a-z0-9_.-]+/)+[a-zA-Z0-9_.-]+\\.(?:go|py|sql|graphqls|md|sh)\\b")
+	for _, page := range append(pages, "README.md") {
+		for _, p := range path.FindAllString(read(t, page), -1) {
+			if strings.HasPrefix(p, "shared/") { // beside the checkout
+				continue
+			}
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("%s names %s, which is not there", page, p)
+			}
+		}
+	}
+}
