@@ -83,10 +83,10 @@ type MutationResolver interface {
 	CreateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*store.StorageLocation, error)
 	UpdateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*store.StorageLocation, error)
 	DeleteStorageLocation(ctx context.Context, input model.DeleteStorageLocationInput) (*model.DeleteStorageLocationPayload, error)
-	UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*store.TenantConfig, error)
-	SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error)
+	UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*loupe.TenantConfig, error)
+	SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*loupe.TranscriptionLanguageSettings, error)
 	StartUpload(ctx context.Context, input model.StartUploadInput) (*model.StartUploadPayload, error)
-	UpdateUserSettings(ctx context.Context, input loupe.JSON) (*store.UserSettings, error)
+	UpdateUserSettings(ctx context.Context, input loupe.JSON) (*loupe.UserSettings, error)
 	CreatePerson(ctx context.Context, input model.CreatePersonInput) (*store.Person, error)
 }
 type QueryResolver interface {
@@ -125,9 +125,9 @@ type QueryResolver interface {
 	Storage(ctx context.Context, id string) (*store.Storage, error)
 	StorageLocations(ctx context.Context) ([]*store.StorageLocation, error)
 	StorageLocation(ctx context.Context, id string) (*store.StorageLocation, error)
-	TenantConfig(ctx context.Context) (*store.TenantConfig, error)
-	TranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error)
-	SystemTranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error)
+	TenantConfig(ctx context.Context) (*loupe.TenantConfig, error)
+	TranscriptionLanguageSettings(ctx context.Context) (*loupe.TranscriptionLanguageSettings, error)
+	SystemTranscriptionLanguageSettings(ctx context.Context) (*loupe.TranscriptionLanguageSettings, error)
 	Metering(ctx context.Context, startDay *int, endDay *int, tenantIds []string) (*store.Metering, error)
 	Stats(ctx context.Context, dateRange *model.StatsDateRange) (*model.Stats, error)
 	SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error)
@@ -4249,8 +4249,8 @@ func (ec *executionContext) _Mutation_updateTenantConfig(ctx context.Context, fi
 			return ec.Resolvers.Mutation().UpdateTenantConfig(ctx, fc.Args["input"].(loupe.JSON))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
-			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TenantConfig) graphql.Marshaler {
+			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTenantConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4293,8 +4293,8 @@ func (ec *executionContext) _Mutation_setTranscriptionLanguageSettings(ctx conte
 			return ec.Resolvers.Mutation().SetTranscriptionLanguageSettings(ctx, fc.Args["input"].([]*model.TranscriptionLanguageSettingInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
-			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettings(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4381,8 +4381,8 @@ func (ec *executionContext) _Mutation_updateUserSettings(ctx context.Context, fi
 			return ec.Resolvers.Mutation().UpdateUserSettings(ctx, fc.Args["input"].(loupe.JSON))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.UserSettings) graphql.Marshaler {
-			return ec.marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.UserSettings) graphql.Marshaler {
+			return ec.marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐUserSettings(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5883,8 +5883,8 @@ func (ec *executionContext) _Query_tenantConfig(ctx context.Context, field graph
 			return ec.Resolvers.Query().TenantConfig(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
-			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TenantConfig) graphql.Marshaler {
+			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTenantConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5915,8 +5915,8 @@ func (ec *executionContext) _Query_transcriptionLanguageSettings(ctx context.Con
 			return ec.Resolvers.Query().TranscriptionLanguageSettings(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
-			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettings(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5947,8 +5947,8 @@ func (ec *executionContext) _Query_systemTranscriptionLanguageSettings(ctx conte
 			return ec.Resolvers.Query().SystemTranscriptionLanguageSettings(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
-			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettings(ctx, selections, v)
 		},
 		true,
 		true,

@@ -17,7 +17,7 @@ import (
 )
 
 // UpdateTenantConfig merges keys into the tenant configuration (admins).
-func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*store.TenantConfig, error) {
+func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*loupe.TenantConfig, error) {
 	p, err := adminOnly(ctx, msgConfigAdminOnly)
 	if err != nil {
 		return nil, err
@@ -26,14 +26,14 @@ func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.J
 }
 
 // SetTranscriptionLanguageSettings replaces the tenant's languages (admins).
-func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error) {
+func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*loupe.TranscriptionLanguageSettings, error) {
 	p, err := adminOnly(ctx, msgConfigAdminOnly)
 	if err != nil {
 		return nil, err
 	}
-	list := make([]*store.TranscriptionLanguageSetting, len(input))
+	list := make([]*loupe.TranscriptionLanguageSetting, len(input))
 	for i, e := range input {
-		list[i] = &store.TranscriptionLanguageSetting{
+		list[i] = &loupe.TranscriptionLanguageSetting{
 			LanguageCode: e.LanguageCode, TranscriptionService: e.TranscriptionService, Label: e.Label,
 		}
 	}
@@ -42,7 +42,7 @@ func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context,
 
 // TenantConfig is the caller's tenant configuration. Every user reads it
 // (frontends need its switches); a non-admin reads secrets masked.
-func (r *queryResolver) TenantConfig(ctx context.Context) (*store.TenantConfig, error) {
+func (r *queryResolver) TenantConfig(ctx context.Context) (*loupe.TenantConfig, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (r *queryResolver) TenantConfig(ctx context.Context) (*store.TenantConfig, 
 }
 
 // TranscriptionLanguageSettings are the tenant's languages (every user).
-func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
+func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*loupe.TranscriptionLanguageSettings, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -64,11 +64,11 @@ func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*sto
 }
 
 // SystemTranscriptionLanguageSettings are the system's languages (every user).
-func (r *queryResolver) SystemTranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
+func (r *queryResolver) SystemTranscriptionLanguageSettings(ctx context.Context) (*loupe.TranscriptionLanguageSettings, error) {
 	if _, err := auth.Require(ctx); err != nil {
 		return nil, err
 	}
-	return store.SystemTranscriptionLanguageSettings(), nil
+	return loupe.SystemTranscriptionLanguageSettings(), nil
 }
 
 // Metering is the tenant's metering between two days. tenantIds may name

@@ -16,7 +16,7 @@ import (
 )
 
 // UpdateUserSettings merges settings into the caller's own settings.
-func (r *mutationResolver) UpdateUserSettings(ctx context.Context, input loupe.JSON) (*store.UserSettings, error) {
+func (r *mutationResolver) UpdateUserSettings(ctx context.Context, input loupe.JSON) (*loupe.UserSettings, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (r *queryResolver) UserStatus(ctx context.Context) (*model.UserStatus, erro
 }
 
 // Settings are the caller's own settings (Viewer.settings).
-func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*store.UserSettings, error) {
+func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*loupe.UserSettings, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

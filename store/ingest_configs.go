@@ -306,7 +306,7 @@ func (s *IngestSettings) validate() error {
 		}
 	}
 	if s.TargetFolder != nil {
-		names, err := FolderPathNames(*s.TargetFolder)
+		names, err := loupe.FolderPathNames(*s.TargetFolder)
 		if err != nil {
 			return loupe.Invalid("targetFolder: %s", err.(*loupe.Error).Message)
 		}
@@ -338,8 +338,8 @@ func (s *IngestSettings) validate() error {
 			return err
 		}
 	}
-	if len(s.VisibleToGroupList) > maxGroupsInRule {
-		return loupe.Invalid("visibleToGroupList: at most %d groups", maxGroupsInRule)
+	if len(s.VisibleToGroupList) > loupe.MaxGroupsInRule {
+		return loupe.Invalid("visibleToGroupList: at most %d groups", loupe.MaxGroupsInRule)
 	}
 	return nil
 }
@@ -409,7 +409,7 @@ func (s *IngestSettings) defaultMetadata() (string, map[string]json.RawMessage, 
 		return "", nil, loupe.Invalid("defaultMetadata must be {formId?, formData?}")
 	}
 	if dm.FormID != nil {
-		if !formIDRE.MatchString(*dm.FormID) {
+		if !loupe.ValidFormID(*dm.FormID) {
 			return "", nil, loupe.Invalid("invalid defaultMetadata.formId %q", *dm.FormID)
 		}
 		formID = *dm.FormID
@@ -418,26 +418,6 @@ func (s *IngestSettings) defaultMetadata() (string, map[string]json.RawMessage, 
 		data[k] = v
 	}
 	return formID, data, nil
-}
-
-// FolderPathNames splits a slash-separated folder path into its names, as
-// CreateFolderPath does.
-func FolderPathNames(path string) ([]string, error) {
-	var names []string
-	for _, part := range strings.Split(path, "/") {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		name, err := validFolderName(part)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, name)
-	}
-	if len(names) == 0 || len(names) > maxFolderDepth {
-		return nil, loupe.Invalid("path must name 1 to %d folders, such as /Projects/2026/Promo", maxFolderDepth)
-	}
-	return names, nil
 }
 
 func decodeIngestSettings(cs ...*IngestStorageConfig) error {

@@ -291,7 +291,7 @@ func pathKey(names []string) string {
 }
 
 // createItemsBulkTx creates the items of objs by CreateItem's rules
-// (validateNewItem, the forms' checks, the first version, the folders,
+// (CreateItemInput.NewItem, the forms' checks, the first version, the folders,
 // the create audit record) in multi-row statements: the ingest's bulk
 // path, held equal to createItemTx by TestBulkItemsEqualCreateItem. Each
 // object's FolderParents must be live folders (the caller made them). An
@@ -299,16 +299,16 @@ func pathKey(names []string) string {
 func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, objs []*IngestObject, state string, at time.Time) ([]string, []error, error) {
 	ids := make([]string, len(objs))
 	errs := make([]error, len(objs))
-	news := make([]*newItem, len(objs))
+	news := make([]*loupe.NewItem, len(objs))
 	byForm := map[string][]int{}
 	for i, o := range objs {
-		n, err := validateNewItem(&o.Input)
+		n, err := o.Input.NewItem()
 		if err != nil {
 			errs[i] = err
 			continue
 		}
 		news[i] = n
-		byForm[n.formID] = append(byForm[n.formID], i)
+		byForm[n.FormID] = append(byForm[n.FormID], i)
 	}
 	// The forms' checks: one read of the forms and one of the users the
 	// values name for all objects; when the batch fails, each object alone
@@ -321,7 +321,7 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		writes := make([]*mdf.Write, len(idx))
 		for k, i := range idx {
 			w := &mdf.Write{FormID: formID, Form: forms[formID], Fresh: true, Replace: true}
-			if w.After, err = w.CanonicalKeys(news[i].formData); err != nil {
+			if w.After, err = w.CanonicalKeys(news[i].FormData); err != nil {
 				errs[i], news[i] = err, nil
 				continue
 			}
@@ -351,7 +351,7 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		}
 		for k, i := range idx {
 			if news[i] != nil && writes[k] != nil {
-				news[i].formData = writes[k].After
+				news[i].FormData = writes[k].After
 			}
 		}
 	}
@@ -373,9 +373,9 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		id := loupe.NewID()
 		ids[i] = id
 		media := objs[i].Media
-		cID, cType, cTitle, cFile = append(cID, id), append(cType, in.ItemType), append(cTitle, n.title), append(cFile, n.fileName)
+		cID, cType, cTitle, cFile = append(cID, id), append(cType, in.ItemType), append(cTitle, n.Title), append(cFile, n.FileName)
 		cMediaType = append(cMediaType, deref(in.MediaType))
-		cForm, cFormData, cLang = append(cForm, n.formID), append(cFormData, string(loupe.JSONOf(n.formData))), append(cLang, n.language)
+		cForm, cFormData, cLang = append(cForm, n.FormID), append(cFormData, string(loupe.JSONOf(n.FormData))), append(cLang, n.Language)
 		cMedia, cState, cSize = append(cMedia, string(loupe.JSONOf(media))), append(cState, state), append(cSize, objs[i].Size)
 		cTrans, cTransl = append(cTrans, isTrue(in.TranscriptionEnabled)), append(cTransl, isTrue(in.TranslationEnabled))
 		cCeleb, cLabel = append(cCeleb, isTrue(in.CelebrityDetectionEnabled)), append(cLabel, isTrue(in.LabelDetectionEnabled))
@@ -394,8 +394,8 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		for _, f := range in.FolderParents {
 			fItem, fFolder = append(fItem, id), append(fFolder, f)
 		}
-		aID, aItem, aTitle = append(aID, loupe.NewID()), append(aItem, id), append(aTitle, n.title)
-		aDiff = append(aDiff, string(CreateDiff(n.formID, n.formData)))
+		aID, aItem, aTitle = append(aID, loupe.NewID()), append(aItem, id), append(aTitle, n.Title)
+		aDiff = append(aDiff, string(CreateDiff(n.FormID, n.FormData)))
 	}
 	if len(cID) == 0 {
 		return ids, errs, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/mdf"
 )
@@ -110,7 +111,7 @@ func (s *Store) Mdfs(ctx context.Context, tenantID string) ([]*mdf.Mdf, error) {
 // Mdf returns one form of the tenant. Returns ENOTFOUND when the tenant has
 // none of that id.
 func (s *Store) Mdf(ctx context.Context, tenantID, id string) (*mdf.Mdf, error) {
-	if !formIDRE.MatchString(id) {
+	if !loupe.ValidFormID(id) {
 		return nil, loupe.NotFound()
 	}
 	var m mdf.Mdf
@@ -135,7 +136,7 @@ func mdfsByIDs(ctx context.Context, q selecter, query, tenantID string, ids []st
 	out := make(map[string]*mdf.Mdf, len(ids))
 	valid := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if formIDRE.MatchString(id) {
+		if loupe.ValidFormID(id) {
 			valid = append(valid, id)
 		}
 	}
@@ -187,7 +188,7 @@ func (s *Store) CreateMdf(ctx context.Context, p *loupe.Principal, in *mdf.MdfIn
 	id := loupe.NewID()
 	if in.ID != nil && strings.TrimSpace(*in.ID) != "" {
 		id = strings.TrimSpace(*in.ID)
-		if !formIDRE.MatchString(id) {
+		if !loupe.ValidFormID(id) {
 			return nil, loupe.Invalid("id: invalid %q: 1 to 128 letters, digits, _ and -", id)
 		}
 	}
@@ -236,7 +237,7 @@ func (s *Store) UpdateMdf(ctx context.Context, p *loupe.Principal, in *mdf.MdfIn
 	if in.ID == nil {
 		return nil, loupe.Invalid("id is required: the form to overwrite")
 	}
-	if !formIDRE.MatchString(*in.ID) {
+	if !loupe.ValidFormID(*in.ID) {
 		return nil, loupe.NotFound()
 	}
 	if in.Fields == nil && !in.LeftOut("fields") {
@@ -320,7 +321,7 @@ func (s *Store) DeleteMdf(ctx context.Context, p *loupe.Principal, id string) er
 	if err := definitionsAdmin(p); err != nil {
 		return err
 	}
-	if !formIDRE.MatchString(id) {
+	if !loupe.ValidFormID(id) {
 		return loupe.NotFound()
 	}
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -50,7 +51,7 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *loupe.Principal, u Me
 	} else if err := json.Unmarshal(u.FormData, &delta); err != nil || delta == nil {
 		return nil, loupe.Invalid("metadataDelta.formData must be an object")
 	}
-	if u.FormID != nil && !formIDRE.MatchString(*u.FormID) {
+	if u.FormID != nil && !loupe.ValidFormID(*u.FormID) {
 		return nil, loupe.Invalid("invalid metadataDelta.formId %q", *u.FormID)
 	}
 	if len(delta) == 0 && u.FormID == nil {
@@ -89,8 +90,8 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *loupe.Principal, u Me
 		title := cur.Title
 		if raw, ok := data["default_title"]; ok {
 			var t string
-			if json.Unmarshal(raw, &t) != nil || t == "" || len(t) > MaxTitleLength {
-				return loupe.Invalid("default_title must be a non-empty string of at most %d bytes", MaxTitleLength)
+			if json.Unmarshal(raw, &t) != nil || t == "" || len(t) > loupe.MaxTitleLength {
+				return loupe.Invalid("default_title must be a non-empty string of at most %d bytes", loupe.MaxTitleLength)
 			}
 			title = t
 		}
@@ -269,7 +270,7 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 		}
 		r := row{in: e, entry: &timedWrite{id: e.ID, formID: "default"}}
 		if e.Data.FormID != nil {
-			if !formIDRE.MatchString(*e.Data.FormID) {
+			if !loupe.ValidFormID(*e.Data.FormID) {
 				return nil, loupe.Invalid("timed metadata %q: invalid formId %q", e.ID, *e.Data.FormID)
 			}
 			r.entry.formID = *e.Data.FormID

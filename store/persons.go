@@ -10,6 +10,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -143,11 +144,11 @@ func (s *Store) CreatePerson(ctx context.Context, p *loupe.Principal, in NewPers
 // createPersonTx is CreatePerson in tx, in checked.
 func createPersonTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in NewPerson) (*Person, error) {
 	const formID = "default"
-	formData := map[string]json.RawMessage{"default_title": mustJSON(in.Name)}
+	formData := map[string]json.RawMessage{"default_title": loupe.RawJSON(in.Name)}
 	description := ""
 	if in.Description != nil && *in.Description != "" {
 		description = *in.Description
-		formData["default_description"] = mustJSON(description)
+		formData["default_description"] = loupe.RawJSON(description)
 	}
 	id, at := loupe.NewID(), now()
 	err := func() error {

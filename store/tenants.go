@@ -8,6 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -100,7 +101,7 @@ func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key N
 		}
 		formData := loupe.JSONOf(map[string]string{"default_title": ArchiveFolderName})
 		if _, err := tx.ExecContext(ctx, insertArchiveFolderSQL, out.TenantID, out.ArchiveFolder,
-			ArchiveFolderName, out.UserID, now(), formData, loupe.JSONOf(TenantAccess())); err != nil {
+			ArchiveFolderName, out.UserID, now(), formData, loupe.JSONOf(loupe.TenantAccess())); err != nil {
 			return fmt.Errorf("store: unable to create archive folder: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, setArchiveFolderSQL, out.TenantID, out.ArchiveFolder); err != nil {

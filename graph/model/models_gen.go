@@ -20,7 +20,7 @@ type UploadLocation interface {
 }
 
 type AccessInput struct {
-	Level  store.AccessLevel `json:"level"`
+	Level  loupe.AccessLevel `json:"level"`
 	Groups []string          `json:"groups,omitempty"`
 }
 

@@ -46,7 +46,7 @@ func ConfigPlan(c *store.IngestStorageConfig) *Plan {
 		pl.sidecarName = *c.SidecarFileName
 	}
 	if c.TargetFolder != nil {
-		pl.target, _ = store.FolderPathNames(*c.TargetFolder)
+		pl.target, _ = loupe.FolderPathNames(*c.TargetFolder)
 	}
 	pl.formID, pl.formData = "default", map[string]json.RawMessage{}
 	if !c.DefaultMetadata.IsNull() {
@@ -77,7 +77,7 @@ func GatewayPlan(g *store.GatewayConfig, skipProcessing bool, targetFolder *stri
 		storageID: g.ID, prefix: g.PathPrefix, formID: "default", formData: map[string]json.RawMessage{}, switches: map[string]bool{}}
 	if targetFolder != nil {
 		var err error
-		if pl.target, err = store.FolderPathNames(*targetFolder); err != nil {
+		if pl.target, err = loupe.FolderPathNames(*targetFolder); err != nil {
 			return nil, loupe.Invalid("targetFolder: %s", err.(*loupe.Error).Message)
 		}
 		pl.removePrefix = true
@@ -279,7 +279,7 @@ func (pl *Plan) object(o blob.Object, sc *sidecar) *store.IngestObject {
 		}
 		folders := pl.target
 		if dirs != "." && dirs != "/" {
-			if names, err := store.FolderPathNames(dirs); err == nil && len(pl.target)+len(names) <= 64 {
+			if names, err := loupe.FolderPathNames(dirs); err == nil && len(pl.target)+len(names) <= 64 {
 				folders = append(append([]string{}, pl.target...), names...)
 			}
 		}
