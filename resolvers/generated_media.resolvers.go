@@ -8,16 +8,16 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/store"
 )
 
-func (r *generatedMediaLocationResolver) AreCredentialsSaved(ctx context.Context, obj *store.GeneratedMediaLocation) (bool, error) {
+func (r *generatedMediaLocationResolver) AreCredentialsSaved(ctx context.Context, obj *loupe.GeneratedMediaLocation) (bool, error) {
 	return obj.SecretSealed != nil, nil
 }
 
-func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*store.GeneratedMediaLocation, error) {
+func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*loupe.GeneratedMediaLocation, error) {
 	p, err := storageAdmin(ctx)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, inp
 	return r.Store.CreateGeneratedMediaLocation(ctx, p.TenantID, g)
 }
 
-func (r *queryResolver) GeneratedMediaLocations(ctx context.Context) ([]*store.GeneratedMediaLocation, error) {
+func (r *queryResolver) GeneratedMediaLocations(ctx context.Context) ([]*loupe.GeneratedMediaLocation, error) {
 	p, err := storageAdmin(ctx)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input model.IngestStorageConfigInput) (*store.IngestStorageConfig, error) {
+func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input model.IngestStorageConfigInput) (*loupe.IngestStorageConfig, error) {
 	p, err := storageAdmin(ctx)
 	if err != nil {
 		return nil, err
@@ -25,7 +25,7 @@ func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input 
 	if err != nil {
 		return nil, err
 	}
-	if c.AccessType == store.AccessKeyUser {
+	if c.AccessType == loupe.AccessKeyUser {
 		if err := r.Sources.ProbeBucket(ctx, sources.ConfigAccess(c)); err != nil {
 			return nil, err
 		}
@@ -44,7 +44,7 @@ func (r *mutationResolver) DeleteIngestStorageConfig(ctx context.Context, id str
 	return &model.DeleteIngestStorageConfigPayload{ID: id}, nil
 }
 
-func (r *mutationResolver) ScanIngestStorageConfig(ctx context.Context, id string) (*store.IngestStorageConfig, error) {
+func (r *mutationResolver) ScanIngestStorageConfig(ctx context.Context, id string) (*loupe.IngestStorageConfig, error) {
 	p, err := storageAdmin(ctx)
 	if err != nil {
 		return nil, err
@@ -74,12 +74,12 @@ func (r *mutationResolver) IngestFile(ctx context.Context, input model.IngestFil
 	return ingestFileResult(res), nil
 }
 
-func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.GatewayConfigInput) (*store.GatewayConfig, error) {
+func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.GatewayConfigInput) (*loupe.GatewayConfig, error) {
 	p, err := storageAdmin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	g := &store.GatewayConfig{TenantID: p.TenantID, ID: loupe.NewID(), Name: deref(input.Name), Endpoint: deref(input.Endpoint),
+	g := &loupe.GatewayConfig{TenantID: p.TenantID, ID: loupe.NewID(), Name: deref(input.Name), Endpoint: deref(input.Endpoint),
 		BucketName: deref(input.BucketName), PathPrefix: deref(input.PathPrefix), AccessKey: input.AccessKey}
 	if input.DeleteEnabled != nil {
 		g.DeleteEnabled = *input.DeleteEnabled
@@ -130,7 +130,7 @@ func (r *mutationResolver) GatewayIngestFile(ctx context.Context, gatewayID stri
 	return ingestFileResult(res), nil
 }
 
-func (r *queryResolver) IngestStorageConfigs(ctx context.Context) ([]*store.IngestStorageConfig, error) {
+func (r *queryResolver) IngestStorageConfigs(ctx context.Context) ([]*loupe.IngestStorageConfig, error) {
 	p, err := storageAdmin(ctx)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (r *queryResolver) IngestStorageConfigs(ctx context.Context) ([]*store.Inge
 	return r.Store.IngestConfigs(ctx, p.TenantID, "")
 }
 
-func (r *queryResolver) IngestStorageConfig(ctx context.Context, id string) (*store.IngestStorageConfig, error) {
+func (r *queryResolver) IngestStorageConfig(ctx context.Context, id string) (*loupe.IngestStorageConfig, error) {
 	p, err := storageAdmin(ctx)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func (r *queryResolver) UploadLocations(ctx context.Context) ([]model.UploadLoca
 	if err != nil {
 		return nil, err
 	}
-	cs, err := r.Store.IngestConfigs(ctx, p.TenantID, store.IngestTypeUploadLocation)
+	cs, err := r.Store.IngestConfigs(ctx, p.TenantID, loupe.IngestTypeUploadLocation)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (r *queryResolver) DefaultUploadLocation(ctx context.Context) (*model.Defau
 	if err != nil {
 		return nil, err
 	}
-	cs, err := r.Store.IngestConfigs(ctx, p.TenantID, store.IngestTypeUploadLocation)
+	cs, err := r.Store.IngestConfigs(ctx, p.TenantID, loupe.IngestTypeUploadLocation)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/usage"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // This file answers the tenant's storages (spec 2.13) and storage locations
@@ -37,7 +36,7 @@ var storageIDs = []string{"id", "storageId"}
 
 // applyStorage sets the fields of in that raw gives onto st; required
 // fields given as null are refused.
-func applyStorage(st *store.Storage, in *model.StorageInput, given map[string]bool) error {
+func applyStorage(st *loupe.Storage, in *model.StorageInput, given map[string]bool) error {
 	for _, f := range []struct {
 		name string
 		set  bool
@@ -63,15 +62,15 @@ func applyStorage(st *store.Storage, in *model.StorageInput, given map[string]bo
 
 // newLocation is the location a create input describes (defaults: type s3,
 // accessType key-user).
-func newLocation(in *model.StorageLocationInput) *store.StorageLocation {
-	l := &store.StorageLocation{Type: store.LocationTypeS3, AccessType: store.AccessKeyUser}
+func newLocation(in *model.StorageLocationInput) *loupe.StorageLocation {
+	l := &loupe.StorageLocation{Type: loupe.LocationTypeS3, AccessType: loupe.AccessKeyUser}
 	applyLocation(l, in, nil)
 	return l
 }
 
 // applyLocation sets the fields of in onto l; a nullable field given as
 // null (given[key] with a nil value) is cleared.
-func applyLocation(l *store.StorageLocation, in *model.StorageLocationInput, given map[string]bool) {
+func applyLocation(l *loupe.StorageLocation, in *model.StorageLocationInput, given map[string]bool) {
 	str := func(dst *string, v *string) {
 		if v != nil {
 			*dst = *v
@@ -131,7 +130,7 @@ func deref(s *string) string {
 // checkLocation checks a location about to be saved: its fields, its
 // storage (one of the tenant's), and a real probe of its bucket with its
 // credentials (sources.ProbeLocation).
-func (r *Resolver) checkLocation(ctx context.Context, tenantID string, l *store.StorageLocation) error {
+func (r *Resolver) checkLocation(ctx context.Context, tenantID string, l *loupe.StorageLocation) error {
 	if err := l.Validate(); err != nil {
 		return err
 	}

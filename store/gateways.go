@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/loupe-mam/loupe"
 )
@@ -12,53 +11,13 @@ import (
 // docs/ingest.md): an edge gateway that uploads files into a bucket, with
 // the credentials Loupe reads them with (the secret sealed like a storage
 // location's, never answered). Each gateway is also an upload location (2.15).
-
-// GatewayConfig is one edge gateway.
-type GatewayConfig struct {
-	TenantID      string  `db:"tenant_id"`
-	ID            string  `db:"id"`
-	Name          string  `db:"name"`
-	Endpoint      string  `db:"endpoint"`
-	BucketName    string  `db:"bucket_name"`
-	PathPrefix    string  `db:"path_prefix"`
-	AccessKey     *string `db:"access_key"`
-	SecretSealed  []byte  `db:"secret_sealed" json:"-"`
-	DeleteEnabled bool    `db:"delete_enabled"`
-	// LastObjServerKeysUploadedAt is when the gateway last reported a file.
-	LastObjServerKeysUploadedAt *time.Time `db:"last_obj_server_keys_uploaded_at"`
-	CreatedOn                   time.Time  `db:"created_on"`
-	ModifiedOn                  time.Time  `db:"modified_on"`
-}
-
-// AreCredentialsSaved says whether a secret key is saved.
-func (g *GatewayConfig) AreCredentialsSaved() bool { return g.SecretSealed != nil }
+// The entity and its rules are loupe.GatewayConfig.
 
 // MaxGatewayConfigs bounds a tenant's gateways; MaxGatewayPage one page.
 const (
 	MaxGatewayConfigs = 1000
 	MaxGatewayPage    = 1000
 )
-
-// Validate checks a gateway about to be written and normalizes its prefix.
-func (g *GatewayConfig) Validate() error {
-	if err := loupe.RequiredText("name", g.Name, MaxStorageName); err != nil {
-		return err
-	}
-	if !bucketNameRE.MatchString(g.BucketName) {
-		return loupe.Invalid("bucketName %q is not an S3 bucket name (3 to 63 of a-z 0-9 . -)", g.BucketName)
-	}
-	var err error
-	if g.PathPrefix, err = validPrefix("pathPrefix", g.PathPrefix); err != nil {
-		return err
-	}
-	if err := ValidEndpoint("endpoint", g.Endpoint); err != nil {
-		return err
-	}
-	if g.AccessKey == nil || !accessKeyRE.MatchString(*g.AccessKey) {
-		return loupe.Invalid("accessKey is required (1 to %d of A-Z a-z 0-9 _ + = / . @ -)", MaxAccessKey)
-	}
-	return nil
-}
 
 const gatewayColumns = `tenant_id, id, name, endpoint, bucket_name, path_prefix, access_key, secret_sealed,
 delete_enabled, last_obj_server_keys_uploaded_at, created_on, modified_on`
@@ -77,11 +36,11 @@ secret_sealed, delete_enabled) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETUR
 
 // GatewayConfigs returns up to size gateways from index (oldest first) and
 // how many the tenant has.
-func (s *Store) GatewayConfigs(ctx context.Context, tenantID string, index, size int) ([]*GatewayConfig, int, error) {
+func (s *Store) GatewayConfigs(ctx context.Context, tenantID string, index, size int) ([]*loupe.GatewayConfig, int, error) {
 	if index < 0 || size < 1 || size > MaxGatewayPage {
 		return nil, 0, loupe.Invalid("index must be 0 or more and size 1 to %d", MaxGatewayPage)
 	}
-	out := []*GatewayConfig{}
+	out := []*loupe.GatewayConfig{}
 	if err := s.selectPrepared(ctx, &out, gatewaysSQL, tenantID, index, size); err != nil {
 		return nil, 0, fmt.Errorf("store: unable to list gateways: %w", err)
 	}
@@ -92,12 +51,12 @@ func (s *Store) GatewayConfigs(ctx context.Context, tenantID string, index, size
 	return out, total, nil
 }
 
-// GatewayConfig returns one gateway; ENOTFOUND when missing.
-func (s *Store) GatewayConfig(ctx context.Context, tenantID, id string) (*GatewayConfig, error) {
+// loupe.GatewayConfig returns one gateway; ENOTFOUND when missing.
+func (s *Store) GatewayConfig(ctx context.Context, tenantID, id string) (*loupe.GatewayConfig, error) {
 	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
-	var out GatewayConfig
+	var out loupe.GatewayConfig
 	if err := s.getPrepared(ctx, &out, gatewaySQL, tenantID, id); err != nil {
 		return nil, notFoundOr(err, "store: unable to fetch gateway: %w")
 	}
@@ -106,7 +65,7 @@ func (s *Store) GatewayConfig(ctx context.Context, tenantID, id string) (*Gatewa
 
 // CreateGatewayConfig adds g (its id chosen by the caller, who sealed the
 // secret for it). Returns EINVALID, or ECONFLICT at MaxGatewayConfigs.
-func (s *Store) CreateGatewayConfig(ctx context.Context, tenantID string, g *GatewayConfig) (*GatewayConfig, error) {
+func (s *Store) CreateGatewayConfig(ctx context.Context, tenantID string, g *loupe.GatewayConfig) (*loupe.GatewayConfig, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -125,7 +84,7 @@ func (s *Store) CreateGatewayConfig(ctx context.Context, tenantID string, g *Gat
 	if n >= MaxGatewayConfigs {
 		return nil, loupe.Errorf(loupe.ECONFLICT, "the tenant has %d gateways, the most it may have", MaxGatewayConfigs)
 	}
-	var out GatewayConfig
+	var out loupe.GatewayConfig
 	if err := tx.GetContext(ctx, &out, insertGatewaySQL, tenantID, g.ID, g.Name, g.Endpoint, g.BucketName,
 		g.PathPrefix, g.AccessKey, g.SecretSealed, g.DeleteEnabled); err != nil {
 		return nil, fmt.Errorf("store: unable to create gateway: %w", err)

@@ -11,25 +11,8 @@ import (
 
 // This file holds generated-media locations (spec 2.16): storage locations
 // that processing writes generated media to, with the settings below
-// (docs/generated-media-locations.md).
-
-// GeneratedMediaLocation is a storage location with its generated-media
-// settings.
-type GeneratedMediaLocation struct {
-	StorageLocation
-	StorageProvider      string  `db:"storage_provider"`
-	Backup               bool    `db:"backup"`
-	DeleteEnabled        bool    `db:"delete_enabled"`
-	AutoCreateItems      bool    `db:"auto_create_items"`
-	UploadGeneratedMedia bool    `db:"upload_generated_media"`
-	PlatformFolderID     *string `db:"platform_folder_id"`
-	// EventsTarget is where the bucket's event notification sends events
-	// (nil: the server had none configured when the location was made).
-	EventsTarget *string `db:"events_target"`
-}
-
-// StorageProviderObjNative is the one storage provider (spec 2.14's value).
-const StorageProviderObjNative = "obj_native"
+// (docs/generated-media-locations.md). The entity and its rules are
+// loupe.GeneratedMediaLocation.
 
 const (
 	generatedMediaColumns = `g.storage_provider, g.backup, g.delete_enabled, g.auto_create_items,
@@ -47,8 +30,8 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 )
 
 // GeneratedMediaLocations lists the tenant's generated-media locations.
-func (s *Store) GeneratedMediaLocations(ctx context.Context, tenantID string) ([]*GeneratedMediaLocation, error) {
-	out := []*GeneratedMediaLocation{}
+func (s *Store) GeneratedMediaLocations(ctx context.Context, tenantID string) ([]*loupe.GeneratedMediaLocation, error) {
+	out := []*loupe.GeneratedMediaLocation{}
 	if err := s.db.SelectContext(ctx, &out, generatedMediaLocationsSQL, tenantID); err != nil {
 		return nil, fmt.Errorf("store: unable to list generated-media locations: %w", err)
 	}
@@ -58,15 +41,12 @@ func (s *Store) GeneratedMediaLocations(ctx context.Context, tenantID string) ([
 // CreateGeneratedMediaLocation saves g: its storage location and its
 // settings, in one transaction. Errors as CreateStorageLocation; a
 // platformFolderId that is not one of the tenant's folders is EINVALID.
-func (s *Store) CreateGeneratedMediaLocation(ctx context.Context, tenantID string, g *GeneratedMediaLocation) (*GeneratedMediaLocation, error) {
+func (s *Store) CreateGeneratedMediaLocation(ctx context.Context, tenantID string, g *loupe.GeneratedMediaLocation) (*loupe.GeneratedMediaLocation, error) {
 	if !loupe.ValidID(g.ID) {
 		return nil, fmt.Errorf("store: generated-media location without an id")
 	}
 	if err := g.Validate(); err != nil {
 		return nil, err
-	}
-	if g.StorageProvider != StorageProviderObjNative {
-		return nil, loupe.Invalid(`storageProvider must be %q, got %q`, StorageProviderObjNative, g.StorageProvider)
 	}
 	out := *g
 	err := s.locationTx(ctx, tenantID, func(tx *sqlx.Tx) error {

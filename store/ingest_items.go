@@ -56,7 +56,7 @@ type IngestSource struct {
 type ScanPosition struct {
 	ConfigID string
 	After    string
-	Counts   ScanCounts
+	Counts   loupe.ScanCounts
 }
 
 // IngestResult is what an ingest did, and the item of each object (by
@@ -120,7 +120,7 @@ func (s *Store) IngestObjects(ctx context.Context, p *loupe.Principal, src Inges
 			pos.Counts.Versions += res.Versions
 			pos.Counts.Known += res.Known
 			pos.Counts.BadSidecar += res.Refused
-			return setScanState(ctx, tx, p.TenantID, pos.ConfigID, ScanScanning, pos.Counts.Message(), &pos.After, &pos.Counts)
+			return setScanState(ctx, tx, p.TenantID, pos.ConfigID, loupe.ScanScanning, pos.Counts.Message(), &pos.After, &pos.Counts)
 		}
 		return nil
 	})

@@ -27,11 +27,11 @@ const (
 // a scan that was interrupted (state scanning, no job left) resumes from
 // its position; otherwise the scan starts from the top of the prefix.
 // Returns ENOTFOUND for a missing id, EINVALID for a disabled configuration.
-func (s *Store) TriggerScan(ctx context.Context, tenantID, id string) (*IngestStorageConfig, error) {
+func (s *Store) TriggerScan(ctx context.Context, tenantID, id string) (*loupe.IngestStorageConfig, error) {
 	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
-	var out IngestStorageConfig
+	var out loupe.IngestStorageConfig
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if err := tx.GetContext(ctx, &out, lockIngestConfigSQL, tenantID, id); err != nil {
 			return notFoundOr(err, "store: unable to lock ingest config: %w")
@@ -40,7 +40,7 @@ func (s *Store) TriggerScan(ctx context.Context, tenantID, id string) (*IngestSt
 			return loupe.Invalid("the ingest configuration is disabled: enable it to scan it")
 		}
 		run := out.ScanRun
-		unfinished := out.ScanState != nil && (*out.ScanState == ScanScanning || *out.ScanState == ScanQueued)
+		unfinished := out.ScanState != nil && (*out.ScanState == loupe.ScanScanning || *out.ScanState == loupe.ScanQueued)
 		if !unfinished {
 			run++
 		}
@@ -55,7 +55,7 @@ func (s *Store) TriggerScan(ctx context.Context, tenantID, id string) (*IngestSt
 			return fmt.Errorf("store: unable to number the scan: %w", err)
 		}
 		empty := ""
-		return setScanState(ctx, tx, tenantID, id, ScanQueued, "waiting for a worker", &empty, &ScanCounts{})
+		return setScanState(ctx, tx, tenantID, id, loupe.ScanQueued, "waiting for a worker", &empty, &loupe.ScanCounts{})
 	})
 	if err != nil {
 		var le *loupe.Error
@@ -69,7 +69,7 @@ func (s *Store) TriggerScan(ctx context.Context, tenantID, id string) (*IngestSt
 
 // ScanPrincipal is who a configuration's ingest acts as: its creator, with
 // an admin's rights (only admins write configurations).
-func (s *Store) ScanPrincipal(ctx context.Context, c *IngestStorageConfig) (*loupe.Principal, error) {
+func (s *Store) ScanPrincipal(ctx context.Context, c *loupe.IngestStorageConfig) (*loupe.Principal, error) {
 	p := &loupe.Principal{TenantID: c.TenantID, UserID: c.CreatedBy, IsAdmin: true}
 	if err := s.db.GetContext(ctx, &p.Email, userEmailSQL, c.TenantID, c.CreatedBy); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("store: unable to read user: %w", err)

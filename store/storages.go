@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
-	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -17,26 +15,8 @@ import (
 // This file holds the tenant's storages (spec 2.13, /config/api/v1/storages):
 // named places a tenant's storage locations belong to
 // (docs/storage-locations.md). Everyone in the tenant reads them; admins
-// write (the resolvers check that).
-
-// Storage is a tenant storage (spec 2.13).
-type Storage struct {
-	TenantID    string    `db:"tenant_id"`
-	ID          string    `db:"id"`
-	Name        string    `db:"name"`
-	Private     bool      `db:"private"`
-	Description string    `db:"description"`
-	Owner       string    `db:"owner"`
-	CreatedOn   time.Time `db:"created_on"`
-}
-
-// Limits on storages.
-const (
-	MaxStorages           = 1000
-	MaxStorageName        = 256
-	MaxStorageDescription = 4096
-	MaxStorageOwner       = 256
-)
+// write (the resolvers check that). The entity and its rules are
+// loupe.Storage.
 
 // MsgConditionFailed is the spec's answer to the delete of a storage in use
 // (section 7).
@@ -49,20 +29,8 @@ func errStorageInUse() error {
 		Payload:          map[string]any{"debug": []string{"ConditionalCheckFailedException"}}}
 }
 
-// Validate checks a storage about to be written. Returns EINVALID naming the
-// field.
-func (s *Storage) Validate() error {
-	if err := loupe.RequiredText("name", s.Name, MaxStorageName); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(s.Description) > MaxStorageDescription {
-		return loupe.Invalid("description: at most %d characters", MaxStorageDescription)
-	}
-	if utf8.RuneCountInString(s.Owner) > MaxStorageOwner {
-		return loupe.Invalid("owner: at most %d characters", MaxStorageOwner)
-	}
-	return nil
-}
+// MaxStorages bounds a tenant's storages.
+const MaxStorages = 1000
 
 const storageColumns = `tenant_id, id, name, private, description, owner, created_on`
 
@@ -92,21 +60,21 @@ AND NOT EXISTS (SELECT 1 FROM storage_locations l WHERE l.tenant_id = $1 AND l.s
 )
 
 // Storages returns the tenant's storages by name.
-func (s *Store) Storages(ctx context.Context, tenantID string) ([]*Storage, error) {
-	out := []*Storage{}
+func (s *Store) Storages(ctx context.Context, tenantID string) ([]*loupe.Storage, error) {
+	out := []*loupe.Storage{}
 	if err := s.selectPrepared(ctx, &out, storagesSQL, tenantID); err != nil {
 		return nil, fmt.Errorf("store: unable to list storages: %w", err)
 	}
 	return out, nil
 }
 
-// Storage returns one storage. Returns ENOTFOUND when it is missing or of
+// loupe.Storage returns one storage. Returns ENOTFOUND when it is missing or of
 // another tenant.
-func (s *Store) Storage(ctx context.Context, tenantID, id string) (*Storage, error) {
+func (s *Store) Storage(ctx context.Context, tenantID, id string) (*loupe.Storage, error) {
 	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
-	var out Storage
+	var out loupe.Storage
 	if err := s.getPrepared(ctx, &out, storageSQL, tenantID, id); err != nil {
 		return nil, notFoundOr(err, "store: unable to fetch storage: %w")
 	}
@@ -115,11 +83,11 @@ func (s *Store) Storage(ctx context.Context, tenantID, id string) (*Storage, err
 
 // CreateStorage validates st and adds it to the tenant with a new id.
 // Returns EINVALID for a bad storage, ECONFLICT at MaxStorages.
-func (s *Store) CreateStorage(ctx context.Context, tenantID string, st *Storage) (*Storage, error) {
+func (s *Store) CreateStorage(ctx context.Context, tenantID string, st *loupe.Storage) (*loupe.Storage, error) {
 	if err := st.Validate(); err != nil {
 		return nil, err
 	}
-	var out Storage
+	var out loupe.Storage
 	err := s.db.GetContext(ctx, &out, insertStorageSQL, tenantID, loupe.NewID(), st.Name, st.Private,
 		st.Description, st.Owner, MaxStorages)
 	if err != nil {
@@ -134,13 +102,13 @@ func (s *Store) CreateStorage(ctx context.Context, tenantID string, st *Storage)
 // UpdateStorage changes a storage: apply changes a copy of the stored one,
 // which is then checked and written. Returns ENOTFOUND for a missing id,
 // EINVALID for a bad result.
-func (s *Store) UpdateStorage(ctx context.Context, tenantID, id string, apply func(*Storage) error) (*Storage, error) {
+func (s *Store) UpdateStorage(ctx context.Context, tenantID, id string, apply func(*loupe.Storage) error) (*loupe.Storage, error) {
 	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
-	var out Storage
+	var out loupe.Storage
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		var st Storage
+		var st loupe.Storage
 		if err := tx.GetContext(ctx, &st, storageForUpdateSQL, tenantID, id); err != nil {
 			return notFoundOr(err, "store: unable to fetch storage: %w")
 		}

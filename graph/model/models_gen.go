@@ -264,7 +264,7 @@ type GatewayConfigInput struct {
 
 // A page of gateway configs: l the list, i the index of the next page (null at the end), s the page size, t the total.
 type GatewayConfigList struct {
-	L []*store.GatewayConfig `json:"l"`
+	L []*loupe.GatewayConfig `json:"l"`
 	I *int                   `json:"i,omitempty"`
 	S int                    `json:"s"`
 	T int                    `json:"t"`
@@ -595,7 +595,7 @@ type Stats struct {
 }
 
 type StorageCollection struct {
-	Collection []*store.Storage `json:"collection"`
+	Collection []*loupe.Storage `json:"collection"`
 }
 
 // A storage to create, or the fields of one to change (fields not given stay).

@@ -34,7 +34,7 @@ type Plan struct {
 	switches       map[string]bool
 }
 
-func ConfigPlan(c *store.IngestStorageConfig) *Plan {
+func ConfigPlan(c *loupe.IngestStorageConfig) *Plan {
 	pl := &Plan{Source: store.IngestSource{ConfigID: &c.ID, Bucket: c.SourceBucket,
 		SkipProcessing: c.SkipProcessing != nil && *c.SkipProcessing},
 		storageID: c.ID, prefix: c.SourceKeyPrefix, extensions: c.Extensions(), highres: deref(c.HighresFolder),
@@ -72,7 +72,7 @@ func ConfigPlan(c *store.IngestStorageConfig) *Plan {
 // GatewayPlan is how gateway g ingests one object now: in place, with the
 // default form, into targetFolder (when given, the object's own folders
 // below it, the gateway's prefix removed).
-func GatewayPlan(g *store.GatewayConfig, skipProcessing bool, targetFolder *string) (*Plan, error) {
+func GatewayPlan(g *loupe.GatewayConfig, skipProcessing bool, targetFolder *string) (*Plan, error) {
 	pl := &Plan{Source: store.IngestSource{Bucket: g.BucketName, SkipProcessing: skipProcessing},
 		storageID: g.ID, prefix: g.PathPrefix, formID: "default", formData: map[string]json.RawMessage{}, switches: map[string]bool{}}
 	if targetFolder != nil {
@@ -295,7 +295,7 @@ const ingestChecks = 8
 
 // pageObjects turns a listed page into the objects to ingest, counting
 // what it leaves out.
-func (pl *Plan) pageObjects(ctx context.Context, s3 *blob.S3, page []blob.Object, n *store.ScanCounts) ([]*store.IngestObject, error) {
+func (pl *Plan) pageObjects(ctx context.Context, s3 *blob.S3, page []blob.Object, n *loupe.ScanCounts) ([]*store.IngestObject, error) {
 	type slot struct {
 		o      blob.Object
 		reason skipReason
