@@ -12,21 +12,6 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-// msgBookmarksAdminOnly is the 403 of a bookmark write by a non-admin.
-const msgBookmarksAdminOnly = "Only administrators may change system bookmarks and bookmark folders."
-
-// bookmarkAdmin returns the principal when it may write system bookmarks.
-func bookmarkAdmin(ctx context.Context) (*loupe.Principal, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !p.IsAdmin {
-		return nil, loupe.Errorf(loupe.EFORBIDDEN, msgBookmarksAdminOnly)
-	}
-	return p, nil
-}
-
 // rawArgument is the argument name of the field being resolved as the
 // client wrote it, variables filled in. Unlike the generated model it tells
 // a key given as null from a key not given. nil when it cannot be read.

@@ -22,7 +22,7 @@ func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *store.Bookm
 // CreateBookmark adds a system bookmark; an id in the input is not used
 // (create makes one; replaceBookmarks keeps ids).
 func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error) {
-	p, err := bookmarkAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.Bookm
 
 // ReplaceBookmarks replaces all system bookmarks of the tenant.
 func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error) {
-	p, err := bookmarkAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.
 // null clears it (required fields cannot be cleared); the id, when given,
 // must be the bookmark's.
 func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error) {
-	p, err := bookmarkAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input 
 }
 
 func (r *mutationResolver) DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error) {
-	p, err := bookmarkAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (r *mutationResolver) DeleteBookmark(ctx context.Context, id string) (*mode
 }
 
 func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error) {
-	p, err := bookmarkAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
 )
 
 func (r *generatedMediaLocationResolver) AreCredentialsSaved(ctx context.Context, obj *loupe.GeneratedMediaLocation) (bool, error) {
@@ -18,7 +19,7 @@ func (r *generatedMediaLocationResolver) AreCredentialsSaved(ctx context.Context
 }
 
 func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*loupe.GeneratedMediaLocation, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, inp
 }
 
 func (r *queryResolver) GeneratedMediaLocations(ctx context.Context) ([]*loupe.GeneratedMediaLocation, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}

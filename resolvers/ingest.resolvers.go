@@ -17,7 +17,7 @@ import (
 )
 
 func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input model.IngestStorageConfigInput) (*loupe.IngestStorageConfig, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input 
 }
 
 func (r *mutationResolver) DeleteIngestStorageConfig(ctx context.Context, id string) (*model.DeleteIngestStorageConfigPayload, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (r *mutationResolver) DeleteIngestStorageConfig(ctx context.Context, id str
 }
 
 func (r *mutationResolver) ScanIngestStorageConfig(ctx context.Context, id string) (*loupe.IngestStorageConfig, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (r *mutationResolver) ScanIngestStorageConfig(ctx context.Context, id strin
 }
 
 func (r *mutationResolver) IngestFile(ctx context.Context, input model.IngestFileInput) (*model.IngestFileResult, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (r *mutationResolver) IngestFile(ctx context.Context, input model.IngestFil
 }
 
 func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.GatewayConfigInput) (*loupe.GatewayConfig, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.
 }
 
 func (r *mutationResolver) DeleteGatewayConfig(ctx context.Context, id string) (*model.DeleteGatewayConfigPayload, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (r *mutationResolver) DeleteGatewayConfig(ctx context.Context, id string) (
 }
 
 func (r *mutationResolver) GatewayIngestFile(ctx context.Context, gatewayID string, input model.GatewayIngestFileInput) (*model.IngestFileResult, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (r *mutationResolver) GatewayIngestFile(ctx context.Context, gatewayID stri
 }
 
 func (r *queryResolver) IngestStorageConfigs(ctx context.Context) ([]*loupe.IngestStorageConfig, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (r *queryResolver) IngestStorageConfigs(ctx context.Context) ([]*loupe.Inge
 }
 
 func (r *queryResolver) IngestStorageConfig(ctx context.Context, id string) (*loupe.IngestStorageConfig, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (r *queryResolver) DefaultUploadLocation(ctx context.Context) (*model.Defau
 }
 
 func (r *queryResolver) GatewayConfigs(ctx context.Context, index *int, size *int) (*model.GatewayConfigList, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,9 @@ import (
 	"github.com/loupe-mam/loupe"
 )
 
-// Metadata definition forms and option lists (spec 2.22, 2.23, 4.8). The
-// store checks who may write them; the resolvers read the input strictly.
+// Metadata definition forms and option lists (spec 2.22, 2.23, 4.8): only
+// admins write them (after the input is read strictly, as before the
+// store checked it), everyone reads them.
 
 // strictInput checks the argument name as the client wrote it against the
 // JSON types of into. GraphQL input coercion turns 5 into "5" for a String

@@ -30,12 +30,9 @@ func apiKeyExpiry(k *store.APIKey) string {
 }
 
 func (r *Resolver) updateSecuritySettings(ctx context.Context, in model.SecuritySettingsInput, given map[string]any) (*store.SecuritySettings, error) {
-	p, err := auth.Require(ctx)
+	p, err := auth.RequireAdmin(ctx, msgSecurityAdminOnly)
 	if err != nil {
 		return nil, err
-	}
-	if !p.IsAdmin {
-		return nil, loupe.Forbidden("only admins change the security settings")
 	}
 	u := store.SecurityUpdate{AutoAdd: in.AutoAddUsersToOrganizationGroup}
 	if _, u.SetJwksURL = given["jwksUrl"]; u.SetJwksURL && in.JwksURL != nil {

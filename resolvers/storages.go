@@ -6,7 +6,6 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/usage"
 )
@@ -14,22 +13,6 @@ import (
 // This file answers the tenant's storages (spec 2.13) and storage locations
 // (/prime/api/v1/storages): admins write both, everyone reads storages, only
 // admins read locations (docs/storage-locations.md).
-
-// msgStoragesAdminOnly is the 403 of a storage or location write (or a
-// location read) by a non-admin.
-const msgStoragesAdminOnly = "Only administrators may change storages and read or change storage locations."
-
-// storageAdmin returns the principal when it is a tenant's admin.
-func storageAdmin(ctx context.Context) (*loupe.Principal, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !p.IsAdmin {
-		return nil, loupe.Errorf(loupe.EFORBIDDEN, msgStoragesAdminOnly)
-	}
-	return p, nil
-}
 
 // storageIDs are the input keys taken as typed strings only.
 var storageIDs = []string{"id", "storageId"}

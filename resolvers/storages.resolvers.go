@@ -15,7 +15,7 @@ import (
 )
 
 func (r *mutationResolver) CreateStorage(ctx context.Context, input model.StorageInput) (*loupe.Storage, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func (r *mutationResolver) CreateStorage(ctx context.Context, input model.Storag
 }
 
 func (r *mutationResolver) UpdateStorage(ctx context.Context, id string, input model.StorageInput) (*loupe.Storage, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (r *mutationResolver) UpdateStorage(ctx context.Context, id string, input m
 }
 
 func (r *mutationResolver) DeleteStorage(ctx context.Context, id string) (*model.DeleteStoragePayload, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (r *mutationResolver) DeleteStorage(ctx context.Context, id string) (*model
 }
 
 func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*loupe.StorageLocation, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input mode
 }
 
 func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*loupe.StorageLocation, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input mode
 }
 
 func (r *mutationResolver) DeleteStorageLocation(ctx context.Context, input model.DeleteStorageLocationInput) (*model.DeleteStorageLocationPayload, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (r *queryResolver) Storage(ctx context.Context, id string) (*loupe.Storage,
 }
 
 func (r *queryResolver) StorageLocations(ctx context.Context) ([]*loupe.StorageLocation, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (r *queryResolver) StorageLocations(ctx context.Context) ([]*loupe.StorageL
 }
 
 func (r *queryResolver) StorageLocation(ctx context.Context, id string) (*loupe.StorageLocation, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 
 // UpdateTenantConfig merges keys into the tenant configuration (admins).
 func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*loupe.TenantConfig, error) {
-	p, err := adminOnly(ctx, msgConfigAdminOnly)
+	p, err := auth.RequireAdmin(ctx, msgConfigAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +27,7 @@ func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.J
 
 // SetTranscriptionLanguageSettings replaces the tenant's languages (admins).
 func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*loupe.TranscriptionLanguageSettings, error) {
-	p, err := adminOnly(ctx, msgConfigAdminOnly)
+	p, err := auth.RequireAdmin(ctx, msgConfigAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (r *queryResolver) Metering(ctx context.Context, startDay *int, endDay *int
 			}
 		}
 	} else {
-		p, err := adminOnly(ctx, msgUsageAdminOnly)
+		p, err := auth.RequireAdmin(ctx, msgUsageAdminOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func (r *queryResolver) Metering(ctx context.Context, startDay *int, endDay *int
 
 // Stats are the tenant's counters over a range.
 func (r *queryResolver) Stats(ctx context.Context, dateRange *model.StatsDateRange) (*model.Stats, error) {
-	p, err := adminOnly(ctx, msgUsageAdminOnly)
+	p, err := auth.RequireAdmin(ctx, msgUsageAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (r *queryResolver) Stats(ctx context.Context, dateRange *model.StatsDateRan
 
 // SystemActivity is a page of the tenant's activity, hour by hour.
 func (r *queryResolver) SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error) {
-	p, err := adminOnly(ctx, msgUsageAdminOnly)
+	p, err := auth.RequireAdmin(ctx, msgUsageAdminOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -159,13 +159,9 @@ func optionListsTx(ctx context.Context, tx *sqlx.Tx, tenantID string, ids []stri
 }
 
 // CreateOptionList stores a new option list and its audit record (an id in
-// the input is not used). Returns EFORBIDDEN for non-admins and for a name
-// in use (the spec's answer), EINVALID for a bad list or when the tenant has
+// the input is not used). Returns EFORBIDDEN for a name in use (the spec's answer), EINVALID for a bad list or when the tenant has
 // MaxOptionLists lists.
 func (s *Store) CreateOptionList(ctx context.Context, p *loupe.Principal, in *OptionListInput) (*OptionList, error) {
-	if err := definitionsAdmin(p); err != nil {
-		return nil, err
-	}
 	o, err := in.build()
 	if err != nil {
 		return nil, err
@@ -199,12 +195,9 @@ func (s *Store) CreateOptionList(ctx context.Context, p *loupe.Principal, in *Op
 // UpdateOptionList replaces an option list's name, type and alternatives
 // and records the change. Fields that name the list offer the new
 // alternatives at once; item values no longer among them are kept until
-// written again. Returns EFORBIDDEN for non-admins and for a name in use
+// written again. Returns EFORBIDDEN for a name in use
 // (the spec's answer), ENOTFOUND for an unknown list, EINVALID for a bad one.
 func (s *Store) UpdateOptionList(ctx context.Context, p *loupe.Principal, in *OptionListInput) (*OptionList, error) {
-	if err := definitionsAdmin(p); err != nil {
-		return nil, err
-	}
 	if in.ID == nil {
 		return nil, loupe.Invalid("id is required: the option list to replace")
 	}
@@ -238,12 +231,9 @@ func (s *Store) UpdateOptionList(ctx context.Context, p *loupe.Principal, in *Op
 }
 
 // DeleteOptionList deletes an option list no form field uses, and records
-// it. Returns EFORBIDDEN for non-admins, ENOTFOUND for an unknown list,
+// it. Returns ENOTFOUND for an unknown list,
 // ECONFLICT while a field uses it.
 func (s *Store) DeleteOptionList(ctx context.Context, p *loupe.Principal, id string) error {
-	if err := definitionsAdmin(p); err != nil {
-		return err
-	}
 	if !loupe.ValidID(id) {
 		return loupe.NotFound()
 	}
