@@ -323,11 +323,8 @@ func (r *mutationResolver) CreateItem(ctx context.Context, input loupe.CreateIte
 
 // DeleteItem is the resolver for the deleteItem field.
 func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, _, err := r.Store.DeleteItem(ctx, p, input.ID)
@@ -339,11 +336,8 @@ func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInp
 
 // UndeleteItem is the resolver for the undeleteItem field.
 func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, err := r.Store.UndeleteItem(ctx, p, input.ID)
@@ -355,11 +349,8 @@ func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDI
 
 // ToggleArchive is the resolver for the toggleArchive field.
 func (r *mutationResolver) ToggleArchive(ctx context.Context, input model.ItemIDInput) (*model.ToggleArchivePayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, archived, folder, err := r.Store.ToggleArchive(ctx, p, input.ID)
