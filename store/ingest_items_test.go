@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -101,4 +102,44 @@ func TestBulkItemsEqualCreateItem(t *testing.T) {
 			t.Errorf("input %d:\nbulk       %v\nCreateItem %v", i, got, want)
 		}
 	}
+}
+
+// BenchmarkIngestPage writes pages of 1,000 new objects (a scan's page):
+// the items, their first versions, folder links, create audit records and
+// ingested_objects rows in one transaction, processing skipped.
+//
+//	go run ./cmd/loupe with-postgres -- go test -run '^$' -bench IngestPage ./store/
+func BenchmarkIngestPage(b *testing.B) {
+	ctx := context.Background()
+	db, err := Open(DSN(pgtest.DB(b)), 4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := New(db)
+	ten, err := s.CreateTenant(ctx, "bench", "admin@bench.test", NewKey{ID: "0123456789abcdef0123456789abcdef", SecretHash: []byte("h"), Label: "k"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &loupe.Principal{TenantID: ten.TenantID, UserID: ten.UserID, Email: "admin@bench.test", IsAdmin: true}
+	folders := map[string]string{}
+	mediaType := "video/mp4"
+	const page = 1000
+	b.ResetTimer()
+	for i := range b.N {
+		objs := make([]*IngestObject, page)
+		for k := range objs {
+			key := fmt.Sprintf("in/p%06d/obj%04d.mp4", i, k)
+			objs[k] = &IngestObject{Key: key, ETag: "e", Size: 1, ModTime: time.Now(), FolderPath: []string{"Bench"},
+				Input: loupe.CreateItemInput{Title: &key, ItemType: "video", MediaType: &mediaType}}
+		}
+		res, err := s.IngestObjects(ctx, p, IngestSource{Bucket: "bench", SkipProcessing: true}, objs, nil, folders)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Created != page {
+			b.Fatalf("created %d of %d", res.Created, page)
+		}
+	}
+	b.ReportMetric(float64(b.N*page)/b.Elapsed().Seconds(), "items/s")
 }
