@@ -356,40 +356,22 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		}
 	}
 	var (
-		cID, cType, cTitle, cFile, cMediaType, cForm, cFormData, cLang, cMedia, cState []string
-		cSize                                                                          []int64
-		cTrans, cTransl, cCeleb, cLabel, cPerson, cText, cUnknown                      []bool
-		cMediaCreated                                                                  []*time.Time
-		cFolder                                                                        []string
-		vID, vItem                                                                     []string
-		fItem, fFolder                                                                 []string
-		aID, aItem, aTitle, aDiff                                                      []string
+		rows                      []*newItemRow
+		vID, vItem                []string
+		fItem, fFolder            []string
+		aID, aItem, aTitle, aDiff []string
 	)
 	for i, n := range news {
 		if n == nil {
 			continue
 		}
 		in := &objs[i].Input
-		id := loupe.NewID()
-		ids[i] = id
-		media := objs[i].Media
-		cID, cType, cTitle, cFile = append(cID, id), append(cType, in.ItemType), append(cTitle, n.Title), append(cFile, n.FileName)
-		cMediaType = append(cMediaType, deref(in.MediaType))
-		cForm, cFormData, cLang = append(cForm, n.FormID), append(cFormData, string(loupe.JSONOf(n.FormData))), append(cLang, n.Language)
-		cMedia, cState, cSize = append(cMedia, string(loupe.JSONOf(media))), append(cState, state), append(cSize, objs[i].Size)
-		cTrans, cTransl = append(cTrans, isTrue(in.TranscriptionEnabled)), append(cTransl, isTrue(in.TranslationEnabled))
-		cCeleb, cLabel = append(cCeleb, isTrue(in.CelebrityDetectionEnabled)), append(cLabel, isTrue(in.LabelDetectionEnabled))
-		cPerson, cText = append(cPerson, isTrue(in.PersonDetectionEnabled)), append(cText, isTrue(in.TextDetectionEnabled))
-		cUnknown = append(cUnknown, isTrue(in.CreateUnknownPersons))
-		cMediaCreated = append(cMediaCreated, in.MediaCreatedOn)
 		if len(in.FolderParents) > 1 {
 			return nil, nil, fmt.Errorf("store: a bulk item goes in one folder at most")
 		}
-		folder := ""
-		if len(in.FolderParents) == 1 {
-			folder = in.FolderParents[0]
-		}
-		cFolder = append(cFolder, folder)
+		id := loupe.NewID()
+		ids[i] = id
+		rows = append(rows, &newItemRow{ID: id, In: in, NewItem: n, Media: loupe.JSONOf(objs[i].Media), State: state, Size: &objs[i].Size})
 		vID, vItem = append(vID, loupe.NewID()), append(vItem, id)
 		for _, f := range in.FolderParents {
 			fItem, fFolder = append(fItem, id), append(fFolder, f)
@@ -397,21 +379,10 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 		aID, aItem, aTitle = append(aID, loupe.NewID()), append(aItem, id), append(aTitle, n.Title)
 		aDiff = append(aDiff, string(CreateDiff(n.FormID, n.FormData)))
 	}
-	if len(cID) == 0 {
+	if len(rows) == 0 {
 		return ids, errs, nil
 	}
-	mediaCreated := make([]string, len(cMediaCreated))
-	for i, t := range cMediaCreated {
-		if t != nil {
-			mediaCreated[i] = t.UTC().Format(time.RFC3339Nano)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, insertItemsBulkSQL, p.TenantID, p.UserID, at,
-		pq.StringArray(cID), pq.StringArray(cType), pq.StringArray(cTitle), pq.StringArray(cFile),
-		pq.StringArray(cMediaType), pq.StringArray(cForm), pq.StringArray(cFormData), pq.StringArray(cLang),
-		pq.BoolArray(cTrans), pq.BoolArray(cTransl), pq.BoolArray(cCeleb), pq.BoolArray(cLabel),
-		pq.BoolArray(cPerson), pq.BoolArray(cText), pq.BoolArray(cUnknown),
-		pq.StringArray(cMedia), pq.StringArray(cState), pq.Int64Array(cSize), pq.StringArray(mediaCreated), pq.StringArray(cFolder)); err != nil {
+	if err := insertItemsTx(ctx, tx, p.TenantID, p.UserID, at, rows); err != nil {
 		return nil, nil, fmt.Errorf("store: unable to create items: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, insertVersionsBulkSQL, p.TenantID, p.UserID, at, pq.StringArray(vID), pq.StringArray(vItem)); err != nil {
@@ -429,42 +400,12 @@ func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, obj
 	return ids, errs, nil
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 func isClientError(err error) bool {
 	var le *loupe.Error
 	return errors.As(err, &le) && le.Kind == loupe.EINVALID
 }
 
 const (
-	// insertItemsBulkSQL is insertItemSQL for many items (no folder
-	// attributes: only media items are made in bulk), with the media
-	// document, size and transcoding state an ingest sets, and the one
-	// folder each goes in (folder_ids, which the item_folder_ids trigger
-	// would otherwise write by rewriting each row once more).
-	insertItemsBulkSQL = `
-INSERT INTO items (tenant_id, id, item_type, title, original_file_name, external_id, created_by,
-                   created_on, modified_on, media_created_on, media_type,
-                   metadata_form_id, metadata_form_data, language_code,
-                   transcription_enabled, translation_enabled, celebrity_detection_enabled,
-                   label_detection_enabled, person_detection_enabled, text_detection_enabled,
-                   create_unknown_persons, owner_id, visible_to, updatable_by,
-                   media, transcoding_state, media_size, folder_ids)
-SELECT $1, r.id, r.item_type, r.title, r.file_name, NULL, $2, $3, $3, NULLIF(r.media_created, '')::timestamptz, NULLIF(r.media_type, ''),
-       r.form_id, r.form_data::jsonb, r.lang, r.tr, r.tl, r.ce, r.la, r.pe, r.te, r.un, NULL, NULL, NULL,
-       r.media::jsonb, r.state, r.size,
-       CASE WHEN r.folder = '' THEN '{}'::uuid[] ELSE ARRAY[r.folder::uuid] END
-FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-            $12::bool[], $13::bool[], $14::bool[], $15::bool[], $16::bool[], $17::bool[], $18::bool[],
-            $19::text[], $20::text[], $21::bigint[], $22::text[], $23::text[])
-     AS r(id, item_type, title, file_name, media_type, form_id, form_data, lang,
-          tr, tl, ce, la, pe, te, un, media, state, size, media_created, folder)`
-
 	insertVersionsBulkSQL = `
 INSERT INTO item_versions (tenant_id, item_id, id, name, created_by, created_on)
 SELECT $1, r.item_id, r.id, 'Version 1', $2, $3 FROM unnest($4::uuid[], $5::uuid[]) AS r(id, item_id)`

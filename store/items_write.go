@@ -15,15 +15,6 @@ import (
 )
 
 const (
-	insertItemSQL = `
-INSERT INTO items (tenant_id, id, item_type, title, original_file_name, external_id, created_by,
-                   created_on, modified_on, media_created_on, media_type,
-                   metadata_form_id, metadata_form_data, language_code,
-                   transcription_enabled, translation_enabled, celebrity_detection_enabled,
-                   label_detection_enabled, person_detection_enabled, text_detection_enabled,
-                   create_unknown_persons, owner_id, visible_to, updatable_by)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`
-
 	// liveFoldersSQL returns which of the ids are live folders of the tenant
 	// (that the principal at $3 with tokens $4 may see).
 	liveFoldersSQL = `
@@ -80,9 +71,10 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *loup
 	if n.FormData, err = newFormDataTx(ctx, tx, p.TenantID, n.FormID, n.FormData); err != nil {
 		return nil, err
 	}
-	var owner, visible, updatable any // folder attributes
+	row := &newItemRow{ID: id, In: in, NewItem: n}
 	if in.ItemType == "folder" {
-		owner, visible, updatable = p.UserID, loupe.TenantAccess(), loupe.TenantAccess()
+		access := loupe.TenantAccess()
+		row.Owner, row.Visible, row.Updatable = &p.UserID, &access, &access
 		if len(in.FolderParents) == 1 {
 			// A subfolder starts with its parent's rules, so that a
 			// private tree stays private.
@@ -93,16 +85,10 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *loup
 			if err := tx.GetContext(ctx, &rules, parentAccessSQL, p.TenantID, in.FolderParents[0]); err != nil {
 				return nil, fmt.Errorf("store: unable to read parent access: %w", err)
 			}
-			visible, updatable = rules.Visible, rules.Updatable
+			row.Visible, row.Updatable = &rules.Visible, &rules.Updatable
 		}
 	}
-	_, err = tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, in.ItemType, n.Title, n.FileName,
-		in.ExternalID, p.UserID, at, in.MediaCreatedOn, in.MediaType, n.FormID, loupe.JSONOf(n.FormData),
-		n.Language, isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled),
-		isTrue(in.CelebrityDetectionEnabled), isTrue(in.LabelDetectionEnabled),
-		isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled),
-		isTrue(in.CreateUnknownPersons), owner, visible, updatable)
-	if err != nil {
+	if err := insertItemsTx(ctx, tx, p.TenantID, p.UserID, at, []*newItemRow{row}); err != nil {
 		if isUniqueViolation(err) {
 			return nil, loupe.Errorf(loupe.ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
 		}
@@ -183,8 +169,6 @@ func firstMissing(want, found []string) string {
 	}
 	return ""
 }
-
-func isTrue(b *bool) bool { return b != nil && *b }
 
 const (
 	// deleteItemSQL moves an item to the recycle bin; for a folder, also its

@@ -173,10 +173,9 @@ func createPersonTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in New
 				}
 			}
 		}
-		_, err := tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, ItemTypePerson, in.Name, "",
-			nil, p.UserID, at, nil, nil, formID, loupe.JSONOf(formData),
-			"en-US", false, false, false, false, false, false, false, nil, nil, nil)
-		if err != nil {
+		row := &newItemRow{ID: id, In: &loupe.CreateItemInput{ItemType: ItemTypePerson},
+			NewItem: &loupe.NewItem{Title: in.Name, FormID: formID, FormData: formData, Language: "en-US"}}
+		if err := insertItemsTx(ctx, tx, p.TenantID, p.UserID, at, []*newItemRow{row}); err != nil {
 			return fmt.Errorf("store: unable to create person: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, insertFirstVersionSQL, p.TenantID, id, loupe.NewID(), p.UserID, at); err != nil {

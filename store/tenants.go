@@ -36,10 +36,6 @@ const (
 INSERT INTO users (tenant_id, id, email, is_admin) VALUES ($1, $2, $3, $4)`
 	insertKeySQL = `
 INSERT INTO api_keys (tenant_id, id, user_id, label, secret_hash) VALUES ($1, $2, $3, $4, $5)`
-	insertArchiveFolderSQL = `
-INSERT INTO items (tenant_id, id, item_type, title, created_by, created_on, modified_on,
-                   metadata_form_id, metadata_form_data, owner_id, visible_to, updatable_by)
-VALUES ($1, $2, 'folder', $3, $4, $5, $5, 'default_folder', $6, $4, $7, $7)`
 	setArchiveFolderSQL = `UPDATE tenants SET archive_folder_id = $2 WHERE id = $1`
 	countTenantsSQL     = `SELECT count(*) FROM tenants`
 	ensureGroupSQL      = `
@@ -99,9 +95,11 @@ func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key N
 		if _, err := tx.ExecContext(ctx, insertKeySQL, out.TenantID, key.ID, out.UserID, key.Label, key.SecretHash); err != nil {
 			return fmt.Errorf("store: unable to create api key: %w", err)
 		}
-		formData := loupe.JSONOf(map[string]string{"default_title": ArchiveFolderName})
-		if _, err := tx.ExecContext(ctx, insertArchiveFolderSQL, out.TenantID, out.ArchiveFolder,
-			ArchiveFolderName, out.UserID, now(), formData, loupe.JSONOf(loupe.TenantAccess())); err != nil {
+		archive, err := archiveFolder(out)
+		if err != nil {
+			return err
+		}
+		if err := insertItemsTx(ctx, tx, out.TenantID, out.UserID, now(), []*newItemRow{archive}); err != nil {
 			return fmt.Errorf("store: unable to create archive folder: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, setArchiveFolderSQL, out.TenantID, out.ArchiveFolder); err != nil {
@@ -113,6 +111,19 @@ func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key N
 		return nil, err
 	}
 	return out, nil
+}
+
+// archiveFolder is the row of a new tenant's archive folder: a folder of its
+// admin that everyone in the tenant sees and changes.
+func archiveFolder(t *TenantCreated) (*newItemRow, error) {
+	name := ArchiveFolderName
+	in := &loupe.CreateItemInput{Title: &name, ItemType: "folder"}
+	n, err := in.NewItem()
+	if err != nil {
+		return nil, fmt.Errorf("store: the archive folder's input: %w", err)
+	}
+	access := loupe.TenantAccess()
+	return &newItemRow{ID: t.ArchiveFolder, In: in, NewItem: n, Owner: &t.UserID, Visible: &access, Updatable: &access}, nil
 }
 
 // CountTenants answers how many tenants exist (zero on a fresh database).
