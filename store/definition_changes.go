@@ -90,6 +90,37 @@ func definitionChangeTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, su
 	return nil
 }
 
+// unusedDefinition is a form or option list to delete, in the steps of
+// deleteUnusedDefinition.
+type unusedDefinition struct {
+	subject   DefinitionSubject
+	deleteSQL string // deletes ($1 tenant, $2 id)
+	// lock locks the definition's row, so that writes that read it (FOR
+	// KEY SHARE) finish first and inUse sees what they wrote, and answers
+	// its id and its record as changes keep it (ENOTFOUND when missing).
+	lock func(tx *sqlx.Tx) (id string, record map[string]any, err error)
+	// inUse answers ECONFLICT, naming a use, while anything uses it.
+	inUse func(tx *sqlx.Tx, id string) error
+}
+
+// deleteUnusedDefinition deletes a definition nobody uses and records the
+// delete, in one transaction: lock, check its use, delete, record.
+func (s *Store) deleteUnusedDefinition(ctx context.Context, p *loupe.Principal, d unusedDefinition) error {
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		id, old, err := d.lock(tx)
+		if err != nil {
+			return err
+		}
+		if err := d.inUse(tx, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, d.deleteSQL, p.TenantID, id); err != nil {
+			return fmt.Errorf("store: unable to delete %s %s: %w", d.subject, id, err)
+		}
+		return definitionChangeTx(ctx, tx, p, d.subject, id, ActionDefinitionDelete, now(), old, nil)
+	})
+}
+
 // DefinitionChanges returns a page of the tenant's recorded form and option
 // list writes (of one subject when subjectID is not empty), newest first,
 // and how many there are (the caller has checked that the principal may).

@@ -298,40 +298,41 @@ func buildMdfTx(ctx context.Context, tx *sqlx.Tx, tenantID, id string, in *mdf.M
 }
 
 // DeleteMdf deletes a form no item, folder or timed metadata entry uses,
-// and records it. Returns ENOTFOUND for an unknown form, EINVALID for a default form (the spec's message), ECONFLICT
-// while the form is in use.
+// and records it. Returns ENOTFOUND for an unknown form, EINVALID for a
+// default form (the spec's message), ECONFLICT while the form is in use.
 func (s *Store) DeleteMdf(ctx context.Context, p *loupe.Principal, id string) error {
 	if !loupe.ValidFormID(id) {
 		return loupe.NotFound()
 	}
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
-		// The row lock waits for metadata writes that read the form (FOR
-		// KEY SHARE), so the check below sees their items.
-		var isDefault bool
-		if err := tx.GetContext(ctx, &isDefault, lockDeleteSQL, p.TenantID, id); err != nil {
-			return notFoundOr(err, "store: unable to lock form %s: %w", id)
-		}
-		if isDefault {
-			return loupe.Invalid(MsgDeleteDefaultForm)
-		}
-		var old mdf.Mdf
-		if err := tx.GetContext(ctx, &old, mdfByIDSQL, p.TenantID, id); err != nil {
-			return fmt.Errorf("store: unable to read form %s: %w", id, err)
-		}
-		if err := decodeMdfs(&old); err != nil {
-			return err
-		}
-		var inUse bool
-		if err := tx.GetContext(ctx, &inUse, mdfInUseSQL, p.TenantID, id); err != nil {
-			return fmt.Errorf("store: unable to check use of form %s: %w", id, err)
-		}
-		if inUse {
-			return loupe.Errorf(loupe.ECONFLICT, "Form %q is used by items or timed metadata and cannot be deleted: move them to another form first", id)
-		}
-		if _, err := tx.ExecContext(ctx, deleteMdfSQL, p.TenantID, id); err != nil {
-			return fmt.Errorf("store: unable to delete form %s: %w", id, err)
-		}
-		return definitionChangeTx(ctx, tx, p, SubjectMdf, id, ActionDefinitionDelete, now(), mdfRecord(&old), nil)
+	return s.deleteUnusedDefinition(ctx, p, unusedDefinition{
+		subject: SubjectMdf, deleteSQL: deleteMdfSQL,
+		lock: func(tx *sqlx.Tx) (string, map[string]any, error) {
+			var isDefault bool
+			if err := tx.GetContext(ctx, &isDefault, lockDeleteSQL, p.TenantID, id); err != nil {
+				return "", nil, notFoundOr(err, "store: unable to lock form %s: %w", id)
+			}
+			if isDefault {
+				return "", nil, loupe.Invalid(MsgDeleteDefaultForm)
+			}
+			var old mdf.Mdf
+			if err := tx.GetContext(ctx, &old, mdfByIDSQL, p.TenantID, id); err != nil {
+				return "", nil, fmt.Errorf("store: unable to read form %s: %w", id, err)
+			}
+			if err := decodeMdfs(&old); err != nil {
+				return "", nil, err
+			}
+			return id, mdfRecord(&old), nil
+		},
+		inUse: func(tx *sqlx.Tx, id string) error {
+			var inUse bool
+			if err := tx.GetContext(ctx, &inUse, mdfInUseSQL, p.TenantID, id); err != nil {
+				return fmt.Errorf("store: unable to check use of form %s: %w", id, err)
+			}
+			if inUse {
+				return loupe.Errorf(loupe.ECONFLICT, "Form %q is used by items or timed metadata and cannot be deleted: move them to another form first", id)
+			}
+			return nil
+		},
 	})
 }
 

@@ -237,27 +237,28 @@ func (s *Store) DeleteOptionList(ctx context.Context, p *loupe.Principal, id str
 	if !loupe.ValidID(id) {
 		return loupe.NotFound()
 	}
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
-		// The row lock waits for form writes that read the list (FOR KEY
-		// SHARE), so the check below sees their fields.
-		var old OptionList
-		if err := tx.GetContext(ctx, &old, lockDeleteListSQL, p.TenantID, id); err != nil {
-			return notFoundOr(err, "store: unable to lock option list %s: %w", id)
-		}
-		var uses []struct {
-			FormID  string `db:"form_id"`
-			FieldID string `db:"field_id"`
-		}
-		if err := tx.SelectContext(ctx, &uses, optionListUseSQL, p.TenantID, old.ID); err != nil {
-			return fmt.Errorf("store: unable to check use of option list %s: %w", id, err)
-		}
-		if len(uses) > 0 {
-			return loupe.Errorf(loupe.ECONFLICT, "Option list %s is used by field %q of form %q and cannot be deleted",
-				old.Name, uses[0].FieldID, uses[0].FormID)
-		}
-		if _, err := tx.ExecContext(ctx, deleteOptionListSQL, p.TenantID, old.ID); err != nil {
-			return fmt.Errorf("store: unable to delete option list %s: %w", id, err)
-		}
-		return definitionChangeTx(ctx, tx, p, SubjectOptionList, old.ID, ActionDefinitionDelete, now(), old.record(), nil)
+	var old OptionList // the list as locked
+	return s.deleteUnusedDefinition(ctx, p, unusedDefinition{
+		subject: SubjectOptionList, deleteSQL: deleteOptionListSQL,
+		lock: func(tx *sqlx.Tx) (string, map[string]any, error) {
+			if err := tx.GetContext(ctx, &old, lockDeleteListSQL, p.TenantID, id); err != nil {
+				return "", nil, notFoundOr(err, "store: unable to lock option list %s: %w", id)
+			}
+			return old.ID, old.record(), nil
+		},
+		inUse: func(tx *sqlx.Tx, id string) error {
+			var uses []struct {
+				FormID  string `db:"form_id"`
+				FieldID string `db:"field_id"`
+			}
+			if err := tx.SelectContext(ctx, &uses, optionListUseSQL, p.TenantID, id); err != nil {
+				return fmt.Errorf("store: unable to check use of option list %s: %w", id, err)
+			}
+			if len(uses) > 0 {
+				return loupe.Errorf(loupe.ECONFLICT, "Option list %s is used by field %q of form %q and cannot be deleted",
+					old.Name, uses[0].FieldID, uses[0].FormID)
+			}
+			return nil
+		},
 	})
 }
