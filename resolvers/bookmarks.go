@@ -4,65 +4,17 @@ import (
 	"context"
 	"errors"
 
-	"github.com/99designs/gqlgen/graphql"
-
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
-// rawArgument is the argument name of the field being resolved as the
-// client wrote it, variables filled in. Unlike the generated model it tells
-// a key given as null from a key not given. nil when it cannot be read.
-func rawArgument(ctx context.Context, name string) any {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || fc.Field.Field == nil || !graphql.HasOperationContext(ctx) {
-		return nil
-	}
-	arg := fc.Field.Arguments.ForName(name)
-	if arg == nil || arg.Value == nil {
-		return nil
-	}
-	v, err := arg.Value.Value(graphql.GetOperationContext(ctx).Variables)
-	if err != nil {
-		return nil
-	}
-	return v
-}
-
-// GraphQL input coercion takes a number for an ID and a lone value for a
-// one-element list; a bookmark body is taken as typed. (String and Boolean
-// are strict already: graph/scalar, the validator.)
+// The ids and lists of a bookmark input, taken as typed (strictTypes).
 var (
 	bookmarkLists = []string{"visibleToGroups"}
 	bookmarkIDs   = []string{"id"}
 )
-
-// strictTypes (bookmarks, storages) refuses a non-string for the ids and a lone value for the
-// lists. raw is an input object as written; anything else is not checked
-// (the schema did).
-func strictTypes(raw any, ids, lists []string) error {
-	m, ok := raw.(map[string]any)
-	if !ok {
-		return nil
-	}
-	for _, k := range ids {
-		if v, given := m[k]; given && v != nil {
-			if _, ok := v.(string); !ok {
-				return loupe.Invalid("%s: must be a string", k)
-			}
-		}
-	}
-	for _, k := range lists {
-		if v, given := m[k]; given && v != nil {
-			if _, ok := v.([]any); !ok {
-				return loupe.Invalid("%s: must be an array of strings", k)
-			}
-		}
-	}
-	return nil
-}
 
 // bookmarkInvalidAt names the element of a list that err (an EINVALID) is about.
 func bookmarkInvalidAt(list string, i int, err error) error {
@@ -71,19 +23,6 @@ func bookmarkInvalidAt(list string, i int, err error) error {
 		return err
 	}
 	return loupe.Invalid("%s[%d]: %s", list, i, se.Message)
-}
-
-// givenKeys are the keys of an input object as written (nil when unknown).
-func givenKeys(raw any) map[string]bool {
-	m, ok := raw.(map[string]any)
-	if !ok {
-		return nil
-	}
-	keys := make(map[string]bool, len(m))
-	for k := range m {
-		keys[k] = true
-	}
-	return keys
 }
 
 // requiredBookmarkFields are the required fields of an input, in the order

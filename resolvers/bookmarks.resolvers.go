@@ -22,15 +22,11 @@ func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *store.Bookm
 // CreateBookmark adds a system bookmark; an id in the input is not used
 // (create makes one; replaceBookmarks keeps ids).
 func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error) {
-	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
+	p, in, err := configInput(ctx, msgBookmarksAdminOnly, bookmarkIDs, bookmarkLists)
 	if err != nil {
 		return nil, err
 	}
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, bookmarkIDs, bookmarkLists); err != nil {
-		return nil, err
-	}
-	b, err := newBookmark(&input, givenKeys(raw))
+	b, err := newBookmark(&input, in.Given)
 	if err != nil {
 		return nil, err
 	}
@@ -67,21 +63,17 @@ func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.
 // null clears it (required fields cannot be cleared); the id, when given,
 // must be the bookmark's.
 func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error) {
-	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
+	p, in, err := configInput(ctx, msgBookmarksAdminOnly, bookmarkIDs, bookmarkLists)
 	if err != nil {
 		return nil, err
 	}
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, bookmarkIDs, bookmarkLists); err != nil {
-		return nil, err
-	}
-	given := givenKeys(raw)
+	given := in.Given
 	has := func(key string, set bool) bool { return set || given[key] }
 	if has("folderTreePath", input.FolderTreePath != nil) {
 		return nil, loupe.Invalid(store.MsgFolderTreePath)
 	}
-	if input.ID != nil && *input.ID != id {
-		return nil, loupe.Invalid("id: the id of a bookmark cannot change")
+	if err := keepID("bookmark", id, input.ID); err != nil {
+		return nil, err
 	}
 	for _, f := range requiredBookmarkFields(&input) {
 		if given[f.name] && f.v == nil {

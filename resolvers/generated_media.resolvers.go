@@ -19,11 +19,8 @@ func (r *generatedMediaLocationResolver) AreCredentialsSaved(ctx context.Context
 }
 
 func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*loupe.GeneratedMediaLocation, error) {
-	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
+	p, _, err := configInput(ctx, msgStoragesAdminOnly, []string{"platformFolderId"}, nil)
 	if err != nil {
-		return nil, err
-	}
-	if err := strictTypes(rawArgument(ctx, "input"), []string{"platformFolderId"}, nil); err != nil {
 		return nil, err
 	}
 	g, err := r.newGeneratedMediaLocation(p.TenantID, &input)

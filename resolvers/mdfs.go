@@ -60,19 +60,3 @@ func jsonKind(t reflect.Type) string {
 		return "a number"
 	}
 }
-
-// writtenKeys names the keys of the input object argument name as the
-// client wrote it, nil when that cannot be told: gqlgen's input struct has
-// a nil pointer both for a key left out and for one written as null, and an
-// overwrite keeps the stored value of the first only (mdf.MdfInput.Written).
-func writtenKeys(ctx context.Context, name string) map[string]bool {
-	raw, ok := rawArgument(ctx, name).(map[string]any)
-	if !ok {
-		return nil
-	}
-	out := make(map[string]bool, len(raw))
-	for k := range raw {
-		out[k] = true
-	}
-	return out
-}

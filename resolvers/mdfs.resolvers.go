@@ -51,7 +51,10 @@ func (r *mutationResolver) UpdateMdf(ctx context.Context, input mdf.MdfInput) (*
 	if err := strictInput(ctx, "input", &input); err != nil {
 		return nil, err
 	}
-	input.Written = writtenKeys(ctx, "input")
+	// gqlgen's input struct has a nil pointer both for a key left out and
+	// for one written as null; an overwrite keeps the stored value of the
+	// first only (mdf.MdfInput.Written).
+	input.Written = givenKeys(rawArgument(ctx, "input"))
 	if err := p.AdminOnly(msgDefinitionsAdminOnly); err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func (r *mutationResolver) DeleteAPIKey(ctx context.Context, keyID string) (*sto
 }
 
 func (r *mutationResolver) UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error) {
-	return r.updateSecuritySettings(ctx, input, rawInput(ctx))
+	return r.updateSecuritySettings(ctx, input)
 }
 
 func (r *queryResolver) APIKeys(ctx context.Context) ([]*store.APIKey, error) {

@@ -87,20 +87,17 @@ func applyLocation(l *loupe.StorageLocation, in *model.StorageLocationInput, giv
 var nonNullLocationKeys = []string{"name", "type", "bucketName", "pathPrefix", "endpoint", "region", "pathStyle",
 	"accessType", "isDefault", "secretKey"}
 
-// checkLocationInput refuses the keys given as null that cannot be, and
-// non-string ids.
-func checkLocationInput(ctx context.Context) (map[string]bool, error) {
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, storageIDs, nil); err != nil {
-		return nil, err
+// locationInput is the preamble of a location write (configInput): the
+// admin, and the keys written, those that cannot be null refused as null.
+func locationInput(ctx context.Context) (*loupe.Principal, map[string]bool, error) {
+	p, in, err := configInput(ctx, msgStoragesAdminOnly, storageIDs, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	m, _ := raw.(map[string]any)
-	for _, k := range nonNullLocationKeys {
-		if v, ok := m[k]; ok && v == nil {
-			return nil, loupe.Invalid("%s cannot be null", k)
-		}
+	if err := in.notNull(nonNullLocationKeys); err != nil {
+		return nil, nil, err
 	}
-	return givenKeys(raw), nil
+	return p, in.Given, nil
 }
 
 func deref(s *string) string {

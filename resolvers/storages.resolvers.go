@@ -15,35 +15,27 @@ import (
 )
 
 func (r *mutationResolver) CreateStorage(ctx context.Context, input model.StorageInput) (*loupe.Storage, error) {
-	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
+	p, in, err := configInput(ctx, msgStoragesAdminOnly, storageIDs, nil)
 	if err != nil {
 		return nil, err
 	}
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, storageIDs, nil); err != nil {
-		return nil, err
-	}
 	st := &loupe.Storage{Owner: p.UserID}
-	if err := applyStorage(st, &input, givenKeys(raw)); err != nil {
+	if err := applyStorage(st, &input, in.Given); err != nil {
 		return nil, err
 	}
 	return r.Store.CreateStorage(ctx, p.TenantID, st)
 }
 
 func (r *mutationResolver) UpdateStorage(ctx context.Context, id string, input model.StorageInput) (*loupe.Storage, error) {
-	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
+	p, in, err := configInput(ctx, msgStoragesAdminOnly, storageIDs, nil)
 	if err != nil {
 		return nil, err
 	}
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, storageIDs, nil); err != nil {
+	if err := keepID("storage", id, input.ID); err != nil {
 		return nil, err
 	}
-	if input.ID != nil && *input.ID != id {
-		return nil, loupe.Invalid("id: the id of a storage cannot change")
-	}
 	return r.Store.UpdateStorage(ctx, p.TenantID, id, func(st *loupe.Storage) error {
-		return applyStorage(st, &input, givenKeys(raw))
+		return applyStorage(st, &input, in.Given)
 	})
 }
 
@@ -59,11 +51,8 @@ func (r *mutationResolver) DeleteStorage(ctx context.Context, id string) (*model
 }
 
 func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*loupe.StorageLocation, error) {
-	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
+	p, _, err := locationInput(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := checkLocationInput(ctx); err != nil {
 		return nil, err
 	}
 	l := newLocation(&input)
@@ -82,11 +71,7 @@ func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input mode
 }
 
 func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*loupe.StorageLocation, error) {
-	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
-	if err != nil {
-		return nil, err
-	}
-	given, err := checkLocationInput(ctx)
+	p, given, err := locationInput(ctx)
 	if err != nil {
 		return nil, err
 	}
