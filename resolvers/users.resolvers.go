@@ -35,7 +35,7 @@ func (r *mutationResolver) CreatePerson(ctx context.Context, input model.CreateP
 	}); err != nil {
 		return nil, err
 	}
-	return r.Store.CreatePerson(ctx, p, store.NewPerson{
+	return r.Store.CreatePerson(ctx, p, loupe.NewPerson{
 		Name: input.Name, Description: input.Description, ImageIDs: input.ImageIds,
 	})
 }

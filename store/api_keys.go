@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -41,13 +42,8 @@ func (k *APIKey) LastUsedOnIsoDate() *time.Time { return k.LastUsedOn }
 // APIKeyHeaderValue is the credential, on creation only.
 func (k *APIKey) APIKeyHeaderValue() *string { return k.HeaderValue }
 
-// Limits of a key's settings.
-const (
-	maxKeyLabel      = 200 // characters, not bytes
-	maxUnusedDaysCap = 3650
-	// MaxKeysPerUser bounds a user's keys (and so a key listing).
-	MaxKeysPerUser = 100
-)
+// MaxKeysPerUser bounds a user's keys (and so a key listing).
+const MaxKeysPerUser = 100
 
 const apiKeyColumns = `id, user_id::text, label, is_active, expires_on, max_unused_days, last_used_on, created_on, modified_on`
 
@@ -111,19 +107,9 @@ func (s *Store) APIKeys(ctx context.Context, p *loupe.Principal) ([]*APIKey, err
 // credential, which is not kept. Returns EINVALID for a bad label, a past
 // expiry or a bad maxUnusedDays, or when the user has too many keys.
 func (s *Store) CreateAPIKey(ctx context.Context, p *loupe.Principal, in loupe.APIKeyInput, key NewKey, header string) (*APIKey, error) {
-	in.Label = strings.TrimSpace(in.Label)
 	now := time.Now().UTC()
-	switch {
-	case in.Label == "":
-		return nil, loupe.Invalid("label is required")
-	case utf8.RuneCountInString(in.Label) > maxKeyLabel:
-		return nil, loupe.Invalid("label is longer than %d characters", maxKeyLabel)
-	case loupe.ValidText(in.Label) != nil:
-		return nil, loupe.Invalid("label: %s", loupe.ErrNUL.Message)
-	case in.ExpiresOn != nil && !in.ExpiresOn.After(now):
-		return nil, loupe.Invalid("expiryDate must be in the future")
-	case in.MaxUnusedDays != nil && (*in.MaxUnusedDays < 1 || *in.MaxUnusedDays > maxUnusedDaysCap):
-		return nil, loupe.Invalid("maxUnusedDays must be between 1 and %d", maxUnusedDaysCap)
+	if err := in.Validate(now); err != nil {
+		return nil, err
 	}
 	var k APIKey
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {

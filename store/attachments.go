@@ -5,14 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -37,12 +34,9 @@ const (
 	MsgAttachmentNotFound     = "Could not find given attachment in database"
 )
 
-// Limits of an attachment's fields.
 const (
-	MaxFileName        = 255
-	MaxDescription     = 4096
+	// MaxPrecheckNames bounds the file names one precheck asks about.
 	MaxPrecheckNames   = 1000
-	maxAttachmentLang  = 35
 	attachmentColumns  = `tenant_id, item_id, file_name, type, role, language, description, user_id, blob_key, modified_on`
 	attachmentsOfItems = `SELECT ` + attachmentColumns + `
 FROM attachments WHERE tenant_id = $1 AND item_id = ANY($2::uuid[])
@@ -78,36 +72,6 @@ func errItemForAttachment() *loupe.Error {
 
 func errAttachmentNotFound() *loupe.Error {
 	return &loupe.Error{Kind: loupe.ENOTFOUND, Message: MsgAttachmentNotFound}
-}
-
-// ValidateFileName checks an attachment's file name: 1 to 255 characters,
-// no slash and no control characters. It is a name, not a path.
-func ValidateFileName(name string) error {
-	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxFileName {
-		return loupe.Invalid("fileName must be 1 to %d characters", MaxFileName)
-	}
-	if strings.ContainsRune(name, '/') {
-		return loupe.Invalid("fileName must not contain /")
-	}
-	for _, r := range name {
-		if unicode.IsControl(r) {
-			return loupe.Invalid("fileName must not contain control characters")
-		}
-	}
-	return nil
-}
-
-// fileLanguageRE is a BCP 47 tag in its common forms (en, en-US, zh-Hant-TW, es-419).
-var fileLanguageRE = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z]{4})?(-([a-zA-Z]{2}|[0-9]{3}))?$`)
-
-func validateAttachmentText(language, description *string) error {
-	if language != nil && *language != "" && (len(*language) > maxAttachmentLang || !fileLanguageRE.MatchString(*language)) {
-		return loupe.Invalid("language must be a BCP 47 tag such as en-US, got %q", *language)
-	}
-	if description != nil && (!utf8.ValidString(*description) || utf8.RuneCountInString(*description) > MaxDescription) {
-		return loupe.Invalid("description must be at most %d characters", MaxDescription)
-	}
-	return nil
 }
 
 // AttachmentsOfItems returns, per item id, the item's attachments by file
@@ -190,10 +154,7 @@ GROUP BY i.id`
 // Returns ENOTFOUND (MsgAttachmentItemNotFound) for an unknown item and
 // EINVALID for a bad file name, language or description.
 func (s *Store) CreateAttachment(ctx context.Context, p *loupe.Principal, in *loupe.CreateAttachmentInput, blobKey string) (*Attachment, string, error) {
-	if err := ValidateFileName(in.FileName); err != nil {
-		return nil, "", err
-	}
-	if err := validateAttachmentText(in.Language, in.Description); err != nil {
+	if err := in.Validate(); err != nil {
 		return nil, "", err
 	}
 	var (
@@ -231,12 +192,7 @@ func (s *Store) CreateAttachment(ctx context.Context, p *loupe.Principal, in *lo
 // MsgAttachmentNotFound for an unknown attachment, ECONFLICT when the new
 // file name is taken, EINVALID for bad values.
 func (s *Store) UpdateAttachment(ctx context.Context, p *loupe.Principal, in *loupe.UpdateAttachmentInput) (*Attachment, error) {
-	if in.NewFileName != nil {
-		if err := ValidateFileName(*in.NewFileName); err != nil {
-			return nil, loupe.Invalid("newFileName%s", strings.TrimPrefix(err.(*loupe.Error).Message, "fileName"))
-		}
-	}
-	if err := validateAttachmentText(in.Language, in.Description); err != nil {
+	if err := in.Validate(); err != nil {
 		return nil, err
 	}
 	var out Attachment

@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -17,8 +17,6 @@ import (
 
 // Limits on comments.
 const (
-	// MaxCommentText bounds a comment's text, in characters, after trimming.
-	MaxCommentText = 10000
 	// MaxReaction bounds one reaction (an emoji or a short word), in characters.
 	MaxReaction = 32
 	// MaxReactionsPerUser bounds the different reactions one user leaves on
@@ -302,78 +300,16 @@ func getComment(ctx context.Context, q queryer, tenantID, id string) (*Comment, 
 	return &c, nil
 }
 
-// commentText trims a comment's text and checks its length.
-func commentText(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if n := utf8.RuneCountInString(s); n < 1 || n > MaxCommentText {
-		return "", loupe.Invalid("text must be 1 to %d characters", MaxCommentText)
-	}
-	return s, nil
-}
-
-// commentUserRef checks a reference to a user (type "user", an id that can exist)
-// and returns the id.
-func commentUserRef(field string, in *loupe.UserRefInput) (string, error) {
-	if in.Type != nil && *in.Type != "user" {
-		return "", loupe.Invalid("%s.type must be user", field)
-	}
-	if !loupe.ValidID(in.ID) {
-		return "", loupe.Invalid("%s %s is not a user of the tenant", field, in.ID)
-	}
-	return in.ID, nil
-}
-
-// validate checks a new comment and answers its type and context document.
-func validateNewComment(in *loupe.CreateCommentInput) (loupe.CommentType, string, loupe.JSON, error) {
-	text, err := commentText(in.Text)
-	if err != nil {
-		return "", "", nil, err
-	}
-	typ := loupe.CommentTop
-	if in.ParentID != nil {
-		typ = loupe.CommentReply
-	}
-	if in.Type != nil {
-		switch {
-		case *in.Type == loupe.CommentReply && in.ParentID == nil:
-			return "", "", nil, loupe.Invalid("a reply needs parentId")
-		case *in.Type == loupe.CommentTop && in.ParentID != nil:
-			return "", "", nil, loupe.Invalid("a top comment has no parentId")
-		}
-		typ = *in.Type
-	}
-	var ctxDoc loupe.JSON
-	if c := in.Context; c != nil {
-		if c.Type != nil && *c.Type != "timeline" {
-			return "", "", nil, loupe.Invalid("context.type must be timeline")
-		}
-		start, end := c.StartSecond.Approximate, c.EndSecond.Approximate
-		if math.IsNaN(start) || math.IsNaN(end) || math.IsInf(end, 0) || start < 0 || end < start {
-			return "", "", nil, loupe.Invalid("context: need 0 <= startSecond.approximate <= endSecond.approximate")
-		}
-		ctxDoc = loupe.JSONOf(CommentContext{Type: "timeline",
-			StartSecond: ApproximateSecond{start}, EndSecond: ApproximateSecond{end}})
-	}
-	return typ, text, ctxDoc, nil
-}
-
 // CreateComment stores a new comment by the principal on a live item.
 // Returns ItemNotFound for an unknown, deleted or foreign item, EINVALID for
 // bad input (a reply needs a live top comment of the same item; an assignee
 // must be an active user of the tenant).
 func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *loupe.CreateCommentInput) (*Comment, error) {
-	typ, text, ctxDoc, err := validateNewComment(in)
+	n, err := in.NewComment()
 	if err != nil {
 		return nil, err
 	}
-	var assignee *string
-	if in.Assignee != nil {
-		id, err := commentUserRef("assignee", in.Assignee)
-		if err != nil {
-			return nil, err
-		}
-		assignee = &id
-	}
+	assignee := n.Assignee
 	if !loupe.ValidID(in.ItemID) {
 		return nil, CommentItemNotFound(in.ItemID)
 	}
@@ -405,8 +341,8 @@ func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *loupe
 		case assignee != nil && !chk.AssigneeOK:
 			return loupe.Invalid("assignee %s is not a user of the tenant", *assignee)
 		}
-		if _, err := tx.ExecContext(ctx, insertCommentSQL, p.TenantID, id, in.ItemID, string(typ), in.ParentID,
-			text, p.UserID, assignee, assignedOn, ctxDoc, at); err != nil {
+		if _, err := tx.ExecContext(ctx, insertCommentSQL, p.TenantID, id, in.ItemID, string(n.Type), in.ParentID,
+			n.Text, p.UserID, assignee, assignedOn, n.Context, at); err != nil {
 			return fmt.Errorf("store: unable to create comment: %w", err)
 		}
 		var err error
@@ -456,34 +392,16 @@ func commentDeleted(id string) error {
 // than the author edits the text, ECONFLICT for a deleted comment, EINVALID
 // for bad input or a change of nothing.
 func (s *Store) UpdateComment(ctx context.Context, p *loupe.Principal, in *loupe.UpdateCommentInput) (*Comment, error) {
-	var text *string
-	if in.Text != nil {
-		t, err := commentText(*in.Text)
-		if err != nil {
-			return nil, err
-		}
-		text = &t
+	ch, err := in.Change()
+	if err != nil {
+		return nil, err
 	}
-	unassign := in.Unassign != nil && *in.Unassign
-	var assignee *string
-	if in.Assignee != nil {
-		if unassign {
-			return nil, loupe.Invalid("give assignee or unassign, not both")
-		}
-		id, err := commentUserRef("assignee", in.Assignee)
-		if err != nil {
-			return nil, err
-		}
-		assignee = &id
-	}
-	if text == nil && in.Resolved == nil && assignee == nil && !unassign {
-		return nil, loupe.Invalid("nothing to change: give text, resolved, assignee or unassign")
-	}
+	text, assignee, unassign := ch.Text, ch.Assignee, ch.Unassign
 	var (
 		c                 *Comment
 		resolves, assigns bool // changes the usage counters count
 	)
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		lc, err := lockComment(ctx, tx, p.TenantID, in.ID)
 		if err != nil {
 			return err

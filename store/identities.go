@@ -160,7 +160,7 @@ func (s *Store) provisionIdentity(ctx context.Context, tenantID string, id Ident
 			}
 		}
 		email := id.Email
-		if email == "" || validEmail(email) != nil {
+		if email == "" || loupe.ValidEmail(email) != nil {
 			// users.email is required and unique per tenant: a provider
 			// that gives none gets a name no mailbox has.
 			email = id.Subject + "@identity.invalid"

@@ -114,7 +114,7 @@ func (s *Store) SaveDetectedPersons(ctx context.Context, w DetectedPersonsWrite)
 		at := time.Now().UTC()
 		for _, d := range w.Persons {
 			if d.PersonID == "" {
-				person, err := createPersonTx(ctx, tx, p, NewPerson{Name: d.Name})
+				person, err := createPersonTx(ctx, tx, p, loupe.NewPerson{Name: d.Name})
 				if err != nil {
 					return err
 				}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -39,60 +37,8 @@ func (p *Person) ImageIds() []string {
 // This file holds persons (spec 2.17): items of itemType person, with the
 // images that show them.
 
-// Limits on persons.
-const (
-	MaxPersonNameLength        = 256   // characters
-	MaxPersonDescriptionLength = 10000 // characters
-	MaxPersonImages            = 100
-)
-
 // ItemTypePerson is the itemType of persons.
 const ItemTypePerson = "person"
-
-// NewPerson is a person to create (GraphQL CreatePersonInput, REST POST
-// /api/v1/persons).
-type NewPerson struct {
-	Name        string
-	Description *string
-	ImageIDs    []string
-}
-
-// validate trims the name and description and canonicalises the image ids.
-// Returns EINVALID naming the first bad field.
-func (in *NewPerson) validate() error {
-	in.Name = strings.TrimSpace(in.Name)
-	if in.Name == "" {
-		return loupe.Invalid("name is required")
-	}
-	if utf8.RuneCountInString(in.Name) > MaxPersonNameLength {
-		return loupe.Invalid("name must be 1 to %d characters", MaxPersonNameLength)
-	}
-	if in.Description != nil {
-		d := strings.TrimSpace(*in.Description)
-		if utf8.RuneCountInString(d) > MaxPersonDescriptionLength {
-			return loupe.Invalid("description is longer than %d characters", MaxPersonDescriptionLength)
-		}
-		in.Description = &d
-	}
-	if len(in.ImageIDs) > MaxPersonImages {
-		return loupe.Invalid("imageIds: a person has at most %d images", MaxPersonImages)
-	}
-	ids := make([]string, len(in.ImageIDs))
-	seen := make(map[string]bool, len(in.ImageIDs))
-	for i, id := range in.ImageIDs {
-		if !loupe.ValidID(id) {
-			return loupe.Invalid("imageIds: item %s does not exist", id)
-		}
-		id = strings.ToLower(id)
-		if seen[id] {
-			return loupe.Invalid("imageIds lists %s twice", id)
-		}
-		seen[id] = true
-		ids[i] = id
-	}
-	in.ImageIDs = ids
-	return nil
-}
 
 const (
 	// personColumns selects a Person from items aliased i. Images in the
@@ -124,8 +70,8 @@ SELECT $1, $2, p.id, p.ord FROM unnest($3::uuid[]) WITH ORDINALITY AS p(id, ord)
 // create audit record, in one transaction. Returns EINVALID for bad input or
 // an image that is not a live item of the tenant (folders and persons are
 // not images).
-func (s *Store) CreatePerson(ctx context.Context, p *loupe.Principal, in NewPerson) (*Person, error) {
-	if err := in.validate(); err != nil {
+func (s *Store) CreatePerson(ctx context.Context, p *loupe.Principal, in loupe.NewPerson) (*Person, error) {
+	if err := in.Validate(); err != nil {
 		return nil, err
 	}
 	var person *Person
@@ -142,7 +88,7 @@ func (s *Store) CreatePerson(ctx context.Context, p *loupe.Principal, in NewPers
 }
 
 // createPersonTx is CreatePerson in tx, in checked.
-func createPersonTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in NewPerson) (*Person, error) {
+func createPersonTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in loupe.NewPerson) (*Person, error) {
 	const formID = "default"
 	formData := map[string]json.RawMessage{"default_title": loupe.RawJSON(in.Name)}
 	description := ""

@@ -78,7 +78,7 @@ func (s *Store) CreateTenant(ctx context.Context, name, adminEmail string, key N
 	if name == "" {
 		return nil, loupe.Invalid("tenant name is required")
 	}
-	if err := validEmail(adminEmail); err != nil {
+	if err := loupe.ValidEmail(adminEmail); err != nil {
 		return nil, err
 	}
 	out := &TenantCreated{TenantID: loupe.NewID(), UserID: loupe.NewID(), ArchiveFolder: loupe.NewID()}
@@ -140,12 +140,12 @@ func (s *Store) CountTenants(ctx context.Context) (int, error) {
 // ECONFLICT for an email in use, EINVALID for a bad email or group name.
 func (s *Store) CreateUser(ctx context.Context, tenantID, email string, groups []string, admin bool, key NewKey) (string, error) {
 	email = strings.TrimSpace(email)
-	if err := validEmail(email); err != nil {
+	if err := loupe.ValidEmail(email); err != nil {
 		return "", err
 	}
 	for _, g := range groups {
-		if strings.TrimSpace(g) == "" || strings.Contains(g, ":") {
-			return "", loupe.Invalid("invalid group name %q", g)
+		if err := loupe.ValidGroupName(g); err != nil {
+			return "", err
 		}
 	}
 	if !loupe.ValidID(tenantID) {
@@ -181,14 +181,6 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email string, groups [
 		return nil
 	})
 	return userID, err
-}
-
-func validEmail(email string) error {
-	at := strings.IndexByte(email, '@')
-	if at < 1 || at == len(email)-1 || strings.ContainsAny(email, " \t\r\n") {
-		return loupe.Invalid("invalid email address %q", email)
-	}
-	return nil
 }
 
 func isUniqueViolation(err error) bool {
