@@ -24,9 +24,9 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type MutationResolver interface {
-	CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error)
-	ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error)
-	UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error)
+	CreateBookmark(ctx context.Context, input model.BookmarkInput) (*loupe.Bookmark, error)
+	ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*loupe.Bookmark, error)
+	UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*loupe.Bookmark, error)
 	DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error)
 	SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error)
 	CreateComment(ctx context.Context, input loupe.CreateCommentInput) (*store.Comment, error)
@@ -93,8 +93,8 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (loupe.Node, error)
 	Nodes(ctx context.Context, ids []string) ([]loupe.Node, error)
 	ItemAnalytics(ctx context.Context, filter *model.AuditFilter, from *int, size *int) (*model.AuditSearchResult, error)
-	Bookmarks(ctx context.Context) ([]*store.Bookmark, error)
-	Bookmark(ctx context.Context, id string) (*store.Bookmark, error)
+	Bookmarks(ctx context.Context) ([]*loupe.Bookmark, error)
+	Bookmark(ctx context.Context, id string) (*loupe.Bookmark, error)
 	BookmarkFolders(ctx context.Context) (*model.BookmarkFolders, error)
 	AttachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error)
 	ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error)
@@ -1653,8 +1653,8 @@ func (ec *executionContext) _Mutation_createBookmark(ctx context.Context, field 
 			return ec.Resolvers.Mutation().CreateBookmark(ctx, fc.Args["input"].(model.BookmarkInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1697,8 +1697,8 @@ func (ec *executionContext) _Mutation_replaceBookmarks(ctx context.Context, fiel
 			return ec.Resolvers.Mutation().ReplaceBookmarks(ctx, fc.Args["input"].([]*model.BookmarkInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1741,8 +1741,8 @@ func (ec *executionContext) _Mutation_updateBookmark(ctx context.Context, field 
 			return ec.Resolvers.Mutation().UpdateBookmark(ctx, fc.Args["id"].(string), fc.Args["input"].(model.BookmarkInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4652,8 +4652,8 @@ func (ec *executionContext) _Query_bookmarks(ctx context.Context, field graphql.
 			return ec.Resolvers.Query().Bookmarks(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4685,8 +4685,8 @@ func (ec *executionContext) _Query_bookmark(ctx context.Context, field graphql.C
 			return ec.Resolvers.Query().Bookmark(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
-			return ec.marshalOBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalOBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx, selections, v)
 		},
 		true,
 		false,

@@ -21,7 +21,7 @@ import (
 
 type ViewerResolver interface {
 	Settings(ctx context.Context, obj *model.Viewer) (*loupe.UserSettings, error)
-	Bookmarks(ctx context.Context, obj *model.Viewer) ([]*store.Bookmark, error)
+	Bookmarks(ctx context.Context, obj *model.Viewer) ([]*loupe.Bookmark, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -709,8 +709,8 @@ func (ec *executionContext) _Viewer_bookmarks(ctx context.Context, field graphql
 			return ec.Resolvers.Viewer().Bookmarks(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkᚄ(ctx, selections, v)
 		},
 		true,
 		true,

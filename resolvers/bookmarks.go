@@ -2,12 +2,10 @@ package resolvers
 
 import (
 	"context"
-	"errors"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // The ids and lists of a bookmark input, taken as typed (strictTypes).
@@ -15,15 +13,6 @@ var (
 	bookmarkLists = []string{"visibleToGroups"}
 	bookmarkIDs   = []string{"id"}
 )
-
-// bookmarkInvalidAt names the element of a list that err (an EINVALID) is about.
-func bookmarkInvalidAt(list string, i int, err error) error {
-	var se *loupe.Error
-	if !errors.As(err, &se) || se.Kind != loupe.EINVALID {
-		return err
-	}
-	return loupe.Invalid("%s[%d]: %s", list, i, se.Message)
-}
 
 // requiredBookmarkFields are the required fields of an input, in the order
 // errors name them.
@@ -39,11 +28,11 @@ func requiredBookmarkFields(in *model.BookmarkInput) []struct {
 
 // newBookmark is the bookmark an input describes, for create and replace.
 // given holds the keys as written (nil: those of in that are not nil).
-func newBookmark(in *model.BookmarkInput, given map[string]bool) (*store.Bookmark, error) {
+func newBookmark(in *model.BookmarkInput, given map[string]bool) (*loupe.Bookmark, error) {
 	if in.FolderTreePath != nil || given["folderTreePath"] {
-		return nil, loupe.Invalid(store.MsgFolderTreePath)
+		return nil, loupe.Invalid(loupe.MsgFolderTreePath)
 	}
-	b := &store.Bookmark{IsFilterBookmark: in.IsFilterBookmark, ParentFolder: in.ParentFolder, SortKey: in.SortKey}
+	b := &loupe.Bookmark{IsFilterBookmark: in.IsFilterBookmark, ParentFolder: in.ParentFolder, SortKey: in.SortKey}
 	for _, f := range requiredBookmarkFields(in) {
 		if f.v == nil {
 			return nil, loupe.Invalid("%s is required", f.name)
@@ -60,7 +49,7 @@ func newBookmark(in *model.BookmarkInput, given map[string]bool) (*store.Bookmar
 }
 
 // visibleBookmarks are the tenant's system bookmarks the caller may see.
-func (r *Resolver) visibleBookmarks(ctx context.Context) ([]*store.Bookmark, error) {
+func (r *Resolver) visibleBookmarks(ctx context.Context) ([]*loupe.Bookmark, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

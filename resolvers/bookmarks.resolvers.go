@@ -12,16 +12,15 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/store"
 )
 
-func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *store.Bookmark) ([]string, error) {
+func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *loupe.Bookmark) ([]string, error) {
 	return obj.VisibleToGroups, nil
 }
 
 // CreateBookmark adds a system bookmark; an id in the input is not used
 // (create makes one; replaceBookmarks keeps ids).
-func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error) {
+func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*loupe.Bookmark, error) {
 	p, in, err := configInput(ctx, msgBookmarksAdminOnly, bookmarkIDs, bookmarkLists)
 	if err != nil {
 		return nil, err
@@ -34,26 +33,26 @@ func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.Bookm
 }
 
 // ReplaceBookmarks replaces all system bookmarks of the tenant.
-func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error) {
+func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*loupe.Bookmark, error) {
 	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}
-	if len(input) > store.MaxBookmarks {
-		return nil, loupe.Invalid("at most %d system bookmarks", store.MaxBookmarks)
+	if len(input) > loupe.MaxBookmarks {
+		return nil, loupe.Invalid("at most %d system bookmarks", loupe.MaxBookmarks)
 	}
 	raw, _ := rawArgument(ctx, "input").([]any)
-	list := make([]*store.Bookmark, len(input))
+	list := make([]*loupe.Bookmark, len(input))
 	for i, el := range input {
 		var given map[string]bool
 		if i < len(raw) {
 			if err := strictTypes(raw[i], bookmarkIDs, bookmarkLists); err != nil {
-				return nil, bookmarkInvalidAt("bookmarks", i, err)
+				return nil, loupe.InvalidAt("bookmarks", i, err)
 			}
 			given = givenKeys(raw[i])
 		}
 		if list[i], err = newBookmark(el, given); err != nil {
-			return nil, bookmarkInvalidAt("bookmarks", i, err)
+			return nil, loupe.InvalidAt("bookmarks", i, err)
 		}
 	}
 	return r.Store.ReplaceBookmarks(ctx, p.TenantID, list)
@@ -62,7 +61,7 @@ func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.
 // UpdateBookmark merges the fields given into a bookmark. A field given as
 // null clears it (required fields cannot be cleared); the id, when given,
 // must be the bookmark's.
-func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error) {
+func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*loupe.Bookmark, error) {
 	p, in, err := configInput(ctx, msgBookmarksAdminOnly, bookmarkIDs, bookmarkLists)
 	if err != nil {
 		return nil, err
@@ -70,7 +69,7 @@ func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input 
 	given := in.Given
 	has := func(key string, set bool) bool { return set || given[key] }
 	if has("folderTreePath", input.FolderTreePath != nil) {
-		return nil, loupe.Invalid(store.MsgFolderTreePath)
+		return nil, loupe.Invalid(loupe.MsgFolderTreePath)
 	}
 	if err := keepID("bookmark", id, input.ID); err != nil {
 		return nil, err
@@ -80,7 +79,7 @@ func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input 
 			return nil, loupe.Invalid("%s is required and cannot be null", f.name)
 		}
 	}
-	return r.Store.UpdateBookmark(ctx, p.TenantID, id, func(b *store.Bookmark) error {
+	return r.Store.UpdateBookmark(ctx, p.TenantID, id, func(b *loupe.Bookmark) error {
 		if input.Title != nil {
 			b.Title = *input.Title
 		}
@@ -122,18 +121,18 @@ func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*mo
 	if err != nil {
 		return nil, err
 	}
-	if len(folders) > store.MaxBookmarkFolders {
-		return nil, loupe.Invalid("at most %d bookmark folders", store.MaxBookmarkFolders)
+	if len(folders) > loupe.MaxBookmarkFolders {
+		return nil, loupe.Invalid("at most %d bookmark folders", loupe.MaxBookmarkFolders)
 	}
 	raw, _ := rawArgument(ctx, "folders").([]any)
 	for i := range raw {
 		if err := strictTypes(raw[i], bookmarkIDs, nil); err != nil {
-			return nil, bookmarkInvalidAt("folders", i, err)
+			return nil, loupe.InvalidAt("folders", i, err)
 		}
 	}
-	set := make([]*store.BookmarkFolder, len(folders))
+	set := make([]*loupe.BookmarkFolder, len(folders))
 	for i, f := range folders {
-		set[i] = &store.BookmarkFolder{ID: f.ID, Title: f.Title, ParentFolder: f.ParentFolder, SortKey: f.SortKey}
+		set[i] = &loupe.BookmarkFolder{ID: f.ID, Title: f.Title, ParentFolder: f.ParentFolder, SortKey: f.SortKey}
 	}
 	out, err := r.Store.SetBookmarkFolders(ctx, p.TenantID, set)
 	if err != nil {
@@ -142,12 +141,12 @@ func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*mo
 	return &model.BookmarkFolders{Folders: out}, nil
 }
 
-func (r *queryResolver) Bookmarks(ctx context.Context) ([]*store.Bookmark, error) {
+func (r *queryResolver) Bookmarks(ctx context.Context) ([]*loupe.Bookmark, error) {
 	return r.visibleBookmarks(ctx)
 }
 
 // Bookmark is one bookmark the caller may see; NOT_FOUND otherwise.
-func (r *queryResolver) Bookmark(ctx context.Context, id string) (*store.Bookmark, error) {
+func (r *queryResolver) Bookmark(ctx context.Context, id string) (*loupe.Bookmark, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

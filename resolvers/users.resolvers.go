@@ -82,7 +82,7 @@ func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*loup
 	return r.Store.UserSettings(ctx, p)
 }
 
-func (r *viewerResolver) Bookmarks(ctx context.Context, obj *model.Viewer) ([]*store.Bookmark, error) {
+func (r *viewerResolver) Bookmarks(ctx context.Context, obj *model.Viewer) ([]*loupe.Bookmark, error) {
 	return r.visibleBookmarks(ctx)
 }
 

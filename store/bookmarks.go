@@ -5,195 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
 	"github.com/loupe-mam/loupe"
 )
-
-// Bookmark is a system bookmark (spec 2.11).
-type Bookmark struct {
-	TenantID         string         `db:"tenant_id"`
-	ID               string         `db:"id"`
-	Title            string         `db:"title"`
-	Path             string         `db:"path"`
-	Icon             string         `db:"icon"`
-	IsFilterBookmark *bool          `db:"is_filter_bookmark"`
-	ParentFolder     *string        `db:"parent_folder"`
-	VisibleToGroups  pq.StringArray `db:"visible_to_groups"`
-	SortKey          *string        `db:"sort_key"`
-}
-
-// BookmarkFolder is a folder of system bookmarks.
-type BookmarkFolder struct {
-	TenantID     string  `db:"tenant_id"`
-	ID           string  `db:"id"`
-	Title        string  `db:"title"`
-	ParentFolder *string `db:"parent_folder"`
-	SortKey      *string `db:"sort_key"`
-}
 
 // This file holds the tenant's system bookmarks and their folders (spec
 // 2.11). Everyone reads the bookmarks visible to them; only admins write
 // (the resolvers check that). Every write takes the tenant's bookmark lock,
 // so writes of one tenant run one after another and the counts and folder
-// checks they make stay true until they commit.
-
-// Limits on bookmarks and bookmark folders.
-const (
-	// MaxBookmarks bounds a tenant's system bookmarks (and so one replace).
-	MaxBookmarks = 1000
-	// MaxBookmarkFolders bounds a tenant's bookmark folders (one write
-	// replaces them all).
-	MaxBookmarkFolders = 1000
-	// MaxBookmarkTitle, MaxBookmarkPath, MaxBookmarkIcon and
-	// MaxBookmarkSortKey bound those fields, in characters.
-	MaxBookmarkTitle   = 256
-	MaxBookmarkPath    = 2048
-	MaxBookmarkIcon    = 256
-	MaxBookmarkSortKey = 256
-	// MaxBookmarkGroups bounds the entries of visibleToGroups;
-	// MaxBookmarkGroup one entry, in characters.
-	MaxBookmarkGroups = 100
-	MaxBookmarkGroup  = 256
-)
-
-// MsgFolderTreePath is the spec's answer to a bookmark create body that
-// carries folderTreePath (section 7).
-const MsgFolderTreePath = "folderTreePath should not be provided in API version 2 or later"
-
-// bookmarkFolderIDRE is what a bookmark folder id may be: chosen by the
-// client, like timed metadata ids.
-var bookmarkFolderIDRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
-
-// Validate checks a bookmark about to be written and normalizes its group
-// entries. Returns EINVALID naming the field.
-func (b *Bookmark) Validate() error {
-	if err := loupe.RequiredText("title", b.Title, MaxBookmarkTitle); err != nil {
-		return err
-	}
-	if err := loupe.RequiredText("path", b.Path, MaxBookmarkPath); err != nil {
-		return err
-	}
-	// An application route: one leading slash. "//host" and "/\host" are
-	// refused because browsers read them as another site.
-	if !strings.HasPrefix(b.Path, "/") || strings.HasPrefix(b.Path, "//") || strings.HasPrefix(b.Path, "/\\") {
-		return loupe.Invalid("path must be an application route starting with a single /")
-	}
-	if strings.ContainsFunc(b.Path, unicode.IsControl) {
-		return loupe.Invalid("path must not contain control characters")
-	}
-	if err := loupe.RequiredText("icon", b.Icon, MaxBookmarkIcon); err != nil {
-		return err
-	}
-	if b.ParentFolder != nil && !bookmarkFolderIDRE.MatchString(*b.ParentFolder) {
-		// No such folder can exist.
-		return loupe.Invalid("parentFolder %q does not exist", *b.ParentFolder)
-	}
-	if b.SortKey != nil && utf8.RuneCountInString(*b.SortKey) > MaxBookmarkSortKey {
-		return loupe.Invalid("sortKey: at most %d characters", MaxBookmarkSortKey)
-	}
-	if b.VisibleToGroups != nil {
-		groups, err := normalizeGroups(b.VisibleToGroups)
-		if err != nil {
-			return err
-		}
-		b.VisibleToGroups = groups
-	}
-	return nil
-}
-
-// invalidAt names the element of a list that err (an EINVALID) is about.
-func invalidAt(list string, i int, err error) error {
-	var se *loupe.Error
-	if !errors.As(err, &se) || se.Kind != loupe.EINVALID {
-		return err
-	}
-	return loupe.Invalid("%s[%d]: %s", list, i, se.Message)
-}
-
-// normalizeGroups checks visibleToGroups entries (a group id or
-// "<tenant_id>:<group_name>"), writes the UUID part in its canonical lower
-// case so that it matches what the database prints, and drops repeats.
-func normalizeGroups(groups []string) (pq.StringArray, error) {
-	if len(groups) > MaxBookmarkGroups {
-		return nil, loupe.Invalid("visibleToGroups: at most %d entries", MaxBookmarkGroups)
-	}
-	out := make(pq.StringArray, 0, len(groups))
-	seen := map[string]bool{}
-	for _, g := range groups {
-		g = strings.TrimSpace(g)
-		if g == "" || utf8.RuneCountInString(g) > MaxBookmarkGroup {
-			return nil, loupe.Invalid("visibleToGroups: entries are group ids or <tenant_id>:<group_name>, 1 to %d characters", MaxBookmarkGroup)
-		}
-		if u, err := uuid.Parse(g); err == nil && len(g) == 36 {
-			g = u.String()
-		} else if len(g) > 37 && g[36] == ':' {
-			if u, err := uuid.Parse(g[:36]); err == nil {
-				g = u.String() + g[36:]
-			}
-		}
-		if !seen[g] {
-			seen[g] = true
-			out = append(out, g)
-		}
-	}
-	return out, nil
-}
-
-// Validate checks one bookmark folder (not its place in the set).
-func (f *BookmarkFolder) Validate() error {
-	if !bookmarkFolderIDRE.MatchString(f.ID) {
-		return loupe.Invalid("id: 1 to 128 of A-Z a-z 0-9 _ . : -, got %q", f.ID)
-	}
-	if err := loupe.RequiredText("title", f.Title, MaxBookmarkTitle); err != nil {
-		return err
-	}
-	if f.SortKey != nil && utf8.RuneCountInString(*f.SortKey) > MaxBookmarkSortKey {
-		return loupe.Invalid("sortKey: at most %d characters", MaxBookmarkSortKey)
-	}
-	return nil
-}
-
-// ValidateBookmarkFolders checks a whole set of folders: each folder, unique
-// ids, parents inside the set, no cycles.
-func ValidateBookmarkFolders(folders []*BookmarkFolder) error {
-	if len(folders) > MaxBookmarkFolders {
-		return loupe.Invalid("at most %d bookmark folders", MaxBookmarkFolders)
-	}
-	parent := make(map[string]*string, len(folders))
-	for i, f := range folders {
-		if err := f.Validate(); err != nil {
-			return invalidAt("folders", i, err)
-		}
-		if _, dup := parent[f.ID]; dup {
-			return loupe.Invalid("folders[%d]: duplicate id %q", i, f.ID)
-		}
-		parent[f.ID] = f.ParentFolder
-	}
-	for i, f := range folders {
-		if f.ParentFolder == nil {
-			continue
-		}
-		if _, ok := parent[*f.ParentFolder]; !ok {
-			return loupe.Invalid("folders[%d]: parentFolder %q is not one of the folders", i, *f.ParentFolder)
-		}
-		// Walk up: a chain longer than the set is a cycle.
-		at := f.ParentFolder
-		for steps := 0; at != nil; steps++ {
-			if *at == f.ID || steps > len(folders) {
-				return loupe.Invalid("folders[%d]: folder %q is its own ancestor", i, f.ID)
-			}
-			at = parent[*at]
-		}
-	}
-	return nil
-}
+// checks they make stay true until they commit. The entities and their
+// rules are loupe.Bookmark and loupe.BookmarkFolder.
 
 const bookmarkColumns = `b.tenant_id, b.id, b.title, b.path, b.icon, b.is_filter_bookmark,
 b.parent_folder, b.visible_to_groups, b.sort_key`
@@ -283,21 +107,21 @@ func viewerArgs(p *loupe.Principal) []any {
 
 // Bookmarks returns the system bookmarks of p's tenant that p may see (all
 // of them for an admin), in listing order.
-func (s *Store) Bookmarks(ctx context.Context, p *loupe.Principal) ([]*Bookmark, error) {
-	out := []*Bookmark{}
+func (s *Store) Bookmarks(ctx context.Context, p *loupe.Principal) ([]*loupe.Bookmark, error) {
+	out := []*loupe.Bookmark{}
 	if err := s.selectPrepared(ctx, &out, visibleBookmarksSQL, viewerArgs(p)...); err != nil {
 		return nil, fmt.Errorf("store: unable to list bookmarks: %w", err)
 	}
 	return out, nil
 }
 
-// Bookmark returns one bookmark p may see. Returns ENOTFOUND when it is
+// loupe.Bookmark returns one bookmark p may see. Returns ENOTFOUND when it is
 // missing, of another tenant or not visible to p.
-func (s *Store) Bookmark(ctx context.Context, p *loupe.Principal, id string) (*Bookmark, error) {
+func (s *Store) Bookmark(ctx context.Context, p *loupe.Principal, id string) (*loupe.Bookmark, error) {
 	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
-	var b Bookmark
+	var b loupe.Bookmark
 	if err := s.getPrepared(ctx, &b, visibleBookmarkSQL, append(viewerArgs(p), id)...); err != nil {
 		return nil, notFoundOr(err, "store: unable to fetch bookmark: %w")
 	}
@@ -306,19 +130,19 @@ func (s *Store) Bookmark(ctx context.Context, p *loupe.Principal, id string) (*B
 
 // CreateBookmark validates b and adds it to the tenant with a new id.
 // Returns EINVALID for a bad bookmark or a parentFolder that does not exist,
-// ECONFLICT when the tenant has MaxBookmarks already.
-func (s *Store) CreateBookmark(ctx context.Context, tenantID string, b *Bookmark) (*Bookmark, error) {
+// ECONFLICT when the tenant has loupe.MaxBookmarks already.
+func (s *Store) CreateBookmark(ctx context.Context, tenantID string, b *loupe.Bookmark) (*loupe.Bookmark, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
-	var out Bookmark
+	var out loupe.Bookmark
 	err := s.bookmarkTx(ctx, tenantID, func(tx *sqlx.Tx) error {
 		var n int
 		if err := tx.GetContext(ctx, &n, countBookmarksSQL, tenantID); err != nil {
 			return fmt.Errorf("store: unable to count bookmarks: %w", err)
 		}
-		if n >= MaxBookmarks {
-			return loupe.Errorf(loupe.ECONFLICT, "the tenant has %d system bookmarks, the most it may have", MaxBookmarks)
+		if n >= loupe.MaxBookmarks {
+			return loupe.Errorf(loupe.ECONFLICT, "the tenant has %d system bookmarks, the most it may have", loupe.MaxBookmarks)
 		}
 		if err := checkBookmarkFolder(ctx, tx, tenantID, b.ParentFolder); err != nil {
 			return err
@@ -337,24 +161,11 @@ func (s *Store) CreateBookmark(ctx context.Context, tenantID string, b *Bookmark
 // when one is bad. An element keeps its id when it is a UUID not used by an
 // earlier element, else it gets a new one. Returns the bookmarks in the
 // order of list. Returns EINVALID naming the element.
-func (s *Store) ReplaceBookmarks(ctx context.Context, tenantID string, list []*Bookmark) ([]*Bookmark, error) {
-	if len(list) > MaxBookmarks {
-		return nil, loupe.Invalid("at most %d system bookmarks", MaxBookmarks)
+func (s *Store) ReplaceBookmarks(ctx context.Context, tenantID string, list []*loupe.Bookmark) ([]*loupe.Bookmark, error) {
+	if err := loupe.ValidateBookmarks(list); err != nil {
+		return nil, err
 	}
-	seen := make(map[string]int, len(list))
-	for i, b := range list {
-		if err := b.Validate(); err != nil {
-			return nil, invalidAt("bookmarks", i, err)
-		}
-		if u, err := uuid.Parse(b.ID); err == nil && loupe.ValidID(b.ID) {
-			b.ID = u.String()
-		} else {
-			b.ID = loupe.NewID()
-		}
-		if j, dup := seen[b.ID]; dup {
-			return nil, loupe.Invalid("bookmarks[%d]: id %s is the id of bookmarks[%d] too", i, b.ID, j)
-		}
-		seen[b.ID] = i
+	for _, b := range list {
 		b.TenantID = tenantID
 	}
 	rows, err := json.Marshal(bookmarkRows(list))
@@ -401,7 +212,7 @@ type bookmarkRow struct {
 	SortKey          *string  `json:"sort_key"`
 }
 
-func bookmarkRows(list []*Bookmark) []bookmarkRow {
+func bookmarkRows(list []*loupe.Bookmark) []bookmarkRow {
 	rows := make([]bookmarkRow, len(list))
 	for i, b := range list {
 		rows[i] = bookmarkRow{ID: b.ID, Title: b.Title, Path: b.Path, Icon: b.Icon,
@@ -414,13 +225,13 @@ func bookmarkRows(list []*Bookmark) []bookmarkRow {
 // UpdateBookmark changes a bookmark: apply changes a copy of the stored one,
 // which is then checked and written. Returns ENOTFOUND for a missing id,
 // EINVALID for a bad result or a parentFolder that does not exist.
-func (s *Store) UpdateBookmark(ctx context.Context, tenantID, id string, apply func(*Bookmark) error) (*Bookmark, error) {
+func (s *Store) UpdateBookmark(ctx context.Context, tenantID, id string, apply func(*loupe.Bookmark) error) (*loupe.Bookmark, error) {
 	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
-	var out Bookmark
+	var out loupe.Bookmark
 	err := s.bookmarkTx(ctx, tenantID, func(tx *sqlx.Tx) error {
-		var b Bookmark
+		var b loupe.Bookmark
 		if err := tx.GetContext(ctx, &b, bookmarkForUpdateSQL, tenantID, id); err != nil {
 			return notFoundOr(err, "store: unable to fetch bookmark: %w")
 		}
@@ -459,8 +270,8 @@ func (s *Store) DeleteBookmark(ctx context.Context, tenantID, id string) error {
 
 // BookmarkFolders returns the tenant's bookmark folders by sortKey (nulls
 // last), title, id.
-func (s *Store) BookmarkFolders(ctx context.Context, tenantID string) ([]*BookmarkFolder, error) {
-	out := []*BookmarkFolder{}
+func (s *Store) BookmarkFolders(ctx context.Context, tenantID string) ([]*loupe.BookmarkFolder, error) {
+	out := []*loupe.BookmarkFolder{}
 	if err := s.selectPrepared(ctx, &out, bookmarkFoldersSQL, tenantID); err != nil {
 		return nil, fmt.Errorf("store: unable to list bookmark folders: %w", err)
 	}
@@ -470,9 +281,9 @@ func (s *Store) BookmarkFolders(ctx context.Context, tenantID string) ([]*Bookma
 // SetBookmarkFolders replaces the tenant's bookmark folders with folders, in
 // one transaction; bookmarks in a folder that goes away move to the top
 // (parentFolder null). Returns the folders in listing order, EINVALID for a
-// bad set (see ValidateBookmarkFolders).
-func (s *Store) SetBookmarkFolders(ctx context.Context, tenantID string, folders []*BookmarkFolder) ([]*BookmarkFolder, error) {
-	if err := ValidateBookmarkFolders(folders); err != nil {
+// bad set (see loupe.ValidateBookmarkFolders).
+func (s *Store) SetBookmarkFolders(ctx context.Context, tenantID string, folders []*loupe.BookmarkFolder) ([]*loupe.BookmarkFolder, error) {
+	if err := loupe.ValidateBookmarkFolders(folders); err != nil {
 		return nil, err
 	}
 	type folderRow struct {
@@ -491,7 +302,7 @@ func (s *Store) SetBookmarkFolders(ctx context.Context, tenantID string, folders
 	if err != nil {
 		return nil, fmt.Errorf("store: unable to encode bookmark folders: %w", err)
 	}
-	out := []*BookmarkFolder{}
+	out := []*loupe.BookmarkFolder{}
 	err = s.bookmarkTx(ctx, tenantID, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, deleteAllBookmarkFoldersSQL, tenantID); err != nil {
 			return fmt.Errorf("store: unable to delete bookmark folders: %w", err)

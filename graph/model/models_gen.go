@@ -67,7 +67,7 @@ type BookmarkFolderInput struct {
 
 // The tenant's bookmark folders.
 type BookmarkFolders struct {
-	Folders []*store.BookmarkFolder `json:"folders"`
+	Folders []*loupe.BookmarkFolder `json:"folders"`
 }
 
 type BookmarkInput struct {
