@@ -108,7 +108,7 @@ func (r *itemResolver) Comments(ctx context.Context, obj *store.Item, first *int
 // Relations answers an item's relations in both directions, through
 // RelationsOfItem (one query for a list of items), optionally of one type.
 func (r *itemResolver) Relations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error) {
-	if relationType != nil && !store.ValidRelationType(*relationType) {
+	if relationType != nil && !loupe.ValidRelationType(*relationType) {
 		return nil, loupe.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", *relationType)
 	}
 	p, err := auth.Require(ctx)
@@ -172,7 +172,7 @@ func (r *itemResolver) Transcript(ctx context.Context, obj *store.Item, language
 		key.LanguageCode = *languageCode
 	}
 	lang := key.LanguageCode
-	if !store.ValidTranscriptLanguage(lang) {
+	if !loupe.ValidTranscriptLanguage(lang) {
 		return nil, loupe.Invalid("languageCode must be a BCP 47 language-region tag such as en-US, got %q", lang)
 	}
 	// Items that never had a transcript (most) cost no query.

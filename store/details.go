@@ -128,16 +128,6 @@ type ItemVersion struct {
 // VersionCreatedOn is when the version was made.
 func (v *ItemVersion) VersionCreatedOn() time.Time { return v.CreatedOn }
 
-// TranscriptSegment is one timed line of a transcript (times in ms).
-type TranscriptSegment struct {
-	Content   string `json:"content"`
-	StartTime int64  `json:"startTime"`
-	EndTime   int64  `json:"endTime"`
-}
-
-// TranscriptSegmentInput is a segment as written.
-type TranscriptSegmentInput = TranscriptSegment
-
 // Transcript is an item's timed transcript in one language.
 type Transcript struct {
 	ItemID       string     `db:"item_id"`
@@ -148,9 +138,9 @@ type Transcript struct {
 }
 
 // TimedTranscript is the transcript's segments.
-func (t *Transcript) TimedTranscript() []TranscriptSegment {
-	out := []TranscriptSegment{}
-	_ = json.Unmarshal(t.Segments, &out) // written from []TranscriptSegment
+func (t *Transcript) TimedTranscript() []loupe.TranscriptSegment {
+	out := []loupe.TranscriptSegment{}
+	_ = json.Unmarshal(t.Segments, &out) // written from []loupe.TranscriptSegment
 	return out
 }
 

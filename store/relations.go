@@ -3,10 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -15,13 +15,6 @@ import (
 
 // MaxRelatedItems bounds the related items of one type written at once.
 const MaxRelatedItems = 1000
-
-// relationTypeRE is the syntax of a relation type.
-var relationTypeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
-
-// ValidRelationType reports whether s can name a relation type: 1 to 64
-// letters, digits, _ and -, starting with a letter.
-func ValidRelationType(s string) bool { return relationTypeRE.MatchString(s) }
 
 // relationsLockClass namespaces the advisory lock that serialises the
 // relation writes of a tenant (two-key form: class, hash of the tenant).
@@ -152,7 +145,7 @@ func syncRelationFlags(ctx context.Context, tx *sqlx.Tx, tenantID, from string, 
 // Returns ENOTFOUND for an unknown item, EINVALID naming a bad related id,
 // a bad relation type or too many ids.
 func (s *Store) SetRelations(ctx context.Context, p *loupe.Principal, itemID, relationType string, relatedIDs []string) ([]*Relation, error) {
-	if !ValidRelationType(relationType) {
+	if !loupe.ValidRelationType(relationType) {
 		return nil, loupe.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", relationType)
 	}
 	if len(relatedIDs) > MaxRelatedItems {
@@ -224,7 +217,7 @@ func (s *Store) DeleteRelation(ctx context.Context, p *loupe.Principal, itemID, 
 		return &loupe.Error{Kind: loupe.EINVALID, Message: loupe.MsgInvalidSyntax, DeveloperMessage: why}
 	}
 	switch {
-	case !ValidRelationType(relationType):
+	case !loupe.ValidRelationType(relationType):
 		return nil, syntax(fmt.Sprintf("relationType %q must be 1 to 64 letters, digits, _ and -, starting with a letter", relationType))
 	case !loupe.ValidID(relatedID):
 		return nil, syntax(fmt.Sprintf("relatedItemId %q is not an item id", relatedID))

@@ -6,63 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 )
 
-// Limits of a transcript.
-const (
-	// maxTranscriptSearchText bounds the transcript words an item's
-	// search vector holds (characters; Postgres' tsvector stops at 1 MB).
-	maxTranscriptSearchText = 200_000
-
-	MaxTranscriptSegments = 100_000
-	MaxSegmentContent     = 10_000
-)
-
-// transcriptLanguageRE is a BCP 47 language-region tag (en-US, pt-BR,
-// es-419, zh-Hant-TW): transcripts are per spoken variant.
-var transcriptLanguageRE = regexp.MustCompile(`^[a-z]{2,3}(-[A-Z][a-z]{3})?-([A-Z]{2}|[0-9]{3})$`)
-
-// ValidTranscriptLanguage reports whether code can name a transcript's language.
-func ValidTranscriptLanguage(code string) bool { return transcriptLanguageRE.MatchString(code) }
-
-func invalidTranscript(format string, args ...any) *loupe.Error {
-	return &loupe.Error{Kind: loupe.EINVALID, Message: loupe.MsgInvalidSyntax, DeveloperMessage: fmt.Sprintf(format, args...)}
-}
-
-// ValidateTranscript checks a transcript before it is written: a
-// language-region code, at most MaxTranscriptSegments segments, each with
-// content and 0 <= startTime <= endTime (ms). Returns EINVALID with the
-// spec's message and the reason as developer message.
-func ValidateTranscript(languageCode string, segments []*TranscriptSegment) error {
-	if !ValidTranscriptLanguage(languageCode) {
-		return invalidTranscript("languageCode must be a BCP 47 language-region tag such as en-US, got %q", languageCode)
-	}
-	if len(segments) > MaxTranscriptSegments {
-		return invalidTranscript("timedTranscript has %d segments, at most %d are allowed", len(segments), MaxTranscriptSegments)
-	}
-	for i, s := range segments {
-		switch {
-		case s == nil:
-			return invalidTranscript("timedTranscript[%d] is null", i)
-		case strings.TrimSpace(s.Content) == "":
-			return invalidTranscript("timedTranscript[%d].content is empty", i)
-		case !utf8.ValidString(s.Content) || utf8.RuneCountInString(s.Content) > MaxSegmentContent:
-			return invalidTranscript("timedTranscript[%d].content is longer than %d characters", i, MaxSegmentContent)
-		case s.StartTime < 0:
-			return invalidTranscript("timedTranscript[%d].startTime is negative", i)
-		case s.EndTime < s.StartTime:
-			return invalidTranscript("timedTranscript[%d].endTime is before its startTime", i)
-		}
-	}
-	return nil
-}
+// maxTranscriptSearchText bounds the transcript words an item's search
+// vector holds (characters; Postgres' tsvector stops at 1 MB).
+const maxTranscriptSearchText = 200_000
 
 const (
 	transcriptColumns = `item_id, language_code, segments, blob_key, updated_on`
@@ -127,7 +81,7 @@ type SubtitleFiles struct {
 // (UserID) or by an analysis engine (Engine).
 type TranscriptWrite struct {
 	TenantID, ItemID, LanguageCode string
-	Segments                       []*TranscriptSegment
+	Segments                       []*loupe.TranscriptSegment
 	// Key is the transcript's JSON file; Subtitles the WebVTT and SRT
 	// files made from it. The caller has stored them.
 	Key       string
@@ -146,15 +100,15 @@ var ErrEditedByPerson = errors.New("store: the transcript was edited by a person
 // stamps the item's transcriptLastUpdated and its files' keys. It returns
 // the time of the write and the JSON key of the transcript replaced (""
 // when new): the caller deletes its files (TranscriptFiles) once this has
-// committed. Returns EINVALID (see ValidateTranscript), ENOTFOUND for an
+// committed. Returns EINVALID (see loupe.ValidateTranscript), ENOTFOUND for an
 // unknown item, ErrEditedByPerson.
 func (s *Store) WriteTranscript(ctx context.Context, w TranscriptWrite) (time.Time, string, error) {
-	if err := ValidateTranscript(w.LanguageCode, w.Segments); err != nil {
+	if err := loupe.ValidateTranscript(w.LanguageCode, w.Segments); err != nil {
 		return time.Time{}, "", err
 	}
 	segments := w.Segments
 	if segments == nil {
-		segments = []*TranscriptSegment{}
+		segments = []*loupe.TranscriptSegment{}
 	}
 	var (
 		at  = now()

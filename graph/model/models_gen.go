@@ -742,7 +742,7 @@ type UpdateTranscriptInput struct {
 	ItemID string `json:"itemId"`
 	// BCP 47, such as en-US.
 	LanguageCode    string                     `json:"languageCode"`
-	TimedTranscript []*store.TranscriptSegment `json:"timedTranscript"`
+	TimedTranscript []*loupe.TranscriptSegment `json:"timedTranscript"`
 }
 
 type UpdateTranscriptPayload struct {
