@@ -208,17 +208,17 @@ func (c *IngestStorageConfig) Validate() error {
 	}
 	switch c.AccessType {
 	case AccessKeyUser:
-		if c.AccessKey == nil || !accessKeyRE.MatchString(*c.AccessKey) {
+		if !validAccessKey(c.AccessKey) {
 			return Invalid("accessKey is required with accessType key-user (1 to %d of A-Z a-z 0-9 _ + = / . @ -)", MaxAccessKey)
 		}
 		if c.ExternalID != nil {
 			return Invalid("externalId is for accessType assume-role")
 		}
 	case AccessAssumeRole:
-		if c.AccessKey == nil || len(*c.AccessKey) > MaxRoleIdentifier || !roleRE.MatchString(*c.AccessKey) {
+		if !validRole(c.AccessKey) {
 			return Invalid("accessKey is required with accessType assume-role: the role's ARN (arn:aws:iam::<account>:role/<name>)")
 		}
-		if c.ExternalID == nil || len(*c.ExternalID) < 2 || len(*c.ExternalID) > MaxExternalID || !externalIDRE.MatchString(*c.ExternalID) {
+		if !validExternalID(c.ExternalID) {
 			return Invalid("externalId is required with accessType assume-role (2 to %d of A-Z a-z 0-9 _ + = , . @ : / -)", MaxExternalID)
 		}
 		if c.SecretSealed != nil {
@@ -418,7 +418,7 @@ func (g *GatewayConfig) Validate() error {
 	if err := validEndpoint("endpoint", g.Endpoint, "null"); err != nil {
 		return err
 	}
-	if g.AccessKey == nil || !accessKeyRE.MatchString(*g.AccessKey) {
+	if !validAccessKey(g.AccessKey) {
 		return Invalid("accessKey is required (1 to %d of A-Z a-z 0-9 _ + = / . @ -)", MaxAccessKey)
 	}
 	return nil

@@ -147,17 +147,17 @@ func (l *StorageLocation) Validate() error {
 	}
 	switch l.AccessType {
 	case AccessKeyUser:
-		if l.AccessKey == nil || !accessKeyRE.MatchString(*l.AccessKey) {
+		if !validAccessKey(l.AccessKey) {
 			return Invalid("accessKey is required with accessType key-user (1 to %d of A-Z a-z 0-9 _ + = / . @ -)", MaxAccessKey)
 		}
 		if l.RoleIdentifier != nil || l.ExternalID != nil {
 			return Invalid("roleIdentifier and externalId are for accessType assume-role")
 		}
 	case AccessAssumeRole:
-		if l.RoleIdentifier == nil || len(*l.RoleIdentifier) > MaxRoleIdentifier || !roleRE.MatchString(*l.RoleIdentifier) {
+		if !validRole(l.RoleIdentifier) {
 			return Invalid("roleIdentifier is required with accessType assume-role: a role ARN (arn:aws:iam::<account>:role/<name>)")
 		}
-		if l.ExternalID == nil || len(*l.ExternalID) < 2 || len(*l.ExternalID) > MaxExternalID || !externalIDRE.MatchString(*l.ExternalID) {
+		if !validExternalID(l.ExternalID) {
 			return Invalid("externalId is required with accessType assume-role (2 to %d of A-Z a-z 0-9 _ + = , . @ : / -)", MaxExternalID)
 		}
 		if l.AccessKey != nil || l.SecretSealed != nil {
@@ -234,4 +234,17 @@ func validEndpoint(field, e, forAWS string) error {
 		return Invalid("%s %q is not an http(s) URL of an S3 service (no credentials, query or fragment); %s for AWS", field, e, forAWS)
 	}
 	return nil
+}
+
+// validAccessKey checks a key user's access key id.
+func validAccessKey(k *string) bool { return k != nil && accessKeyRE.MatchString(*k) }
+
+// validRole checks the ARN of a role to assume.
+func validRole(arn *string) bool {
+	return arn != nil && len(*arn) <= MaxRoleIdentifier && roleRE.MatchString(*arn)
+}
+
+// validExternalID checks the external id a role is assumed with.
+func validExternalID(id *string) bool {
+	return id != nil && len(*id) >= 2 && len(*id) <= MaxExternalID && externalIDRE.MatchString(*id)
 }

@@ -325,24 +325,7 @@ func configTimeFormat(s string) error {
 // keys with values of their kinds. Keys are checked in name order, so the
 // error names the first bad one.
 func ValidateTenantConfig(in JSON) (map[string]json.RawMessage, error) {
-	if len(in) > MaxTenantConfigBytes {
-		return nil, Invalid("the tenant configuration would be larger than %d bytes", MaxTenantConfigBytes)
-	}
-	var delta map[string]json.RawMessage
-	if jsonType(in) != "object" || json.Unmarshal(in, &delta) != nil {
-		return nil, Invalid("the tenant configuration must be a JSON object")
-	}
-	names := make([]string, 0, len(delta))
-	for k := range delta {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := validateConfigValue(name, delta[name]); err != nil {
-			return nil, err
-		}
-	}
-	return delta, nil
+	return checkDelta(in, "the tenant configuration", MaxTenantConfigBytes, validateConfigValue)
 }
 
 func validateConfigValue(name string, raw json.RawMessage) error {

@@ -1,9 +1,7 @@
 package loupe
 
 import (
-	"bytes"
 	"encoding/json"
-	"sort"
 	"unicode/utf8"
 )
 
@@ -92,27 +90,7 @@ func DefaultUserSettings() *UserSettings {
 // of the right types within the limits. It returns the settings by name.
 // Keys are checked in name order, so the error names the first bad one.
 func ValidateUserSettings(in JSON) (map[string]json.RawMessage, error) {
-	if len(in) > MaxUserSettingsBytes {
-		return nil, Invalid("user settings would be larger than %d bytes", MaxUserSettingsBytes)
-	}
-	if jsonType(in) != "object" {
-		return nil, Invalid("user settings must be a JSON object")
-	}
-	var delta map[string]json.RawMessage
-	if err := json.Unmarshal(in, &delta); err != nil {
-		return nil, Invalid("user settings must be a JSON object")
-	}
-	names := make([]string, 0, len(delta))
-	for k := range delta {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := validateSetting(name, delta[name]); err != nil {
-			return nil, err
-		}
-	}
-	return delta, nil
+	return checkDelta(in, "user settings", MaxUserSettingsBytes, validateSetting)
 }
 
 func validateSetting(name string, raw json.RawMessage) error {
@@ -162,26 +140,4 @@ func validateSetting(name string, raw json.RawMessage) error {
 		}
 	}
 	return nil
-}
-
-// jsonType names the type of a JSON value by its first byte.
-func jsonType(raw []byte) string {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 {
-		return ""
-	}
-	switch raw[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	default:
-		return "number"
-	}
 }
