@@ -16,7 +16,7 @@ import (
 
 // This file holds the management of API keys (spec 2.19, 4.7): a user
 // lists, creates and deletes their own keys; an admin those of the whole
-// tenant. What authentication reads is in key_lookup.go.
+// tenant. What authentication reads is in access_key_lookup.go.
 
 // APIKey is a key as its owner sees it. HeaderValue is set only on the
 // answer of its creation: only the secret's hash is kept.

@@ -14,7 +14,7 @@ import (
 // This file holds the audit of form and option list writes. Such a write
 // changes how every item of the tenant is described (spec 4.8), so each is
 // recorded with the definition before and after, in the transaction of the
-// change. Item operations keep their own records (audit.go).
+// change. Item operations keep their own records (items_audit.go).
 
 // DefinitionSubject is what a definition change changed.
 type DefinitionSubject string

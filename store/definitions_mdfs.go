@@ -16,9 +16,9 @@ import (
 // This file holds the SQL of metadata definition forms (MDFs, spec 2.22):
 // what fields an item's form data may carry and what values they take.
 // Everyone reads forms; admins write them (the resolvers check that), each
-// write audited (definition_changes.go). The rules of forms (definitions,
+// write audited (definitions_changes.go). The rules of forms (definitions,
 // values, readable form data) are package mdf's; form data is checked on
-// metadata writes in form_data.go. Decisions where the spec is open are in
+// metadata writes in definitions_form_data.go. Decisions where the spec is open are in
 // docs/metadata-forms.md.
 
 // MaxMdfs bounds a tenant's forms, so that the list needs no paging.

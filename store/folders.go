@@ -39,7 +39,7 @@ func (f *Folder) Metadata() ItemMetadata {
 	return ItemMetadata{FormID: f.MetadataFormID, FormData: f.MetadataFormData}
 }
 
-// folderFields is the Folder's field table (fields.go): the columns of a
+// folderFields is the Folder's field table (store_fields.go): the columns of a
 // folder from items aliased i, in select order. A folder has one parent:
 // the first of its folderParents.
 var folderFields = []column[Folder]{

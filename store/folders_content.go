@@ -69,7 +69,7 @@ func ParseContentCursor(token string) (*ContentCursor, error) {
 // MaxContentPage bounds one page of folder content.
 const MaxContentPage = 1000
 
-// entryFields is the FolderEntry's field table (fields.go): the columns of
+// entryFields is the FolderEntry's field table (store_fields.go): the columns of
 // a content hit from items aliased i, in select order.
 var entryFields = []column[FolderEntry]{
 	{SQL: "i.id", GQL: "id", Ptr: func(e *FolderEntry) any { return &e.ID }, In: inWhole},

@@ -35,7 +35,7 @@ const (
 	lastCommentBefore = "ffffffff-ffff-ffff-ffff-ffffffffffff"
 )
 
-// commentFields is the Comment's field table (fields.go): the columns of
+// commentFields is the Comment's field table (store_fields.go): the columns of
 // comments aliased c, in select order. The reactions come along as one
 // JSON array (oldest first), so a page of comments costs no query per
 // comment. The bare set (inLean) is what a list whose selection asks only

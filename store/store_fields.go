@@ -6,11 +6,11 @@ import "strings"
 // entryFields, next to the entity's queries) is the one list of what its
 // rows hold: per column, the select expression, the Go field it is scanned
 // into and the GraphQL field it answers. The column lists of the queries,
-// the hand scans (scan.go says why there are any) and the GraphQL fields a
+// the hand scans (store_scan.go says why there are any) and the GraphQL fields a
 // lean or bare row serves are all derived from it, once, when the package
 // is initialised: a column added to the table is selected, scanned and, if
 // it is in the lean set, served, with nothing else to keep in step.
-// scan_test.go holds each table equal to sqlx's mapping by the struct's db
+// store_scan_test.go holds each table equal to sqlx's mapping by the struct's db
 // tags.
 
 // column is one entry of T's field table.

@@ -8,7 +8,7 @@ import (
 
 // Each field table scans a column into the struct field whose db tag
 // names it (sqlx's mapping), and each column set reads every column of the
-// table it says it reads. scan_test.go holds the scans equal to sqlx's
+// table it says it reads. store_scan_test.go holds the scans equal to sqlx's
 // against rows of a database; this holds the tables without one.
 func TestFieldTablesFollowDBTags(t *testing.T) {
 	checkTable(t, "Item", itemFields)

@@ -7,8 +7,8 @@ import (
 // The hottest reads scan their rows by hand: sqlx maps columns to struct
 // fields by reflection on every row (a fifth of a grid page's server CPU,
 // with its allocations; a tenth of a folder content page's). The dests
-// come from each entity's field table (fields.go), in the order of its
-// column list; scan_test.go holds each equal to what sqlx's mapping by name
+// come from each entity's field table (store_fields.go), in the order of its
+// column list; store_scan_test.go holds each equal to what sqlx's mapping by name
 // reads, so a table entry that scans into the wrong field fails.
 
 // dests are an item's fields in itemColumns order.

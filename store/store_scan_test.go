@@ -10,7 +10,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
 
-// The hand-written scans (scan.go) read what sqlx's mapping of columns to
+// The hand-written scans (store_scan.go) read what sqlx's mapping of columns to
 // fields by name reads, for every query that uses them: rows with every
 // column set and rows with nulls.
 func TestScansReadWhatSqlxReads(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // This file holds the usage figures of tenants (docs/usage.md): hourly
 // counters and active users, written in batches by the in-process recorder
 // (internal/usage), and what is read from them: statistics (spec 2.26) and
-// system activity. Stored files and metering (2.25) are in metering.go.
+// system activity. Stored files and metering (2.25) are in tenant_metering.go.
 
 // Counters the store and the server produce.
 const (
