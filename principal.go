@@ -19,3 +19,12 @@ type Principal struct {
 	// tenant, only the system endpoints.
 	System bool
 }
+
+// AdminOnly is the one rule of what only a tenant's admins may do: nil for
+// an admin, else EFORBIDDEN with msg (the operation's own sentence).
+func (p *Principal) AdminOnly(msg string) error {
+	if !p.IsAdmin {
+		return Forbidden("%s", msg)
+	}
+	return nil
+}

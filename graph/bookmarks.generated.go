@@ -10,15 +10,15 @@ import (
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // region    ************************** generated!.gotpl **************************
 
 type BookmarkResolver interface {
-	VisibleToGroups(ctx context.Context, obj *store.Bookmark) ([]string, error)
+	VisibleToGroups(ctx context.Context, obj *loupe.Bookmark) ([]string, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -33,7 +33,7 @@ type BookmarkResolver interface {
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Bookmark_id(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+func (ec *executionContext) _Bookmark_id(ctx context.Context, field graphql.CollectedField, obj *loupe.Bookmark) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -59,7 +59,7 @@ func (ec *executionContext) fieldContext_Bookmark_id(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Bookmark_title(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+func (ec *executionContext) _Bookmark_title(ctx context.Context, field graphql.CollectedField, obj *loupe.Bookmark) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
 	}
@@ -85,7 +85,7 @@ func (ec *executionContext) fieldContext_Bookmark_title(_ context.Context, field
 	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Bookmark_path(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+func (ec *executionContext) _Bookmark_path(ctx context.Context, field graphql.CollectedField, obj *loupe.Bookmark) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Path)
 	}
@@ -111,7 +111,7 @@ func (ec *executionContext) fieldContext_Bookmark_path(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Bookmark_icon(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+func (ec *executionContext) _Bookmark_icon(ctx context.Context, field graphql.CollectedField, obj *loupe.Bookmark) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Icon)
 	}
@@ -137,7 +137,7 @@ func (ec *executionContext) fieldContext_Bookmark_icon(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Bookmark_isFilterBookmark(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+func (ec *executionContext) _Bookmark_isFilterBookmark(ctx context.Context, field graphql.CollectedField, obj *loupe.Bookmark) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, obj.IsFilterBookmark)
 	}
@@ -163,7 +163,7 @@ func (ec *executionContext) fieldContext_Bookmark_isFilterBookmark(_ context.Con
 	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Bookmark_parentFolder(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+func (ec *executionContext) _Bookmark_parentFolder(ctx context.Context, field graphql.CollectedField, obj *loupe.Bookmark) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ParentFolder)
 	}
@@ -189,7 +189,7 @@ func (ec *executionContext) fieldContext_Bookmark_parentFolder(_ context.Context
 	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Bookmark_visibleToGroups(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+func (ec *executionContext) _Bookmark_visibleToGroups(ctx context.Context, field graphql.CollectedField, obj *loupe.Bookmark) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -212,7 +212,7 @@ func (ec *executionContext) fieldContext_Bookmark_visibleToGroups(_ context.Cont
 	return graphql.NewScalarFieldContext("Bookmark", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Bookmark_sortKey(ctx context.Context, field graphql.CollectedField, obj *store.Bookmark) (ret graphql.Marshaler) {
+func (ec *executionContext) _Bookmark_sortKey(ctx context.Context, field graphql.CollectedField, obj *loupe.Bookmark) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SortKey)
 	}
@@ -238,7 +238,7 @@ func (ec *executionContext) fieldContext_Bookmark_sortKey(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Bookmark", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _BookmarkFolder_id(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+func (ec *executionContext) _BookmarkFolder_id(ctx context.Context, field graphql.CollectedField, obj *loupe.BookmarkFolder) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -264,7 +264,7 @@ func (ec *executionContext) fieldContext_BookmarkFolder_id(_ context.Context, fi
 	return graphql.NewScalarFieldContext("BookmarkFolder", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _BookmarkFolder_title(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+func (ec *executionContext) _BookmarkFolder_title(ctx context.Context, field graphql.CollectedField, obj *loupe.BookmarkFolder) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
 	}
@@ -290,7 +290,7 @@ func (ec *executionContext) fieldContext_BookmarkFolder_title(_ context.Context,
 	return graphql.NewScalarFieldContext("BookmarkFolder", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _BookmarkFolder_parentFolder(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+func (ec *executionContext) _BookmarkFolder_parentFolder(ctx context.Context, field graphql.CollectedField, obj *loupe.BookmarkFolder) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ParentFolder)
 	}
@@ -316,7 +316,7 @@ func (ec *executionContext) fieldContext_BookmarkFolder_parentFolder(_ context.C
 	return graphql.NewScalarFieldContext("BookmarkFolder", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _BookmarkFolder_sortKey(ctx context.Context, field graphql.CollectedField, obj *store.BookmarkFolder) (ret graphql.Marshaler) {
+func (ec *executionContext) _BookmarkFolder_sortKey(ctx context.Context, field graphql.CollectedField, obj *loupe.BookmarkFolder) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SortKey)
 	}
@@ -354,8 +354,8 @@ func (ec *executionContext) _BookmarkFolders_folders(ctx context.Context, field 
 			return obj.Folders, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.BookmarkFolder) graphql.Marshaler {
-			return ec.marshalNBookmarkFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolderᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.BookmarkFolder) graphql.Marshaler {
+			return ec.marshalNBookmarkFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkFolderᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -551,7 +551,7 @@ func (ec *executionContext) unmarshalInputBookmarkInput(ctx context.Context, obj
 
 var bookmarkImplementors = []string{"Bookmark"}
 
-func (ec *executionContext) _Bookmark(ctx context.Context, sel ast.SelectionSet, obj *store.Bookmark) graphql.Marshaler {
+func (ec *executionContext) _Bookmark(ctx context.Context, sel ast.SelectionSet, obj *loupe.Bookmark) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, bookmarkImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -644,7 +644,7 @@ func (ec *executionContext) _Bookmark(ctx context.Context, sel ast.SelectionSet,
 
 var bookmarkFolderImplementors = []string{"BookmarkFolder"}
 
-func (ec *executionContext) _BookmarkFolder(ctx context.Context, sel ast.SelectionSet, obj *store.BookmarkFolder) graphql.Marshaler {
+func (ec *executionContext) _BookmarkFolder(ctx context.Context, sel ast.SelectionSet, obj *loupe.BookmarkFolder) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, bookmarkFolderImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -772,15 +772,15 @@ func (ec *executionContext) _DeleteBookmarkPayload(ctx context.Context, sel ast.
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNBookmark2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx context.Context, sel ast.SelectionSet, v store.Bookmark) graphql.Marshaler {
+func (ec *executionContext) marshalNBookmark2githubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx context.Context, sel ast.SelectionSet, v loupe.Bookmark) graphql.Marshaler {
 	return ec._Bookmark(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
+func (ec *executionContext) marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkᚄ(ctx context.Context, sel ast.SelectionSet, v []*loupe.Bookmark) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, sel, v[i])
+		return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -792,7 +792,7 @@ func (ec *executionContext) marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx context.Context, sel ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
+func (ec *executionContext) marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx context.Context, sel ast.SelectionSet, v *loupe.Bookmark) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -802,11 +802,11 @@ func (ec *executionContext) marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋlou
 	return ec._Bookmark(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNBookmarkFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolderᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.BookmarkFolder) graphql.Marshaler {
+func (ec *executionContext) marshalNBookmarkFolder2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkFolderᚄ(ctx context.Context, sel ast.SelectionSet, v []*loupe.BookmarkFolder) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNBookmarkFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolder(ctx, sel, v[i])
+		return ec.marshalNBookmarkFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkFolder(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -818,7 +818,7 @@ func (ec *executionContext) marshalNBookmarkFolder2ᚕᚖgithubᚗcomᚋloupeᚑ
 	return ret
 }
 
-func (ec *executionContext) marshalNBookmarkFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkFolder(ctx context.Context, sel ast.SelectionSet, v *store.BookmarkFolder) graphql.Marshaler {
+func (ec *executionContext) marshalNBookmarkFolder2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkFolder(ctx context.Context, sel ast.SelectionSet, v *loupe.BookmarkFolder) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -901,7 +901,7 @@ func (ec *executionContext) marshalNDeleteBookmarkPayload2ᚖgithubᚗcomᚋloup
 	return ec._DeleteBookmarkPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx context.Context, sel ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
+func (ec *executionContext) marshalOBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx context.Context, sel ast.SelectionSet, v *loupe.Bookmark) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -900,8 +900,8 @@ func (ec *executionContext) _Transcript_timedTranscript(ctx context.Context, fie
 			return obj.TimedTranscript(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []store.TranscriptSegment) graphql.Marshaler {
-			return ec.marshalNTranscriptSegment2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []loupe.TranscriptSegment) graphql.Marshaler {
+			return ec.marshalNTranscriptSegment2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptSegmentᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -969,7 +969,7 @@ func (ec *executionContext) fieldContext_Transcript_url(_ context.Context, field
 	return graphql.NewScalarFieldContext("Transcript", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TranscriptSegment_content(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptSegment_content(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptSegment) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Content)
 	}
@@ -995,7 +995,7 @@ func (ec *executionContext) fieldContext_TranscriptSegment_content(_ context.Con
 	return graphql.NewScalarFieldContext("TranscriptSegment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TranscriptSegment_startTime(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptSegment_startTime(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptSegment) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNInt2int64(ctx, field.Selections, obj.StartTime)
 	}
@@ -1021,7 +1021,7 @@ func (ec *executionContext) fieldContext_TranscriptSegment_startTime(_ context.C
 	return graphql.NewScalarFieldContext("TranscriptSegment", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _TranscriptSegment_endTime(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptSegment) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptSegment_endTime(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptSegment) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNInt2int64(ctx, field.Selections, obj.EndTime)
 	}
@@ -1442,8 +1442,8 @@ func (ec *executionContext) unmarshalInputTimedMetadataInput(ctx context.Context
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputTranscriptSegmentInput(ctx context.Context, obj any) (store.TranscriptSegment, error) {
-	var it store.TranscriptSegment
+func (ec *executionContext) unmarshalInputTranscriptSegmentInput(ctx context.Context, obj any) (loupe.TranscriptSegment, error) {
+	var it loupe.TranscriptSegment
 	if obj == nil {
 		return it, nil
 	}
@@ -1636,7 +1636,7 @@ func (ec *executionContext) unmarshalInputUpdateTranscriptInput(ctx context.Cont
 			it.LanguageCode = data
 		case "timedTranscript":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timedTranscript"))
-			data, err := ec.unmarshalNTranscriptSegmentInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx, v)
+			data, err := ec.unmarshalNTranscriptSegmentInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptSegmentᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -2289,7 +2289,7 @@ func (ec *executionContext) _Transcript(ctx context.Context, sel ast.SelectionSe
 
 var transcriptSegmentImplementors = []string{"TranscriptSegment"}
 
-func (ec *executionContext) _TranscriptSegment(ctx context.Context, sel ast.SelectionSet, obj *store.TranscriptSegment) graphql.Marshaler {
+func (ec *executionContext) _TranscriptSegment(ctx context.Context, sel ast.SelectionSet, obj *loupe.TranscriptSegment) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptSegmentImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -2678,15 +2678,15 @@ func (ec *executionContext) marshalNTimedMetadataPayload2ᚖgithubᚗcomᚋloupe
 	return ec._TimedMetadataPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTranscriptSegment2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx context.Context, sel ast.SelectionSet, v store.TranscriptSegment) graphql.Marshaler {
+func (ec *executionContext) marshalNTranscriptSegment2githubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptSegment(ctx context.Context, sel ast.SelectionSet, v loupe.TranscriptSegment) graphql.Marshaler {
 	return ec._TranscriptSegment(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNTranscriptSegment2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx context.Context, sel ast.SelectionSet, v []store.TranscriptSegment) graphql.Marshaler {
+func (ec *executionContext) marshalNTranscriptSegment2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptSegmentᚄ(ctx context.Context, sel ast.SelectionSet, v []loupe.TranscriptSegment) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNTranscriptSegment2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx, sel, v[i])
+		return ec.marshalNTranscriptSegment2githubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptSegment(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2698,14 +2698,14 @@ func (ec *executionContext) marshalNTranscriptSegment2ᚕgithubᚗcomᚋloupeᚑ
 	return ret
 }
 
-func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegmentᚄ(ctx context.Context, v any) ([]*store.TranscriptSegment, error) {
+func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptSegmentᚄ(ctx context.Context, v any) ([]*loupe.TranscriptSegment, error) {
 	var vSlice []any
 	vSlice = graphql.CoerceList(v)
 	var err error
-	res := make([]*store.TranscriptSegment, len(vSlice))
+	res := make([]*loupe.TranscriptSegment, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNTranscriptSegmentInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNTranscriptSegmentInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptSegment(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -2713,7 +2713,7 @@ func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚕᚖgithubᚗcom�
 	return res, nil
 }
 
-func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptSegment(ctx context.Context, v any) (*store.TranscriptSegment, error) {
+func (ec *executionContext) unmarshalNTranscriptSegmentInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptSegment(ctx context.Context, v any) (*loupe.TranscriptSegment, error) {
 	res, err := ec.unmarshalInputTranscriptSegmentInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }

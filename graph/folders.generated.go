@@ -92,9 +92,9 @@ func (ec *executionContext) field_Folder_items_args(ctx context.Context, rawArgs
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Access_level(ctx context.Context, field graphql.CollectedField, obj *store.Access) (ret graphql.Marshaler) {
+func (ec *executionContext) _Access_level(ctx context.Context, field graphql.CollectedField, obj *loupe.Access) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccessLevel(ctx, field.Selections, obj.Level)
+		return ec.marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccessLevel(ctx, field.Selections, obj.Level)
 	}
 	return graphql.ResolveField(
 		ctx,
@@ -107,8 +107,8 @@ func (ec *executionContext) _Access_level(ctx context.Context, field graphql.Col
 			return obj.Level, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.AccessLevel) graphql.Marshaler {
-			return ec.marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccessLevel(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.AccessLevel) graphql.Marshaler {
+			return ec.marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccessLevel(ctx, selections, v)
 		},
 		true,
 		true,
@@ -118,7 +118,7 @@ func (ec *executionContext) fieldContext_Access_level(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Access", field, false, false, errors.New("field of type AccessLevel does not have child fields"))
 }
 
-func (ec *executionContext) _Access_groups(ctx context.Context, field graphql.CollectedField, obj *store.Access) (ret graphql.Marshaler) {
+func (ec *executionContext) _Access_groups(ctx context.Context, field graphql.CollectedField, obj *loupe.Access) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -474,8 +474,8 @@ func (ec *executionContext) _Folder_visibleTo(ctx context.Context, field graphql
 			return obj.VisibleTo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.Access) graphql.Marshaler {
-			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccess(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.Access) graphql.Marshaler {
+			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccess(ctx, selections, v)
 		},
 		true,
 		true,
@@ -506,8 +506,8 @@ func (ec *executionContext) _Folder_updatableBy(ctx context.Context, field graph
 			return obj.UpdatableBy, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.Access) graphql.Marshaler {
-			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccess(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.Access) graphql.Marshaler {
+			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccess(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1156,8 +1156,8 @@ func (ec *executionContext) _FolderEntry_visibleTo(ctx context.Context, field gr
 			return obj.VisibleTo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.Access) graphql.Marshaler {
-			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccess(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.Access) graphql.Marshaler {
+			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccess(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1188,8 +1188,8 @@ func (ec *executionContext) _FolderEntry_updatableBy(ctx context.Context, field 
 			return obj.UpdatableBy, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v store.Access) graphql.Marshaler {
-			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccess(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v loupe.Access) graphql.Marshaler {
+			return ec.marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccess(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1320,7 +1320,7 @@ func (ec *executionContext) unmarshalInputAccessInput(ctx context.Context, obj a
 		switch k {
 		case "level":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("level"))
-			data, err := ec.unmarshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccessLevel(ctx, v)
+			data, err := ec.unmarshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccessLevel(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -1574,7 +1574,7 @@ func (ec *executionContext) unmarshalInputUpdateFolderInput(ctx context.Context,
 
 var accessImplementors = []string{"Access"}
 
-func (ec *executionContext) _Access(ctx context.Context, sel ast.SelectionSet, obj *store.Access) graphql.Marshaler {
+func (ec *executionContext) _Access(ctx context.Context, sel ast.SelectionSet, obj *loupe.Access) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accessImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -2328,17 +2328,17 @@ func (ec *executionContext) _PathEntry(ctx context.Context, sel ast.SelectionSet
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccess(ctx context.Context, sel ast.SelectionSet, v store.Access) graphql.Marshaler {
+func (ec *executionContext) marshalNAccess2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccess(ctx context.Context, sel ast.SelectionSet, v loupe.Access) graphql.Marshaler {
 	return ec._Access(ctx, sel, &v)
 }
 
-func (ec *executionContext) unmarshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccessLevel(ctx context.Context, v any) (store.AccessLevel, error) {
-	var res store.AccessLevel
+func (ec *executionContext) unmarshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccessLevel(ctx context.Context, v any) (loupe.AccessLevel, error) {
+	var res loupe.AccessLevel
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐAccessLevel(ctx context.Context, sel ast.SelectionSet, v store.AccessLevel) graphql.Marshaler {
+func (ec *executionContext) marshalNAccessLevel2githubᚗcomᚋloupeᚑmamᚋloupeᚐAccessLevel(ctx context.Context, sel ast.SelectionSet, v loupe.AccessLevel) graphql.Marshaler {
 	return v
 }
 

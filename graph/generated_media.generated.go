@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // region    ************************** generated!.gotpl **************************
 
 type GeneratedMediaLocationResolver interface {
-	AreCredentialsSaved(ctx context.Context, obj *store.GeneratedMediaLocation) (bool, error)
+	AreCredentialsSaved(ctx context.Context, obj *loupe.GeneratedMediaLocation) (bool, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -34,7 +34,7 @@ type GeneratedMediaLocationResolver interface {
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _GeneratedMediaLocation_id(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_id(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -60,7 +60,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_id(_ context.Con
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_bucketName(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_bucketName(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.BucketName)
 	}
@@ -86,7 +86,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_bucketName(_ con
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_pathPrefix(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_pathPrefix(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.PathPrefix)
 	}
@@ -112,7 +112,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_pathPrefix(_ con
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_backup(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_backup(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Backup)
 	}
@@ -138,7 +138,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_backup(_ context
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_deleteEnabled(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_deleteEnabled(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.DeleteEnabled)
 	}
@@ -164,7 +164,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_deleteEnabled(_ 
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_autoCreateItems(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_autoCreateItems(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.AutoCreateItems)
 	}
@@ -190,7 +190,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_autoCreateItems(
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_uploadGeneratedMedia(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_uploadGeneratedMedia(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.UploadGeneratedMedia)
 	}
@@ -216,7 +216,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_uploadGeneratedM
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_storageProvider(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_storageProvider(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.StorageProvider)
 	}
@@ -242,7 +242,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_storageProvider(
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_accessType(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_accessType(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.AccessType)
 	}
@@ -268,7 +268,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_accessType(_ con
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_platformFolderId(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_platformFolderId(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.PlatformFolderID)
 	}
@@ -294,7 +294,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_platformFolderId
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_roleIdentifier(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_roleIdentifier(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.RoleIdentifier)
 	}
@@ -320,7 +320,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_roleIdentifier(_
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_externalId(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_externalId(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ExternalID)
 	}
@@ -346,7 +346,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_externalId(_ con
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_accessKey(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_accessKey(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.AccessKey)
 	}
@@ -372,7 +372,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_accessKey(_ cont
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_areCredentialsSaved(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_areCredentialsSaved(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -395,7 +395,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_areCredentialsSa
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_endpoint(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_endpoint(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Endpoint)
 	}
@@ -421,7 +421,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_endpoint(_ conte
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_region(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_region(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Region)
 	}
@@ -447,7 +447,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_region(_ context
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_pathStyle(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_pathStyle(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.PathStyle)
 	}
@@ -473,7 +473,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_pathStyle(_ cont
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_eventsTarget(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_eventsTarget(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.EventsTarget)
 	}
@@ -499,7 +499,7 @@ func (ec *executionContext) fieldContext_GeneratedMediaLocation_eventsTarget(_ c
 	return graphql.NewScalarFieldContext("GeneratedMediaLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GeneratedMediaLocation_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.GeneratedMediaLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _GeneratedMediaLocation_createdOn(ctx context.Context, field graphql.CollectedField, obj *loupe.GeneratedMediaLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
 	}
@@ -681,7 +681,7 @@ func (ec *executionContext) unmarshalInputGeneratedMediaLocationInput(ctx contex
 
 var generatedMediaLocationImplementors = []string{"GeneratedMediaLocation"}
 
-func (ec *executionContext) _GeneratedMediaLocation(ctx context.Context, sel ast.SelectionSet, obj *store.GeneratedMediaLocation) graphql.Marshaler {
+func (ec *executionContext) _GeneratedMediaLocation(ctx context.Context, sel ast.SelectionSet, obj *loupe.GeneratedMediaLocation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, generatedMediaLocationImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -828,15 +828,15 @@ func (ec *executionContext) _GeneratedMediaLocation(ctx context.Context, sel ast
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNGeneratedMediaLocation2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGeneratedMediaLocation(ctx context.Context, sel ast.SelectionSet, v store.GeneratedMediaLocation) graphql.Marshaler {
+func (ec *executionContext) marshalNGeneratedMediaLocation2githubᚗcomᚋloupeᚑmamᚋloupeᚐGeneratedMediaLocation(ctx context.Context, sel ast.SelectionSet, v loupe.GeneratedMediaLocation) graphql.Marshaler {
 	return ec._GeneratedMediaLocation(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNGeneratedMediaLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGeneratedMediaLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.GeneratedMediaLocation) graphql.Marshaler {
+func (ec *executionContext) marshalNGeneratedMediaLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGeneratedMediaLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*loupe.GeneratedMediaLocation) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNGeneratedMediaLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGeneratedMediaLocation(ctx, sel, v[i])
+		return ec.marshalNGeneratedMediaLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGeneratedMediaLocation(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -848,7 +848,7 @@ func (ec *executionContext) marshalNGeneratedMediaLocation2ᚕᚖgithubᚗcomᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNGeneratedMediaLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGeneratedMediaLocation(ctx context.Context, sel ast.SelectionSet, v *store.GeneratedMediaLocation) graphql.Marshaler {
+func (ec *executionContext) marshalNGeneratedMediaLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGeneratedMediaLocation(ctx context.Context, sel ast.SelectionSet, v *loupe.GeneratedMediaLocation) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

@@ -14,7 +14,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -292,7 +291,7 @@ func (ec *executionContext) fieldContext_DeleteIngestStorageConfigPayload_id(_ c
 	return graphql.NewScalarFieldContext("DeleteIngestStorageConfigPayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_id(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_id(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -318,7 +317,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_id(_ context.Context, fie
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_name(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_name(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
 	}
@@ -344,7 +343,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_name(_ context.Context, f
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_endpoint(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_endpoint(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Endpoint)
 	}
@@ -370,7 +369,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_endpoint(_ context.Contex
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_bucketName(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_bucketName(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.BucketName)
 	}
@@ -396,7 +395,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_bucketName(_ context.Cont
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_pathPrefix(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_pathPrefix(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.PathPrefix)
 	}
@@ -422,7 +421,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_pathPrefix(_ context.Cont
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_accessKey(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_accessKey(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.AccessKey)
 	}
@@ -448,7 +447,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_accessKey(_ context.Conte
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_areCredentialsSaved(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_areCredentialsSaved(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -471,7 +470,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_areCredentialsSaved(_ con
 	return graphql.NewScalarFieldContext("GatewayConfig", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_deleteEnabled(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_deleteEnabled(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.DeleteEnabled)
 	}
@@ -497,7 +496,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_deleteEnabled(_ context.C
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_lastObjServerKeysUploadedAt(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_lastObjServerKeysUploadedAt(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.LastObjServerKeysUploadedAt)
 	}
@@ -523,7 +522,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_lastObjServerKeysUploaded
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_createdOn(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
 	}
@@ -549,7 +548,7 @@ func (ec *executionContext) fieldContext_GatewayConfig_createdOn(_ context.Conte
 	return graphql.NewScalarFieldContext("GatewayConfig", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _GatewayConfig_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.GatewayConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _GatewayConfig_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *loupe.GatewayConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
 	}
@@ -587,8 +586,8 @@ func (ec *executionContext) _GatewayConfigList_l(ctx context.Context, field grap
 			return obj.L, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.GatewayConfig) graphql.Marshaler {
-			return ec.marshalNGatewayConfig2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGatewayConfigᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.GatewayConfig) graphql.Marshaler {
+			return ec.marshalNGatewayConfig2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGatewayConfigᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -997,7 +996,7 @@ func (ec *executionContext) fieldContext_IngestFileResult_transcodingState(_ con
 	return graphql.NewScalarFieldContext("IngestFileResult", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_id(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_id(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -1023,7 +1022,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_id(_ context.Contex
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_title(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_title(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Title)
 	}
@@ -1049,7 +1048,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_title(_ context.Con
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_ingestConfigType(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_ingestConfigType(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.IngestConfigType)
 	}
@@ -1075,7 +1074,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_ingestConfigType(_ 
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_isDisabled(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_isDisabled(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsDisabled)
 	}
@@ -1101,7 +1100,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_isDisabled(_ contex
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_storageProvider(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_storageProvider(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1124,7 +1123,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_storageProvider(_ c
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_sourceBucket(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_sourceBucket(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.SourceBucket)
 	}
@@ -1150,7 +1149,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_sourceBucket(_ cont
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_sourceKeyPrefix(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_sourceKeyPrefix(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.SourceKeyPrefix)
 	}
@@ -1176,7 +1175,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_sourceKeyPrefix(_ c
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_sourceEndpoint(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_sourceEndpoint(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SourceEndpoint)
 	}
@@ -1202,7 +1201,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_sourceEndpoint(_ co
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_accessType(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_accessType(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.AccessType)
 	}
@@ -1228,7 +1227,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_accessType(_ contex
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_externalId(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_externalId(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ExternalID)
 	}
@@ -1254,7 +1253,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_externalId(_ contex
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_accessKey(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_accessKey(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.AccessKey)
 	}
@@ -1280,7 +1279,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_accessKey(_ context
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_cloudAccountId(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_cloudAccountId(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.CloudAccountID)
 	}
@@ -1306,7 +1305,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_cloudAccountId(_ co
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_areCredentialsSaved(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_areCredentialsSaved(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1329,7 +1328,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_areCredentialsSaved
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_ingestFileExtensions(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_ingestFileExtensions(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.IngestFileExtensions)
 	}
@@ -1355,7 +1354,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_ingestFileExtension
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_ingestFileTags(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_ingestFileTags(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1378,7 +1377,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_ingestFileTags(_ co
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_ingestIfAnyTagsMatch(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_ingestIfAnyTagsMatch(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, obj.IngestIfAnyTagsMatch)
 	}
@@ -1404,7 +1403,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_ingestIfAnyTagsMatc
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_highresFolder(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_highresFolder(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.HighresFolder)
 	}
@@ -1430,7 +1429,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_highresFolder(_ con
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_targetFolder(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_targetFolder(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TargetFolder)
 	}
@@ -1456,7 +1455,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_targetFolder(_ cont
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_targetFolderRemoveSourcePrefix(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_targetFolderRemoveSourcePrefix(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, obj.TargetFolderRemoveSourcePrefix)
 	}
@@ -1482,7 +1481,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_targetFolderRemoveS
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_requireSidecar(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_requireSidecar(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, obj.RequireSidecar)
 	}
@@ -1508,7 +1507,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_requireSidecar(_ co
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_sidecarParser(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_sidecarParser(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SidecarParser)
 	}
@@ -1534,7 +1533,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_sidecarParser(_ con
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_sidecarFileName(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_sidecarFileName(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SidecarFileName)
 	}
@@ -1560,7 +1559,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_sidecarFileName(_ c
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_confidence(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_confidence(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Confidence)
 	}
@@ -1586,7 +1585,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_confidence(_ contex
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_sourceLastModified(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_sourceLastModified(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.SourceLastModified)
 	}
@@ -1612,7 +1611,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_sourceLastModified(
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_analyticConfig(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_analyticConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1635,7 +1634,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_analyticConfig(_ co
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_enableObjAcceleration(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_enableObjAcceleration(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.EnableObjAcceleration)
 	}
@@ -1661,7 +1660,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_enableObjAccelerati
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_isProxyOnlyIngestConfig(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_isProxyOnlyIngestConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, obj.IsProxyOnlyIngestConfig)
 	}
@@ -1687,7 +1686,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_isProxyOnlyIngestCo
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_defaultMetadata(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_defaultMetadata(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.DefaultMetadata)
 	}
@@ -1713,7 +1712,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_defaultMetadata(_ c
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_defaultTimedMetadata(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_defaultTimedMetadata(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.DefaultTimedMetadata)
 	}
@@ -1739,7 +1738,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_defaultTimedMetadat
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_scanStorageState(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_scanStorageState(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1751,8 +1750,8 @@ func (ec *executionContext) _IngestStorageConfig_scanStorageState(ctx context.Co
 			return obj.ScanStorageState(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.ScanStorageState) graphql.Marshaler {
-			return ec.marshalOScanStorageState2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐScanStorageState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.ScanStorageState) graphql.Marshaler {
+			return ec.marshalOScanStorageState2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐScanStorageState(ctx, selections, v)
 		},
 		true,
 		false,
@@ -1771,7 +1770,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_scanStorageState(_ 
 	return fc, nil
 }
 
-func (ec *executionContext) _IngestStorageConfig_deleteEnabled(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_deleteEnabled(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.DeleteEnabled)
 	}
@@ -1797,7 +1796,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_deleteEnabled(_ con
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_visibleTo(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_visibleTo(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOJSON2githubᚗcomᚋloupeᚑmamᚋloupeᚐJSON(ctx, field.Selections, obj.VisibleTo)
 	}
@@ -1823,7 +1822,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_visibleTo(_ context
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_visibleToGroupList(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_visibleToGroupList(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1846,7 +1845,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_visibleToGroupList(
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_skipProcessing(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_skipProcessing(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOBoolean2ᚖbool(ctx, field.Selections, obj.SkipProcessing)
 	}
@@ -1872,7 +1871,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_skipProcessing(_ co
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _IngestStorageConfig_tenantId(ctx context.Context, field graphql.CollectedField, obj *store.IngestStorageConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _IngestStorageConfig_tenantId(ctx context.Context, field graphql.CollectedField, obj *loupe.IngestStorageConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.TenantID)
 	}
@@ -1898,7 +1897,7 @@ func (ec *executionContext) fieldContext_IngestStorageConfig_tenantId(_ context.
 	return graphql.NewScalarFieldContext("IngestStorageConfig", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ScanStorageState_message(ctx context.Context, field graphql.CollectedField, obj *store.ScanStorageState) (ret graphql.Marshaler) {
+func (ec *executionContext) _ScanStorageState_message(ctx context.Context, field graphql.CollectedField, obj *loupe.ScanStorageState) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Message)
 	}
@@ -1924,7 +1923,7 @@ func (ec *executionContext) fieldContext_ScanStorageState_message(_ context.Cont
 	return graphql.NewScalarFieldContext("ScanStorageState", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _ScanStorageState_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.ScanStorageState) (ret graphql.Marshaler) {
+func (ec *executionContext) _ScanStorageState_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *loupe.ScanStorageState) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
 	}
@@ -1950,7 +1949,7 @@ func (ec *executionContext) fieldContext_ScanStorageState_modifiedOn(_ context.C
 	return graphql.NewScalarFieldContext("ScanStorageState", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _ScanStorageState_state(ctx context.Context, field graphql.CollectedField, obj *store.ScanStorageState) (ret graphql.Marshaler) {
+func (ec *executionContext) _ScanStorageState_state(ctx context.Context, field graphql.CollectedField, obj *loupe.ScanStorageState) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.State)
 	}
@@ -2402,7 +2401,7 @@ func (ec *executionContext) _UploadLocation(ctx context.Context, sel ast.Selecti
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
-	case *store.IngestStorageConfig:
+	case *loupe.IngestStorageConfig:
 		if obj == nil {
 			return graphql.Null
 		}
@@ -2581,7 +2580,7 @@ func (ec *executionContext) _DeleteIngestStorageConfigPayload(ctx context.Contex
 
 var gatewayConfigImplementors = []string{"GatewayConfig"}
 
-func (ec *executionContext) _GatewayConfig(ctx context.Context, sel ast.SelectionSet, obj *store.GatewayConfig) graphql.Marshaler {
+func (ec *executionContext) _GatewayConfig(ctx context.Context, sel ast.SelectionSet, obj *loupe.GatewayConfig) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, gatewayConfigImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -2837,7 +2836,7 @@ func (ec *executionContext) _IngestFileResult(ctx context.Context, sel ast.Selec
 
 var ingestStorageConfigImplementors = []string{"IngestStorageConfig", "UploadLocation"}
 
-func (ec *executionContext) _IngestStorageConfig(ctx context.Context, sel ast.SelectionSet, obj *store.IngestStorageConfig) graphql.Marshaler {
+func (ec *executionContext) _IngestStorageConfig(ctx context.Context, sel ast.SelectionSet, obj *loupe.IngestStorageConfig) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ingestStorageConfigImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -2980,7 +2979,7 @@ func (ec *executionContext) _IngestStorageConfig(ctx context.Context, sel ast.Se
 
 var scanStorageStateImplementors = []string{"ScanStorageState"}
 
-func (ec *executionContext) _ScanStorageState(ctx context.Context, sel ast.SelectionSet, obj *store.ScanStorageState) graphql.Marshaler {
+func (ec *executionContext) _ScanStorageState(ctx context.Context, sel ast.SelectionSet, obj *loupe.ScanStorageState) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, scanStorageStateImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -3059,15 +3058,15 @@ func (ec *executionContext) marshalNDeleteIngestStorageConfigPayload2ᚖgithub�
 	return ec._DeleteIngestStorageConfigPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNGatewayConfig2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGatewayConfig(ctx context.Context, sel ast.SelectionSet, v store.GatewayConfig) graphql.Marshaler {
+func (ec *executionContext) marshalNGatewayConfig2githubᚗcomᚋloupeᚑmamᚋloupeᚐGatewayConfig(ctx context.Context, sel ast.SelectionSet, v loupe.GatewayConfig) graphql.Marshaler {
 	return ec._GatewayConfig(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNGatewayConfig2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGatewayConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.GatewayConfig) graphql.Marshaler {
+func (ec *executionContext) marshalNGatewayConfig2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGatewayConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []*loupe.GatewayConfig) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNGatewayConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGatewayConfig(ctx, sel, v[i])
+		return ec.marshalNGatewayConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGatewayConfig(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -3079,7 +3078,7 @@ func (ec *executionContext) marshalNGatewayConfig2ᚕᚖgithubᚗcomᚋloupeᚑm
 	return ret
 }
 
-func (ec *executionContext) marshalNGatewayConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGatewayConfig(ctx context.Context, sel ast.SelectionSet, v *store.GatewayConfig) graphql.Marshaler {
+func (ec *executionContext) marshalNGatewayConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGatewayConfig(ctx context.Context, sel ast.SelectionSet, v *loupe.GatewayConfig) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -3132,15 +3131,15 @@ func (ec *executionContext) marshalNIngestFileResult2ᚖgithubᚗcomᚋloupeᚑm
 	return ec._IngestFileResult(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNIngestStorageConfig2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfig(ctx context.Context, sel ast.SelectionSet, v store.IngestStorageConfig) graphql.Marshaler {
+func (ec *executionContext) marshalNIngestStorageConfig2githubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfig(ctx context.Context, sel ast.SelectionSet, v loupe.IngestStorageConfig) graphql.Marshaler {
 	return ec._IngestStorageConfig(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNIngestStorageConfig2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.IngestStorageConfig) graphql.Marshaler {
+func (ec *executionContext) marshalNIngestStorageConfig2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []*loupe.IngestStorageConfig) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfig(ctx, sel, v[i])
+		return ec.marshalNIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfig(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -3152,7 +3151,7 @@ func (ec *executionContext) marshalNIngestStorageConfig2ᚕᚖgithubᚗcomᚋlou
 	return ret
 }
 
-func (ec *executionContext) marshalNIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfig(ctx context.Context, sel ast.SelectionSet, v *store.IngestStorageConfig) graphql.Marshaler {
+func (ec *executionContext) marshalNIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfig(ctx context.Context, sel ast.SelectionSet, v *loupe.IngestStorageConfig) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -3200,14 +3199,14 @@ func (ec *executionContext) marshalODefaultUploadLocation2ᚖgithubᚗcomᚋloup
 	return ec._DefaultUploadLocation(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfig(ctx context.Context, sel ast.SelectionSet, v *store.IngestStorageConfig) graphql.Marshaler {
+func (ec *executionContext) marshalOIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfig(ctx context.Context, sel ast.SelectionSet, v *loupe.IngestStorageConfig) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._IngestStorageConfig(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOScanStorageState2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐScanStorageState(ctx context.Context, sel ast.SelectionSet, v *store.ScanStorageState) graphql.Marshaler {
+func (ec *executionContext) marshalOScanStorageState2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐScanStorageState(ctx context.Context, sel ast.SelectionSet, v *loupe.ScanStorageState) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

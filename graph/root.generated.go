@@ -24,9 +24,9 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type MutationResolver interface {
-	CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error)
-	ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error)
-	UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error)
+	CreateBookmark(ctx context.Context, input model.BookmarkInput) (*loupe.Bookmark, error)
+	ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*loupe.Bookmark, error)
+	UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*loupe.Bookmark, error)
 	DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error)
 	SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error)
 	CreateComment(ctx context.Context, input loupe.CreateCommentInput) (*store.Comment, error)
@@ -47,12 +47,12 @@ type MutationResolver interface {
 	AddItemToFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error)
 	RemoveItemFromFolder(ctx context.Context, input model.ItemFolderInput) (*store.Item, error)
 	MoveItem(ctx context.Context, input model.MoveItemInput) (*store.Item, error)
-	CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*store.GeneratedMediaLocation, error)
-	CreateIngestStorageConfig(ctx context.Context, input model.IngestStorageConfigInput) (*store.IngestStorageConfig, error)
+	CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*loupe.GeneratedMediaLocation, error)
+	CreateIngestStorageConfig(ctx context.Context, input model.IngestStorageConfigInput) (*loupe.IngestStorageConfig, error)
 	DeleteIngestStorageConfig(ctx context.Context, id string) (*model.DeleteIngestStorageConfigPayload, error)
-	ScanIngestStorageConfig(ctx context.Context, id string) (*store.IngestStorageConfig, error)
+	ScanIngestStorageConfig(ctx context.Context, id string) (*loupe.IngestStorageConfig, error)
 	IngestFile(ctx context.Context, input model.IngestFileInput) (*model.IngestFileResult, error)
-	CreateGatewayConfig(ctx context.Context, input model.GatewayConfigInput) (*store.GatewayConfig, error)
+	CreateGatewayConfig(ctx context.Context, input model.GatewayConfigInput) (*loupe.GatewayConfig, error)
 	DeleteGatewayConfig(ctx context.Context, id string) (*model.DeleteGatewayConfigPayload, error)
 	GatewayIngestFile(ctx context.Context, gatewayID string, input model.GatewayIngestFileInput) (*model.IngestFileResult, error)
 	CreateItem(ctx context.Context, input loupe.CreateItemInput) (*model.CreateItemPayload, error)
@@ -77,33 +77,33 @@ type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*store.APIKey, error)
 	DeleteAPIKey(ctx context.Context, keyID string) (*store.APIKey, error)
 	UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error)
-	CreateStorage(ctx context.Context, input model.StorageInput) (*store.Storage, error)
-	UpdateStorage(ctx context.Context, id string, input model.StorageInput) (*store.Storage, error)
+	CreateStorage(ctx context.Context, input model.StorageInput) (*loupe.Storage, error)
+	UpdateStorage(ctx context.Context, id string, input model.StorageInput) (*loupe.Storage, error)
 	DeleteStorage(ctx context.Context, id string) (*model.DeleteStoragePayload, error)
-	CreateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*store.StorageLocation, error)
-	UpdateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*store.StorageLocation, error)
+	CreateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*loupe.StorageLocation, error)
+	UpdateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*loupe.StorageLocation, error)
 	DeleteStorageLocation(ctx context.Context, input model.DeleteStorageLocationInput) (*model.DeleteStorageLocationPayload, error)
-	UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*store.TenantConfig, error)
-	SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error)
+	UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*loupe.TenantConfig, error)
+	SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*loupe.TranscriptionLanguageSettings, error)
 	StartUpload(ctx context.Context, input model.StartUploadInput) (*model.StartUploadPayload, error)
-	UpdateUserSettings(ctx context.Context, input loupe.JSON) (*store.UserSettings, error)
+	UpdateUserSettings(ctx context.Context, input loupe.JSON) (*loupe.UserSettings, error)
 	CreatePerson(ctx context.Context, input model.CreatePersonInput) (*store.Person, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (loupe.Node, error)
 	Nodes(ctx context.Context, ids []string) ([]loupe.Node, error)
 	ItemAnalytics(ctx context.Context, filter *model.AuditFilter, from *int, size *int) (*model.AuditSearchResult, error)
-	Bookmarks(ctx context.Context) ([]*store.Bookmark, error)
-	Bookmark(ctx context.Context, id string) (*store.Bookmark, error)
+	Bookmarks(ctx context.Context) ([]*loupe.Bookmark, error)
+	Bookmark(ctx context.Context, id string) (*loupe.Bookmark, error)
 	BookmarkFolders(ctx context.Context) (*model.BookmarkFolders, error)
 	AttachmentsPrecheck(ctx context.Context, itemID string, fileNames []string) (*model.AttachmentsPrecheck, error)
 	ThumbnailAt(ctx context.Context, itemID string, position string) (*store.Thumbnail, error)
 	Folder(ctx context.Context, id string) (*store.Folder, error)
 	FolderContent(ctx context.Context, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) (*model.FolderContent, error)
 	FolderAncestry(ctx context.Context, ids []string) ([]*model.Ancestry, error)
-	GeneratedMediaLocations(ctx context.Context) ([]*store.GeneratedMediaLocation, error)
-	IngestStorageConfigs(ctx context.Context) ([]*store.IngestStorageConfig, error)
-	IngestStorageConfig(ctx context.Context, id string) (*store.IngestStorageConfig, error)
+	GeneratedMediaLocations(ctx context.Context) ([]*loupe.GeneratedMediaLocation, error)
+	IngestStorageConfigs(ctx context.Context) ([]*loupe.IngestStorageConfig, error)
+	IngestStorageConfig(ctx context.Context, id string) (*loupe.IngestStorageConfig, error)
 	UploadLocations(ctx context.Context) ([]model.UploadLocation, error)
 	DefaultUploadLocation(ctx context.Context) (*model.DefaultUploadLocation, error)
 	GatewayConfigs(ctx context.Context, index *int, size *int) (*model.GatewayConfigList, error)
@@ -122,12 +122,12 @@ type QueryResolver interface {
 	TenantIds(ctx context.Context) (*model.TenantIds, error)
 	StorageManagers(ctx context.Context) ([]*model.StorageManager, error)
 	Storages(ctx context.Context) (*model.StorageList, error)
-	Storage(ctx context.Context, id string) (*store.Storage, error)
-	StorageLocations(ctx context.Context) ([]*store.StorageLocation, error)
-	StorageLocation(ctx context.Context, id string) (*store.StorageLocation, error)
-	TenantConfig(ctx context.Context) (*store.TenantConfig, error)
-	TranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error)
-	SystemTranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error)
+	Storage(ctx context.Context, id string) (*loupe.Storage, error)
+	StorageLocations(ctx context.Context) ([]*loupe.StorageLocation, error)
+	StorageLocation(ctx context.Context, id string) (*loupe.StorageLocation, error)
+	TenantConfig(ctx context.Context) (*loupe.TenantConfig, error)
+	TranscriptionLanguageSettings(ctx context.Context) (*loupe.TranscriptionLanguageSettings, error)
+	SystemTranscriptionLanguageSettings(ctx context.Context) (*loupe.TranscriptionLanguageSettings, error)
 	Metering(ctx context.Context, startDay *int, endDay *int, tenantIds []string) (*store.Metering, error)
 	Stats(ctx context.Context, dateRange *model.StatsDateRange) (*model.Stats, error)
 	SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error)
@@ -1653,8 +1653,8 @@ func (ec *executionContext) _Mutation_createBookmark(ctx context.Context, field 
 			return ec.Resolvers.Mutation().CreateBookmark(ctx, fc.Args["input"].(model.BookmarkInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1697,8 +1697,8 @@ func (ec *executionContext) _Mutation_replaceBookmarks(ctx context.Context, fiel
 			return ec.Resolvers.Mutation().ReplaceBookmarks(ctx, fc.Args["input"].([]*model.BookmarkInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1741,8 +1741,8 @@ func (ec *executionContext) _Mutation_updateBookmark(ctx context.Context, field 
 			return ec.Resolvers.Mutation().UpdateBookmark(ctx, fc.Args["id"].(string), fc.Args["input"].(model.BookmarkInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2665,8 +2665,8 @@ func (ec *executionContext) _Mutation_createGeneratedMediaLocation(ctx context.C
 			return ec.Resolvers.Mutation().CreateGeneratedMediaLocation(ctx, fc.Args["input"].(model.GeneratedMediaLocationInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.GeneratedMediaLocation) graphql.Marshaler {
-			return ec.marshalNGeneratedMediaLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGeneratedMediaLocation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.GeneratedMediaLocation) graphql.Marshaler {
+			return ec.marshalNGeneratedMediaLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGeneratedMediaLocation(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2709,8 +2709,8 @@ func (ec *executionContext) _Mutation_createIngestStorageConfig(ctx context.Cont
 			return ec.Resolvers.Mutation().CreateIngestStorageConfig(ctx, fc.Args["input"].(model.IngestStorageConfigInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.IngestStorageConfig) graphql.Marshaler {
-			return ec.marshalNIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.IngestStorageConfig) graphql.Marshaler {
+			return ec.marshalNIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2797,8 +2797,8 @@ func (ec *executionContext) _Mutation_scanIngestStorageConfig(ctx context.Contex
 			return ec.Resolvers.Mutation().ScanIngestStorageConfig(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.IngestStorageConfig) graphql.Marshaler {
-			return ec.marshalNIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.IngestStorageConfig) graphql.Marshaler {
+			return ec.marshalNIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2885,8 +2885,8 @@ func (ec *executionContext) _Mutation_createGatewayConfig(ctx context.Context, f
 			return ec.Resolvers.Mutation().CreateGatewayConfig(ctx, fc.Args["input"].(model.GatewayConfigInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.GatewayConfig) graphql.Marshaler {
-			return ec.marshalNGatewayConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGatewayConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.GatewayConfig) graphql.Marshaler {
+			return ec.marshalNGatewayConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGatewayConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3985,8 +3985,8 @@ func (ec *executionContext) _Mutation_createStorage(ctx context.Context, field g
 			return ec.Resolvers.Mutation().CreateStorage(ctx, fc.Args["input"].(model.StorageInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Storage) graphql.Marshaler {
-			return ec.marshalNStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorage(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Storage) graphql.Marshaler {
+			return ec.marshalNStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorage(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4029,8 +4029,8 @@ func (ec *executionContext) _Mutation_updateStorage(ctx context.Context, field g
 			return ec.Resolvers.Mutation().UpdateStorage(ctx, fc.Args["id"].(string), fc.Args["input"].(model.StorageInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Storage) graphql.Marshaler {
-			return ec.marshalNStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorage(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Storage) graphql.Marshaler {
+			return ec.marshalNStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorage(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4117,8 +4117,8 @@ func (ec *executionContext) _Mutation_createStorageLocation(ctx context.Context,
 			return ec.Resolvers.Mutation().CreateStorageLocation(ctx, fc.Args["input"].(model.StorageLocationInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.StorageLocation) graphql.Marshaler {
-			return ec.marshalNStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.StorageLocation) graphql.Marshaler {
+			return ec.marshalNStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocation(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4161,8 +4161,8 @@ func (ec *executionContext) _Mutation_updateStorageLocation(ctx context.Context,
 			return ec.Resolvers.Mutation().UpdateStorageLocation(ctx, fc.Args["input"].(model.StorageLocationInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.StorageLocation) graphql.Marshaler {
-			return ec.marshalNStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.StorageLocation) graphql.Marshaler {
+			return ec.marshalNStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocation(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4249,8 +4249,8 @@ func (ec *executionContext) _Mutation_updateTenantConfig(ctx context.Context, fi
 			return ec.Resolvers.Mutation().UpdateTenantConfig(ctx, fc.Args["input"].(loupe.JSON))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
-			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TenantConfig) graphql.Marshaler {
+			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTenantConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4293,8 +4293,8 @@ func (ec *executionContext) _Mutation_setTranscriptionLanguageSettings(ctx conte
 			return ec.Resolvers.Mutation().SetTranscriptionLanguageSettings(ctx, fc.Args["input"].([]*model.TranscriptionLanguageSettingInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
-			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettings(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4381,8 +4381,8 @@ func (ec *executionContext) _Mutation_updateUserSettings(ctx context.Context, fi
 			return ec.Resolvers.Mutation().UpdateUserSettings(ctx, fc.Args["input"].(loupe.JSON))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.UserSettings) graphql.Marshaler {
-			return ec.marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.UserSettings) graphql.Marshaler {
+			return ec.marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐUserSettings(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4652,8 +4652,8 @@ func (ec *executionContext) _Query_bookmarks(ctx context.Context, field graphql.
 			return ec.Resolvers.Query().Bookmarks(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4685,8 +4685,8 @@ func (ec *executionContext) _Query_bookmark(ctx context.Context, field graphql.C
 			return ec.Resolvers.Query().Bookmark(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Bookmark) graphql.Marshaler {
-			return ec.marshalOBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmark(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalOBookmark2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmark(ctx, selections, v)
 		},
 		true,
 		false,
@@ -4980,8 +4980,8 @@ func (ec *executionContext) _Query_generatedMediaLocations(ctx context.Context, 
 			return ec.Resolvers.Query().GeneratedMediaLocations(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.GeneratedMediaLocation) graphql.Marshaler {
-			return ec.marshalNGeneratedMediaLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐGeneratedMediaLocationᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.GeneratedMediaLocation) graphql.Marshaler {
+			return ec.marshalNGeneratedMediaLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐGeneratedMediaLocationᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5012,8 +5012,8 @@ func (ec *executionContext) _Query_ingestStorageConfigs(ctx context.Context, fie
 			return ec.Resolvers.Query().IngestStorageConfigs(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.IngestStorageConfig) graphql.Marshaler {
-			return ec.marshalNIngestStorageConfig2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfigᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.IngestStorageConfig) graphql.Marshaler {
+			return ec.marshalNIngestStorageConfig2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfigᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5045,8 +5045,8 @@ func (ec *executionContext) _Query_ingestStorageConfig(ctx context.Context, fiel
 			return ec.Resolvers.Query().IngestStorageConfig(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.IngestStorageConfig) graphql.Marshaler {
-			return ec.marshalOIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐIngestStorageConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.IngestStorageConfig) graphql.Marshaler {
+			return ec.marshalOIngestStorageConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐIngestStorageConfig(ctx, selections, v)
 		},
 		true,
 		false,
@@ -5764,8 +5764,8 @@ func (ec *executionContext) _Query_storage(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Query().Storage(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Storage) graphql.Marshaler {
-			return ec.marshalOStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorage(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.Storage) graphql.Marshaler {
+			return ec.marshalOStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorage(ctx, selections, v)
 		},
 		true,
 		false,
@@ -5807,8 +5807,8 @@ func (ec *executionContext) _Query_storageLocations(ctx context.Context, field g
 			return ec.Resolvers.Query().StorageLocations(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.StorageLocation) graphql.Marshaler {
-			return ec.marshalNStorageLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocationᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.StorageLocation) graphql.Marshaler {
+			return ec.marshalNStorageLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocationᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5840,8 +5840,8 @@ func (ec *executionContext) _Query_storageLocation(ctx context.Context, field gr
 			return ec.Resolvers.Query().StorageLocation(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.StorageLocation) graphql.Marshaler {
-			return ec.marshalOStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.StorageLocation) graphql.Marshaler {
+			return ec.marshalOStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocation(ctx, selections, v)
 		},
 		true,
 		false,
@@ -5883,8 +5883,8 @@ func (ec *executionContext) _Query_tenantConfig(ctx context.Context, field graph
 			return ec.Resolvers.Query().TenantConfig(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
-			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TenantConfig) graphql.Marshaler {
+			return ec.marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTenantConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5915,8 +5915,8 @@ func (ec *executionContext) _Query_transcriptionLanguageSettings(ctx context.Con
 			return ec.Resolvers.Query().TranscriptionLanguageSettings(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
-			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettings(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5947,8 +5947,8 @@ func (ec *executionContext) _Query_systemTranscriptionLanguageSettings(ctx conte
 			return ec.Resolvers.Query().SystemTranscriptionLanguageSettings(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
-			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TranscriptionLanguageSettings) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettings(ctx, selections, v)
 		},
 		true,
 		true,

@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // region    ************************** generated!.gotpl **************************
 
 type StorageLocationResolver interface {
-	AreCredentialsSaved(ctx context.Context, obj *store.StorageLocation) (bool, error)
+	AreCredentialsSaved(ctx context.Context, obj *loupe.StorageLocation) (bool, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -86,7 +86,7 @@ func (ec *executionContext) fieldContext_DeleteStoragePayload_id(_ context.Conte
 	return graphql.NewScalarFieldContext("DeleteStoragePayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Storage_id(ctx context.Context, field graphql.CollectedField, obj *store.Storage) (ret graphql.Marshaler) {
+func (ec *executionContext) _Storage_id(ctx context.Context, field graphql.CollectedField, obj *loupe.Storage) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -112,7 +112,7 @@ func (ec *executionContext) fieldContext_Storage_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Storage", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Storage_name(ctx context.Context, field graphql.CollectedField, obj *store.Storage) (ret graphql.Marshaler) {
+func (ec *executionContext) _Storage_name(ctx context.Context, field graphql.CollectedField, obj *loupe.Storage) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
 	}
@@ -138,7 +138,7 @@ func (ec *executionContext) fieldContext_Storage_name(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Storage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Storage_private(ctx context.Context, field graphql.CollectedField, obj *store.Storage) (ret graphql.Marshaler) {
+func (ec *executionContext) _Storage_private(ctx context.Context, field graphql.CollectedField, obj *loupe.Storage) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Private)
 	}
@@ -164,7 +164,7 @@ func (ec *executionContext) fieldContext_Storage_private(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Storage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Storage_description(ctx context.Context, field graphql.CollectedField, obj *store.Storage) (ret graphql.Marshaler) {
+func (ec *executionContext) _Storage_description(ctx context.Context, field graphql.CollectedField, obj *loupe.Storage) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Description)
 	}
@@ -190,7 +190,7 @@ func (ec *executionContext) fieldContext_Storage_description(_ context.Context, 
 	return graphql.NewScalarFieldContext("Storage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Storage_owner(ctx context.Context, field graphql.CollectedField, obj *store.Storage) (ret graphql.Marshaler) {
+func (ec *executionContext) _Storage_owner(ctx context.Context, field graphql.CollectedField, obj *loupe.Storage) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Owner)
 	}
@@ -228,8 +228,8 @@ func (ec *executionContext) _StorageCollection_collection(ctx context.Context, f
 			return obj.Collection, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Storage) graphql.Marshaler {
-			return ec.marshalNStorage2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.Storage) graphql.Marshaler {
+			return ec.marshalNStorage2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -306,7 +306,7 @@ func (ec *executionContext) fieldContext_StorageList__embedded(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _StorageLocation_id(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_id(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 	}
@@ -332,7 +332,7 @@ func (ec *executionContext) fieldContext_StorageLocation_id(_ context.Context, f
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_storageId(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_storageId(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOID2ᚖstring(ctx, field.Selections, obj.StorageID)
 	}
@@ -358,7 +358,7 @@ func (ec *executionContext) fieldContext_StorageLocation_storageId(_ context.Con
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_name(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_name(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Name)
 	}
@@ -384,7 +384,7 @@ func (ec *executionContext) fieldContext_StorageLocation_name(_ context.Context,
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_type(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_type(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Type)
 	}
@@ -410,7 +410,7 @@ func (ec *executionContext) fieldContext_StorageLocation_type(_ context.Context,
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_bucketName(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_bucketName(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.BucketName)
 	}
@@ -436,7 +436,7 @@ func (ec *executionContext) fieldContext_StorageLocation_bucketName(_ context.Co
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_pathPrefix(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_pathPrefix(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.PathPrefix)
 	}
@@ -462,7 +462,7 @@ func (ec *executionContext) fieldContext_StorageLocation_pathPrefix(_ context.Co
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_endpoint(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_endpoint(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Endpoint)
 	}
@@ -488,7 +488,7 @@ func (ec *executionContext) fieldContext_StorageLocation_endpoint(_ context.Cont
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_region(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_region(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Region)
 	}
@@ -514,7 +514,7 @@ func (ec *executionContext) fieldContext_StorageLocation_region(_ context.Contex
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_pathStyle(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_pathStyle(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.PathStyle)
 	}
@@ -540,7 +540,7 @@ func (ec *executionContext) fieldContext_StorageLocation_pathStyle(_ context.Con
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_accessType(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_accessType(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.AccessType)
 	}
@@ -566,7 +566,7 @@ func (ec *executionContext) fieldContext_StorageLocation_accessType(_ context.Co
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_accessKey(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_accessKey(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.AccessKey)
 	}
@@ -592,7 +592,7 @@ func (ec *executionContext) fieldContext_StorageLocation_accessKey(_ context.Con
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_roleIdentifier(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_roleIdentifier(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.RoleIdentifier)
 	}
@@ -618,7 +618,7 @@ func (ec *executionContext) fieldContext_StorageLocation_roleIdentifier(_ contex
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_externalId(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_externalId(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.ExternalID)
 	}
@@ -644,7 +644,7 @@ func (ec *executionContext) fieldContext_StorageLocation_externalId(_ context.Co
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_areCredentialsSaved(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_areCredentialsSaved(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -667,7 +667,7 @@ func (ec *executionContext) fieldContext_StorageLocation_areCredentialsSaved(_ c
 	return graphql.NewScalarFieldContext("StorageLocation", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_isDefault(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_isDefault(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsDefault)
 	}
@@ -693,7 +693,7 @@ func (ec *executionContext) fieldContext_StorageLocation_isDefault(_ context.Con
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_createdOn(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_createdOn(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedOn)
 	}
@@ -719,7 +719,7 @@ func (ec *executionContext) fieldContext_StorageLocation_createdOn(_ context.Con
 	return graphql.NewScalarFieldContext("StorageLocation", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _StorageLocation_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *store.StorageLocation) (ret graphql.Marshaler) {
+func (ec *executionContext) _StorageLocation_modifiedOn(ctx context.Context, field graphql.CollectedField, obj *loupe.StorageLocation) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ModifiedOn)
 	}
@@ -1053,7 +1053,7 @@ func (ec *executionContext) _DeleteStoragePayload(ctx context.Context, sel ast.S
 
 var storageImplementors = []string{"Storage"}
 
-func (ec *executionContext) _Storage(ctx context.Context, sel ast.SelectionSet, obj *store.Storage) graphql.Marshaler {
+func (ec *executionContext) _Storage(ctx context.Context, sel ast.SelectionSet, obj *loupe.Storage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, storageImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -1195,7 +1195,7 @@ func (ec *executionContext) _StorageList(ctx context.Context, sel ast.SelectionS
 
 var storageLocationImplementors = []string{"StorageLocation"}
 
-func (ec *executionContext) _StorageLocation(ctx context.Context, sel ast.SelectionSet, obj *store.StorageLocation) graphql.Marshaler {
+func (ec *executionContext) _StorageLocation(ctx context.Context, sel ast.SelectionSet, obj *loupe.StorageLocation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, storageLocationImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -1368,15 +1368,15 @@ func (ec *executionContext) marshalNDeleteStoragePayload2ᚖgithubᚗcomᚋloupe
 	return ec._DeleteStoragePayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNStorage2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorage(ctx context.Context, sel ast.SelectionSet, v store.Storage) graphql.Marshaler {
+func (ec *executionContext) marshalNStorage2githubᚗcomᚋloupeᚑmamᚋloupeᚐStorage(ctx context.Context, sel ast.SelectionSet, v loupe.Storage) graphql.Marshaler {
 	return ec._Storage(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNStorage2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Storage) graphql.Marshaler {
+func (ec *executionContext) marshalNStorage2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageᚄ(ctx context.Context, sel ast.SelectionSet, v []*loupe.Storage) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorage(ctx, sel, v[i])
+		return ec.marshalNStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorage(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1388,7 +1388,7 @@ func (ec *executionContext) marshalNStorage2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋl
 	return ret
 }
 
-func (ec *executionContext) marshalNStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorage(ctx context.Context, sel ast.SelectionSet, v *store.Storage) graphql.Marshaler {
+func (ec *executionContext) marshalNStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorage(ctx context.Context, sel ast.SelectionSet, v *loupe.Storage) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1427,15 +1427,15 @@ func (ec *executionContext) marshalNStorageList2ᚖgithubᚗcomᚋloupeᚑmamᚋ
 	return ec._StorageList(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNStorageLocation2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocation(ctx context.Context, sel ast.SelectionSet, v store.StorageLocation) graphql.Marshaler {
+func (ec *executionContext) marshalNStorageLocation2githubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocation(ctx context.Context, sel ast.SelectionSet, v loupe.StorageLocation) graphql.Marshaler {
 	return ec._StorageLocation(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNStorageLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.StorageLocation) graphql.Marshaler {
+func (ec *executionContext) marshalNStorageLocation2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*loupe.StorageLocation) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocation(ctx, sel, v[i])
+		return ec.marshalNStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocation(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1447,7 +1447,7 @@ func (ec *executionContext) marshalNStorageLocation2ᚕᚖgithubᚗcomᚋloupe�
 	return ret
 }
 
-func (ec *executionContext) marshalNStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocation(ctx context.Context, sel ast.SelectionSet, v *store.StorageLocation) graphql.Marshaler {
+func (ec *executionContext) marshalNStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocation(ctx context.Context, sel ast.SelectionSet, v *loupe.StorageLocation) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1462,14 +1462,14 @@ func (ec *executionContext) unmarshalNStorageLocationInput2githubᚗcomᚋloupe�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorage(ctx context.Context, sel ast.SelectionSet, v *store.Storage) graphql.Marshaler {
+func (ec *executionContext) marshalOStorage2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorage(ctx context.Context, sel ast.SelectionSet, v *loupe.Storage) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Storage(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐStorageLocation(ctx context.Context, sel ast.SelectionSet, v *store.StorageLocation) graphql.Marshaler {
+func (ec *executionContext) marshalOStorageLocation2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐStorageLocation(ctx context.Context, sel ast.SelectionSet, v *loupe.StorageLocation) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -850,7 +850,7 @@ func (ec *executionContext) fieldContext_SystemActivity_nextToken(_ context.Cont
 	return graphql.NewScalarFieldContext("SystemActivity", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_confidenceLevel(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_confidenceLevel(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -873,7 +873,7 @@ func (ec *executionContext) fieldContext_TenantConfig_confidenceLevel(_ context.
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_faceDetectionMinimumWidthRatio(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_faceDetectionMinimumWidthRatio(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -896,7 +896,7 @@ func (ec *executionContext) fieldContext_TenantConfig_faceDetectionMinimumWidthR
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_unknownPersonDetectionConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_unknownPersonDetectionConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -919,7 +919,7 @@ func (ec *executionContext) fieldContext_TenantConfig_unknownPersonDetectionConf
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_analyticConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_analyticConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -942,7 +942,7 @@ func (ec *executionContext) fieldContext_TenantConfig_analyticConfig(_ context.C
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_conformAnalyticConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_conformAnalyticConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -965,7 +965,7 @@ func (ec *executionContext) fieldContext_TenantConfig_conformAnalyticConfig(_ co
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_recordingsAnalyticConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_recordingsAnalyticConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -988,7 +988,7 @@ func (ec *executionContext) fieldContext_TenantConfig_recordingsAnalyticConfig(_
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_autoAddImagesToDetectedPersons(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_autoAddImagesToDetectedPersons(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.AutoAddImagesToDetectedPersons)
 	}
@@ -1014,7 +1014,7 @@ func (ec *executionContext) fieldContext_TenantConfig_autoAddImagesToDetectedPer
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_speakerDiarizationEnabled(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_speakerDiarizationEnabled(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.SpeakerDiarizationEnabled)
 	}
@@ -1040,7 +1040,7 @@ func (ec *executionContext) fieldContext_TenantConfig_speakerDiarizationEnabled(
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_transcriptionApiKey(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_transcriptionApiKey(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranscriptionAPIKey)
 	}
@@ -1066,7 +1066,7 @@ func (ec *executionContext) fieldContext_TenantConfig_transcriptionApiKey(_ cont
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_realtimeTranscriptionConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_realtimeTranscriptionConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1089,7 +1089,7 @@ func (ec *executionContext) fieldContext_TenantConfig_realtimeTranscriptionConfi
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_transcodingService(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_transcodingService(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.TranscodingService)
 	}
@@ -1115,7 +1115,7 @@ func (ec *executionContext) fieldContext_TenantConfig_transcodingService(_ conte
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_subtitleParametricRules(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_subtitleParametricRules(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1138,7 +1138,7 @@ func (ec *executionContext) fieldContext_TenantConfig_subtitleParametricRules(_ 
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_paragraphParametricRules(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_paragraphParametricRules(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1161,7 +1161,7 @@ func (ec *executionContext) fieldContext_TenantConfig_paragraphParametricRules(_
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_secondaryTranslationLanguage(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_secondaryTranslationLanguage(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SecondaryTranslationLanguage)
 	}
@@ -1187,7 +1187,7 @@ func (ec *executionContext) fieldContext_TenantConfig_secondaryTranslationLangua
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_translationLanguage(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_translationLanguage(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TranslationLanguage)
 	}
@@ -1213,7 +1213,7 @@ func (ec *executionContext) fieldContext_TenantConfig_translationLanguage(_ cont
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_autoTranslationEnabled(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_autoTranslationEnabled(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.AutoTranslationEnabled)
 	}
@@ -1239,7 +1239,7 @@ func (ec *executionContext) fieldContext_TenantConfig_autoTranslationEnabled(_ c
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_tenantWideTimezone(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_tenantWideTimezone(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.TenantWideTimezone)
 	}
@@ -1265,7 +1265,7 @@ func (ec *executionContext) fieldContext_TenantConfig_tenantWideTimezone(_ conte
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_tenantWideTimeFormat(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_tenantWideTimeFormat(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.TenantWideTimeFormat)
 	}
@@ -1291,7 +1291,7 @@ func (ec *executionContext) fieldContext_TenantConfig_tenantWideTimeFormat(_ con
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_organizationLabel(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_organizationLabel(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.OrganizationLabel)
 	}
@@ -1317,7 +1317,7 @@ func (ec *executionContext) fieldContext_TenantConfig_organizationLabel(_ contex
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_serviceRate(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_serviceRate(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1340,7 +1340,7 @@ func (ec *executionContext) fieldContext_TenantConfig_serviceRate(_ context.Cont
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_mdfTypeDefaults(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_mdfTypeDefaults(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1363,7 +1363,7 @@ func (ec *executionContext) fieldContext_TenantConfig_mdfTypeDefaults(_ context.
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_metadataDefaults(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_metadataDefaults(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1386,7 +1386,7 @@ func (ec *executionContext) fieldContext_TenantConfig_metadataDefaults(_ context
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_mdfTypePermissions(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_mdfTypePermissions(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1409,7 +1409,7 @@ func (ec *executionContext) fieldContext_TenantConfig_mdfTypePermissions(_ conte
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_shouldDefaultExportMdfOverride(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_shouldDefaultExportMdfOverride(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShouldDefaultExportMdfOverride)
 	}
@@ -1435,7 +1435,7 @@ func (ec *executionContext) fieldContext_TenantConfig_shouldDefaultExportMdfOver
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_featureFlags(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_featureFlags(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1458,7 +1458,7 @@ func (ec *executionContext) fieldContext_TenantConfig_featureFlags(_ context.Con
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_showPersonFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_showPersonFunctionality(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowPersonFunctionality)
 	}
@@ -1484,7 +1484,7 @@ func (ec *executionContext) fieldContext_TenantConfig_showPersonFunctionality(_ 
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_showLabelFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_showLabelFunctionality(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowLabelFunctionality)
 	}
@@ -1510,7 +1510,7 @@ func (ec *executionContext) fieldContext_TenantConfig_showLabelFunctionality(_ c
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_showFolderFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_showFolderFunctionality(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowFolderFunctionality)
 	}
@@ -1536,7 +1536,7 @@ func (ec *executionContext) fieldContext_TenantConfig_showFolderFunctionality(_ 
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_showFileFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_showFileFunctionality(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowFileFunctionality)
 	}
@@ -1562,7 +1562,7 @@ func (ec *executionContext) fieldContext_TenantConfig_showFileFunctionality(_ co
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_showAudioFunctionality(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_showAudioFunctionality(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowAudioFunctionality)
 	}
@@ -1588,7 +1588,7 @@ func (ec *executionContext) fieldContext_TenantConfig_showAudioFunctionality(_ c
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_showAllItemTypesInDefaultSearch(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_showAllItemTypesInDefaultSearch(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowAllItemTypesInDefaultSearch)
 	}
@@ -1614,7 +1614,7 @@ func (ec *executionContext) fieldContext_TenantConfig_showAllItemTypesInDefaultS
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_defaultCompactViewFields(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_defaultCompactViewFields(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1637,7 +1637,7 @@ func (ec *executionContext) fieldContext_TenantConfig_defaultCompactViewFields(_
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_isMoveDefault(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_isMoveDefault(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsMoveDefault)
 	}
@@ -1663,7 +1663,7 @@ func (ec *executionContext) fieldContext_TenantConfig_isMoveDefault(_ context.Co
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_projectTemplates(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_projectTemplates(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1686,7 +1686,7 @@ func (ec *executionContext) fieldContext_TenantConfig_projectTemplates(_ context
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_shouldCreateItemForProjectTemplates(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_shouldCreateItemForProjectTemplates(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShouldCreateItemForProjectTemplates)
 	}
@@ -1712,7 +1712,7 @@ func (ec *executionContext) fieldContext_TenantConfig_shouldCreateItemForProject
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_forceCreateP2RootItem(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_forceCreateP2RootItem(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ForceCreateP2RootItem)
 	}
@@ -1738,7 +1738,7 @@ func (ec *executionContext) fieldContext_TenantConfig_forceCreateP2RootItem(_ co
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_crashRecordingDuration(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_crashRecordingDuration(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNInt2int(ctx, field.Selections, obj.CrashRecordingDuration)
 	}
@@ -1764,7 +1764,7 @@ func (ec *executionContext) fieldContext_TenantConfig_crashRecordingDuration(_ c
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_crashRecordingName(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_crashRecordingName(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.CrashRecordingName)
 	}
@@ -1790,7 +1790,7 @@ func (ec *executionContext) fieldContext_TenantConfig_crashRecordingName(_ conte
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_editProxyConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_editProxyConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1813,7 +1813,7 @@ func (ec *executionContext) fieldContext_TenantConfig_editProxyConfig(_ context.
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_subclipFormatConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_subclipFormatConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1836,7 +1836,7 @@ func (ec *executionContext) fieldContext_TenantConfig_subclipFormatConfig(_ cont
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_cutterConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_cutterConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1859,7 +1859,7 @@ func (ec *executionContext) fieldContext_TenantConfig_cutterConfig(_ context.Con
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_useCutterRendererForSubclips(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_useCutterRendererForSubclips(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.UseCutterRendererForSubclips)
 	}
@@ -1885,7 +1885,7 @@ func (ec *executionContext) fieldContext_TenantConfig_useCutterRendererForSubcli
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_defaultSubclipPresetId(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_defaultSubclipPresetId(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DefaultSubclipPresetID)
 	}
@@ -1911,7 +1911,7 @@ func (ec *executionContext) fieldContext_TenantConfig_defaultSubclipPresetId(_ c
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_uploadAllEditorClips(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_uploadAllEditorClips(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.UploadAllEditorClips)
 	}
@@ -1937,7 +1937,7 @@ func (ec *executionContext) fieldContext_TenantConfig_uploadAllEditorClips(_ con
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_skippedFileExtensionsForEditor(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_skippedFileExtensionsForEditor(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1960,7 +1960,7 @@ func (ec *executionContext) fieldContext_TenantConfig_skippedFileExtensionsForEd
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_useEditorPreferenceForScaleToFrame(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_useEditorPreferenceForScaleToFrame(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.UseEditorPreferenceForScaleToFrame)
 	}
@@ -1986,7 +1986,7 @@ func (ec *executionContext) fieldContext_TenantConfig_useEditorPreferenceForScal
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_plugins(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_plugins(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2009,7 +2009,7 @@ func (ec *executionContext) fieldContext_TenantConfig_plugins(_ context.Context,
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_pluginConfig(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_pluginConfig(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2032,7 +2032,7 @@ func (ec *executionContext) fieldContext_TenantConfig_pluginConfig(_ context.Con
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_customActions(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_customActions(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2055,7 +2055,7 @@ func (ec *executionContext) fieldContext_TenantConfig_customActions(_ context.Co
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_customActionsHeaders(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_customActionsHeaders(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2078,7 +2078,7 @@ func (ec *executionContext) fieldContext_TenantConfig_customActionsHeaders(_ con
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_customIcons(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_customIcons(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2101,7 +2101,7 @@ func (ec *executionContext) fieldContext_TenantConfig_customIcons(_ context.Cont
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_customIconRules(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_customIconRules(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2124,7 +2124,7 @@ func (ec *executionContext) fieldContext_TenantConfig_customIconRules(_ context.
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_shareLimits(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_shareLimits(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2147,7 +2147,7 @@ func (ec *executionContext) fieldContext_TenantConfig_shareLimits(_ context.Cont
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _TenantConfig_blacklistedFileExtensions(ctx context.Context, field graphql.CollectedField, obj *store.TenantConfig) (ret graphql.Marshaler) {
+func (ec *executionContext) _TenantConfig_blacklistedFileExtensions(ctx context.Context, field graphql.CollectedField, obj *loupe.TenantConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2170,7 +2170,7 @@ func (ec *executionContext) fieldContext_TenantConfig_blacklistedFileExtensions(
 	return graphql.NewScalarFieldContext("TenantConfig", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TranscriptionLanguageCollection_collection(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageCollection) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptionLanguageCollection_collection(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptionLanguageCollection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2182,8 +2182,8 @@ func (ec *executionContext) _TranscriptionLanguageCollection_collection(ctx cont
 			return obj.Collection, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.TranscriptionLanguageSetting) graphql.Marshaler {
-			return ec.marshalNTranscriptionLanguageSetting2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettingᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.TranscriptionLanguageSetting) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageSetting2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettingᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2202,7 +2202,7 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageCollection_collect
 	return fc, nil
 }
 
-func (ec *executionContext) _TranscriptionLanguageSetting_languageCode(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptionLanguageSetting_languageCode(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.LanguageCode)
 	}
@@ -2228,7 +2228,7 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_languageCo
 	return graphql.NewScalarFieldContext("TranscriptionLanguageSetting", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TranscriptionLanguageSetting_transcriptionService(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptionLanguageSetting_transcriptionService(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.TranscriptionService)
 	}
@@ -2254,7 +2254,7 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_transcript
 	return graphql.NewScalarFieldContext("TranscriptionLanguageSetting", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TranscriptionLanguageSetting_label(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptionLanguageSetting_label(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptionLanguageSetting) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Label)
 	}
@@ -2280,7 +2280,7 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSetting_label(_ co
 	return graphql.NewScalarFieldContext("TranscriptionLanguageSetting", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TranscriptionLanguageSettings_total(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptionLanguageSettings_total(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
 	}
@@ -2306,7 +2306,7 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSettings_total(_ c
 	return graphql.NewScalarFieldContext("TranscriptionLanguageSettings", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _TranscriptionLanguageSettings__embedded(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptionLanguageSettings__embedded(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2318,8 +2318,8 @@ func (ec *executionContext) _TranscriptionLanguageSettings__embedded(ctx context
 			return obj.Embedded, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.TranscriptionLanguageCollection) graphql.Marshaler {
-			return ec.marshalNTranscriptionLanguageCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageCollection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.TranscriptionLanguageCollection) graphql.Marshaler {
+			return ec.marshalNTranscriptionLanguageCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageCollection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2338,7 +2338,7 @@ func (ec *executionContext) fieldContext_TranscriptionLanguageSettings__embedded
 	return fc, nil
 }
 
-func (ec *executionContext) _TranscriptionLanguageSettings_isSystem(ctx context.Context, field graphql.CollectedField, obj *store.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _TranscriptionLanguageSettings_isSystem(ctx context.Context, field graphql.CollectedField, obj *loupe.TranscriptionLanguageSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsSystem)
 	}
@@ -2947,7 +2947,7 @@ func (ec *executionContext) _SystemActivity(ctx context.Context, sel ast.Selecti
 
 var tenantConfigImplementors = []string{"TenantConfig"}
 
-func (ec *executionContext) _TenantConfig(ctx context.Context, sel ast.SelectionSet, obj *store.TenantConfig) graphql.Marshaler {
+func (ec *executionContext) _TenantConfig(ctx context.Context, sel ast.SelectionSet, obj *loupe.TenantConfig) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tenantConfigImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -3236,7 +3236,7 @@ func (ec *executionContext) _TenantConfig(ctx context.Context, sel ast.Selection
 
 var transcriptionLanguageCollectionImplementors = []string{"TranscriptionLanguageCollection"}
 
-func (ec *executionContext) _TranscriptionLanguageCollection(ctx context.Context, sel ast.SelectionSet, obj *store.TranscriptionLanguageCollection) graphql.Marshaler {
+func (ec *executionContext) _TranscriptionLanguageCollection(ctx context.Context, sel ast.SelectionSet, obj *loupe.TranscriptionLanguageCollection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptionLanguageCollectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -3275,7 +3275,7 @@ func (ec *executionContext) _TranscriptionLanguageCollection(ctx context.Context
 
 var transcriptionLanguageSettingImplementors = []string{"TranscriptionLanguageSetting"}
 
-func (ec *executionContext) _TranscriptionLanguageSetting(ctx context.Context, sel ast.SelectionSet, obj *store.TranscriptionLanguageSetting) graphql.Marshaler {
+func (ec *executionContext) _TranscriptionLanguageSetting(ctx context.Context, sel ast.SelectionSet, obj *loupe.TranscriptionLanguageSetting) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptionLanguageSettingImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -3324,7 +3324,7 @@ func (ec *executionContext) _TranscriptionLanguageSetting(ctx context.Context, s
 
 var transcriptionLanguageSettingsImplementors = []string{"TranscriptionLanguageSettings"}
 
-func (ec *executionContext) _TranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, obj *store.TranscriptionLanguageSettings) graphql.Marshaler {
+func (ec *executionContext) _TranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, obj *loupe.TranscriptionLanguageSettings) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transcriptionLanguageSettingsImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -3519,11 +3519,11 @@ func (ec *executionContext) marshalNSystemActivity2ᚖgithubᚗcomᚋloupeᚑmam
 	return ec._SystemActivity(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTenantConfig2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx context.Context, sel ast.SelectionSet, v store.TenantConfig) graphql.Marshaler {
+func (ec *executionContext) marshalNTenantConfig2githubᚗcomᚋloupeᚑmamᚋloupeᚐTenantConfig(ctx context.Context, sel ast.SelectionSet, v loupe.TenantConfig) graphql.Marshaler {
 	return ec._TenantConfig(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTenantConfig(ctx context.Context, sel ast.SelectionSet, v *store.TenantConfig) graphql.Marshaler {
+func (ec *executionContext) marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTenantConfig(ctx context.Context, sel ast.SelectionSet, v *loupe.TenantConfig) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -3533,7 +3533,7 @@ func (ec *executionContext) marshalNTenantConfig2ᚖgithubᚗcomᚋloupeᚑmam�
 	return ec._TenantConfig(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTranscriptionLanguageCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageCollection(ctx context.Context, sel ast.SelectionSet, v *store.TranscriptionLanguageCollection) graphql.Marshaler {
+func (ec *executionContext) marshalNTranscriptionLanguageCollection2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageCollection(ctx context.Context, sel ast.SelectionSet, v *loupe.TranscriptionLanguageCollection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -3543,11 +3543,11 @@ func (ec *executionContext) marshalNTranscriptionLanguageCollection2ᚖgithubᚗ
 	return ec._TranscriptionLanguageCollection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTranscriptionLanguageSetting2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettingᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.TranscriptionLanguageSetting) graphql.Marshaler {
+func (ec *executionContext) marshalNTranscriptionLanguageSetting2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettingᚄ(ctx context.Context, sel ast.SelectionSet, v []*loupe.TranscriptionLanguageSetting) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNTranscriptionLanguageSetting2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSetting(ctx, sel, v[i])
+		return ec.marshalNTranscriptionLanguageSetting2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSetting(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -3559,7 +3559,7 @@ func (ec *executionContext) marshalNTranscriptionLanguageSetting2ᚕᚖgithubᚗ
 	return ret
 }
 
-func (ec *executionContext) marshalNTranscriptionLanguageSetting2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSetting(ctx context.Context, sel ast.SelectionSet, v *store.TranscriptionLanguageSetting) graphql.Marshaler {
+func (ec *executionContext) marshalNTranscriptionLanguageSetting2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSetting(ctx context.Context, sel ast.SelectionSet, v *loupe.TranscriptionLanguageSetting) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -3589,11 +3589,11 @@ func (ec *executionContext) unmarshalNTranscriptionLanguageSettingInput2ᚖgithu
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTranscriptionLanguageSettings2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, v store.TranscriptionLanguageSettings) graphql.Marshaler {
+func (ec *executionContext) marshalNTranscriptionLanguageSettings2githubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, v loupe.TranscriptionLanguageSettings) graphql.Marshaler {
 	return ec._TranscriptionLanguageSettings(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, v *store.TranscriptionLanguageSettings) graphql.Marshaler {
+func (ec *executionContext) marshalNTranscriptionLanguageSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐTranscriptionLanguageSettings(ctx context.Context, sel ast.SelectionSet, v *loupe.TranscriptionLanguageSettings) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

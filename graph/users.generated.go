@@ -20,8 +20,8 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type ViewerResolver interface {
-	Settings(ctx context.Context, obj *model.Viewer) (*store.UserSettings, error)
-	Bookmarks(ctx context.Context, obj *model.Viewer) ([]*store.Bookmark, error)
+	Settings(ctx context.Context, obj *model.Viewer) (*loupe.UserSettings, error)
+	Bookmarks(ctx context.Context, obj *model.Viewer) ([]*loupe.Bookmark, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -189,7 +189,7 @@ func (ec *executionContext) fieldContext_Person_imageIds(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Person", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_bookmarks(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_bookmarks(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -212,7 +212,7 @@ func (ec *executionContext) fieldContext_UserSettings_bookmarks(_ context.Contex
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_bookmarksFolders(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_bookmarksFolders(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -235,7 +235,7 @@ func (ec *executionContext) fieldContext_UserSettings_bookmarksFolders(_ context
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_defaultFilters(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_defaultFilters(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -258,7 +258,7 @@ func (ec *executionContext) fieldContext_UserSettings_defaultFilters(_ context.C
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_dismissedNotifications(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_dismissedNotifications(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -281,7 +281,7 @@ func (ec *executionContext) fieldContext_UserSettings_dismissedNotifications(_ c
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_lastSeenChangelogId(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_lastSeenChangelogId(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.LastSeenChangelogID)
 	}
@@ -307,7 +307,7 @@ func (ec *executionContext) fieldContext_UserSettings_lastSeenChangelogId(_ cont
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_showRenameSubclipDialog(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_showRenameSubclipDialog(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowRenameSubclipDialog)
 	}
@@ -333,7 +333,7 @@ func (ec *executionContext) fieldContext_UserSettings_showRenameSubclipDialog(_ 
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_showSequenceParts(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_showSequenceParts(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowSequenceParts)
 	}
@@ -359,7 +359,7 @@ func (ec *executionContext) fieldContext_UserSettings_showSequenceParts(_ contex
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_language(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_language(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Language)
 	}
@@ -385,7 +385,7 @@ func (ec *executionContext) fieldContext_UserSettings_language(_ context.Context
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_theme(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_theme(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.Theme)
 	}
@@ -411,7 +411,7 @@ func (ec *executionContext) fieldContext_UserSettings_theme(_ context.Context, f
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_subtitlePreference(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_subtitlePreference(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.SubtitlePreference)
 	}
@@ -437,7 +437,7 @@ func (ec *executionContext) fieldContext_UserSettings_subtitlePreference(_ conte
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_showPopups(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_showPopups(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNBoolean2bool(ctx, field.Selections, obj.ShowPopups)
 	}
@@ -463,7 +463,7 @@ func (ec *executionContext) fieldContext_UserSettings_showPopups(_ context.Conte
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_pinnedItems(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_pinnedItems(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -486,7 +486,7 @@ func (ec *executionContext) fieldContext_UserSettings_pinnedItems(_ context.Cont
 	return graphql.NewScalarFieldContext("UserSettings", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _UserSettings_workFolderId(ctx context.Context, field graphql.CollectedField, obj *store.UserSettings) (ret graphql.Marshaler) {
+func (ec *executionContext) _UserSettings_workFolderId(ctx context.Context, field graphql.CollectedField, obj *loupe.UserSettings) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
 		return ec.marshalNString2string(ctx, field.Selections, obj.WorkFolderID)
 	}
@@ -677,8 +677,8 @@ func (ec *executionContext) _Viewer_settings(ctx context.Context, field graphql.
 			return ec.Resolvers.Viewer().Settings(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.UserSettings) graphql.Marshaler {
-			return ec.marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *loupe.UserSettings) graphql.Marshaler {
+			return ec.marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐUserSettings(ctx, selections, v)
 		},
 		true,
 		true,
@@ -709,8 +709,8 @@ func (ec *executionContext) _Viewer_bookmarks(ctx context.Context, field graphql
 			return ec.Resolvers.Viewer().Bookmarks(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Bookmark) graphql.Marshaler {
-			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐBookmarkᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*loupe.Bookmark) graphql.Marshaler {
+			return ec.marshalNBookmark2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐBookmarkᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -851,7 +851,7 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 
 var userSettingsImplementors = []string{"UserSettings"}
 
-func (ec *executionContext) _UserSettings(ctx context.Context, sel ast.SelectionSet, obj *store.UserSettings) graphql.Marshaler {
+func (ec *executionContext) _UserSettings(ctx context.Context, sel ast.SelectionSet, obj *loupe.UserSettings) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userSettingsImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -1141,11 +1141,11 @@ func (ec *executionContext) marshalNPerson2ᚖgithubᚗcomᚋloupeᚑmamᚋloupe
 	return ec._Person(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNUserSettings2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx context.Context, sel ast.SelectionSet, v store.UserSettings) graphql.Marshaler {
+func (ec *executionContext) marshalNUserSettings2githubᚗcomᚋloupeᚑmamᚋloupeᚐUserSettings(ctx context.Context, sel ast.SelectionSet, v loupe.UserSettings) graphql.Marshaler {
 	return ec._UserSettings(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐUserSettings(ctx context.Context, sel ast.SelectionSet, v *store.UserSettings) graphql.Marshaler {
+func (ec *executionContext) marshalNUserSettings2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐUserSettings(ctx context.Context, sel ast.SelectionSet, v *loupe.UserSettings) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

@@ -63,7 +63,7 @@ func (f *MdfField) readableValue(v json.RawMessage) json.RawMessage {
 	}
 	var one string
 	if json.Unmarshal(v, &one) == nil {
-		return mustJSON(label(one))
+		return loupe.RawJSON(label(one))
 	}
 	var many []any
 	if json.Unmarshal(v, &many) != nil {
@@ -74,7 +74,5 @@ func (f *MdfField) readableValue(v json.RawMessage) json.RawMessage {
 			many[i] = label(s)
 		}
 	}
-	return mustJSON(many)
+	return loupe.RawJSON(many)
 }
-
-func mustJSON(v any) json.RawMessage { return json.RawMessage(loupe.JSONOf(v)) }

@@ -8,46 +8,20 @@ import (
 )
 
 // onItem is the preamble of every item-scoped operation: the request's
-// principal, once authorize lets it read (write false) or change (write
+// principal, once auth.Item lets it read (write false) or change (write
 // true) the item; missing is what an item it may not see answers.
 func (r *Resolver) onItem(ctx context.Context, itemID string, write bool, missing error) (*loupe.Principal, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.authorize(ctx, p, itemID, write, missing); err != nil {
+	if err := auth.Item(ctx, r.Store, p, itemID, write, missing); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// authorize checks what the principal may do with an item before a write (or
-// an item-scoped read the store does not filter itself), following
-// docs/access-control.md: an item it may not see answers missing — with the
-// path's own not-found error — and a write to one it may not change
-// EFORBIDDEN. Admins pass without a query; an id naming no item passes too,
-// so that the store answers its own not-found.
-func (r *Resolver) authorize(ctx context.Context, p *loupe.Principal, itemID string, write bool, missing error) error {
-	if p.IsAdmin {
-		return nil
-	}
-	acc, err := r.Store.AccessOf(ctx, p, []string{itemID})
-	if err != nil {
-		return err
-	}
-	a, ok := acc[itemID]
-	switch {
-	case !ok:
-		return nil
-	case !a.Visible:
-		return missing
-	case write && !a.Updatable:
-		return loupe.Forbidden("you may not change this item")
-	}
-	return nil
-}
-
-// authorizeAll is authorize for several items read (not written) at once:
+// authorizeAll is auth.Item for several items read (not written) at once:
 // each one the principal may not see answers missing(id).
 func (r *Resolver) authorizeAll(ctx context.Context, p *loupe.Principal, ids []string, missing func(id string) error) error {
 	if p.IsAdmin || len(ids) == 0 {

@@ -2,104 +2,17 @@ package resolvers
 
 import (
 	"context"
-	"errors"
-
-	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/store"
 )
 
-// msgBookmarksAdminOnly is the 403 of a bookmark write by a non-admin.
-const msgBookmarksAdminOnly = "Only administrators may change system bookmarks and bookmark folders."
-
-// bookmarkAdmin returns the principal when it may write system bookmarks.
-func bookmarkAdmin(ctx context.Context) (*loupe.Principal, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !p.IsAdmin {
-		return nil, loupe.Errorf(loupe.EFORBIDDEN, msgBookmarksAdminOnly)
-	}
-	return p, nil
-}
-
-// rawArgument is the argument name of the field being resolved as the
-// client wrote it, variables filled in. Unlike the generated model it tells
-// a key given as null from a key not given. nil when it cannot be read.
-func rawArgument(ctx context.Context, name string) any {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || fc.Field.Field == nil || !graphql.HasOperationContext(ctx) {
-		return nil
-	}
-	arg := fc.Field.Arguments.ForName(name)
-	if arg == nil || arg.Value == nil {
-		return nil
-	}
-	v, err := arg.Value.Value(graphql.GetOperationContext(ctx).Variables)
-	if err != nil {
-		return nil
-	}
-	return v
-}
-
-// GraphQL input coercion takes a number for an ID and a lone value for a
-// one-element list; a bookmark body is taken as typed. (String and Boolean
-// are strict already: graph/scalar, the validator.)
+// The ids and lists of a bookmark input, taken as typed (strictTypes).
 var (
 	bookmarkLists = []string{"visibleToGroups"}
 	bookmarkIDs   = []string{"id"}
 )
-
-// strictTypes (bookmarks, storages) refuses a non-string for the ids and a lone value for the
-// lists. raw is an input object as written; anything else is not checked
-// (the schema did).
-func strictTypes(raw any, ids, lists []string) error {
-	m, ok := raw.(map[string]any)
-	if !ok {
-		return nil
-	}
-	for _, k := range ids {
-		if v, given := m[k]; given && v != nil {
-			if _, ok := v.(string); !ok {
-				return loupe.Invalid("%s: must be a string", k)
-			}
-		}
-	}
-	for _, k := range lists {
-		if v, given := m[k]; given && v != nil {
-			if _, ok := v.([]any); !ok {
-				return loupe.Invalid("%s: must be an array of strings", k)
-			}
-		}
-	}
-	return nil
-}
-
-// bookmarkInvalidAt names the element of a list that err (an EINVALID) is about.
-func bookmarkInvalidAt(list string, i int, err error) error {
-	var se *loupe.Error
-	if !errors.As(err, &se) || se.Kind != loupe.EINVALID {
-		return err
-	}
-	return loupe.Invalid("%s[%d]: %s", list, i, se.Message)
-}
-
-// givenKeys are the keys of an input object as written (nil when unknown).
-func givenKeys(raw any) map[string]bool {
-	m, ok := raw.(map[string]any)
-	if !ok {
-		return nil
-	}
-	keys := make(map[string]bool, len(m))
-	for k := range m {
-		keys[k] = true
-	}
-	return keys
-}
 
 // requiredBookmarkFields are the required fields of an input, in the order
 // errors name them.
@@ -115,11 +28,11 @@ func requiredBookmarkFields(in *model.BookmarkInput) []struct {
 
 // newBookmark is the bookmark an input describes, for create and replace.
 // given holds the keys as written (nil: those of in that are not nil).
-func newBookmark(in *model.BookmarkInput, given map[string]bool) (*store.Bookmark, error) {
+func newBookmark(in *model.BookmarkInput, given map[string]bool) (*loupe.Bookmark, error) {
 	if in.FolderTreePath != nil || given["folderTreePath"] {
-		return nil, loupe.Invalid(store.MsgFolderTreePath)
+		return nil, loupe.Invalid(loupe.MsgFolderTreePath)
 	}
-	b := &store.Bookmark{IsFilterBookmark: in.IsFilterBookmark, ParentFolder: in.ParentFolder, SortKey: in.SortKey}
+	b := &loupe.Bookmark{IsFilterBookmark: in.IsFilterBookmark, ParentFolder: in.ParentFolder, SortKey: in.SortKey}
 	for _, f := range requiredBookmarkFields(in) {
 		if f.v == nil {
 			return nil, loupe.Invalid("%s is required", f.name)
@@ -136,7 +49,7 @@ func newBookmark(in *model.BookmarkInput, given map[string]bool) (*store.Bookmar
 }
 
 // visibleBookmarks are the tenant's system bookmarks the caller may see.
-func (r *Resolver) visibleBookmarks(ctx context.Context) ([]*store.Bookmark, error) {
+func (r *Resolver) visibleBookmarks(ctx context.Context) ([]*loupe.Bookmark, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

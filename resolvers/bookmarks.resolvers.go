@@ -12,25 +12,20 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/store"
 )
 
-func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *store.Bookmark) ([]string, error) {
+func (r *bookmarkResolver) VisibleToGroups(ctx context.Context, obj *loupe.Bookmark) ([]string, error) {
 	return obj.VisibleToGroups, nil
 }
 
 // CreateBookmark adds a system bookmark; an id in the input is not used
 // (create makes one; replaceBookmarks keeps ids).
-func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*store.Bookmark, error) {
-	p, err := bookmarkAdmin(ctx)
+func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.BookmarkInput) (*loupe.Bookmark, error) {
+	p, in, err := configInput(ctx, msgBookmarksAdminOnly, bookmarkIDs, bookmarkLists)
 	if err != nil {
 		return nil, err
 	}
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, bookmarkIDs, bookmarkLists); err != nil {
-		return nil, err
-	}
-	b, err := newBookmark(&input, givenKeys(raw))
+	b, err := newBookmark(&input, in.Given)
 	if err != nil {
 		return nil, err
 	}
@@ -38,26 +33,26 @@ func (r *mutationResolver) CreateBookmark(ctx context.Context, input model.Bookm
 }
 
 // ReplaceBookmarks replaces all system bookmarks of the tenant.
-func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*store.Bookmark, error) {
-	p, err := bookmarkAdmin(ctx)
+func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.BookmarkInput) ([]*loupe.Bookmark, error) {
+	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}
-	if len(input) > store.MaxBookmarks {
-		return nil, loupe.Invalid("at most %d system bookmarks", store.MaxBookmarks)
+	if len(input) > loupe.MaxBookmarks {
+		return nil, loupe.Invalid("at most %d system bookmarks", loupe.MaxBookmarks)
 	}
 	raw, _ := rawArgument(ctx, "input").([]any)
-	list := make([]*store.Bookmark, len(input))
+	list := make([]*loupe.Bookmark, len(input))
 	for i, el := range input {
 		var given map[string]bool
 		if i < len(raw) {
 			if err := strictTypes(raw[i], bookmarkIDs, bookmarkLists); err != nil {
-				return nil, bookmarkInvalidAt("bookmarks", i, err)
+				return nil, loupe.InvalidAt("bookmarks", i, err)
 			}
 			given = givenKeys(raw[i])
 		}
 		if list[i], err = newBookmark(el, given); err != nil {
-			return nil, bookmarkInvalidAt("bookmarks", i, err)
+			return nil, loupe.InvalidAt("bookmarks", i, err)
 		}
 	}
 	return r.Store.ReplaceBookmarks(ctx, p.TenantID, list)
@@ -66,29 +61,25 @@ func (r *mutationResolver) ReplaceBookmarks(ctx context.Context, input []*model.
 // UpdateBookmark merges the fields given into a bookmark. A field given as
 // null clears it (required fields cannot be cleared); the id, when given,
 // must be the bookmark's.
-func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*store.Bookmark, error) {
-	p, err := bookmarkAdmin(ctx)
+func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input model.BookmarkInput) (*loupe.Bookmark, error) {
+	p, in, err := configInput(ctx, msgBookmarksAdminOnly, bookmarkIDs, bookmarkLists)
 	if err != nil {
 		return nil, err
 	}
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, bookmarkIDs, bookmarkLists); err != nil {
-		return nil, err
-	}
-	given := givenKeys(raw)
+	given := in.Given
 	has := func(key string, set bool) bool { return set || given[key] }
 	if has("folderTreePath", input.FolderTreePath != nil) {
-		return nil, loupe.Invalid(store.MsgFolderTreePath)
+		return nil, loupe.Invalid(loupe.MsgFolderTreePath)
 	}
-	if input.ID != nil && *input.ID != id {
-		return nil, loupe.Invalid("id: the id of a bookmark cannot change")
+	if err := keepID("bookmark", id, input.ID); err != nil {
+		return nil, err
 	}
 	for _, f := range requiredBookmarkFields(&input) {
 		if given[f.name] && f.v == nil {
 			return nil, loupe.Invalid("%s is required and cannot be null", f.name)
 		}
 	}
-	return r.Store.UpdateBookmark(ctx, p.TenantID, id, func(b *store.Bookmark) error {
+	return r.Store.UpdateBookmark(ctx, p.TenantID, id, func(b *loupe.Bookmark) error {
 		if input.Title != nil {
 			b.Title = *input.Title
 		}
@@ -115,7 +106,7 @@ func (r *mutationResolver) UpdateBookmark(ctx context.Context, id string, input 
 }
 
 func (r *mutationResolver) DeleteBookmark(ctx context.Context, id string) (*model.DeleteBookmarkPayload, error) {
-	p, err := bookmarkAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -126,22 +117,22 @@ func (r *mutationResolver) DeleteBookmark(ctx context.Context, id string) (*mode
 }
 
 func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*model.BookmarkFolderInput) (*model.BookmarkFolders, error) {
-	p, err := bookmarkAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgBookmarksAdminOnly)
 	if err != nil {
 		return nil, err
 	}
-	if len(folders) > store.MaxBookmarkFolders {
-		return nil, loupe.Invalid("at most %d bookmark folders", store.MaxBookmarkFolders)
+	if len(folders) > loupe.MaxBookmarkFolders {
+		return nil, loupe.Invalid("at most %d bookmark folders", loupe.MaxBookmarkFolders)
 	}
 	raw, _ := rawArgument(ctx, "folders").([]any)
 	for i := range raw {
 		if err := strictTypes(raw[i], bookmarkIDs, nil); err != nil {
-			return nil, bookmarkInvalidAt("folders", i, err)
+			return nil, loupe.InvalidAt("folders", i, err)
 		}
 	}
-	set := make([]*store.BookmarkFolder, len(folders))
+	set := make([]*loupe.BookmarkFolder, len(folders))
 	for i, f := range folders {
-		set[i] = &store.BookmarkFolder{ID: f.ID, Title: f.Title, ParentFolder: f.ParentFolder, SortKey: f.SortKey}
+		set[i] = &loupe.BookmarkFolder{ID: f.ID, Title: f.Title, ParentFolder: f.ParentFolder, SortKey: f.SortKey}
 	}
 	out, err := r.Store.SetBookmarkFolders(ctx, p.TenantID, set)
 	if err != nil {
@@ -150,12 +141,12 @@ func (r *mutationResolver) SetBookmarkFolders(ctx context.Context, folders []*mo
 	return &model.BookmarkFolders{Folders: out}, nil
 }
 
-func (r *queryResolver) Bookmarks(ctx context.Context) ([]*store.Bookmark, error) {
+func (r *queryResolver) Bookmarks(ctx context.Context) ([]*loupe.Bookmark, error) {
 	return r.visibleBookmarks(ctx)
 }
 
 // Bookmark is one bookmark the caller may see; NOT_FOUND otherwise.
-func (r *queryResolver) Bookmark(ctx context.Context, id string) (*store.Bookmark, error) {
+func (r *queryResolver) Bookmark(ctx context.Context, id string) (*loupe.Bookmark, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ func (r *mutationResolver) UpdateTranscript(ctx context.Context, input model.Upd
 	if err != nil {
 		return nil, err
 	}
-	if err := store.ValidateTranscript(input.LanguageCode, input.TimedTranscript); err != nil {
+	if err := loupe.ValidateTranscript(input.LanguageCode, input.TimedTranscript); err != nil {
 		return nil, err
 	}
 	// Unknown items answer before any file is written.

@@ -9,11 +9,11 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-func access(in *model.AccessInput) *store.Access {
+func access(in *model.AccessInput) *loupe.Access {
 	if in == nil {
 		return nil
 	}
-	a := &store.Access{Level: in.Level, Groups: in.Groups}
+	a := &loupe.Access{Level: in.Level, Groups: in.Groups}
 	if a.Groups == nil {
 		a.Groups = []string{}
 	}

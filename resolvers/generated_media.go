@@ -7,7 +7,6 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/storage/sources"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // This file creates generated-media locations (spec 2.16;
@@ -19,8 +18,8 @@ const msgCouldNotVerify = "Could not verify location"
 
 // newGeneratedMediaLocation is the location an input describes, its secret
 // sealed; defaults as the schema says.
-func (r *Resolver) newGeneratedMediaLocation(tenantID string, in *model.GeneratedMediaLocationInput) (*store.GeneratedMediaLocation, error) {
-	g := &store.GeneratedMediaLocation{StorageProvider: store.StorageProviderObjNative, UploadGeneratedMedia: true,
+func (r *Resolver) newGeneratedMediaLocation(tenantID string, in *model.GeneratedMediaLocationInput) (*loupe.GeneratedMediaLocation, error) {
+	g := &loupe.GeneratedMediaLocation{StorageProvider: loupe.StorageProviderObj, UploadGeneratedMedia: true,
 		PlatformFolderID: in.PlatformFolderID}
 	g.StorageLocation = *newLocation(&model.StorageLocationInput{
 		Name: in.Name, BucketName: &in.BucketName, PathPrefix: in.PathPrefix, Endpoint: in.Endpoint, Region: in.Region,
@@ -43,7 +42,7 @@ func (r *Resolver) newGeneratedMediaLocation(tenantID string, in *model.Generate
 	if in.StorageProvider != nil {
 		g.StorageProvider = *in.StorageProvider
 	}
-	if g.AccessType == store.AccessKeyUser {
+	if g.AccessType == loupe.AccessKeyUser {
 		if err := r.Sources.SealLocationSecret(&g.StorageLocation, deref(in.SecretKey)); err != nil {
 			return nil, err
 		}
@@ -59,7 +58,7 @@ func (r *Resolver) newGeneratedMediaLocation(tenantID string, in *model.Generate
 // A failure is the spec's 400 "Could not verify location", payload.key
 // S3's error code (AccessDenied when it gave none) and payload.message what
 // failed; never the secret.
-func (r *Resolver) verifyGeneratedMedia(ctx context.Context, g *store.GeneratedMediaLocation) error {
+func (r *Resolver) verifyGeneratedMedia(ctx context.Context, g *loupe.GeneratedMediaLocation) error {
 	ctx, cancel := context.WithTimeout(ctx, sources.ProbeTimeout)
 	defer cancel()
 	s3, secret, err := r.Sources.CheckLocation(ctx, &g.StorageLocation)

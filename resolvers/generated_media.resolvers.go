@@ -8,21 +8,19 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/store"
+	"github.com/loupe-mam/loupe/internal/auth"
 )
 
-func (r *generatedMediaLocationResolver) AreCredentialsSaved(ctx context.Context, obj *store.GeneratedMediaLocation) (bool, error) {
+func (r *generatedMediaLocationResolver) AreCredentialsSaved(ctx context.Context, obj *loupe.GeneratedMediaLocation) (bool, error) {
 	return obj.SecretSealed != nil, nil
 }
 
-func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*store.GeneratedMediaLocation, error) {
-	p, err := storageAdmin(ctx)
+func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, input model.GeneratedMediaLocationInput) (*loupe.GeneratedMediaLocation, error) {
+	p, _, err := configInput(ctx, msgStoragesAdminOnly, []string{"platformFolderId"}, nil)
 	if err != nil {
-		return nil, err
-	}
-	if err := strictTypes(rawArgument(ctx, "input"), []string{"platformFolderId"}, nil); err != nil {
 		return nil, err
 	}
 	g, err := r.newGeneratedMediaLocation(p.TenantID, &input)
@@ -35,8 +33,8 @@ func (r *mutationResolver) CreateGeneratedMediaLocation(ctx context.Context, inp
 	return r.Store.CreateGeneratedMediaLocation(ctx, p.TenantID, g)
 }
 
-func (r *queryResolver) GeneratedMediaLocations(ctx context.Context) ([]*store.GeneratedMediaLocation, error) {
-	p, err := storageAdmin(ctx)
+func (r *queryResolver) GeneratedMediaLocations(ctx context.Context) ([]*loupe.GeneratedMediaLocation, error) {
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}

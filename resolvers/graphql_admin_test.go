@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // Tenant administration through /graphql: configuration, transcription
@@ -86,7 +86,7 @@ func TestGraphQLTranscriptionLanguageSettings(t *testing.T) {
 		Total    int  `json:"total"`
 		IsSystem bool `json:"isSystem"`
 		Embedded struct {
-			Collection []store.TranscriptionLanguageSetting `json:"collection"`
+			Collection []loupe.TranscriptionLanguageSetting `json:"collection"`
 		} `json:"_embedded"`
 	}
 	var out struct {
@@ -106,7 +106,7 @@ func TestGraphQLTranscriptionLanguageSettings(t *testing.T) {
 	in := []any{map[string]any{"languageCode": "it-IT", "transcriptionService": "externalSpeechToText", "label": " Italiano "}}
 	a.GraphQL(t, set, map[string]any{"in": in}).OK(&out)
 	want := list{Total: 1}
-	want.Embedded.Collection = []store.TranscriptionLanguageSetting{{LanguageCode: "it-IT", TranscriptionService: "externalSpeechToText", Label: "Italiano"}}
+	want.Embedded.Collection = []loupe.TranscriptionLanguageSetting{{LanguageCode: "it-IT", TranscriptionService: "externalSpeechToText", Label: "Italiano"}}
 	if !sameList(out.Set, want) {
 		t.Fatalf("set answered %+v", out.Set)
 	}

@@ -5,7 +5,6 @@ import (
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
 	"github.com/loupe-mam/loupe/internal/storage/sources"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // This file answers ingest from object storage (docs/ingest.md): ingest
@@ -15,10 +14,10 @@ import (
 // and access keys) and ingest; every user reads the upload locations.
 
 // newIngestConfig is the configuration a create input describes.
-func (r *Resolver) newIngestConfig(p *loupe.Principal, in *model.IngestStorageConfigInput) (*store.IngestStorageConfig, error) {
-	c := &store.IngestStorageConfig{TenantID: p.TenantID, ID: loupe.NewID(), IngestConfigType: store.IngestTypeMedia,
-		AccessType: store.AccessKeyUser, CreatedBy: p.UserID}
-	if in.StorageProvider != nil && *in.StorageProvider != store.StorageProviderObj {
+func (r *Resolver) newIngestConfig(p *loupe.Principal, in *model.IngestStorageConfigInput) (*loupe.IngestStorageConfig, error) {
+	c := &loupe.IngestStorageConfig{TenantID: p.TenantID, ID: loupe.NewID(), IngestConfigType: loupe.IngestTypeMedia,
+		AccessType: loupe.AccessKeyUser, CreatedBy: p.UserID}
+	if in.StorageProvider != nil && *in.StorageProvider != loupe.StorageProviderObj {
 		return nil, loupe.Invalid(`storageProvider must be "obj_native", got %q`, *in.StorageProvider)
 	}
 	set := func(dst *string, v *string) {
@@ -50,13 +49,13 @@ func (r *Resolver) newIngestConfig(p *loupe.Principal, in *model.IngestStorageCo
 		st.DeleteEnabled = *in.DeleteEnabled
 	}
 	switch c.AccessType {
-	case store.AccessKeyUser:
+	case loupe.AccessKeyUser:
 		sealed, err := r.Sources.Seal(in.SecretKey, sources.IngestSealContext(c.TenantID, c.ID))
 		if err != nil {
 			return nil, err
 		}
 		c.SecretSealed = sealed
-	case store.AccessAssumeRole:
+	case loupe.AccessAssumeRole:
 		if in.SecretKey != nil {
 			return nil, loupe.Invalid("secretKey is for accessType key-user")
 		}
@@ -65,14 +64,14 @@ func (r *Resolver) newIngestConfig(p *loupe.Principal, in *model.IngestStorageCo
 }
 
 // uploadLocation is a configuration as the default upload location (2.15).
-func uploadLocation(c *store.IngestStorageConfig) *model.DefaultUploadLocation {
+func uploadLocation(c *loupe.IngestStorageConfig) *model.DefaultUploadLocation {
 	return &model.DefaultUploadLocation{ID: c.ID, Name: c.Title, AreCredentialsSaved: c.AreCredentialsSaved(),
 		Type: "objBucket", PathPrefix: c.SourceKeyPrefix, DeleteEnabled: c.DeleteEnabled, AccessType: c.AccessType,
 		ExternalID: deref(c.ExternalID)}
 }
 
 // gatewayLocation is a gateway as an upload location (2.15).
-func gatewayLocation(g *store.GatewayConfig) *model.GatewayLocation {
+func gatewayLocation(g *loupe.GatewayConfig) *model.GatewayLocation {
 	return &model.GatewayLocation{ID: g.ID, ModifiedOn: g.ModifiedOn, Endpoint: g.Endpoint, BucketName: g.BucketName,
 		AccessKey: g.AccessKey, DeleteEnabled: g.DeleteEnabled, GatewayID: g.ID, GatewayName: g.Name,
 		LastObjServerKeysUploadedAt: g.LastObjServerKeysUploadedAt}

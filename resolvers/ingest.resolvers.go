@@ -16,8 +16,8 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input model.IngestStorageConfigInput) (*store.IngestStorageConfig, error) {
-	p, err := storageAdmin(ctx)
+func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input model.IngestStorageConfigInput) (*loupe.IngestStorageConfig, error) {
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input 
 	if err != nil {
 		return nil, err
 	}
-	if c.AccessType == store.AccessKeyUser {
+	if c.AccessType == loupe.AccessKeyUser {
 		if err := r.Sources.ProbeBucket(ctx, sources.ConfigAccess(c)); err != nil {
 			return nil, err
 		}
@@ -34,7 +34,7 @@ func (r *mutationResolver) CreateIngestStorageConfig(ctx context.Context, input 
 }
 
 func (r *mutationResolver) DeleteIngestStorageConfig(ctx context.Context, id string) (*model.DeleteIngestStorageConfigPayload, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -44,8 +44,8 @@ func (r *mutationResolver) DeleteIngestStorageConfig(ctx context.Context, id str
 	return &model.DeleteIngestStorageConfigPayload{ID: id}, nil
 }
 
-func (r *mutationResolver) ScanIngestStorageConfig(ctx context.Context, id string) (*store.IngestStorageConfig, error) {
-	p, err := storageAdmin(ctx)
+func (r *mutationResolver) ScanIngestStorageConfig(ctx context.Context, id string) (*loupe.IngestStorageConfig, error) {
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (r *mutationResolver) ScanIngestStorageConfig(ctx context.Context, id strin
 }
 
 func (r *mutationResolver) IngestFile(ctx context.Context, input model.IngestFileInput) (*model.IngestFileResult, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +74,12 @@ func (r *mutationResolver) IngestFile(ctx context.Context, input model.IngestFil
 	return ingestFileResult(res), nil
 }
 
-func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.GatewayConfigInput) (*store.GatewayConfig, error) {
-	p, err := storageAdmin(ctx)
+func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.GatewayConfigInput) (*loupe.GatewayConfig, error) {
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
-	g := &store.GatewayConfig{TenantID: p.TenantID, ID: loupe.NewID(), Name: deref(input.Name), Endpoint: deref(input.Endpoint),
+	g := &loupe.GatewayConfig{TenantID: p.TenantID, ID: loupe.NewID(), Name: deref(input.Name), Endpoint: deref(input.Endpoint),
 		BucketName: deref(input.BucketName), PathPrefix: deref(input.PathPrefix), AccessKey: input.AccessKey}
 	if input.DeleteEnabled != nil {
 		g.DeleteEnabled = *input.DeleteEnabled
@@ -97,7 +97,7 @@ func (r *mutationResolver) CreateGatewayConfig(ctx context.Context, input model.
 }
 
 func (r *mutationResolver) DeleteGatewayConfig(ctx context.Context, id string) (*model.DeleteGatewayConfigPayload, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (r *mutationResolver) DeleteGatewayConfig(ctx context.Context, id string) (
 }
 
 func (r *mutationResolver) GatewayIngestFile(ctx context.Context, gatewayID string, input model.GatewayIngestFileInput) (*model.IngestFileResult, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -130,16 +130,16 @@ func (r *mutationResolver) GatewayIngestFile(ctx context.Context, gatewayID stri
 	return ingestFileResult(res), nil
 }
 
-func (r *queryResolver) IngestStorageConfigs(ctx context.Context) ([]*store.IngestStorageConfig, error) {
-	p, err := storageAdmin(ctx)
+func (r *queryResolver) IngestStorageConfigs(ctx context.Context) ([]*loupe.IngestStorageConfig, error) {
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
 	return r.Store.IngestConfigs(ctx, p.TenantID, "")
 }
 
-func (r *queryResolver) IngestStorageConfig(ctx context.Context, id string) (*store.IngestStorageConfig, error) {
-	p, err := storageAdmin(ctx)
+func (r *queryResolver) IngestStorageConfig(ctx context.Context, id string) (*loupe.IngestStorageConfig, error) {
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (r *queryResolver) UploadLocations(ctx context.Context) ([]model.UploadLoca
 	if err != nil {
 		return nil, err
 	}
-	cs, err := r.Store.IngestConfigs(ctx, p.TenantID, store.IngestTypeUploadLocation)
+	cs, err := r.Store.IngestConfigs(ctx, p.TenantID, loupe.IngestTypeUploadLocation)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (r *queryResolver) DefaultUploadLocation(ctx context.Context) (*model.Defau
 	if err != nil {
 		return nil, err
 	}
-	cs, err := r.Store.IngestConfigs(ctx, p.TenantID, store.IngestTypeUploadLocation)
+	cs, err := r.Store.IngestConfigs(ctx, p.TenantID, loupe.IngestTypeUploadLocation)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (r *queryResolver) DefaultUploadLocation(ctx context.Context) (*model.Defau
 }
 
 func (r *queryResolver) GatewayConfigs(ctx context.Context, index *int, size *int) (*model.GatewayConfigList, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}

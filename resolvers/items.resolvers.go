@@ -109,7 +109,7 @@ func (r *itemResolver) Comments(ctx context.Context, obj *store.Item, first *int
 // Relations answers an item's relations in both directions, through
 // RelationsOfItem (one query for a list of items), optionally of one type.
 func (r *itemResolver) Relations(ctx context.Context, obj *store.Item, relationType *string) ([]*store.Relation, error) {
-	if relationType != nil && !store.ValidRelationType(*relationType) {
+	if relationType != nil && !loupe.ValidRelationType(*relationType) {
 		return nil, loupe.Invalid("invalid relationType %q: 1 to 64 letters, digits, _ and -, starting with a letter", *relationType)
 	}
 	p, err := auth.Require(ctx)
@@ -173,7 +173,7 @@ func (r *itemResolver) Transcript(ctx context.Context, obj *store.Item, language
 		key.LanguageCode = *languageCode
 	}
 	lang := key.LanguageCode
-	if !store.ValidTranscriptLanguage(lang) {
+	if !loupe.ValidTranscriptLanguage(lang) {
 		return nil, loupe.Invalid("languageCode must be a BCP 47 language-region tag such as en-US, got %q", lang)
 	}
 	// Items that never had a transcript (most) cost no query.
@@ -324,11 +324,8 @@ func (r *mutationResolver) CreateItem(ctx context.Context, input loupe.CreateIte
 
 // DeleteItem is the resolver for the deleteItem field.
 func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, _, err := r.Store.DeleteItem(ctx, p, input.ID)
@@ -340,11 +337,8 @@ func (r *mutationResolver) DeleteItem(ctx context.Context, input model.ItemIDInp
 
 // UndeleteItem is the resolver for the undeleteItem field.
 func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDInput) (*model.ItemStatePayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, err := r.Store.UndeleteItem(ctx, p, input.ID)
@@ -356,11 +350,8 @@ func (r *mutationResolver) UndeleteItem(ctx context.Context, input model.ItemIDI
 
 // ToggleArchive is the resolver for the toggleArchive field.
 func (r *mutationResolver) ToggleArchive(ctx context.Context, input model.ItemIDInput) (*model.ToggleArchivePayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := r.onItem(ctx, input.ID, true, loupe.NotFound())
 	if err != nil {
-		return nil, err
-	}
-	if err := r.authorize(ctx, p, input.ID, true, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	it, archived, folder, err := r.Store.ToggleArchive(ctx, p, input.ID)

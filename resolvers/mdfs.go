@@ -10,8 +10,9 @@ import (
 	"github.com/loupe-mam/loupe"
 )
 
-// Metadata definition forms and option lists (spec 2.22, 2.23, 4.8). The
-// store checks who may write them; the resolvers read the input strictly.
+// Metadata definition forms and option lists (spec 2.22, 2.23, 4.8): only
+// admins write them (after the input is read strictly, as before the
+// store checked it), everyone reads them.
 
 // strictInput checks the argument name as the client wrote it against the
 // JSON types of into. GraphQL input coercion turns 5 into "5" for a String
@@ -58,20 +59,4 @@ func jsonKind(t reflect.Type) string {
 	default:
 		return "a number"
 	}
-}
-
-// writtenKeys names the keys of the input object argument name as the
-// client wrote it, nil when that cannot be told: gqlgen's input struct has
-// a nil pointer both for a key left out and for one written as null, and an
-// overwrite keeps the stored value of the first only (mdf.MdfInput.Written).
-func writtenKeys(ctx context.Context, name string) map[string]bool {
-	raw, ok := rawArgument(ctx, name).(map[string]any)
-	if !ok {
-		return nil
-	}
-	out := make(map[string]bool, len(raw))
-	for k := range raw {
-		out[k] = true
-	}
-	return out
 }

@@ -33,6 +33,9 @@ func (r *mutationResolver) CreateMdf(ctx context.Context, input mdf.MdfInput) (*
 	if err := strictInput(ctx, "input", &input); err != nil {
 		return nil, err
 	}
+	if err := p.AdminOnly(msgDefinitionsAdminOnly); err != nil {
+		return nil, err
+	}
 	m, err := r.Store.CreateMdf(ctx, p, &input)
 	if err != nil {
 		return nil, err
@@ -48,7 +51,13 @@ func (r *mutationResolver) UpdateMdf(ctx context.Context, input mdf.MdfInput) (*
 	if err := strictInput(ctx, "input", &input); err != nil {
 		return nil, err
 	}
-	input.Written = writtenKeys(ctx, "input")
+	// gqlgen's input struct has a nil pointer both for a key left out and
+	// for one written as null; an overwrite keeps the stored value of the
+	// first only (mdf.MdfInput.Written).
+	input.Written = givenKeys(rawArgument(ctx, "input"))
+	if err := p.AdminOnly(msgDefinitionsAdminOnly); err != nil {
+		return nil, err
+	}
 	m, err := r.Store.UpdateMdf(ctx, p, &input)
 	if err != nil {
 		return nil, err
@@ -57,7 +66,7 @@ func (r *mutationResolver) UpdateMdf(ctx context.Context, input mdf.MdfInput) (*
 }
 
 func (r *mutationResolver) DeleteMdf(ctx context.Context, input model.DeleteMdfInput) (*model.DeleteMdfPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := auth.RequireAdmin(ctx, msgDefinitionsAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +84,9 @@ func (r *mutationResolver) CreateOptionList(ctx context.Context, input store.Opt
 	if err := strictInput(ctx, "input", &input); err != nil {
 		return nil, err
 	}
+	if err := p.AdminOnly(msgDefinitionsAdminOnly); err != nil {
+		return nil, err
+	}
 	o, err := r.Store.CreateOptionList(ctx, p, &input)
 	if err != nil {
 		return nil, err
@@ -90,6 +102,9 @@ func (r *mutationResolver) UpdateOptionList(ctx context.Context, input store.Opt
 	if err := strictInput(ctx, "input", &input); err != nil {
 		return nil, err
 	}
+	if err := p.AdminOnly(msgDefinitionsAdminOnly); err != nil {
+		return nil, err
+	}
 	o, err := r.Store.UpdateOptionList(ctx, p, &input)
 	if err != nil {
 		return nil, err
@@ -98,7 +113,7 @@ func (r *mutationResolver) UpdateOptionList(ctx context.Context, input store.Opt
 }
 
 func (r *mutationResolver) DeleteOptionList(ctx context.Context, input model.DeleteOptionListInput) (*model.DeleteOptionListPayload, error) {
-	p, err := auth.Require(ctx)
+	p, err := auth.RequireAdmin(ctx, msgDefinitionsAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +164,7 @@ func (r *queryResolver) OptionList(ctx context.Context, id string) (*store.Optio
 }
 
 func (r *queryResolver) DefinitionChanges(ctx context.Context, subjectID *string, from *int, size *int) (*model.DefinitionChanges, error) {
-	p, err := auth.Require(ctx)
+	p, err := auth.RequireAdmin(ctx, msgDefinitionsAdminOnly)
 	if err != nil {
 		return nil, err
 	}

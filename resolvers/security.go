@@ -4,12 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/99designs/gqlgen/graphql"
-
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/graph/scalar"
-	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -29,16 +26,13 @@ func apiKeyExpiry(k *store.APIKey) string {
 	return k.ExpiresOn.UTC().Format(scalar.Layout)
 }
 
-func (r *Resolver) updateSecuritySettings(ctx context.Context, in model.SecuritySettingsInput, given map[string]any) (*store.SecuritySettings, error) {
-	p, err := auth.Require(ctx)
+func (r *Resolver) updateSecuritySettings(ctx context.Context, in model.SecuritySettingsInput) (*store.SecuritySettings, error) {
+	p, written, err := configInput(ctx, msgSecurityAdminOnly, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	if !p.IsAdmin {
-		return nil, loupe.Forbidden("only admins change the security settings")
-	}
-	u := store.SecurityUpdate{AutoAdd: in.AutoAddUsersToOrganizationGroup}
-	if _, u.SetJwksURL = given["jwksUrl"]; u.SetJwksURL && in.JwksURL != nil {
+	u := store.SecurityUpdate{AutoAdd: in.AutoAddUsersToOrganizationGroup, SetJwksURL: written.Given["jwksUrl"]}
+	if u.SetJwksURL && in.JwksURL != nil {
 		url := strings.TrimSpace(*in.JwksURL)
 		if len(url) > maxJwksURL {
 			return nil, loupe.Invalid("jwksUrl is longer than %d characters", maxJwksURL)
@@ -65,11 +59,3 @@ func wrongScope() error {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// rawInput is the field's input argument as the client sent it, to tell a
-// key given as null from a key not given.
-func rawInput(ctx context.Context) map[string]any {
-	args := graphql.GetFieldContext(ctx).Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)
-	m, _ := args["input"].(map[string]any)
-	return m
-}

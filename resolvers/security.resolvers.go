@@ -51,7 +51,7 @@ func (r *mutationResolver) DeleteAPIKey(ctx context.Context, keyID string) (*sto
 }
 
 func (r *mutationResolver) UpdateSecuritySettings(ctx context.Context, input model.SecuritySettingsInput) (*store.SecuritySettings, error) {
-	return r.updateSecuritySettings(ctx, input, rawInput(ctx))
+	return r.updateSecuritySettings(ctx, input)
 }
 
 func (r *queryResolver) APIKeys(ctx context.Context) ([]*store.APIKey, error) {
@@ -63,12 +63,9 @@ func (r *queryResolver) APIKeys(ctx context.Context) ([]*store.APIKey, error) {
 }
 
 func (r *queryResolver) SecuritySettings(ctx context.Context) (*store.SecuritySettings, error) {
-	p, err := auth.Require(ctx)
+	p, err := auth.RequireAdmin(ctx, msgSecurityReadOnly)
 	if err != nil {
 		return nil, err
-	}
-	if !p.IsAdmin {
-		return nil, loupe.Forbidden("only admins read the security settings")
 	}
 	return r.Store.Security(ctx, p.TenantID)
 }

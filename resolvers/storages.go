@@ -6,38 +6,20 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
-	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/usage"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // This file answers the tenant's storages (spec 2.13) and storage locations
 // (/prime/api/v1/storages): admins write both, everyone reads storages, only
 // admins read locations (docs/storage-locations.md).
 
-// msgStoragesAdminOnly is the 403 of a storage or location write (or a
-// location read) by a non-admin.
-const msgStoragesAdminOnly = "Only administrators may change storages and read or change storage locations."
-
-// storageAdmin returns the principal when it is a tenant's admin.
-func storageAdmin(ctx context.Context) (*loupe.Principal, error) {
-	p, err := auth.Require(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !p.IsAdmin {
-		return nil, loupe.Errorf(loupe.EFORBIDDEN, msgStoragesAdminOnly)
-	}
-	return p, nil
-}
-
 // storageIDs are the input keys taken as typed strings only.
 var storageIDs = []string{"id", "storageId"}
 
 // applyStorage sets the fields of in that raw gives onto st; required
 // fields given as null are refused.
-func applyStorage(st *store.Storage, in *model.StorageInput, given map[string]bool) error {
+func applyStorage(st *loupe.Storage, in *model.StorageInput, given map[string]bool) error {
 	for _, f := range []struct {
 		name string
 		set  bool
@@ -63,15 +45,15 @@ func applyStorage(st *store.Storage, in *model.StorageInput, given map[string]bo
 
 // newLocation is the location a create input describes (defaults: type s3,
 // accessType key-user).
-func newLocation(in *model.StorageLocationInput) *store.StorageLocation {
-	l := &store.StorageLocation{Type: store.LocationTypeS3, AccessType: store.AccessKeyUser}
+func newLocation(in *model.StorageLocationInput) *loupe.StorageLocation {
+	l := &loupe.StorageLocation{Type: loupe.LocationTypeS3, AccessType: loupe.AccessKeyUser}
 	applyLocation(l, in, nil)
 	return l
 }
 
 // applyLocation sets the fields of in onto l; a nullable field given as
 // null (given[key] with a nil value) is cleared.
-func applyLocation(l *store.StorageLocation, in *model.StorageLocationInput, given map[string]bool) {
+func applyLocation(l *loupe.StorageLocation, in *model.StorageLocationInput, given map[string]bool) {
 	str := func(dst *string, v *string) {
 		if v != nil {
 			*dst = *v
@@ -105,20 +87,17 @@ func applyLocation(l *store.StorageLocation, in *model.StorageLocationInput, giv
 var nonNullLocationKeys = []string{"name", "type", "bucketName", "pathPrefix", "endpoint", "region", "pathStyle",
 	"accessType", "isDefault", "secretKey"}
 
-// checkLocationInput refuses the keys given as null that cannot be, and
-// non-string ids.
-func checkLocationInput(ctx context.Context) (map[string]bool, error) {
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, storageIDs, nil); err != nil {
-		return nil, err
+// locationInput is the preamble of a location write (configInput): the
+// admin, and the keys written, those that cannot be null refused as null.
+func locationInput(ctx context.Context) (*loupe.Principal, map[string]bool, error) {
+	p, in, err := configInput(ctx, msgStoragesAdminOnly, storageIDs, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	m, _ := raw.(map[string]any)
-	for _, k := range nonNullLocationKeys {
-		if v, ok := m[k]; ok && v == nil {
-			return nil, loupe.Invalid("%s cannot be null", k)
-		}
+	if err := in.notNull(nonNullLocationKeys); err != nil {
+		return nil, nil, err
 	}
-	return givenKeys(raw), nil
+	return p, in.Given, nil
 }
 
 func deref(s *string) string {
@@ -131,7 +110,7 @@ func deref(s *string) string {
 // checkLocation checks a location about to be saved: its fields, its
 // storage (one of the tenant's), and a real probe of its bucket with its
 // credentials (sources.ProbeLocation).
-func (r *Resolver) checkLocation(ctx context.Context, tenantID string, l *store.StorageLocation) error {
+func (r *Resolver) checkLocation(ctx context.Context, tenantID string, l *loupe.StorageLocation) error {
 	if err := l.Validate(); err != nil {
 		return err
 	}

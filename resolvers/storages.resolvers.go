@@ -12,44 +12,35 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
-	"github.com/loupe-mam/loupe/store"
 )
 
-func (r *mutationResolver) CreateStorage(ctx context.Context, input model.StorageInput) (*store.Storage, error) {
-	p, err := storageAdmin(ctx)
+func (r *mutationResolver) CreateStorage(ctx context.Context, input model.StorageInput) (*loupe.Storage, error) {
+	p, in, err := configInput(ctx, msgStoragesAdminOnly, storageIDs, nil)
 	if err != nil {
 		return nil, err
 	}
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, storageIDs, nil); err != nil {
-		return nil, err
-	}
-	st := &store.Storage{Owner: p.UserID}
-	if err := applyStorage(st, &input, givenKeys(raw)); err != nil {
+	st := &loupe.Storage{Owner: p.UserID}
+	if err := applyStorage(st, &input, in.Given); err != nil {
 		return nil, err
 	}
 	return r.Store.CreateStorage(ctx, p.TenantID, st)
 }
 
-func (r *mutationResolver) UpdateStorage(ctx context.Context, id string, input model.StorageInput) (*store.Storage, error) {
-	p, err := storageAdmin(ctx)
+func (r *mutationResolver) UpdateStorage(ctx context.Context, id string, input model.StorageInput) (*loupe.Storage, error) {
+	p, in, err := configInput(ctx, msgStoragesAdminOnly, storageIDs, nil)
 	if err != nil {
 		return nil, err
 	}
-	raw := rawArgument(ctx, "input")
-	if err := strictTypes(raw, storageIDs, nil); err != nil {
+	if err := keepID("storage", id, input.ID); err != nil {
 		return nil, err
 	}
-	if input.ID != nil && *input.ID != id {
-		return nil, loupe.Invalid("id: the id of a storage cannot change")
-	}
-	return r.Store.UpdateStorage(ctx, p.TenantID, id, func(st *store.Storage) error {
-		return applyStorage(st, &input, givenKeys(raw))
+	return r.Store.UpdateStorage(ctx, p.TenantID, id, func(st *loupe.Storage) error {
+		return applyStorage(st, &input, in.Given)
 	})
 }
 
 func (r *mutationResolver) DeleteStorage(ctx context.Context, id string) (*model.DeleteStoragePayload, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -59,17 +50,14 @@ func (r *mutationResolver) DeleteStorage(ctx context.Context, id string) (*model
 	return &model.DeleteStoragePayload{ID: id}, nil
 }
 
-func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*store.StorageLocation, error) {
-	p, err := storageAdmin(ctx)
+func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*loupe.StorageLocation, error) {
+	p, _, err := locationInput(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := checkLocationInput(ctx); err != nil {
 		return nil, err
 	}
 	l := newLocation(&input)
 	l.TenantID, l.ID = p.TenantID, loupe.NewID()
-	if l.AccessType == store.AccessKeyUser {
+	if l.AccessType == loupe.AccessKeyUser {
 		if err := r.Sources.SealLocationSecret(l, deref(input.SecretKey)); err != nil {
 			return nil, err
 		}
@@ -82,12 +70,8 @@ func (r *mutationResolver) CreateStorageLocation(ctx context.Context, input mode
 	return r.Store.CreateStorageLocation(ctx, p.TenantID, l)
 }
 
-func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*store.StorageLocation, error) {
-	p, err := storageAdmin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	given, err := checkLocationInput(ctx)
+func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input model.StorageLocationInput) (*loupe.StorageLocation, error) {
+	p, given, err := locationInput(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -98,17 +82,17 @@ func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input mode
 	if err != nil {
 		return nil, err
 	}
-	wasKeyUser := l.AccessType == store.AccessKeyUser
+	wasKeyUser := l.AccessType == loupe.AccessKeyUser
 	applyLocation(l, &input, given)
 	// A change of accessType drops the other type's keys not given again.
-	if l.AccessType == store.AccessAssumeRole && !given["accessKey"] {
+	if l.AccessType == loupe.AccessAssumeRole && !given["accessKey"] {
 		l.AccessKey = nil
 	}
-	if l.AccessType == store.AccessKeyUser && !given["roleIdentifier"] && !given["externalId"] {
+	if l.AccessType == loupe.AccessKeyUser && !given["roleIdentifier"] && !given["externalId"] {
 		l.RoleIdentifier, l.ExternalID = nil, nil
 	}
 	switch {
-	case l.AccessType != store.AccessKeyUser:
+	case l.AccessType != loupe.AccessKeyUser:
 		if input.SecretKey != nil {
 			return nil, loupe.Invalid("secretKey is for accessType key-user")
 		}
@@ -127,7 +111,7 @@ func (r *mutationResolver) UpdateStorageLocation(ctx context.Context, input mode
 }
 
 func (r *mutationResolver) DeleteStorageLocation(ctx context.Context, input model.DeleteStorageLocationInput) (*model.DeleteStorageLocationPayload, error) {
-	p, err := storageAdmin(ctx)
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +133,7 @@ func (r *queryResolver) Storages(ctx context.Context) (*model.StorageList, error
 	return &model.StorageList{Total: len(list), Embedded: &model.StorageCollection{Collection: list}}, nil
 }
 
-func (r *queryResolver) Storage(ctx context.Context, id string) (*store.Storage, error) {
+func (r *queryResolver) Storage(ctx context.Context, id string) (*loupe.Storage, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -157,23 +141,23 @@ func (r *queryResolver) Storage(ctx context.Context, id string) (*store.Storage,
 	return r.Store.Storage(ctx, p.TenantID, id)
 }
 
-func (r *queryResolver) StorageLocations(ctx context.Context) ([]*store.StorageLocation, error) {
-	p, err := storageAdmin(ctx)
+func (r *queryResolver) StorageLocations(ctx context.Context) ([]*loupe.StorageLocation, error) {
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
 	return r.Store.StorageLocations(ctx, p.TenantID)
 }
 
-func (r *queryResolver) StorageLocation(ctx context.Context, id string) (*store.StorageLocation, error) {
-	p, err := storageAdmin(ctx)
+func (r *queryResolver) StorageLocation(ctx context.Context, id string) (*loupe.StorageLocation, error) {
+	p, err := auth.RequireAdmin(ctx, msgStoragesAdminOnly)
 	if err != nil {
 		return nil, err
 	}
 	return r.Store.StorageLocation(ctx, p.TenantID, id)
 }
 
-func (r *storageLocationResolver) AreCredentialsSaved(ctx context.Context, obj *store.StorageLocation) (bool, error) {
+func (r *storageLocationResolver) AreCredentialsSaved(ctx context.Context, obj *loupe.StorageLocation) (bool, error) {
 	return obj.SecretSealed != nil, nil
 }
 

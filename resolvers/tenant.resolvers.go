@@ -17,8 +17,8 @@ import (
 )
 
 // UpdateTenantConfig merges keys into the tenant configuration (admins).
-func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*store.TenantConfig, error) {
-	p, err := adminOnly(ctx, msgConfigAdminOnly)
+func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.JSON) (*loupe.TenantConfig, error) {
+	p, err := auth.RequireAdmin(ctx, msgConfigAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -26,14 +26,14 @@ func (r *mutationResolver) UpdateTenantConfig(ctx context.Context, input loupe.J
 }
 
 // SetTranscriptionLanguageSettings replaces the tenant's languages (admins).
-func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*store.TranscriptionLanguageSettings, error) {
-	p, err := adminOnly(ctx, msgConfigAdminOnly)
+func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context, input []*model.TranscriptionLanguageSettingInput) (*loupe.TranscriptionLanguageSettings, error) {
+	p, err := auth.RequireAdmin(ctx, msgConfigAdminOnly)
 	if err != nil {
 		return nil, err
 	}
-	list := make([]*store.TranscriptionLanguageSetting, len(input))
+	list := make([]*loupe.TranscriptionLanguageSetting, len(input))
 	for i, e := range input {
-		list[i] = &store.TranscriptionLanguageSetting{
+		list[i] = &loupe.TranscriptionLanguageSetting{
 			LanguageCode: e.LanguageCode, TranscriptionService: e.TranscriptionService, Label: e.Label,
 		}
 	}
@@ -42,7 +42,7 @@ func (r *mutationResolver) SetTranscriptionLanguageSettings(ctx context.Context,
 
 // TenantConfig is the caller's tenant configuration. Every user reads it
 // (frontends need its switches); a non-admin reads secrets masked.
-func (r *queryResolver) TenantConfig(ctx context.Context) (*store.TenantConfig, error) {
+func (r *queryResolver) TenantConfig(ctx context.Context) (*loupe.TenantConfig, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (r *queryResolver) TenantConfig(ctx context.Context) (*store.TenantConfig, 
 }
 
 // TranscriptionLanguageSettings are the tenant's languages (every user).
-func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
+func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*loupe.TranscriptionLanguageSettings, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -64,11 +64,11 @@ func (r *queryResolver) TranscriptionLanguageSettings(ctx context.Context) (*sto
 }
 
 // SystemTranscriptionLanguageSettings are the system's languages (every user).
-func (r *queryResolver) SystemTranscriptionLanguageSettings(ctx context.Context) (*store.TranscriptionLanguageSettings, error) {
+func (r *queryResolver) SystemTranscriptionLanguageSettings(ctx context.Context) (*loupe.TranscriptionLanguageSettings, error) {
 	if _, err := auth.Require(ctx); err != nil {
 		return nil, err
 	}
-	return store.SystemTranscriptionLanguageSettings(), nil
+	return loupe.SystemTranscriptionLanguageSettings(), nil
 }
 
 // Metering is the tenant's metering between two days. tenantIds may name
@@ -90,7 +90,7 @@ func (r *queryResolver) Metering(ctx context.Context, startDay *int, endDay *int
 			}
 		}
 	} else {
-		p, err := adminOnly(ctx, msgUsageAdminOnly)
+		p, err := auth.RequireAdmin(ctx, msgUsageAdminOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func (r *queryResolver) Metering(ctx context.Context, startDay *int, endDay *int
 
 // Stats are the tenant's counters over a range.
 func (r *queryResolver) Stats(ctx context.Context, dateRange *model.StatsDateRange) (*model.Stats, error) {
-	p, err := adminOnly(ctx, msgUsageAdminOnly)
+	p, err := auth.RequireAdmin(ctx, msgUsageAdminOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (r *queryResolver) Stats(ctx context.Context, dateRange *model.StatsDateRan
 
 // SystemActivity is a page of the tenant's activity, hour by hour.
 func (r *queryResolver) SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error) {
-	p, err := adminOnly(ctx, msgUsageAdminOnly)
+	p, err := auth.RequireAdmin(ctx, msgUsageAdminOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // UpdateUserSettings merges settings into the caller's own settings.
-func (r *mutationResolver) UpdateUserSettings(ctx context.Context, input loupe.JSON) (*store.UserSettings, error) {
+func (r *mutationResolver) UpdateUserSettings(ctx context.Context, input loupe.JSON) (*loupe.UserSettings, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func (r *mutationResolver) CreatePerson(ctx context.Context, input model.CreateP
 	}); err != nil {
 		return nil, err
 	}
-	return r.Store.CreatePerson(ctx, p, store.NewPerson{
+	return r.Store.CreatePerson(ctx, p, loupe.NewPerson{
 		Name: input.Name, Description: input.Description, ImageIDs: input.ImageIds,
 	})
 }
@@ -74,7 +74,7 @@ func (r *queryResolver) UserStatus(ctx context.Context) (*model.UserStatus, erro
 }
 
 // Settings are the caller's own settings (Viewer.settings).
-func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*store.UserSettings, error) {
+func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*loupe.UserSettings, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (r *viewerResolver) Settings(ctx context.Context, obj *model.Viewer) (*stor
 	return r.Store.UserSettings(ctx, p)
 }
 
-func (r *viewerResolver) Bookmarks(ctx context.Context, obj *model.Viewer) ([]*store.Bookmark, error) {
+func (r *viewerResolver) Bookmarks(ctx context.Context, obj *model.Viewer) ([]*loupe.Bookmark, error) {
 	return r.visibleBookmarks(ctx)
 }
 

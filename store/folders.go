@@ -10,24 +10,25 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
 	"github.com/loupe-mam/loupe"
 )
 
 // Folder is an item of itemType folder seen as a folder (spec 2.10).
 type Folder struct {
-	TenantID         string     `db:"tenant_id"`
-	ID               string     `db:"id"`
-	Owner            string     `db:"owner"`
-	Name             string     `db:"title"`
-	CreatedOn        time.Time  `db:"created_on"`
-	ParentID         *string    `db:"parent_id"`
-	ItemType         string     `db:"item_type"`
-	VisibleTo        Access     `db:"visible_to"`
-	UpdatableBy      Access     `db:"updatable_by"`
-	MetadataFormID   string     `db:"metadata_form_id"`
-	MetadataFormData loupe.JSON `db:"metadata_form_data"`
-	SortKey          *string    `db:"sort_key"`
-	HasSubfolder     bool       `db:"has_subfolder"`
+	TenantID         string       `db:"tenant_id"`
+	ID               string       `db:"id"`
+	Owner            string       `db:"owner"`
+	Name             string       `db:"title"`
+	CreatedOn        time.Time    `db:"created_on"`
+	ParentID         *string      `db:"parent_id"`
+	ItemType         string       `db:"item_type"`
+	VisibleTo        loupe.Access `db:"visible_to"`
+	UpdatableBy      loupe.Access `db:"updatable_by"`
+	MetadataFormID   string       `db:"metadata_form_id"`
+	MetadataFormData loupe.JSON   `db:"metadata_form_data"`
+	SortKey          *string      `db:"sort_key"`
+	HasSubfolder     bool         `db:"has_subfolder"`
 }
 
 // NodeID implements Node.
@@ -38,7 +39,7 @@ func (f *Folder) Metadata() ItemMetadata {
 	return ItemMetadata{FormID: f.MetadataFormID, FormData: f.MetadataFormData}
 }
 
-// folderFields is the Folder's field table (fields.go): the columns of a
+// folderFields is the Folder's field table (store_fields.go): the columns of a
 // folder from items aliased i, in select order. A folder has one parent:
 // the first of its folderParents.
 var folderFields = []column[Folder]{
@@ -174,14 +175,14 @@ func (s *Store) FoldersOfItems(ctx context.Context, p *loupe.Principal, itemIDs 
 
 // FolderEntry is one entry of a folder's content (spec 2.10 content hit).
 type FolderEntry struct {
-	ID              string    `db:"id"`
-	Owner           string    `db:"owner"`
-	FolderParentIDs IDs       `db:"folder_parents"`
-	ItemType        string    `db:"item_type"`
-	Name            string    `db:"title"`
-	CreatedOn       time.Time `db:"created_on"`
-	VisibleTo       Access    `db:"visible_to"`
-	UpdatableBy     Access    `db:"updatable_by"`
+	ID              string       `db:"id"`
+	Owner           string       `db:"owner"`
+	FolderParentIDs IDs          `db:"folder_parents"`
+	ItemType        string       `db:"item_type"`
+	Name            string       `db:"title"`
+	CreatedOn       time.Time    `db:"created_on"`
+	VisibleTo       loupe.Access `db:"visible_to"`
+	UpdatableBy     loupe.Access `db:"updatable_by"`
 }
 
 // FolderParents is the ids of the entry's folders.

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"unicode"
 
 	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 )
 
@@ -18,8 +17,8 @@ type FolderUpdate struct {
 	Parent      *string
 	ToTop       bool
 	Owner       *string
-	VisibleTo   *Access
-	UpdatableBy *Access
+	VisibleTo   *loupe.Access
+	UpdatableBy *loupe.Access
 	SortKey     *string
 }
 
@@ -27,41 +26,7 @@ type FolderUpdate struct {
 const (
 	MsgParentMissing = "The new parent folder does not exists."
 	msgMoveIntoSelf  = "A folder cannot be moved into itself or one of its subfolders."
-	maxFolderDepth   = 64
-	maxGroupsInRule  = 100
 )
-
-// validFolderName checks a folder name: 1 to 256 characters, no control
-// characters, no slash (paths are made of names).
-func validFolderName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 256 || strings.ContainsRune(name, '/') ||
-		strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return "", loupe.Invalid("invalid folder name %q: 1 to 256 characters, no slash", name)
-	}
-	return name, nil
-}
-
-// Validate normalises an access rule: tenant-wide rules carry no groups;
-// group rules need at least one.
-func (a *Access) Validate(field string) error {
-	switch a.Level {
-	case AccessTenant:
-		a.Groups = []string{}
-	case AccessSelectedGroups:
-		if len(a.Groups) == 0 || len(a.Groups) > maxGroupsInRule {
-			return loupe.Invalid("%s: selected_groups needs 1 to %d groups", field, maxGroupsInRule)
-		}
-		for _, g := range a.Groups {
-			if strings.TrimSpace(g) == "" || len(g) > 256 {
-				return loupe.Invalid("%s: invalid group %q", field, g)
-			}
-		}
-	default:
-		return loupe.Invalid("%s: invalid level %q: expected tenant or selected_groups", field, a.Level)
-	}
-	return nil
-}
 
 const (
 	lockFolderSQL = `
@@ -103,7 +68,7 @@ WHERE tenant_id = $1 AND id = $2`
 func (s *Store) UpdateFolder(ctx context.Context, p *loupe.Principal, u FolderUpdate) (*Folder, error) {
 	var name *string
 	if u.Name != nil {
-		n, err := validFolderName(*u.Name)
+		n, err := loupe.ValidFolderName(*u.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +191,7 @@ WHERE tenant_id = $1 AND id = $2`
 func (s *Store) SetFolderMetadata(ctx context.Context, p *loupe.Principal, id string, formID *string, formData loupe.JSON) (*Folder, error) {
 	form := "default_folder"
 	if formID != nil {
-		if !formIDRE.MatchString(*formID) {
+		if !loupe.ValidFormID(*formID) {
 			return nil, loupe.Invalid("invalid metadata.formId %q", *formID)
 		}
 		form = *formID
@@ -255,12 +220,12 @@ func (s *Store) SetFolderMetadata(ctx context.Context, p *loupe.Principal, id st
 				return loupe.Invalid("default_title must be a string")
 			}
 			if t != "" {
-				if name, err = validFolderName(t); err != nil {
+				if name, err = loupe.ValidFolderName(t); err != nil {
 					return err
 				}
 			}
 		}
-		data["default_title"] = mustJSON(name)
+		data["default_title"] = loupe.RawJSON(name)
 		before, err := cur.MetadataFormData.Object()
 		if err != nil {
 			return fmt.Errorf("store: unreadable metadata of folder %s: %w", id, err)
@@ -315,7 +280,7 @@ ORDER BY i.id LIMIT 1`
 // answers the path's folders from the top down. It is idempotent, also
 // under concurrent calls. Returns EINVALID for an empty or bad path.
 func (s *Store) CreateFolderPath(ctx context.Context, p *loupe.Principal, path string) ([]*Folder, error) {
-	names, err := FolderPathNames(path)
+	names, err := loupe.FolderPathNames(path)
 	if err != nil {
 		return nil, err
 	}

@@ -108,13 +108,13 @@ type ItemMedia struct {
 	GeneratedContentLocation *string        `json:"generatedContentLocation,omitempty"`
 	SourceFileLocation       *string        `json:"sourceFileLocation,omitempty"`
 	// MediaMigration is the state of the last move of the original
-	// (media_migration.go).
+	// (storage_media_migration.go).
 	MediaMigration loupe.JSON `json:"mediaMigration,omitempty"`
 	// MediaSHA256 is the hex SHA-256 of the original, computed as it was
 	// uploaded (docs/uploads.md).
 	MediaSHA256 *string `json:"mediaSha256,omitempty"`
 
-	// Generated is what processing made (processing.go); its keys are
+	// Generated is what processing made (media_processing.go); its keys are
 	// answered as signed links in the fields above.
 	Generated *GeneratedMedia `json:"generated,omitempty"`
 
@@ -226,7 +226,7 @@ type CustomIcons struct {
 	Pos8 loupe.JSON `json:"pos8"`
 }
 
-// itemFields is the Item's field table (fields.go): the columns of
+// itemFields is the Item's field table (store_fields.go): the columns of
 // items aliased i, in select order. The lean set is what a list whose
 // selection asks only for the lean GraphQL fields (ItemLeanGQL, plus the
 // resolvers resolvers.leanItemFields adds) reads instead of the whole

@@ -6,125 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
 	"github.com/loupe-mam/loupe"
 )
 
-// Limits on item input.
 const (
-	MaxTitleLength   = 1024
-	MaxFolderParents = 100
-	maxExternalIDLen = 512
-)
-
-var (
-	itemTypeRE     = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
-	languageCodeRE = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
-	formIDRE       = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-)
-
-// newItem is a validated CreateItemInput, ready to insert.
-type newItem struct {
-	in       *loupe.CreateItemInput
-	title    string
-	fileName string
-	formID   string
-	formData map[string]json.RawMessage
-	language string
-}
-
-// validate checks the input and settles the defaults: the title falls back to
-// the form's default_title, then to the file name; the form's default_title
-// follows the title when the form data does not carry one.
-// Returns EINVALID naming the first bad field.
-func validateNewItem(in *loupe.CreateItemInput) (*newItem, error) {
-	n := &newItem{in: in, formID: "default", language: "en-US"}
-	if !itemTypeRE.MatchString(in.ItemType) {
-		return nil, loupe.Invalid("invalid itemType %q: lowercase letters, digits, _ and -, starting with a letter", in.ItemType)
-	}
-	if in.ItemType == "folder" {
-		n.formID = "default_folder"
-	}
-	if in.OriginalFileName != nil {
-		n.fileName = strings.TrimSpace(*in.OriginalFileName)
-	}
-	n.formData = map[string]json.RawMessage{}
-	if in.Metadata != nil {
-		if in.Metadata.FormID != nil {
-			if !formIDRE.MatchString(*in.Metadata.FormID) {
-				return nil, loupe.Invalid("invalid metadata.formId %q", *in.Metadata.FormID)
-			}
-			n.formID = *in.Metadata.FormID
-		}
-		if !in.Metadata.FormData.IsNull() {
-			if err := json.Unmarshal(in.Metadata.FormData, &n.formData); err != nil || n.formData == nil {
-				return nil, loupe.Invalid("metadata.formData must be an object")
-			}
-		}
-	}
-	if in.Title != nil {
-		n.title = strings.TrimSpace(*in.Title)
-	}
-	if n.title == "" {
-		var t string
-		if raw, ok := n.formData["default_title"]; ok && json.Unmarshal(raw, &t) == nil {
-			n.title = strings.TrimSpace(t)
-		}
-	}
-	if n.title == "" {
-		n.title = n.fileName
-	}
-	if n.title == "" {
-		return nil, loupe.Invalid("title is required (or originalFileName, or metadata.formData.default_title)")
-	}
-	if len(n.title) > MaxTitleLength {
-		return nil, loupe.Invalid("title is longer than %d bytes", MaxTitleLength)
-	}
-	if _, ok := n.formData["default_title"]; !ok {
-		n.formData["default_title"] = mustJSON(n.title)
-	}
-	if in.LanguageCode != nil {
-		if !languageCodeRE.MatchString(*in.LanguageCode) {
-			return nil, loupe.Invalid("invalid languageCode %q: expected a BCP 47 tag such as en-US", *in.LanguageCode)
-		}
-		n.language = *in.LanguageCode
-	}
-	if in.ExternalID != nil && (strings.TrimSpace(*in.ExternalID) == "" || len(*in.ExternalID) > maxExternalIDLen) {
-		return nil, loupe.Invalid("externalId must be 1 to %d characters", maxExternalIDLen)
-	}
-	if len(in.FolderParents) > MaxFolderParents {
-		return nil, loupe.Invalid("an item can sit in at most %d folders", MaxFolderParents)
-	}
-	if in.ItemType == "folder" && len(in.FolderParents) > 1 {
-		return nil, loupe.Invalid("a folder has at most one parent folder")
-	}
-	seen := map[string]bool{}
-	for _, id := range in.FolderParents {
-		if seen[id] {
-			return nil, loupe.Invalid("folderParents lists %s twice", id)
-		}
-		seen[id] = true
-	}
-	return n, nil
-}
-
-func mustJSON(v any) json.RawMessage { return json.RawMessage(loupe.JSONOf(v)) }
-
-const (
-	insertItemSQL = `
-INSERT INTO items (tenant_id, id, item_type, title, original_file_name, external_id, created_by,
-                   created_on, modified_on, media_created_on, media_type,
-                   metadata_form_id, metadata_form_data, language_code,
-                   transcription_enabled, translation_enabled, celebrity_detection_enabled,
-                   label_detection_enabled, person_detection_enabled, text_detection_enabled,
-                   create_unknown_persons, owner_id, visible_to, updatable_by)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`
-
 	// liveFoldersSQL returns which of the ids are live folders of the tenant
 	// (that the principal at $3 with tokens $4 may see).
 	liveFoldersSQL = `
@@ -165,7 +55,7 @@ func (s *Store) CreateItem(ctx context.Context, p *loupe.Principal, in *loupe.Cr
 
 // createItemTx is CreateItem inside a transaction of the caller's.
 func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *loupe.CreateItemInput) (*Item, error) {
-	n, err := validateNewItem(in)
+	n, err := in.NewItem()
 	if err != nil {
 		return nil, err
 	}
@@ -178,32 +68,27 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *loup
 	if err := checkParentsTx(ctx, tx, p, in.FolderParents); err != nil {
 		return nil, err
 	}
-	if n.formData, err = newFormDataTx(ctx, tx, p.TenantID, n.formID, n.formData); err != nil {
+	if n.FormData, err = newFormDataTx(ctx, tx, p.TenantID, n.FormID, n.FormData); err != nil {
 		return nil, err
 	}
-	var owner, visible, updatable any // folder attributes
+	row := &newItemRow{ID: id, In: in, NewItem: n}
 	if in.ItemType == "folder" {
-		owner, visible, updatable = p.UserID, TenantAccess(), TenantAccess()
+		access := loupe.TenantAccess()
+		row.Owner, row.Visible, row.Updatable = &p.UserID, &access, &access
 		if len(in.FolderParents) == 1 {
 			// A subfolder starts with its parent's rules, so that a
 			// private tree stays private.
 			var rules struct {
-				Visible   Access `db:"visible_to"`
-				Updatable Access `db:"updatable_by"`
+				Visible   loupe.Access `db:"visible_to"`
+				Updatable loupe.Access `db:"updatable_by"`
 			}
 			if err := tx.GetContext(ctx, &rules, parentAccessSQL, p.TenantID, in.FolderParents[0]); err != nil {
 				return nil, fmt.Errorf("store: unable to read parent access: %w", err)
 			}
-			visible, updatable = rules.Visible, rules.Updatable
+			row.Visible, row.Updatable = &rules.Visible, &rules.Updatable
 		}
 	}
-	_, err = tx.ExecContext(ctx, insertItemSQL, p.TenantID, id, in.ItemType, n.title, n.fileName,
-		in.ExternalID, p.UserID, at, in.MediaCreatedOn, in.MediaType, n.formID, loupe.JSONOf(n.formData),
-		n.language, isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled),
-		isTrue(in.CelebrityDetectionEnabled), isTrue(in.LabelDetectionEnabled),
-		isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled),
-		isTrue(in.CreateUnknownPersons), owner, visible, updatable)
-	if err != nil {
+	if err := insertItemsTx(ctx, tx, p.TenantID, p.UserID, at, []*newItemRow{row}); err != nil {
 		if isUniqueViolation(err) {
 			return nil, loupe.Errorf(loupe.ECONFLICT, "externalId %q is already used by another item", *in.ExternalID)
 		}
@@ -217,7 +102,7 @@ func createItemTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, in *loup
 			return nil, fmt.Errorf("store: unable to place item in folders: %w", err)
 		}
 	}
-	if err := auditTx(ctx, tx, p, id, n.title, loupe.ActionCreate, at, CreateDiff(n.formID, n.formData)); err != nil {
+	if err := auditTx(ctx, tx, p, id, n.Title, loupe.ActionCreate, at, CreateDiff(n.FormID, n.FormData)); err != nil {
 		return nil, err
 	}
 	return getItem(ctx, tx, itemByIDSQL, p.TenantID, id)
@@ -284,8 +169,6 @@ func firstMissing(want, found []string) string {
 	}
 	return ""
 }
-
-func isTrue(b *bool) bool { return b != nil && *b }
 
 const (
 	// deleteItemSQL moves an item to the recycle bin; for a folder, also its

@@ -5,12 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"regexp"
-	"strings"
-	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -23,140 +17,10 @@ import (
 // (docs/storage-locations.md). Only admins read or write them (the
 // resolvers check that). The secret access key is kept sealed
 // (SecretSealed, internal/platform/secretbox) and never leaves the server.
+// The entity and its rules are loupe.StorageLocation.
 
-// StorageLocation is where a tenant's files may be kept.
-type StorageLocation struct {
-	TenantID   string  `db:"tenant_id"`
-	ID         string  `db:"id"`
-	StorageID  *string `db:"storage_id"`
-	Name       string  `db:"name"`
-	Type       string  `db:"type"`
-	BucketName string  `db:"bucket_name"`
-	PathPrefix string  `db:"path_prefix"`
-	Endpoint   string  `db:"endpoint"`
-	Region     string  `db:"region"`
-	PathStyle  bool    `db:"path_style"`
-	// AccessType is key-user (AccessKey and a sealed secret) or
-	// assume-role (RoleIdentifier and ExternalID).
-	AccessType     string  `db:"access_type"`
-	AccessKey      *string `db:"access_key"`
-	RoleIdentifier *string `db:"role_identifier"`
-	ExternalID     *string `db:"external_id"`
-	// SecretSealed is the sealed secret access key; nil when none is saved.
-	SecretSealed []byte    `db:"secret_sealed" json:"-"`
-	IsDefault    bool      `db:"is_default"`
-	CreatedOn    time.Time `db:"created_on"`
-	ModifiedOn   time.Time `db:"modified_on"`
-}
-
-// Storage location types and access types.
-const (
-	LocationTypeS3   = "s3"
-	AccessKeyUser    = "key-user"
-	AccessAssumeRole = "assume-role"
-)
-
-// Limits on storage locations.
-const (
-	MaxStorageLocations = 1000
-	MaxPathPrefix       = 512
-	MaxEndpoint         = 2048
-	MaxExternalID       = 1224 // AWS's bound
-	MaxRoleIdentifier   = 2048
-	MaxAccessKey        = 128
-	MaxSecretKey        = 256
-)
-
-var (
-	// bucketNameRE is S3's bucket naming rule (3 to 63 of a-z 0-9 . -,
-	// starting and ending with a letter or digit).
-	bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-	regionRE     = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
-	accessKeyRE  = regexp.MustCompile(`^[A-Za-z0-9_+=/.@-]{1,128}$`)
-	// externalIDRE is what AWS accepts as an external id.
-	externalIDRE = regexp.MustCompile(`^[\w+=,.@:/-]+$`)
-	roleRE       = regexp.MustCompile(`^arn:[a-z0-9-]+:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
-)
-
-// ValidateSecretKey checks a secret access key's form (not whether it works:
-// the probe does that). The message never contains the secret.
-func ValidateSecretKey(secret string) error {
-	if secret == "" {
-		return loupe.Invalid("secretKey is required with accessType key-user")
-	}
-	if len(secret) > MaxSecretKey {
-		return loupe.Invalid("secretKey: at most %d characters", MaxSecretKey)
-	}
-	for _, r := range secret {
-		if r < 0x21 || r > 0x7e {
-			return loupe.Invalid("secretKey: printable ASCII characters only, no spaces")
-		}
-	}
-	return nil
-}
-
-// Validate checks a storage location about to be written and normalizes
-// its prefix (no leading slash, one trailing slash unless empty). Returns
-// EINVALID naming the field; the secret is checked by ValidateSecretKey.
-func (l *StorageLocation) Validate() error {
-	if err := loupe.RequiredText("name", l.Name, MaxStorageName); err != nil {
-		return err
-	}
-	if l.StorageID != nil && !loupe.ValidID(*l.StorageID) {
-		return loupe.Invalid("storageId %q does not exist", *l.StorageID)
-	}
-	if l.Type != LocationTypeS3 {
-		return loupe.Invalid(`type must be "s3", got %q`, l.Type)
-	}
-	if !bucketNameRE.MatchString(l.BucketName) || strings.Contains(l.BucketName, "..") {
-		return loupe.Invalid("bucketName %q is not an S3 bucket name (3 to 63 of a-z 0-9 . -)", l.BucketName)
-	}
-	p := strings.TrimLeft(l.PathPrefix, "/")
-	if p != "" && !strings.HasSuffix(p, "/") {
-		p += "/"
-	}
-	if utf8.RuneCountInString(p) > MaxPathPrefix {
-		return loupe.Invalid("pathPrefix: at most %d characters", MaxPathPrefix)
-	}
-	for _, seg := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
-		if p != "" && (seg == "" || strings.HasPrefix(seg, ".") || strings.ContainsFunc(seg, unicode.IsControl) || strings.Contains(seg, `\`)) {
-			return loupe.Invalid("pathPrefix %q: segments must be non-empty, not start with a dot, and hold no backslash or control character", l.PathPrefix)
-		}
-	}
-	l.PathPrefix = p
-	if l.Endpoint != "" {
-		u, err := url.Parse(l.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
-			len(l.Endpoint) > MaxEndpoint || u.RawQuery != "" || u.Fragment != "" {
-			return loupe.Invalid("endpoint %q is not an http(s) URL of an S3 service (no credentials, query or fragment); empty for AWS", l.Endpoint)
-		}
-	}
-	if l.Region != "" && !regionRE.MatchString(l.Region) {
-		return loupe.Invalid("region %q: 1 to 64 of a-z 0-9 -", l.Region)
-	}
-	switch l.AccessType {
-	case AccessKeyUser:
-		if l.AccessKey == nil || !accessKeyRE.MatchString(*l.AccessKey) {
-			return loupe.Invalid("accessKey is required with accessType key-user (1 to %d of A-Z a-z 0-9 _ + = / . @ -)", MaxAccessKey)
-		}
-		if l.RoleIdentifier != nil || l.ExternalID != nil {
-			return loupe.Invalid("roleIdentifier and externalId are for accessType assume-role")
-		}
-	case AccessAssumeRole:
-		if l.RoleIdentifier == nil || len(*l.RoleIdentifier) > MaxRoleIdentifier || !roleRE.MatchString(*l.RoleIdentifier) {
-			return loupe.Invalid("roleIdentifier is required with accessType assume-role: a role ARN (arn:aws:iam::<account>:role/<name>)")
-		}
-		if l.ExternalID == nil || len(*l.ExternalID) < 2 || len(*l.ExternalID) > MaxExternalID || !externalIDRE.MatchString(*l.ExternalID) {
-			return loupe.Invalid("externalId is required with accessType assume-role (2 to %d of A-Z a-z 0-9 _ + = , . @ : / -)", MaxExternalID)
-		}
-		if l.AccessKey != nil || l.SecretSealed != nil {
-			return loupe.Invalid("accessKey and secretKey are for accessType key-user")
-		}
-	default:
-		return loupe.Invalid(`accessType must be "key-user" or "assume-role", got %q`, l.AccessType)
-	}
-	return nil
-}
+// MaxStorageLocations bounds a tenant's storage locations.
+const MaxStorageLocations = 1000
 
 const locationColumns = `tenant_id, id, storage_id, name, type, bucket_name, path_prefix, endpoint, region,
 path_style, access_type, access_key, role_identifier, external_id, secret_sealed, is_default, created_on, modified_on`
@@ -204,8 +68,8 @@ RETURNING ` + locationColumns
 )
 
 // StorageLocations returns the tenant's storage locations by name.
-func (s *Store) StorageLocations(ctx context.Context, tenantID string) ([]*StorageLocation, error) {
-	out := []*StorageLocation{}
+func (s *Store) StorageLocations(ctx context.Context, tenantID string) ([]*loupe.StorageLocation, error) {
+	out := []*loupe.StorageLocation{}
 	if err := s.selectPrepared(ctx, &out, storageLocationsSQL, tenantID); err != nil {
 		return nil, fmt.Errorf("store: unable to list storage locations: %w", err)
 	}
@@ -214,21 +78,21 @@ func (s *Store) StorageLocations(ctx context.Context, tenantID string) ([]*Stora
 
 // AllStorageLocations returns up to limit storage locations of every tenant,
 // by tenant and name: for the system scope only.
-func (s *Store) AllStorageLocations(ctx context.Context, limit int) ([]*StorageLocation, error) {
-	out := []*StorageLocation{}
+func (s *Store) AllStorageLocations(ctx context.Context, limit int) ([]*loupe.StorageLocation, error) {
+	out := []*loupe.StorageLocation{}
 	if err := s.db.SelectContext(ctx, &out, allStorageLocationsSQL, limit); err != nil {
 		return nil, fmt.Errorf("store: unable to list storage locations: %w", err)
 	}
 	return out, nil
 }
 
-// StorageLocation returns one location. Returns ENOTFOUND when it is
+// loupe.StorageLocation returns one location. Returns ENOTFOUND when it is
 // missing or of another tenant.
-func (s *Store) StorageLocation(ctx context.Context, tenantID, id string) (*StorageLocation, error) {
+func (s *Store) StorageLocation(ctx context.Context, tenantID, id string) (*loupe.StorageLocation, error) {
 	if !loupe.ValidID(id) {
 		return nil, loupe.NotFound()
 	}
-	var out StorageLocation
+	var out loupe.StorageLocation
 	if err := s.getPrepared(ctx, &out, storageLocationSQL, tenantID, id); err != nil {
 		return nil, notFoundOr(err, "store: unable to fetch storage location: %w")
 	}
@@ -239,14 +103,14 @@ func (s *Store) StorageLocation(ctx context.Context, tenantID, id string) (*Stor
 // secret for it) to the tenant; when l is the default, the previous default
 // stops being one. Returns EINVALID for a bad location or a storageId that
 // is not the tenant's, ECONFLICT at MaxStorageLocations.
-func (s *Store) CreateStorageLocation(ctx context.Context, tenantID string, l *StorageLocation) (*StorageLocation, error) {
+func (s *Store) CreateStorageLocation(ctx context.Context, tenantID string, l *loupe.StorageLocation) (*loupe.StorageLocation, error) {
 	if !loupe.ValidID(l.ID) {
 		return nil, fmt.Errorf("store: storage location without an id")
 	}
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	var out *StorageLocation
+	var out *loupe.StorageLocation
 	err := s.locationTx(ctx, tenantID, func(tx *sqlx.Tx) (err error) {
 		out, err = insertLocation(ctx, tx, tenantID, l)
 		return err
@@ -259,7 +123,7 @@ func (s *Store) CreateStorageLocation(ctx context.Context, tenantID string, l *S
 
 // insertLocation inserts a validated l in a transaction holding the
 // tenant's location lock (locationTx).
-func insertLocation(ctx context.Context, tx *sqlx.Tx, tenantID string, l *StorageLocation) (*StorageLocation, error) {
+func insertLocation(ctx context.Context, tx *sqlx.Tx, tenantID string, l *loupe.StorageLocation) (*loupe.StorageLocation, error) {
 	var n int
 	if err := tx.GetContext(ctx, &n, countStorageLocationsSQL, tenantID); err != nil {
 		return nil, fmt.Errorf("store: unable to count storage locations: %w", err)
@@ -272,7 +136,7 @@ func insertLocation(ctx context.Context, tx *sqlx.Tx, tenantID string, l *Storag
 			return nil, fmt.Errorf("store: unable to clear the default location: %w", err)
 		}
 	}
-	var out StorageLocation
+	var out loupe.StorageLocation
 	err := tx.GetContext(ctx, &out, insertStorageLocationSQL, tenantID, l.ID, l.StorageID, l.Name, l.Type,
 		l.BucketName, l.PathPrefix, l.Endpoint, l.Region, l.PathStyle, l.AccessType, l.AccessKey,
 		l.RoleIdentifier, l.ExternalID, l.SecretSealed, l.IsDefault)
@@ -282,11 +146,11 @@ func insertLocation(ctx context.Context, tx *sqlx.Tx, tenantID string, l *Storag
 // UpdateStorageLocation writes l over the location it was read as (l's
 // ModifiedOn is the one read). Returns ENOTFOUND when it is gone, ECONFLICT
 // when it changed since, EINVALID as CreateStorageLocation.
-func (s *Store) UpdateStorageLocation(ctx context.Context, tenantID string, l *StorageLocation) (*StorageLocation, error) {
+func (s *Store) UpdateStorageLocation(ctx context.Context, tenantID string, l *loupe.StorageLocation) (*loupe.StorageLocation, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	var out StorageLocation
+	var out loupe.StorageLocation
 	err := s.locationTx(ctx, tenantID, func(tx *sqlx.Tx) error {
 		if l.IsDefault {
 			if _, err := tx.ExecContext(ctx, clearDefaultLocationSQL, tenantID, l.ID); err != nil {

@@ -20,9 +20,9 @@ type Store struct {
 	// authHooks run after a committed change that can alter what a stored
 	// key authenticates (see OnAuthChange).
 	authHooks []func(tenantID, userID string)
-	// usage counts events (usage_counters.go); nil counts nothing.
+	// usage counts events (tenant_usage_counters.go); nil counts nothing.
 	usage UsageRecorder
-	// jobs takes background work asked for inside transactions (jobs.go).
+	// jobs takes background work asked for inside transactions (store_jobs.go).
 	jobs Enqueuer
 }
 

@@ -20,7 +20,7 @@ type UploadLocation interface {
 }
 
 type AccessInput struct {
-	Level  store.AccessLevel `json:"level"`
+	Level  loupe.AccessLevel `json:"level"`
 	Groups []string          `json:"groups,omitempty"`
 }
 
@@ -67,7 +67,7 @@ type BookmarkFolderInput struct {
 
 // The tenant's bookmark folders.
 type BookmarkFolders struct {
-	Folders []*store.BookmarkFolder `json:"folders"`
+	Folders []*loupe.BookmarkFolder `json:"folders"`
 }
 
 type BookmarkInput struct {
@@ -264,7 +264,7 @@ type GatewayConfigInput struct {
 
 // A page of gateway configs: l the list, i the index of the next page (null at the end), s the page size, t the total.
 type GatewayConfigList struct {
-	L []*store.GatewayConfig `json:"l"`
+	L []*loupe.GatewayConfig `json:"l"`
 	I *int                   `json:"i,omitempty"`
 	S int                    `json:"s"`
 	T int                    `json:"t"`
@@ -595,7 +595,7 @@ type Stats struct {
 }
 
 type StorageCollection struct {
-	Collection []*store.Storage `json:"collection"`
+	Collection []*loupe.Storage `json:"collection"`
 }
 
 // A storage to create, or the fields of one to change (fields not given stay).
@@ -742,7 +742,7 @@ type UpdateTranscriptInput struct {
 	ItemID string `json:"itemId"`
 	// BCP 47, such as en-US.
 	LanguageCode    string                     `json:"languageCode"`
-	TimedTranscript []*store.TranscriptSegment `json:"timedTranscript"`
+	TimedTranscript []*loupe.TranscriptSegment `json:"timedTranscript"`
 }
 
 type UpdateTranscriptPayload struct {

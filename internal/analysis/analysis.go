@@ -28,7 +28,7 @@ var ErrNotConfigured = errors.New("analysis: no engine configured")
 var ErrRejected = errors.New("analysis: the engine refused the input")
 
 // Segment is a timed piece of text: a transcript or subtitle cue, times in
-// milliseconds from the start of the media (store.TranscriptSegment's
+// milliseconds from the start of the media (loupe.TranscriptSegment's
 // shape, plus the words where the engine times them).
 type Segment struct {
 	Content string `json:"content"`

@@ -32,6 +32,19 @@ func Require(ctx context.Context) (*loupe.Principal, error) {
 	return nil, unauthenticated()
 }
 
+// RequireAdmin returns the request's principal when it is an admin of its
+// tenant (Principal.AdminOnly: else EFORBIDDEN with msg).
+func RequireAdmin(ctx context.Context, msg string) (*loupe.Principal, error) {
+	p, err := Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.AdminOnly(msg); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // RequireSystem returns the request's principal when it has the system
 // scope; a tenant's user gets wrongScope (the spec answers 403 for the
 // tenant id list, 401 for storage managers).

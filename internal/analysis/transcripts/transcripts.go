@@ -38,7 +38,7 @@ func (t *Writer) Write(ctx context.Context, w store.TranscriptWrite) (time.Time,
 		return time.Time{}, "", errors.New("transcripts: this server has no file store")
 	}
 	if w.Segments == nil {
-		w.Segments = []*store.TranscriptSegment{}
+		w.Segments = []*loupe.TranscriptSegment{}
 	}
 	doc, err := json.Marshal(w.Segments)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/analysis"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/store"
@@ -150,7 +151,7 @@ func (r *run) translate(ctx context.Context) error {
 	if to == "" {
 		return failed("no translationLanguage on the item or the tenant")
 	}
-	if !store.ValidTranscriptLanguage(to) {
+	if !loupe.ValidTranscriptLanguage(to) {
 		return failed("translationLanguage %q is not a language-region tag such as es-ES", to)
 	}
 	var engine analysis.Translator
@@ -178,7 +179,7 @@ func (r *run) translate(ctx context.Context) error {
 	if t == nil {
 		return failed("the item has no %s transcript to translate", from)
 	}
-	var segs []*store.TranscriptSegment
+	var segs []*loupe.TranscriptSegment
 	if err := json.Unmarshal(t.Segments, &segs); err != nil {
 		return err
 	}
@@ -198,13 +199,13 @@ func (r *run) translate(ctx context.Context) error {
 	if len(out) != len(texts) {
 		return failed("%s answered %d texts for %d", engine.Name(), len(out), len(texts))
 	}
-	translated := make([]*store.TranscriptSegment, 0, len(segs))
+	translated := make([]*loupe.TranscriptSegment, 0, len(segs))
 	var end int64
 	for i, s := range segs {
 		if strings.TrimSpace(out[i]) == "" {
 			continue
 		}
-		translated = append(translated, &store.TranscriptSegment{Content: out[i], StartTime: s.StartTime, EndTime: s.EndTime})
+		translated = append(translated, &loupe.TranscriptSegment{Content: out[i], StartTime: s.StartTime, EndTime: s.EndTime})
 		end = max(end, s.EndTime)
 	}
 	state := store.AnalysisComplete
@@ -222,13 +223,13 @@ func (r *run) translate(ctx context.Context) error {
 
 // transcriptSegments are an engine's segments as a transcript's (blank
 // ones dropped: a transcript refuses them).
-func transcriptSegments(segs []analysis.Segment) []*store.TranscriptSegment {
-	out := make([]*store.TranscriptSegment, 0, len(segs))
+func transcriptSegments(segs []analysis.Segment) []*loupe.TranscriptSegment {
+	out := make([]*loupe.TranscriptSegment, 0, len(segs))
 	for _, s := range segs {
 		if strings.TrimSpace(s.Content) == "" {
 			continue
 		}
-		out = append(out, &store.TranscriptSegment{Content: s.Content, StartTime: s.StartMs, EndTime: max(s.EndMs, s.StartMs)})
+		out = append(out, &loupe.TranscriptSegment{Content: s.Content, StartTime: s.StartMs, EndTime: max(s.EndMs, s.StartMs)})
 	}
 	return out
 }

@@ -143,7 +143,7 @@ type run struct {
 	dir            string
 	proxyPath      string
 	lastProgress   time.Time
-	tenantSettings *store.TenantConfig
+	tenantSettings *loupe.TenantConfig
 }
 
 func (r *run) do(ctx context.Context, kind string) error {
@@ -221,7 +221,7 @@ func (r *run) local(ctx context.Context, key, name string) (string, error) {
 }
 
 // config is the tenant's configuration, read once.
-func (r *run) config(ctx context.Context) (*store.TenantConfig, error) {
+func (r *run) config(ctx context.Context) (*loupe.TenantConfig, error) {
 	if r.tenantSettings == nil {
 		c, err := r.w.Store.TenantConfig(ctx, r.tenant)
 		if err != nil {

@@ -174,7 +174,7 @@ func newPlan(spec Spec, tenant, admin, name string) *plan {
 		p.users = append(p.users, loupe.NewID())
 		p.emails = append(p.emails, strings.ToLower(people[j])+"@"+name+".test")
 	}
-	p.folderAccessJSON = string(loupe.JSONOf(store.TenantAccess()))
+	p.folderAccessJSON = string(loupe.JSONOf(loupe.TenantAccess()))
 	p.planFolders()
 	p.itemIDs = make([]string, spec.Items)
 	for i := range p.itemIDs {

@@ -68,7 +68,7 @@ func (s *Service) One(ctx context.Context, p *loupe.Principal, a sources.Access,
 		return nil, sources.BucketError("Could not read the object: ", err, secret)
 	}
 	o.Key = key
-	var n store.ScanCounts
+	var n loupe.ScanCounts
 	objs, err := pl.pageObjects(ctx, s3, []blob.Object{o}, &n)
 	if err != nil {
 		return nil, sources.BucketError("Could not read the object's sidecar or tags: ", err, secret)

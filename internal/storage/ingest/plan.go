@@ -34,7 +34,7 @@ type Plan struct {
 	switches       map[string]bool
 }
 
-func ConfigPlan(c *store.IngestStorageConfig) *Plan {
+func ConfigPlan(c *loupe.IngestStorageConfig) *Plan {
 	pl := &Plan{Source: store.IngestSource{ConfigID: &c.ID, Bucket: c.SourceBucket,
 		SkipProcessing: c.SkipProcessing != nil && *c.SkipProcessing},
 		storageID: c.ID, prefix: c.SourceKeyPrefix, extensions: c.Extensions(), highres: deref(c.HighresFolder),
@@ -46,7 +46,7 @@ func ConfigPlan(c *store.IngestStorageConfig) *Plan {
 		pl.sidecarName = *c.SidecarFileName
 	}
 	if c.TargetFolder != nil {
-		pl.target, _ = store.FolderPathNames(*c.TargetFolder)
+		pl.target, _ = loupe.FolderPathNames(*c.TargetFolder)
 	}
 	pl.formID, pl.formData = "default", map[string]json.RawMessage{}
 	if !c.DefaultMetadata.IsNull() {
@@ -72,12 +72,12 @@ func ConfigPlan(c *store.IngestStorageConfig) *Plan {
 // GatewayPlan is how gateway g ingests one object now: in place, with the
 // default form, into targetFolder (when given, the object's own folders
 // below it, the gateway's prefix removed).
-func GatewayPlan(g *store.GatewayConfig, skipProcessing bool, targetFolder *string) (*Plan, error) {
+func GatewayPlan(g *loupe.GatewayConfig, skipProcessing bool, targetFolder *string) (*Plan, error) {
 	pl := &Plan{Source: store.IngestSource{Bucket: g.BucketName, SkipProcessing: skipProcessing},
 		storageID: g.ID, prefix: g.PathPrefix, formID: "default", formData: map[string]json.RawMessage{}, switches: map[string]bool{}}
 	if targetFolder != nil {
 		var err error
-		if pl.target, err = store.FolderPathNames(*targetFolder); err != nil {
+		if pl.target, err = loupe.FolderPathNames(*targetFolder); err != nil {
 			return nil, loupe.Invalid("targetFolder: %s", err.(*loupe.Error).Message)
 		}
 		pl.removePrefix = true
@@ -279,7 +279,7 @@ func (pl *Plan) object(o blob.Object, sc *sidecar) *store.IngestObject {
 		}
 		folders := pl.target
 		if dirs != "." && dirs != "/" {
-			if names, err := store.FolderPathNames(dirs); err == nil && len(pl.target)+len(names) <= 64 {
+			if names, err := loupe.FolderPathNames(dirs); err == nil && len(pl.target)+len(names) <= 64 {
 				folders = append(append([]string{}, pl.target...), names...)
 			}
 		}
@@ -295,7 +295,7 @@ const ingestChecks = 8
 
 // pageObjects turns a listed page into the objects to ingest, counting
 // what it leaves out.
-func (pl *Plan) pageObjects(ctx context.Context, s3 *blob.S3, page []blob.Object, n *store.ScanCounts) ([]*store.IngestObject, error) {
+func (pl *Plan) pageObjects(ctx context.Context, s3 *blob.S3, page []blob.Object, n *loupe.ScanCounts) ([]*store.IngestObject, error) {
 	type slot struct {
 		o      blob.Object
 		reason skipReason

@@ -80,7 +80,7 @@ func (w *ScanWorker) Work(ctx context.Context, job *river.Job[jobs.ScanArgs]) er
 		if errors.As(err, &le) {
 			msg = le.Message
 		}
-		_ = w.Ingest.Store.SetScanState(context.WithoutCancel(ctx), job.Args.TenantID, job.Args.ConfigID, store.ScanFailed, msg, ptr(""), nil)
+		_ = w.Ingest.Store.SetScanState(context.WithoutCancel(ctx), job.Args.TenantID, job.Args.ConfigID, loupe.ScanFailed, msg, ptr(""), nil)
 		return river.JobCancel(err)
 	}
 	return err
@@ -101,7 +101,7 @@ func (s *Service) Scan(ctx context.Context, tenantID, configID string, opts Scan
 		return err
 	}
 	fail := func(msg string) error {
-		return s.Store.SetScanState(ctx, tenantID, configID, store.ScanFailed, msg, ptr(""), nil)
+		return s.Store.SetScanState(ctx, tenantID, configID, loupe.ScanFailed, msg, ptr(""), nil)
 	}
 	if opts.run != 0 && opts.run != c.ScanRun {
 		return nil // a scan another has taken over from
@@ -109,10 +109,10 @@ func (s *Service) Scan(ctx context.Context, tenantID, configID string, opts Scan
 	if c.IsDisabled {
 		return fail("the ingest configuration is disabled")
 	}
-	after, counts := "", store.ScanCounts{}
-	if c.ScanState != nil && *c.ScanState == store.ScanScanning {
+	after, counts := "", loupe.ScanCounts{}
+	if c.ScanState != nil && *c.ScanState == loupe.ScanScanning {
 		after, counts = c.ScanAfter, c.Counts()
-	} else if err := s.Store.SetScanState(ctx, tenantID, configID, store.ScanScanning, counts.Message(), &after, &counts); err != nil {
+	} else if err := s.Store.SetScanState(ctx, tenantID, configID, loupe.ScanScanning, counts.Message(), &after, &counts); err != nil {
 		return err
 	}
 	s3, secret, err := s.Sources.Bucket(ctx, sources.ConfigAccess(c))
@@ -175,7 +175,7 @@ func (s *Service) Scan(ctx context.Context, tenantID, configID string, opts Scan
 			return errSliceUsed
 		}
 	}
-	return s.Store.SetScanState(ctx, tenantID, configID, store.ScanComplete, counts.Message(), ptr(""), &counts)
+	return s.Store.SetScanState(ctx, tenantID, configID, loupe.ScanComplete, counts.Message(), ptr(""), &counts)
 }
 
 // listedPage is one page of a listing.

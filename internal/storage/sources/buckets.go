@@ -7,7 +7,6 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // ProbeTimeout bounds one probe of a place, connect to the last answer.
@@ -29,7 +28,7 @@ type Access struct {
 }
 
 // LocationAccess reaches a storage location.
-func LocationAccess(l *store.StorageLocation) Access {
+func LocationAccess(l *loupe.StorageLocation) Access {
 	return Access{TenantID: l.TenantID, Endpoint: l.Endpoint, Region: l.Region, Bucket: l.BucketName, Prefix: l.PathPrefix,
 		PathStyle: l.PathStyle, AccessType: l.AccessType, AccessKey: deref(l.AccessKey), RoleARN: deref(l.RoleIdentifier),
 		ExternalID: deref(l.ExternalID), Sealed: l.SecretSealed, SealContext: LocationSealContext(l.TenantID, l.ID)}
@@ -37,7 +36,7 @@ func LocationAccess(l *store.StorageLocation) Access {
 
 // ConfigAccess reaches an ingest configuration's bucket (an assume-role
 // configuration keeps the role's ARN as its accessKey).
-func ConfigAccess(c *store.IngestStorageConfig) Access {
+func ConfigAccess(c *loupe.IngestStorageConfig) Access {
 	return Access{TenantID: c.TenantID, Endpoint: deref(c.SourceEndpoint), Bucket: c.SourceBucket, Prefix: c.SourceKeyPrefix,
 		PathStyle: c.SourceEndpoint != nil && *c.SourceEndpoint != "", AccessType: c.AccessType,
 		AccessKey: deref(c.AccessKey), RoleARN: deref(c.AccessKey), ExternalID: deref(c.ExternalID),
@@ -45,9 +44,9 @@ func ConfigAccess(c *store.IngestStorageConfig) Access {
 }
 
 // GatewayAccess reaches a gateway's bucket.
-func GatewayAccess(g *store.GatewayConfig) Access {
+func GatewayAccess(g *loupe.GatewayConfig) Access {
 	return Access{TenantID: g.TenantID, Endpoint: g.Endpoint, Bucket: g.BucketName, Prefix: g.PathPrefix,
-		PathStyle: g.Endpoint != "", AccessType: store.AccessKeyUser, AccessKey: deref(g.AccessKey),
+		PathStyle: g.Endpoint != "", AccessType: loupe.AccessKeyUser, AccessKey: deref(g.AccessKey),
 		Sealed: g.SecretSealed, SealContext: GatewaySealContext(g.TenantID, g.ID)}
 }
 
@@ -58,13 +57,13 @@ func (s *Sources) s3Config(a Access, transfer bool) (blob.S3Config, error) {
 	c := blob.S3Config{Endpoint: a.Endpoint, Region: a.Region, Bucket: a.Bucket, PathStyle: a.PathStyle,
 		ProbePrefix: a.Prefix, HTTPClient: s.HTTPClient(transfer)}
 	switch a.AccessType {
-	case store.AccessKeyUser:
+	case loupe.AccessKeyUser:
 		secret, err := s.open(a.Sealed, a.SealContext)
 		if err != nil {
 			return c, err
 		}
 		c.AccessKeyID, c.SecretAccessKey = a.AccessKey, secret
-	case store.AccessAssumeRole:
+	case loupe.AccessAssumeRole:
 		c.RoleARN, c.ExternalID, c.RoleSessionName = a.RoleARN, a.ExternalID, "loupe-"+a.TenantID
 	default:
 		return c, fmt.Errorf("unknown accessType %q", a.AccessType)
@@ -103,7 +102,7 @@ func (s *Sources) ProbeBucket(ctx context.Context, a Access) error {
 // l's prefix with its credentials (blob.Checker) and answers the bucket,
 // for more checks, and the secret, for masking. The caller bounds ctx
 // (ProbeTimeout).
-func (s *Sources) CheckLocation(ctx context.Context, l *store.StorageLocation) (*blob.S3, string, error) {
+func (s *Sources) CheckLocation(ctx context.Context, l *loupe.StorageLocation) (*blob.S3, string, error) {
 	c, err := s.s3Config(LocationAccess(l), false)
 	if err != nil {
 		return nil, "", err
@@ -117,7 +116,7 @@ func (s *Sources) CheckLocation(ctx context.Context, l *store.StorageLocation) (
 
 // ProbeLocation is CheckLocation within ProbeTimeout, answering EINVALID
 // that names the problem (and, as payload key, S3's error code).
-func (s *Sources) ProbeLocation(ctx context.Context, l *store.StorageLocation) error {
+func (s *Sources) ProbeLocation(ctx context.Context, l *loupe.StorageLocation) error {
 	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 	defer cancel()
 	if _, secret, err := s.CheckLocation(ctx, l); err != nil {
@@ -128,7 +127,7 @@ func (s *Sources) ProbeLocation(ctx context.Context, l *store.StorageLocation) e
 
 // OpenLocation opens storage location l for transfers. EINVALID when its
 // credentials cannot be opened.
-func (s *Sources) OpenLocation(ctx context.Context, l *store.StorageLocation) (*blob.S3, error) {
+func (s *Sources) OpenLocation(ctx context.Context, l *loupe.StorageLocation) (*blob.S3, error) {
 	c, err := s.s3Config(LocationAccess(l), true)
 	if err != nil {
 		return nil, loupe.Invalid("storage location %s cannot be opened: %s", l.ID, err.Error())

@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/loupe-mam/loupe"
-	"github.com/loupe-mam/loupe/store"
 )
 
 // A sealed secret is bound to its row: opened with another row's context
@@ -35,7 +34,7 @@ func (s *Sources) Seal(secret *string, ctxt []byte) ([]byte, error) {
 	if secret == nil {
 		return nil, loupe.Invalid("secretKey is required with accessType key-user")
 	}
-	if err := store.ValidateSecretKey(*secret); err != nil {
+	if err := loupe.ValidateSecretKey(*secret); err != nil {
 		return nil, err
 	}
 	if s.Credentials == nil {
@@ -45,7 +44,7 @@ func (s *Sources) Seal(secret *string, ctxt []byte) ([]byte, error) {
 }
 
 // SealLocationSecret checks secret and seals it onto storage location l.
-func (s *Sources) SealLocationSecret(l *store.StorageLocation, secret string) error {
+func (s *Sources) SealLocationSecret(l *loupe.StorageLocation, secret string) error {
 	sealed, err := s.Seal(&secret, LocationSealContext(l.TenantID, l.ID))
 	if err != nil {
 		return err

@@ -225,7 +225,7 @@ func (s *Service) create(ctx context.Context, p *loupe.Principal, r Request) (*s
 	}
 	in.Key = func(itemID string) string { return OriginalKey(p.TenantID, itemID, in.ID, in.FileName) }
 	if r.ItemID != "" {
-		if err := s.authorize(ctx, p, r.ItemID, true); err != nil {
+		if err := auth.Item(ctx, s.Store, p, r.ItemID, true, loupe.NotFound()); err != nil {
 			return nil, err
 		}
 		in.ItemID = r.ItemID
@@ -256,28 +256,6 @@ func (s *Service) create(ctx context.Context, p *loupe.Principal, r Request) (*s
 	return s.Store.CreateUpload(ctx, p, in)
 }
 
-// authorize checks that the principal may see the item (else not found)
-// and, for a write, change it (else forbidden).
-func (s *Service) authorize(ctx context.Context, p *loupe.Principal, itemID string, write bool) error {
-	if p.IsAdmin {
-		return nil
-	}
-	acc, err := s.Store.AccessOf(ctx, p, []string{itemID})
-	if err != nil {
-		return err
-	}
-	a, ok := acc[itemID]
-	switch {
-	case !ok:
-		return nil // no such item: the store answers
-	case !a.Visible:
-		return loupe.NotFound()
-	case write && !a.Updatable:
-		return loupe.Forbidden("you may not change this item")
-	}
-	return nil
-}
-
 // find is the principal's upload id, as tus answers it.
 func (s *Service) find(ctx context.Context, id string) (*store.Upload, error) {
 	p := auth.From(ctx)
@@ -288,7 +266,7 @@ func (s *Service) find(ctx context.Context, id string) (*store.Upload, error) {
 	if err != nil {
 		return nil, asTus(err)
 	}
-	if err := s.authorize(ctx, p, row.ItemID, true); err != nil {
+	if err := auth.Item(ctx, s.Store, p, row.ItemID, true, loupe.NotFound()); err != nil {
 		return nil, asTus(err)
 	}
 	return row, nil
@@ -300,7 +278,7 @@ func (s *Service) Get(ctx context.Context, p *loupe.Principal, id string) (*stor
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(ctx, p, row.ItemID, false); err != nil {
+	if err := auth.Item(ctx, s.Store, p, row.ItemID, false, loupe.NotFound()); err != nil {
 		return nil, err
 	}
 	return row, nil
