@@ -29,7 +29,7 @@ import (
 // processing step table gives its output (internal/media/pipeline: proxy,
 // poster, strip…). Resolvers answer them as signed links in the spec's
 // fields (proxy, thumbnail, thumbnailStrip…). In the item's media document
-// the names are keys beside prefix, kind and madeOn (generated_media.go).
+// the names are keys beside prefix, kind and madeOn (media_generated.go).
 type GeneratedMedia struct {
 	Prefix string
 	Kind   string

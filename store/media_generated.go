@@ -6,7 +6,7 @@ import (
 
 // generatedMeta are the keys of a generated-media document that are not
 // outputs ("early" marks a first phase's provisional poster,
-// early_poster.go).
+// media_early_poster.go).
 var generatedMeta = map[string]bool{"prefix": true, "kind": true, "madeOn": true, "early": true}
 
 // File is the key of output name ("" when none, or g is nil).
