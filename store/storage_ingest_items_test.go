@@ -14,8 +14,9 @@ import (
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 )
 
-// The ingest's bulk path (createItemsBulkTx) makes the items createItemTx
-// makes from the same input: the same columns (but the ids and times), the
+// The ingest's bulk path (createItemsBulkTx, its rows in one statement)
+// makes the items createItemTx (one row, insertItemSQL) makes from the same
+// input: the same columns (but the ids and times), the
 // same first version, folder link and create audit record; and refuses the
 // same metadata. (media, transcoding_state and media_size are what an
 // ingest sets besides: given "none" and an empty media document here, and
@@ -55,7 +56,9 @@ func TestBulkItemsEqualCreateItem(t *testing.T) {
 		err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 			var err error
 			in2 := in
-			ids, errs, err = createItemsBulkTx(ctx, tx, p, []*IngestObject{{Input: in2}}, "none", now())
+			in3 := in
+			// Two rows: the bulk statement, not the one-row fast path.
+			ids, errs, err = createItemsBulkTx(ctx, tx, p, []*IngestObject{{Input: in2}, {Input: in3}}, "none", now())
 			return err
 		})
 		if err != nil {
