@@ -23,6 +23,9 @@ import (
 type Probe struct {
 	Format  Format   `json:"format"`
 	Streams []Stream `json:"streams"`
+	// Warnings name the values ffprobe reported that were impossible and
+	// were dropped (sanity.go).
+	Warnings []string `json:"-"`
 }
 
 // Format is the container.
@@ -91,6 +94,7 @@ func ProbeFile(ctx context.Context, input string) (*Probe, error) {
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		return nil, fmt.Errorf("ffprobe: unreadable answer: %w", err)
 	}
+	p.sanitize()
 	return &p, nil
 }
 

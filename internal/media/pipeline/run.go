@@ -56,6 +56,9 @@ type Result struct {
 	// it could not be read: PhotoError says why; the run goes on).
 	Photo      *media.Photo
 	PhotoError string
+	// NotMedia says what a file of kind other is (a document, an
+	// archive): nothing is made of it.
+	NotMedia *media.Diagnosis
 }
 
 // Progress is where a run is.
@@ -79,13 +82,8 @@ func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe
 	if p == nil {
 		p, err = media.ProbeLocal(ctx, input)
 	}
-	if errors.Is(err, media.ErrNotMedia) {
-		// Documents and unknown files are probed and marked, not failed.
-		progress(Progress{Step: "done", Percent: 100})
-		return &Result{Kind: media.KindOther, Probe: &media.Probe{}}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the file cannot be read as media: %w", err)
+	if err != nil || p.Kind() == media.KindOther {
+		return notMedia(ctx, input, err, progress)
 	}
 	w := &Work{Input: input, Dir: dir, Probe: p, Kind: p.Kind(), Duration: p.Duration()}
 	rows := rowsOf(w.Kind, false)
@@ -100,6 +98,25 @@ func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe
 	}
 	progress(Progress{Step: "done", Percent: 100})
 	return &Result{Kind: w.Kind, Probe: p, Duration: w.Duration, Outputs: outs, Photo: w.Photo, PhotoError: w.PhotoError}, nil
+}
+
+// notMedia answers a file in which ffprobe found no media (probeErr: why,
+// nil when it read it and found no stream): broken media fails the run
+// with the reason its bytes show; a document or an archive is a result of
+// kind other, with what it is.
+func notMedia(ctx context.Context, input string, probeErr error, progress func(Progress)) (*Result, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	d, err := media.Diagnose(ctx, input, probeErr)
+	if err != nil {
+		return nil, fmt.Errorf("the file cannot be read: %w", err)
+	}
+	if d.Broken {
+		return nil, errors.New(d.Reason)
+	}
+	progress(Progress{Step: "done", Percent: 100})
+	return &Result{Kind: media.KindOther, Probe: &media.Probe{}, NotMedia: &d}, nil
 }
 
 // Early runs the first phase's steps for the original input that p

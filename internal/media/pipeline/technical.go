@@ -19,6 +19,10 @@ func Technical(p *media.Probe) map[string]any {
 		"bitRate":         atoi(p.Format.BitRate),
 		"kind":            p.Kind(),
 	}
+	if len(p.Warnings) > 0 {
+		// Values ffprobe reported that could not be true, dropped.
+		t["warnings"] = p.Warnings
+	}
 	if tc := timecode(p); tc != "" {
 		t["timecode"] = tc
 	}
@@ -54,6 +58,9 @@ func (r *Result) Technical() map[string]any {
 	}
 	if r.PhotoError != "" {
 		t["photoError"] = r.PhotoError
+	}
+	if r.NotMedia != nil {
+		t["detectedType"], t["description"] = r.NotMedia.Type, r.NotMedia.Description
 	}
 	return t
 }
