@@ -53,9 +53,10 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 		"-vf", strings.Join(filters, ","),
 		"-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high", "-level:v", "4.0",
 		"-g", gop, "-keyint_min", gop, "-sc_threshold", "0",
-		"-c:a", "aac", "-b:a", "128k", "-ac", "2", "-ar", "48000",
-		"-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out}
-	return args, nil
+		"-c:a", "aac", "-b:a", "128k", "-ac", "2", "-ar", "48000"}
+	// The source's start timecode, as a tmcd track (timecode.go).
+	args = append(args, TimecodeArgs(p, fps)...)
+	return append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out), nil
 }
 
 // toneMap turns HDR (PQ or HLG, BT.2020) into SDR BT.709.

@@ -26,6 +26,13 @@ func Technical(p *media.Probe) map[string]any {
 	if tc := timecode(p); tc != "" {
 		t["timecode"] = tc
 	}
+	if tc, ok := p.StartTimecode(); ok {
+		// The label of the first frame, its numbering and the frame it
+		// names: a client converts a position with them (docs/processing.md).
+		v := p.Video()
+		t["startTimecode"] = map[string]any{"timecode": tc.String(), "dropFrame": tc.DropFrame,
+			"frameRate": v.RFrameRate, "nominalRate": tc.Nominal, "frameNumber": tc.FrameNumber()}
+	}
 	if v := p.Video(); v != nil {
 		dw, dh := v.DisplaySize()
 		t["video"] = map[string]any{
