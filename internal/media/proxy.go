@@ -35,6 +35,7 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	if num, den, ok := ratio(v.SampleAspect); ok && num > 0 && den > 0 && num != den {
 		filters = append(filters, "scale=trunc(iw*sar/2)*2:ih", "setsar=1")
 	}
+	filters = append(filters, alphaFilters(v)...) // transparency on the checkerboard (alpha.go)
 	if min(w, h) > ProxyMaxSide {
 		if w >= h {
 			filters = append(filters, fmt.Sprintf("scale=-2:%d:flags=bicubic", ProxyMaxSide))
@@ -55,6 +56,7 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 		"-g", gop, "-keyint_min", gop, "-sc_threshold", "0",
 		"-c:a", "aac", "-b:a", "128k", "-ac", "2", "-ar", "48000",
 		"-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out}
+	args = append(alphaDecoder(v), args...) // a WebM's alpha plane decoded (alpha.go)
 	return args, nil
 }
 
