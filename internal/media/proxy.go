@@ -35,6 +35,7 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	if num, den, ok := ratio(v.SampleAspect); ok && num > 0 && den > 0 && num != den {
 		filters = append(filters, "scale=trunc(iw*sar/2)*2:ih", "setsar=1")
 	}
+	filters = append(filters, alphaFilters(v)...) // transparency on the checkerboard (alpha.go)
 	if min(w, h) > ProxyMaxSide {
 		if w >= h {
 			filters = append(filters, fmt.Sprintf("scale=-2:%d:flags=bicubic", ProxyMaxSide))
@@ -56,7 +57,8 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 		"-c:a", "aac", "-b:a", "128k", "-ac", "2", "-ar", "48000"}
 	// The source's start timecode, as a tmcd track (timecode.go).
 	args = append(args, TimecodeArgs(p, fps)...)
-	return append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out), nil
+	args = append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out)
+	return append(alphaDecoder(v), args...), nil // a WebM's alpha plane decoded (alpha.go)
 }
 
 // toneMap turns HDR (PQ or HLG, BT.2020) into SDR BT.709.
