@@ -29,12 +29,14 @@ const (
 	ScanByFormat = "format" // the size or rate exists only progressive (720p, above 1080 lines, above 30 frames/s)
 )
 
-// IdetFrames is the sample idet looks at: 120 frames (about 5 s of 25i),
-// IdetFrom seconds in, past a black or static opening. The decode of the
-// sample is its cost (idet itself is a tenth of it): 0.8 s of CPU for
-// 1080p H.264 here, docs/processing.md.
+// IdetFrames is the sample idet looks at: 60 frames (2.4 s of 25i), from
+// the keyframe at or before IdetFrom seconds in (past a black or static
+// opening; not the exact time, which would decode the GOP before it too).
+// The decode of the sample is its cost (idet itself is a tenth of it):
+// ~0.6 s of CPU for 1080p H.264 here, ~2 % of its proxy's
+// (docs/processing.md).
 const (
-	IdetFrames = 120
+	IdetFrames = 60
 	IdetFrom   = 3.0
 )
 
@@ -137,10 +139,10 @@ func (c *IdetCounts) verdict() string {
 }
 
 // IdetArgs are ffmpeg's arguments for idet on IdetFrames frames of video
-// stream ordinal from `from` seconds, its per-frame verdicts printed to
-// stdout (parseIdet reads the last).
+// stream ordinal from the keyframe at or before `from` seconds, its
+// per-frame verdicts printed to stdout (parseIdet reads the last).
 func IdetArgs(in string, ordinal int, from float64) []string {
-	return []string{"-ss", strconv.FormatFloat(from, 'f', 3, 64), "-i", in, "-map", "0:v:" + strconv.Itoa(ordinal),
+	return []string{"-noaccurate_seek", "-ss", strconv.FormatFloat(from, 'f', 3, 64), "-i", in, "-map", "0:v:" + strconv.Itoa(ordinal),
 		"-an", "-sn", "-dn", "-frames:v", strconv.Itoa(IdetFrames),
 		"-vf", "idet,metadata=mode=print:file=-", "-f", "null", "-"}
 }
