@@ -86,16 +86,19 @@ func TestCFRProxyRates(t *testing.T) {
 	for _, c := range []struct{ rate, want string }{
 		{"25", "25"}, {"30000/1001", "30000/1001"}, {"50", "25"}, {"60000/1001", "30000/1001"}, {"24000/1001", "24000/1001"},
 	} {
-		src := lavfi(t, "cfr.mp4", "-f", "lavfi", "-i", "testsrc2=size=160x120:duration=1:rate="+c.rate,
-			"-c:v", "libx264", "-preset", "ultrafast")
-		p := measured(t, src)
-		if r := p.Video().Rates(); r.Proxy != c.want || r.Variable {
-			t.Errorf("%s fps source: proxy rate %s (variable %v), want %s", c.rate, r.Proxy, r.Variable, c.want)
-		}
-		if c.rate == "60000/1001" {
-			if v := probe(t, proxyOf(t, src, p)).Video(); v.AvgFrameRate != "30000/1001" {
-				t.Errorf("59.94 source: proxy at %s", v.AvgFrameRate)
+		t.Run(c.rate, func(t *testing.T) {
+			t.Parallel()
+			src := lavfi(t, "cfr.mp4", "-f", "lavfi", "-i", "testsrc2=size=160x120:duration=1:rate="+c.rate,
+				"-c:v", "libx264", "-preset", "ultrafast")
+			p := measured(t, src)
+			if r := p.Video().Rates(); r.Proxy != c.want || r.Variable {
+				t.Errorf("%s fps source: proxy rate %s (variable %v), want %s", c.rate, r.Proxy, r.Variable, c.want)
 			}
-		}
+			if c.rate == "60000/1001" {
+				if v := probe(t, proxyOf(t, src, p)).Video(); v.AvgFrameRate != "30000/1001" {
+					t.Errorf("59.94 source: proxy at %s", v.AvgFrameRate)
+				}
+			}
+		})
 	}
 }
