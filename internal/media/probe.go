@@ -37,23 +37,20 @@ type Format struct {
 
 // Stream is one stream of the file.
 type Stream struct {
-	Index         int    `json:"index"`
-	CodecType     string `json:"codec_type"`
-	CodecName     string `json:"codec_name"`
-	Profile       string `json:"profile"`
-	Width         int    `json:"width"`
-	Height        int    `json:"height"`
-	SampleAspect  string `json:"sample_aspect_ratio"`
-	PixFmt        string `json:"pix_fmt"`
-	RFrameRate    string `json:"r_frame_rate"`
-	AvgFrameRate  string `json:"avg_frame_rate"`
-	ColorSpace    string `json:"color_space"`
-	ColorTransfer string `json:"color_transfer"`
-	ColorPrims    string `json:"color_primaries"`
-	ColorRange    string `json:"color_range"`
-	// FieldOrder is the stream's interlace flag as ffprobe says it
-	// (progressive, tt, bb, tb, bt, unknown or empty); Scan decides.
-	FieldOrder    string            `json:"field_order"`
+	Index         int               `json:"index"`
+	CodecType     string            `json:"codec_type"`
+	CodecName     string            `json:"codec_name"`
+	Profile       string            `json:"profile"`
+	Width         int               `json:"width"`
+	Height        int               `json:"height"`
+	SampleAspect  string            `json:"sample_aspect_ratio"`
+	PixFmt        string            `json:"pix_fmt"`
+	RFrameRate    string            `json:"r_frame_rate"`
+	AvgFrameRate  string            `json:"avg_frame_rate"`
+	ColorSpace    string            `json:"color_space"`
+	ColorTransfer string            `json:"color_transfer"`
+	ColorPrims    string            `json:"color_primaries"`
+	ColorRange    string            `json:"color_range"`
 	Channels      int               `json:"channels"`
 	ChannelLayout string            `json:"channel_layout"`
 	SampleRate    string            `json:"sample_rate"`
@@ -63,6 +60,9 @@ type Stream struct {
 	Tags          map[string]string `json:"tags"`
 	Disposition   map[string]int    `json:"disposition"`
 	SideData      []map[string]any  `json:"side_data_list"`
+	// FieldOrder is the stream's interlace flag as ffprobe says it
+	// (progressive, tt, bb, tb, bt, unknown or empty); Scan decides.
+	FieldOrder string `json:"field_order"`
 	// Facts are what Loupe measured of a video stream beyond its headers
 	// (MeasureVideo): nil until measured, the headers decide meanwhile.
 	Facts *VideoFacts `json:"loupe_facts,omitempty"`
