@@ -63,6 +63,12 @@ type Stream struct {
 	Tags          map[string]string `json:"tags"`
 	Disposition   map[string]int    `json:"disposition"`
 	SideData      []map[string]any  `json:"side_data_list"`
+	// FieldOrder is the stream's interlace flag as ffprobe says it
+	// (progressive, tt, bb, tb, bt, unknown or empty); Scan decides.
+	FieldOrder string `json:"field_order"`
+	// Facts are what Loupe measured of a video stream beyond its headers
+	// (MeasureVideo): nil until measured, the headers decide meanwhile.
+	Facts *VideoFacts `json:"loupe_facts,omitempty"`
 }
 
 // ErrNoStreams is the answer for a file in which ffprobe finds nothing to

@@ -19,11 +19,14 @@ const (
 )
 
 // ProxyArgs are ffmpeg's arguments for the web proxy of a video: H.264 High
-// + AAC stereo in MP4 with the index up front (faststart), its short side at
-// most ProxyMaxSide, square pixels, rotation applied (ffmpeg's autorotate),
-// a constant frame rate (VFR sources otherwise play and seek badly), a
-// keyframe every KeyframeSeconds, HDR tone-mapped to SDR after downscaling
-// (4× fewer pixels through the expensive filters).
+// + AAC stereo in MP4 with the index up front (faststart), interlaced
+// pictures deinterlaced first (interlace.go), its short side at most
+// ProxyMaxSide, square pixels, rotation applied (ffmpeg's autorotate), a
+// constant frame rate chosen from the stream's sections (framerate.go; VFR
+// sources otherwise play and seek badly), a keyframe every KeyframeSeconds,
+// HDR tone-mapped to SDR by its light levels after downscaling (4× fewer
+// pixels through the expensive filters; tonemap.go). What MeasureVideo
+// found on p's video decides; without it, the headers.
 func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	v := p.Video()
 	if v == nil {
@@ -31,7 +34,7 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	}
 	fps := proxyFPS(v)
 	w, h := v.DisplaySize()
-	filters := []string{}
+	filters := deinterlace(v)
 	if num, den, ok := ratio(v.SampleAspect); ok && num > 0 && den > 0 && num != den {
 		filters = append(filters, "scale=trunc(iw*sar/2)*2:ih", "setsar=1")
 	}
@@ -45,9 +48,7 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	} else {
 		filters = append(filters, "scale=trunc(iw/2)*2:trunc(ih/2)*2")
 	}
-	if v.HDR() {
-		filters = append(filters, toneMap...)
-	}
+	filters = append(filters, toneMap(v)...)
 	filters = append(filters, "fps="+fps, "format=yuv420p", "setsar=1")
 	gop := strconv.Itoa(int(math.Round(fpsValue(fps) * KeyframeSeconds)))
 	args := []string{"-i", in, "-map", "0:v:" + strconv.Itoa(videoOrdinal(p, v)), "-map", "0:a:0?",
@@ -60,10 +61,6 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	args = append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out)
 	return append(alphaDecoder(v), args...), nil // a WebM's alpha plane decoded (alpha.go)
 }
-
-// toneMap turns HDR (PQ or HLG, BT.2020) into SDR BT.709.
-var toneMap = []string{"zscale=t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709",
-	"tonemap=tonemap=hable:desat=0", "zscale=t=bt709:m=bt709:r=tv"}
 
 // AudioProxyArgs are ffmpeg's arguments for an audio proxy (AAC in M4A,
 // faststart) of audio stream ordinal (0: the first).
@@ -87,23 +84,10 @@ func videoOrdinal(p *Probe, v *Stream) int {
 	return 0
 }
 
-// proxyFPS is the proxy's constant frame rate: the source's, as an exact
-// NTSC ratio where it is one, at most ProxyMaxFPS (halved from 50/60).
+// proxyFPS is the proxy's constant frame rate: the measured sections'
+// choice (framerate.go), else the headers' rate under the cap.
 func proxyFPS(v *Stream) string {
-	f := v.FrameRate()
-	switch {
-	case f <= 0:
-		return "25"
-	case f > ProxyMaxFPS+0.5:
-		f /= 2
-	}
-	for _, ntsc := range []float64{24000.0 / 1001, 30000.0 / 1001} {
-		if math.Abs(f-ntsc) < 0.01 {
-			return fmt.Sprintf("%d/1001", int(math.Round(ntsc*1001)))
-		}
-	}
-	f = min(math.Round(f), ProxyMaxFPS)
-	return strconv.Itoa(max(int(f), 1))
+	return v.Rates().Proxy
 }
 
 func fpsValue(fps string) float64 {

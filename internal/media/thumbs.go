@@ -51,13 +51,20 @@ func PosterArgs(proxy, out string, at float64) []string {
 // original before its proxy exists: its first keyframe, decoded at once
 // whatever the original's GOP (a seek to the poster's position can land
 // past an original's only keyframe, and costs seconds on 4K HEVC to find
-// none), at most PosterWidth wide, HDR tone-mapped, transparency on the
+// none), at most PosterWidth wide, deinterlaced and HDR tone-mapped as
+// the proxy is (by what p says: before MeasureVideo, the stream's field
+// order flag and its headers' light levels), transparency on the
 // checkerboard (the later thumbnails are the proxy's, composited already).
 func EarlyPosterArgs(in, out string, p *Probe) []string {
+	var filters []string
 	v := p.Video()
-	filters := append(alphaFilters(v), fmt.Sprintf("scale='min(%d,iw)':-2", PosterWidth))
-	if v != nil && v.HDR() {
-		filters = append(filters, toneMap...)
+	if v != nil {
+		filters = deinterlace(v)
+	}
+	filters = append(filters, alphaFilters(v)...)
+	filters = append(filters, fmt.Sprintf("scale='min(%d,iw)':-2", PosterWidth))
+	if v != nil {
+		filters = append(filters, toneMap(v)...)
 	}
 	return append(alphaDecoder(v), "-skip_frame", "nokey", "-i", in, "-map", "0:v:0", "-an", "-frames:v", "1",
 		"-vf", strings.Join(append(filters, "format=yuvj420p"), ","), "-q:v", "3", "-f", "image2", out)

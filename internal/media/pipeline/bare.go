@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -27,12 +28,19 @@ func Bare(input, dir string, p *media.Probe) [][]string {
 
 func bareProbe(w *Work) [][]string { return [][]string{media.ProbeArgv(w.Input)} }
 
+// bareProxy is the measuring commands and the proxy's. The proxy's command
+// depends on what they measure, so they are run here once to write it
+// (the reference then runs them again, as Loupe does).
 func bareProxy(w *Work) [][]string {
+	cmds := media.MeasureArgv(w.Input, w.Probe)
+	if v := w.Probe.Video(); v != nil && v.Facts == nil {
+		media.MeasureVideo(context.Background(), w.Input, w.Probe) //nolint:errcheck // the headers decide where it fails
+	}
 	args, err := media.ProxyArgs(w.Input, w.proxyPath(), w.Probe)
 	if err != nil {
 		return nil
 	}
-	return [][]string{media.FFmpegArgv(args)}
+	return append(cmds, media.FFmpegArgv(args))
 }
 
 func bareCheck(w *Work) [][]string { return [][]string{media.ProbeArgv(w.proxyPath())} }

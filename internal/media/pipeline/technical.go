@@ -42,6 +42,7 @@ func Technical(p *media.Probe) map[string]any {
 			"colorTransfer": v.ColorTransfer, "colorPrimaries": v.ColorPrims, "colorRange": v.ColorRange, "hdr": v.HDR(),
 			"bitRate": atoi(v.BitRate),
 		}
+		videoFacts(t["video"].(map[string]any), v)
 	} else if p.Kind() == media.KindImage && len(p.Streams) > 0 {
 		s := p.Streams[0]
 		t["image"] = map[string]any{"codec": s.CodecName, "width": s.Width, "height": s.Height, "pixelFormat": s.PixFmt}
@@ -54,6 +55,34 @@ func Technical(p *media.Probe) map[string]any {
 	}
 	t["audio"] = audio
 	return t
+}
+
+// videoFacts adds what was measured of v (or its headers say, where it was
+// not measured) to its technical metadata: field order and how it was
+// found; the frame rates of its sections and the proxy's; HDR light
+// levels and the peak the tone mapping used.
+func videoFacts(m map[string]any, v *media.Stream) {
+	scan := v.Scan()
+	m["fieldOrder"], m["fieldOrderSource"], m["interlaced"] = scan.FieldOrder, scan.Source, scan.Interlaced()
+	if scan.Idet != nil {
+		m["idet"] = scan.Idet
+	}
+	r := v.Rates()
+	m["frameRateNominal"], m["proxyFrameRate"], m["frameRateSource"] = r.Nominal, r.Proxy, r.Source
+	if r.Source == "timestamps" {
+		m["variableFrameRate"] = r.Variable
+		m["frameRateDominant"], m["frameRateSlowest"], m["frameRateFastest"] = round3(r.Dominant), round3(r.Slowest), round3(r.Fastest)
+		m["frameRateSections"] = r.Sections
+	}
+	if l := v.Light(); l != nil {
+		m["hdrPeakNits"], m["hdrPeakSource"] = l.PeakNits, l.PeakSource
+		if l.MaxCLL > 0 {
+			m["maxCLL"], m["maxFALL"] = l.MaxCLL, l.MaxFALL
+		}
+		if l.MasteringMaxNits > 0 {
+			m["masteringMaxNits"], m["masteringMinNits"] = l.MasteringMaxNits, l.MasteringMinNits
+		}
+	}
 }
 
 // Technical adds an image's embedded metadata to its technicalMetadata (under

@@ -17,7 +17,14 @@ import (
 // proxyPath is where a run's video proxy is made.
 func (w *Work) proxyPath() string { return filepath.Join(w.Dir, "proxy.mp4") }
 
+// makeProxy measures the video first (field order, frame-rate sections,
+// HDR light levels: a second or so, docs/processing.md), as the proxy's
+// filters depend on them; the facts stay on the probe for the technical
+// metadata.
 func makeProxy(ctx context.Context, w *Work, report func(float64)) ([]Output, error) {
+	if err := media.MeasureVideo(ctx, w.Input, w.Probe); err != nil {
+		return nil, err
+	}
 	args, err := media.ProxyArgs(w.Input, w.proxyPath(), w.Probe)
 	if err != nil {
 		return nil, err
