@@ -49,25 +49,19 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	}
 	filters = append(filters, "fps="+fps, "format=yuv420p", "setsar=1")
 	gop := strconv.Itoa(int(math.Round(fpsValue(fps) * KeyframeSeconds)))
-	args := []string{"-i", in, "-map", "0:v:" + strconv.Itoa(videoOrdinal(p, v)), "-map", "0:a:0?",
+	args := []string{"-i", in, "-map", "0:v:" + strconv.Itoa(videoOrdinal(p, v)),
 		"-vf", strings.Join(filters, ","),
 		"-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high", "-level:v", "4.0",
 		"-g", gop, "-keyint_min", gop, "-sc_threshold", "0",
-		"-c:a", "aac", "-b:a", "128k", "-ac", "2", "-ar", "48000",
 		"-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out}
+	// The audio (the main stereo mix, audio_layout.go) goes before the output's name.
+	args = append(args[:len(args)-1], append(proxyAudioArgs(p), out)...)
 	return args, nil
 }
 
 // toneMap turns HDR (PQ or HLG, BT.2020) into SDR BT.709.
 var toneMap = []string{"zscale=t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709",
 	"tonemap=tonemap=hable:desat=0", "zscale=t=bt709:m=bt709:r=tv"}
-
-// AudioProxyArgs are ffmpeg's arguments for an audio proxy (AAC in M4A,
-// faststart) of audio stream ordinal (0: the first).
-func AudioProxyArgs(in, out string, ordinal int) []string {
-	return []string{"-i", in, "-map", "0:a:" + strconv.Itoa(ordinal), "-vn", "-c:a", "aac", "-b:a", "128k",
-		"-ac", "2", "-ar", "48000", "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out}
-}
 
 // videoOrdinal is v's position among the file's video streams (the -map
 // index).
