@@ -87,4 +87,3 @@ func TestRunKeepsAudioChannels(t *testing.T) {
 		t.Error("video: waveformChannels without a waveform made")
 	}
 }
-
