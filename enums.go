@@ -99,10 +99,13 @@ const (
 	ActionArchiveInitiated   AuditAction = "archiveInitiated"
 	ActionUnarchiveInitiated AuditAction = "unarchiveInitiated"
 	ActionMetadataUpdated    AuditAction = "metadataUpdated"
+	// ActionProcessingFailed: the item's media could not be processed
+	// (mdfDiff.reason says why; docs/processing.md).
+	ActionProcessingFailed AuditAction = "processingFailed"
 )
 
 var auditActions = []AuditAction{ActionCreate, ActionDelete, ActionUndelete, ActionArchiveInitiated,
-	ActionUnarchiveInitiated, ActionMetadataUpdated}
+	ActionUnarchiveInitiated, ActionMetadataUpdated, ActionProcessingFailed}
 
 // ParseAuditAction validates an action type given by a client.
 func ParseAuditAction(s string) (AuditAction, error) {

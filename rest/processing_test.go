@@ -1,9 +1,12 @@
 package rest_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -274,38 +277,127 @@ func TestEarlyPoster(t *testing.T) {
 	}
 }
 
-// Media that is not media is probed and marked, not failed; a video cut in
-// half fails with ffmpeg's reason.
-func TestProcessBadMedia(t *testing.T) {
+// Broken files fail with a reason a person can act on — in REST, in
+// GraphQL, in the audit trail and in the metering — and nothing is made of
+// them; a file that is merely not media is kept and says what it is; a
+// duration a corrupt index reports is not taken as fact.
+func TestProcessBrokenFiles(t *testing.T) {
 	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
-	junk := a.CreateItem(t, map[string]any{"title": "Junk", "itemType": "video"})
-	b := make([]byte, 64<<10)
-	rand.Read(b) //nolint:errcheck
-	withOriginal(t, api, a, junk, "junk.bin", b)
-	a.Post(t, "/api/v1/process", map[string]any{"itemId": junk}).Status(http.StatusOK)
-	it := waitState(t, api, a, junk, nil, "complete", "failed")
-	if it["transcodingState"] != "complete" || it["hasProxy"] != false {
-		t.Fatalf("random bytes: %v %v", it["transcodingState"], it["progressInfo"])
-	}
-
-	cut := a.CreateItem(t, map[string]any{"title": "Cut", "itemType": "video"})
 	clip := filepath.Join(t.TempDir(), "c.mp4")
 	if out, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
-		"testsrc2=size=640x360:duration=4", "-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart", clip).CombinedOutput(); err != nil {
+		"testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-preset", "ultrafast", clip).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	data, _ := os.ReadFile(clip)
-	withOriginal(t, api, a, cut, "cut.mp4", data[:len(data)/3])
-	a.Post(t, "/api/v1/process", map[string]any{"itemId": cut}).Status(http.StatusOK)
-	it = waitState(t, api, a, cut, nil, "complete", "failed")
-	t.Logf("cut file: %v %v", it["transcodingState"], it["progressInfo"])
-	if it["transcodingState"] == "failed" {
-		if p, _ := it["progressInfo"].(map[string]any); p["error"] == nil || it["itemState"] != "failed" {
-			t.Fatalf("a failed item says why: %v", it)
+	moov := bytes.Index(data, []byte("moov")) - 4
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	f, _ := zw.Create("notes.txt")
+	f.Write([]byte("scene 1, take 2")) //nolint:errcheck
+	zw.Close()
+	junk := make([]byte, 64<<10)
+	rand.Read(junk) //nolint:errcheck
+
+	cases := []struct {
+		name, file string
+		data       []byte
+		state      string // transcodingState
+		says       string // in progressInfo.error (failed) or progressInfo.message (skipped)
+	}{
+		{"cut before its index", "cut.mp4", data[:moov/2], "failed", "truncated: the file ends at 50 % of its media data (mdat)"},
+		{"cut in its index", "cut2.mp4", data[:moov+30], "failed", "truncated: the file ends at"},
+		{"text named as a film", "film.mov", []byte(strings.Repeat("INT. KITCHEN - NIGHT\n", 40)), "failed",
+			"not a media file: looks like plain text, though its name (film.mov) says media"},
+		{"a 22-year index", "years.mp4", corruptDuration(t, data), "complete", ""},
+		{"an archive", "notes.zip", zipped.Bytes(), "skipped", "not media: a ZIP archive; nothing to make"},
+		{"random bytes", "junk.bin", junk, "skipped", "not media: data of no known kind"},
+	}
+	ids := map[string]string{}
+	for _, c := range cases {
+		ids[c.name] = a.CreateItem(t, map[string]any{"title": c.name, "itemType": "video"})
+		withOriginal(t, api, a, ids[c.name], c.file, c.data)
+	}
+	for _, c := range cases {
+		it := waitState(t, api, a, ids[c.name], nil, "complete", "failed", "skipped")
+		p, _ := it["progressInfo"].(map[string]any)
+		if it["transcodingState"] != c.state {
+			t.Fatalf("%s: %v %v, want %s", c.name, it["transcodingState"], p, c.state)
+		}
+		switch c.state {
+		case "failed":
+			if msg, _ := p["error"].(string); !strings.Contains(msg, c.says) || it["itemState"] != "failed" || it["hasProxy"] != false {
+				t.Fatalf("%s: itemState %v, progress %v; want the error %q", c.name, it["itemState"], p, c.says)
+			}
+		case "skipped":
+			tech, _ := it["technicalMetadata"].(map[string]any)
+			if msg, _ := p["message"].(string); !strings.Contains(msg, c.says) || it["itemState"] != "ready" ||
+				it["hasProxy"] != false || tech["kind"] != "other" || tech["detectedType"] == "" {
+				t.Fatalf("%s: itemState %v, progress %v, technical %v; want %q", c.name, it["itemState"], p, tech, c.says)
+			}
+		case "complete":
+			tech, _ := it["technicalMetadata"].(map[string]any)
+			warnings, _ := tech["warnings"].([]any)
+			if d, _ := tech["durationSeconds"].(float64); d < 3.9 || d > 4.1 || len(warnings) != 1 || it["hasProxy"] != true {
+				t.Fatalf("%s: duration %v, warnings %v, hasProxy %v", c.name, tech["durationSeconds"], warnings, it["hasProxy"])
+			}
 		}
 	}
+
+	// GraphQL says the same.
+	var g struct {
+		Item struct {
+			TranscodingState string
+			ItemState        string
+			ProgressInfo     map[string]any
+		}
+	}
+	a.GraphQL(t, `query($id: ID!) { item(id: $id) { transcodingState itemState progressInfo } }`,
+		map[string]any{"id": ids["text named as a film"]}).OK(&g)
+	if g.Item.TranscodingState != "failed" || g.Item.ItemState != "failed" ||
+		!strings.Contains(fmt.Sprint(g.Item.ProgressInfo["error"]), "looks like plain text") {
+		t.Fatalf("GraphQL: %+v", g.Item)
+	}
+
+	// Each failure is audited, with its reason.
+	var res struct {
+		Total int `json:"total"`
+		Hits  []struct {
+			ItemID  string         `json:"itemId"`
+			MdfDiff map[string]any `json:"mdfDiff"`
+		} `json:"hits"`
+	}
+	a.Get(t, "/auxiliary/api/v1/itemAnalyticsSearch?actionType=processingFailed").Status(http.StatusOK).JSON(&res)
+	if res.Total != 3 {
+		t.Fatalf("%d processingFailed records, want 3: %+v", res.Total, res.Hits)
+	}
+	for _, h := range res.Hits {
+		if h.ItemID == ids["cut before its index"] && !strings.Contains(fmt.Sprint(h.MdfDiff["reason"]), "truncated") {
+			t.Fatalf("audited reason %v", h.MdfDiff)
+		}
+	}
+
+	// And metered: three failed runs, one run with outputs (the 22-year
+	// index); the skipped files did no work.
+	tr := readMetering(t, a, "").MeteringInfo.OperationData["transcoding"]
+	if p := tr.ByProvider["loupe-ffmpeg"]; p["failed"] != float64(3) || p["count"] != float64(1) {
+		t.Fatalf("metering %v", tr.ByProvider)
+	}
+}
+
+// corruptDuration sets the movie header's timescale to 6 and its duration
+// to 2^32-16 units: 22.7 years.
+func corruptDuration(t *testing.T, mp4 []byte) []byte {
+	t.Helper()
+	b := bytes.Clone(mp4)
+	j := bytes.Index(b, []byte("mvhd"))
+	if j < 0 || b[j+4] != 0 {
+		t.Fatal("no version 0 mvhd")
+	}
+	binary.BigEndian.PutUint32(b[j+16:], 6)
+	binary.BigEndian.PutUint32(b[j+20:], 0xFFFFFFF0)
+	return b
 }
 
 // An upload through tus is processed without being asked: the clip's

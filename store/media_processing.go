@@ -66,7 +66,7 @@ UPDATE items SET transcoding_state = 'processing',
     media = COALESCE(media, '{}'::jsonb) || jsonb_build_object('itemState', 'processing',
         'transcodingBy', $3::text, 'transcodingService', $4::text, 'progressInfo', $5::jsonb)
 WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL
-RETURNING COALESCE(media->>'sourceFileLocation', ''), COALESCE(media->>'ingestSourceStorageId', '')`
+RETURNING COALESCE(media->>'sourceFileLocation', ''), COALESCE(media->>'ingestSourceStorageId', ''), original_file_name`
 
 	// progressSQL writes run $3's progress while it holds the item.
 	progressSQL = `
@@ -98,10 +98,26 @@ SELECT $1, $2, p, k, $5, $6, $7 FROM unnest($3::bigint[], $4::text[]) AS t (p, k
 ON CONFLICT (tenant_id, item_id, position_ms) DO UPDATE SET
     blob_key = EXCLUDED.blob_key, width = EXCLUDED.width, height = EXCLUDED.height, created_on = EXCLUDED.created_on`
 
+	// failProcessingSQL marks run $3's item failed and, in the same
+	// statement, audits the failure (processingFailed, in the name of the
+	// item's creator: a run is nobody's action, and the creator is whom it
+	// concerns) and meters it (a failed operation, no outputs).
 	failProcessingSQL = `
-UPDATE items SET transcoding_state = 'failed', modified_on = $5,
-    media = media || jsonb_build_object('itemState', 'failed', 'progressInfo', $4::jsonb)
-WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL AND media->'progressInfo'->>'runKey' = $3`
+WITH failed AS (
+    UPDATE items SET transcoding_state = 'failed', modified_on = $5,
+        media = media || jsonb_build_object('itemState', 'failed', 'progressInfo', $4::jsonb)
+    WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL AND media->'progressInfo'->>'runKey' = $3
+    RETURNING tenant_id, id, title, created_by
+), audited AS (
+    INSERT INTO audit_records (tenant_id, id, item_id, action_type, executed_by, email, item_title, executed_on, mdf_diff)
+    SELECT f.tenant_id, $6, f.id, 'processingFailed', f.created_by, COALESCE(u.email, ''), f.title, $5,
+        jsonb_build_object('reason', $4::jsonb->>'error')
+    FROM failed f LEFT JOIN users u ON u.tenant_id = f.tenant_id AND u.id = f.created_by
+), metered AS (
+    INSERT INTO media_operations (tenant_id, id, item_id, kind, provider, media_seconds, outputs, done_on, failed)
+    SELECT tenant_id, $7, id, $8, $9, 0, 0, $5, true FROM failed
+)
+SELECT count(*) FROM failed`
 )
 
 // GeneratedPrefix is where an item's generated media goes; each run writes
@@ -110,21 +126,30 @@ func GeneratedPrefix(tenantID, itemID string) string {
 	return "media/" + tenantID + "/" + itemID + "/generated/"
 }
 
+// Claim is what a run needs of the item it claimed.
+type Claim struct {
+	// Source is its sourceFileLocation, StorageID its
+	// ingestSourceStorageId ("" when it has none).
+	Source, StorageID string
+	// FileName is its original's name (what it claims to be).
+	FileName string
+}
+
 // ClaimProcessing marks the item as processed by run (itemState
 // processing, transcodingState processing, progressInfo with the run key)
-// and answers its sourceFileLocation and ingestSourceStorageId ("" when it
-// has none). ENOTFOUND when the item is gone.
-func (s *Store) ClaimProcessing(ctx context.Context, tenantID, itemID, runKey, by, service string, progress map[string]any) (source, storageID string, err error) {
+// and answers where its original is. ENOTFOUND when the item is gone.
+func (s *Store) ClaimProcessing(ctx context.Context, tenantID, itemID, runKey, by, service string, progress map[string]any) (Claim, error) {
 	progress["runKey"] = runKey
 	b, err := json.Marshal(progress)
 	if err != nil {
-		return "", "", err
+		return Claim{}, err
 	}
-	err = s.db.QueryRowContext(ctx, claimProcessingSQL, tenantID, itemID, by, service, string(b)).Scan(&source, &storageID)
+	var c Claim
+	err = s.db.QueryRowContext(ctx, claimProcessingSQL, tenantID, itemID, by, service, string(b)).Scan(&c.Source, &c.StorageID, &c.FileName)
 	if err != nil {
-		return "", "", notFoundOr(err, "store: unable to claim item %s for processing: %w", itemID)
+		return Claim{}, notFoundOr(err, "store: unable to claim item %s for processing: %w", itemID)
 	}
-	return source, storageID, nil
+	return c, nil
 }
 
 // WriteProgress writes run's progress on the item. ErrStaleRun when
@@ -163,6 +188,9 @@ type ProcessingResult struct {
 	ThumbW     int
 	ThumbH     int
 	Progress   map[string]any
+	// State is the transcodingState it ends in ("": complete; skipped for
+	// a file that is not media).
+	State string
 	// StoredBytes and StoredFiles are what the outputs hold (metered as
 	// one set under Generated.Prefix).
 	StoredBytes int64
@@ -234,7 +262,11 @@ func (s *Store) FinishProcessing(ctx context.Context, tenantID, itemID, runKey s
 			return err
 		}
 		now := time.Now().UTC()
-		if _, err := tx.ExecContext(ctx, finishProcessingSQL, tenantID, itemID, TranscodingComplete, r.Technical,
+		state := r.State
+		if state == "" {
+			state = TranscodingComplete
+		}
+		if _, err := tx.ExecContext(ctx, finishProcessingSQL, tenantID, itemID, state, r.Technical,
 			r.FrameCount, r.MediaCreatedOn, now, string(doc), r.GeoLocation); err != nil {
 			return fmt.Errorf("store: unable to switch processing outputs: %w", err)
 		}
@@ -269,17 +301,20 @@ func (s *Store) FinishProcessing(ctx context.Context, tenantID, itemID, runKey s
 }
 
 // FailProcessing marks the item failed by run, the reason in progressInfo
-// (error). ErrStaleRun as WriteProgress.
-func (s *Store) FailProcessing(ctx context.Context, tenantID, itemID, runKey, reason string) error {
+// (error), audited (processingFailed) and metered as a failed operation of
+// work's kind and provider. ErrStaleRun as WriteProgress.
+func (s *Store) FailProcessing(ctx context.Context, tenantID, itemID, runKey, reason string, work MediaOperation) error {
 	b, err := json.Marshal(map[string]any{"runKey": runKey, "step": "failed", "error": truncate(reason, 2000)})
 	if err != nil {
 		return err
 	}
-	res, err := s.db.ExecContext(ctx, failProcessingSQL, tenantID, itemID, runKey, string(b), time.Now().UTC())
+	var n int
+	err = s.db.QueryRowContext(ctx, failProcessingSQL, tenantID, itemID, runKey, string(b), time.Now().UTC(),
+		loupe.NewID(), loupe.NewID(), work.Kind, work.Provider).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("store: unable to mark item failed: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return ErrStaleRun
 	}
 	return nil

@@ -148,9 +148,10 @@ FROM stored_files
 WHERE tenant_id = ANY($1::uuid[]) AND stored_on < $3 AND (deleted_on IS NULL OR deleted_on > $2)`
 
 // mediaOperationsSQL sums the media work done in [$2, $3) by kind and
-// provider.
+// provider, and counts the runs that failed.
 const mediaOperationsSQL = `
-SELECT kind, provider, sum(media_seconds)::float8 AS seconds, sum(outputs)::bigint AS outputs
+SELECT kind, provider, sum(media_seconds)::float8 AS seconds, sum(outputs)::bigint AS outputs,
+    count(*) FILTER (WHERE failed) AS failed
 FROM media_operations
 WHERE tenant_id = ANY($1::uuid[]) AND done_on >= $2 AND done_on < $3
 GROUP BY kind, provider ORDER BY kind, provider`
@@ -205,6 +206,7 @@ func (s *Store) meterOperations(ctx context.Context, tenantIDs []string, start, 
 		Provider string  `db:"provider"`
 		Seconds  float64 `db:"seconds"`
 		Outputs  int64   `db:"outputs"`
+		Failed   int64   `db:"failed"`
 	}
 	if end.After(start) {
 		if err := s.db.SelectContext(ctx, &rows, mediaOperationsSQL, stringArray(validIDs(tenantIDs)), start, end); err != nil {
@@ -224,7 +226,7 @@ func (s *Store) meterOperations(ctx context.Context, tenantIDs []string, start, 
 		minutes := r.Seconds / 60
 		e.Unit += minutes
 		e.Count += r.Outputs
-		providers[r.Kind][r.Provider] = map[string]any{"cost": 0, "unit": minutes, "count": r.Outputs}
+		providers[r.Kind][r.Provider] = map[string]any{"cost": 0, "unit": minutes, "count": r.Outputs, "failed": r.Failed}
 	}
 	for kind, e := range entries {
 		e.ByProvider = loupe.JSONOf(providers[kind])

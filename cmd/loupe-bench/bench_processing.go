@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -155,6 +157,30 @@ type watch struct {
 	maxGap                           time.Duration // longest wait between two progress changes (step or percent)
 	partial                          string        // a snapshot with outputs but not complete, if seen
 	failed                           string
+	etas                             []etaSeen // the time left the item said, as it went
+}
+
+// etaSeen is a time left an item said at a time, at a percent.
+type etaSeen struct {
+	at           time.Duration
+	percent, eta float64
+}
+
+// etaError is the median error of the times left the item said once 10 %
+// of the work was done (the goal: within 25 %), over those said with at
+// least 2 s to go (the estimate is in whole seconds); -1 when none was.
+func (w *watch) etaError() float64 {
+	var errs []float64
+	for _, e := range w.etas {
+		if left := (w.done - e.at).Seconds(); e.percent >= 10 && left >= 2 {
+			errs = append(errs, math.Abs(e.eta-left)/left)
+		}
+	}
+	if len(errs) == 0 {
+		return -1
+	}
+	slices.Sort(errs)
+	return errs[len(errs)/2]
 }
 
 // follow polls the items until each is complete or failed (or timeout).
@@ -190,6 +216,7 @@ func (a *procAPI) follow(ctx context.Context, since time.Time, timeout time.Dura
 					w.maxGap = gap
 				}
 				last[id], lastAt[id] = fmt.Sprint(p.Step, *p.Percent), time.Now()
+				w.etas = append(w.etas, etaSeen{at: now, percent: *p.Percent, eta: p.ETASeconds})
 			}
 			if it.Thumbnail != "" && w.firstPoster == 0 {
 				w.firstPoster = now
@@ -267,8 +294,8 @@ func processingRows(ctx context.Context, c benchConfig, dir, dbURL string, seede
 		ws, err := api.follow(ctx, at, 10*time.Minute, id)
 		w := ws[id]
 		row.Took = w.done
-		row.Note = fmt.Sprintf("first progress %v, then every ≤ %v; first poster %v", w.firstProgress.Round(time.Millisecond),
-			w.maxGap.Round(time.Millisecond), w.firstPoster.Round(time.Millisecond))
+		row.Note = fmt.Sprintf("first progress %v, then every ≤ %v; first poster %v; time left off by %.0f %% (median, after 10 %%)",
+			w.firstProgress.Round(time.Millisecond), w.maxGap.Round(time.Millisecond), w.firstPoster.Round(time.Millisecond), w.etaError()*100)
 		row.Unmeasured = errText(err) + w.failed + w.partial
 		return row
 	}

@@ -24,14 +24,20 @@ type Item struct {
 
 // Progress is the item's progressInfo (docs/processing.md).
 type Progress struct {
-	Step    string   `json:"step"`
-	Percent *float64 `json:"percent"`
-	Error   string   `json:"error"`
+	Step       string   `json:"step"`
+	Percent    *float64 `json:"percent"`
+	ETASeconds float64  `json:"etaSeconds"`
+	Error      string   `json:"error"`
 }
 
-// Done tells whether processing has ended, either way.
+// Done tells whether processing has ended, either way (skipped: the file
+// is not media).
 func (it *Item) Done() bool {
-	return it.TranscodingState == "complete" || it.TranscodingState == "failed"
+	switch it.TranscodingState {
+	case "complete", "failed", "skipped":
+		return true
+	}
+	return false
 }
 
 // Item reads an item.

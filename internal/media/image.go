@@ -8,7 +8,9 @@ import (
 	_ "image/jpeg" // ImageDims
 	_ "image/png"  // ImageDims
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	_ "golang.org/x/image/webp" // ImageDims
 
@@ -33,9 +35,23 @@ const renditionQuality = 82
 // (never enlarged), turned upright by its EXIF orientation, metadata
 // stripped.
 func Rendition(ctx context.Context, in, out string, size int) error {
-	s := strconv.Itoa(size)
-	return tool.Run(ctx, tool.Cmd{Program: "vipsthumbnail",
-		Args: []string{in, "--size", s + "x" + s + ">", "-o", out + "[Q=" + strconv.Itoa(renditionQuality) + ",strip]"}})
+	return tool.Run(ctx, tool.Cmd{Program: "vipsthumbnail", Args: renditionArgs(in, RenditionSpec{Path: out, Size: size})})
+}
+
+// renditionArgs are vipsthumbnail's arguments for o from in. A format
+// without alpha (JPEG) is flattened on the checkerboard's light grey, not
+// libvips' black (docs/processing.md, "Alpha").
+func renditionArgs(in string, o RenditionSpec) []string {
+	s := strconv.Itoa(o.Size)
+	size := s + "x" + s
+	if !o.Enlarge {
+		size += ">"
+	}
+	opts := "[Q=" + strconv.Itoa(renditionQuality) + ",strip"
+	if ext := strings.ToLower(filepath.Ext(o.Path)); ext == ".jpg" || ext == ".jpeg" {
+		opts += ",background=" + strconv.Itoa(CheckerLight)
+	}
+	return []string{in, "--size", size, "-o", o.Path + opts + "]"}
 }
 
 // ImageDims reads an image's size from its header (JPEG, PNG, GIF, WebP)

@@ -23,6 +23,9 @@ import (
 type Probe struct {
 	Format  Format   `json:"format"`
 	Streams []Stream `json:"streams"`
+	// Warnings name the values ffprobe reported that were impossible and
+	// were dropped (sanity.go).
+	Warnings []string `json:"-"`
 }
 
 // Format is the container.
@@ -91,6 +94,7 @@ func ProbeFile(ctx context.Context, input string) (*Probe, error) {
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		return nil, fmt.Errorf("ffprobe: unreadable answer: %w", err)
 	}
+	p.sanitize()
 	return &p, nil
 }
 
@@ -102,15 +106,32 @@ const (
 	KindOther = "other"
 )
 
-// imageCodecs are video codecs that hold still images.
+// imageCodecs are video codecs that hold still images (and the names
+// VipsProbe gives what libvips reads).
 var imageCodecs = map[string]bool{
 	"mjpeg": true, "png": true, "webp": true, "gif": true, "bmp": true, "tiff": true, "jpeg2000": true,
 	"heif": true, "hevc_image": true, "av1_image": true, "targa": true, "ppm": true, "pgm": true, "psd": true,
+	"apng": true, "svg": true, "pdf": true, "heic": true, "avif": true, "jpegxl": true, "exr": true, "fits": true,
+	"hdr": true, "magick": true, "pbm": true, "pam": true, "pcx": true, "sgi": true, "sunrast": true, "xbm": true,
+	"xpm": true, "xwd": true, "dds": true, "qoi": true, "openslide": true, "jpegls": true,
+}
+
+// animatedImageCodecs are image formats whose motion is an animation
+// (an animated image: KindImage, its first frame the picture and a short
+// proxy of its frames; docs/processing.md), never a video.
+var animatedImageCodecs = map[string]bool{"gif": true, "apng": true, "webp": true}
+
+// heifBrands are the ISO base media brands of HEIF and AVIF images:
+// ffmpeg reads an AVIF as a one-frame AV1 "video" (a sequence, avis, as
+// several) — still images (or an animation) all the same.
+var heifBrands = map[string]bool{
+	"heic": true, "heix": true, "heim": true, "heis": true, "hevc": true, "hevx": true, "mif1": true, "msf1": true,
+	"avif": true, "avis": true,
 }
 
 // Kind classifies the file by its streams: a moving video stream makes
 // video; else an audio stream makes audio (cover art aside); else a still
-// image makes an image; else other.
+// or animated image makes an image; else other.
 func (p *Probe) Kind() string {
 	if p.Video() != nil {
 		return KindVideo
@@ -126,14 +147,18 @@ func (p *Probe) Kind() string {
 	return KindOther
 }
 
-// Video is the first moving video stream (not cover art, not a still).
+// Video is the first moving video stream (not cover art, not a still, not
+// an animated image).
 func (p *Probe) Video() *Stream {
+	if heifBrands[p.Format.Tags["major_brand"]] {
+		return nil
+	}
 	for i := range p.Streams {
 		s := &p.Streams[i]
 		if s.CodecType != "video" || s.Disposition["attached_pic"] == 1 || s.Disposition["still_image"] == 1 {
 			continue
 		}
-		if imageCodecs[s.CodecName] && !p.moving(s) {
+		if animatedImageCodecs[s.CodecName] || imageCodecs[s.CodecName] && !p.moving(s) {
 			continue
 		}
 		return s
@@ -142,7 +167,7 @@ func (p *Probe) Video() *Stream {
 }
 
 // moving reports whether an image-codec stream is a motion sequence (MJPEG
-// video, an animated GIF): more than one frame or a duration.
+// video): more than one frame or a duration.
 func (p *Probe) moving(s *Stream) bool {
 	if n, _ := strconv.Atoi(s.NbFrames); n > 1 {
 		return true

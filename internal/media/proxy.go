@@ -35,6 +35,7 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	if num, den, ok := ratio(v.SampleAspect); ok && num > 0 && den > 0 && num != den {
 		filters = append(filters, "scale=trunc(iw*sar/2)*2:ih", "setsar=1")
 	}
+	filters = append(filters, alphaFilters(v)...) // transparency on the checkerboard (alpha.go)
 	if min(w, h) > ProxyMaxSide {
 		if w >= h {
 			filters = append(filters, fmt.Sprintf("scale=-2:%d:flags=bicubic", ProxyMaxSide))
@@ -52,11 +53,13 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	args := []string{"-i", in, "-map", "0:v:" + strconv.Itoa(videoOrdinal(p, v)),
 		"-vf", strings.Join(filters, ","),
 		"-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high", "-level:v", "4.0",
-		"-g", gop, "-keyint_min", gop, "-sc_threshold", "0",
-		"-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out}
-	// The audio (the main stereo mix, audio_layout.go) goes before the output's name.
-	args = append(args[:len(args)-1], append(proxyAudioArgs(p), out)...)
-	return args, nil
+		"-g", gop, "-keyint_min", gop, "-sc_threshold", "0"}
+	// The audio: the main stereo mix (audio_layout.go).
+	args = append(args, proxyAudioArgs(p)...)
+	// The source's start timecode, as a tmcd track (timecode.go).
+	args = append(args, TimecodeArgs(p, fps)...)
+	args = append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out)
+	return append(alphaDecoder(v), args...), nil // a WebM's alpha plane decoded (alpha.go)
 }
 
 // toneMap turns HDR (PQ or HLG, BT.2020) into SDR BT.709.

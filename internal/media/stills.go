@@ -197,13 +197,31 @@ func StillProbe(path string) (*Probe, error) {
 	}, nil
 }
 
-// ProbeLocal probes a local file: a plain JPEG from its header, anything
-// else with ffprobe.
+// ProbeLocal probes a file: a plain JPEG from its header; an image ffmpeg
+// cannot read or misreads (vipsFirst: HEIF, AVIF, PDF, SVG, animated WebP,
+// JPEG XL) with libvips; anything else with ffprobe, then with libvips
+// where ffprobe finds no media (a TIFF ffmpeg cannot decode, a format of
+// ImageMagick's). A URL (the probe phase on S3) is ffprobe's alone:
+// libvips reads files, and the run probes its local copy again.
 func ProbeLocal(ctx context.Context, path string) (*Probe, error) {
 	if p, err := StillProbe(path); err == nil {
 		return p, nil
 	}
-	return ProbeFile(ctx, path)
+	if !isLocal(path) {
+		return ProbeFile(ctx, path)
+	}
+	if head, err := readHead(path, 1024); err == nil && vipsFirst(head) {
+		if p, err := VipsProbe(ctx, path); err == nil || ctx.Err() != nil {
+			return p, err
+		}
+	}
+	p, err := ProbeFile(ctx, path)
+	if errors.Is(err, ErrNotMedia) || err == nil && len(p.Streams) == 0 {
+		if vp, verr := VipsProbe(ctx, path); verr == nil {
+			return vp, nil
+		}
+	}
+	return p, err
 }
 
 //go:embed stills.py
@@ -213,6 +231,9 @@ var stillsPy string
 type RenditionSpec struct {
 	Path string // its format from the extension: .jpg, .webp
 	Size int    // at most this many pixels on the longer side
+	// Enlarge: exactly Size on the longer side (a vector image drawn at
+	// the rendition's size), not at most.
+	Enlarge bool
 }
 
 // Renditions makes outs from the image at in, each from the one before
@@ -235,7 +256,7 @@ func renditionsByVips(ctx context.Context, in string, outs []RenditionSpec) ([][
 	sizes := make([][2]int, 0, len(outs))
 	src := in
 	for _, o := range outs {
-		if err := Rendition(ctx, src, o.Path, o.Size); err != nil {
+		if err := tool.Run(ctx, tool.Cmd{Program: "vipsthumbnail", Args: renditionArgs(src, o)}); err != nil {
 			return nil, err
 		}
 		w, h, err := ImageDims(o.Path)

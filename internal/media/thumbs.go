@@ -51,14 +51,16 @@ func PosterArgs(proxy, out string, at float64) []string {
 // original before its proxy exists: its first keyframe, decoded at once
 // whatever the original's GOP (a seek to the poster's position can land
 // past an original's only keyframe, and costs seconds on 4K HEVC to find
-// none), at most PosterWidth wide, HDR tone-mapped.
+// none), at most PosterWidth wide, HDR tone-mapped, transparency on the
+// checkerboard (the later thumbnails are the proxy's, composited already).
 func EarlyPosterArgs(in, out string, p *Probe) []string {
-	filters := []string{fmt.Sprintf("scale='min(%d,iw)':-2", PosterWidth)}
-	if v := p.Video(); v != nil && v.HDR() {
+	v := p.Video()
+	filters := append(alphaFilters(v), fmt.Sprintf("scale='min(%d,iw)':-2", PosterWidth))
+	if v != nil && v.HDR() {
 		filters = append(filters, toneMap...)
 	}
-	return []string{"-skip_frame", "nokey", "-i", in, "-map", "0:v:0", "-an", "-frames:v", "1",
-		"-vf", strings.Join(append(filters, "format=yuvj420p"), ","), "-q:v", "3", "-f", "image2", out}
+	return append(alphaDecoder(v), "-skip_frame", "nokey", "-i", in, "-map", "0:v:0", "-an", "-frames:v", "1",
+		"-vf", strings.Join(append(filters, "format=yuvj420p"), ","), "-q:v", "3", "-f", "image2", out)
 }
 
 // PosterPosition is where the poster is taken: a tenth in (past black

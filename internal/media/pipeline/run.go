@@ -56,6 +56,9 @@ type Result struct {
 	// it could not be read: PhotoError says why; the run goes on).
 	Photo      *media.Photo
 	PhotoError string
+	// NotMedia says what a file of kind other is (a document, an
+	// archive): nothing is made of it.
+	NotMedia *media.Diagnosis
 }
 
 // Progress is where a run is.
@@ -73,26 +76,17 @@ func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe
 	if progress == nil {
 		progress = func(Progress) {}
 	}
-	start := time.Now()
 	progress(Progress{Step: StepProbe})
 	p, err := known, error(nil)
 	if p == nil {
 		p, err = media.ProbeLocal(ctx, input)
 	}
-	if errors.Is(err, media.ErrNotMedia) {
-		// Documents and unknown files are probed and marked, not failed.
-		progress(Progress{Step: "done", Percent: 100})
-		return &Result{Kind: media.KindOther, Probe: &media.Probe{}}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the file cannot be read as media: %w", err)
+	if err != nil || p.Kind() == media.KindOther {
+		return notMedia(ctx, input, err, progress)
 	}
 	w := &Work{Input: input, Dir: dir, Probe: p, Kind: p.Kind(), Duration: p.Duration()}
 	rows := rowsOf(w.Kind, false)
-	pr := &percent{start: start, progress: progress}
-	for _, st := range rows {
-		pr.total += st.Weight
-	}
+	pr := newPercent(rows, progress)
 	pr.finish(rows[0]) // the probe
 	outs, err := runRows(ctx, w, rows[1:], steps.made(rows), pr)
 	if err != nil {
@@ -100,6 +94,25 @@ func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe
 	}
 	progress(Progress{Step: "done", Percent: 100})
 	return &Result{Kind: w.Kind, Probe: p, Duration: w.Duration, Outputs: outs, Photo: w.Photo, PhotoError: w.PhotoError}, nil
+}
+
+// notMedia answers a file in which ffprobe found no media (probeErr: why,
+// nil when it read it and found no stream): broken media fails the run
+// with the reason its bytes show; a document or an archive is a result of
+// kind other, with what it is.
+func notMedia(ctx context.Context, input string, probeErr error, progress func(Progress)) (*Result, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	d, err := media.Diagnose(ctx, input, probeErr)
+	if err != nil {
+		return nil, fmt.Errorf("the file cannot be read: %w", err)
+	}
+	if d.Broken {
+		return nil, errors.New(d.Reason)
+	}
+	progress(Progress{Step: "done", Percent: 100})
+	return &Result{Kind: media.KindOther, Probe: &media.Probe{}, NotMedia: &d}, nil
 }
 
 // Early runs the first phase's steps for the original input that p
@@ -175,35 +188,108 @@ func runRows(ctx context.Context, w *Work, rows []*Step, made map[*Step]bool, pr
 	return all, nil
 }
 
-// percent shares a run's percent between its steps by their weights.
+// percent shares a run's percent between its steps by their weights
+// (each step's share of a run's time, measured: steps.go) and estimates
+// the time left from the run's own recent rate.
 type percent struct {
 	mu       sync.Mutex
-	start    time.Time
 	progress func(Progress)
+	now      func() time.Time // time.Now; a test's clock
+	rows     []*Step
 	total    float64
-	done     float64
+	done     float64 // the weight of the steps finished
+	finished map[*Step]bool
+	running  map[*Step]float64 // the fraction done of the steps running
+	began    time.Time         // the first report
+	samples  []sample          // the path's weight left, over the last rateWindow
+	last     float64           // the percent last reported: it never goes back
+}
+
+// sample is the weight left on the run's longest path at a time.
+type sample struct {
+	at   time.Time
+	left float64
+}
+
+// The time left is the weight left on the run's longest path (lane 0's
+// steps, then the longest of the lanes after it) at the rate that path
+// went down over the last rateWindow (ffmpeg's speed changes as a run
+// goes: a node gets busier or quieter), measured from warmUp into the run
+// (ffmpeg's first second is slower: it starts its threads and fills its
+// lookahead) and said once measured for etaAfter.
+const (
+	rateWindow = 5 * time.Second
+	warmUp     = time.Second
+	etaAfter   = time.Second
+)
+
+func newPercent(rows []*Step, progress func(Progress)) *percent {
+	p := &percent{rows: rows, progress: progress, now: time.Now, running: map[*Step]float64{}, finished: map[*Step]bool{}}
+	for _, st := range rows {
+		p.total += st.Weight
+	}
+	return p
 }
 
 // report says step st is frac done.
 func (p *percent) report(st *Step, frac float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now := p.now()
+	p.running[st] = math.Max(p.running[st], math.Min(1, frac))
+	units := p.done
+	for s, f := range p.running {
+		units += s.Weight * f
+	}
 	pct := 0.0
 	if p.total > 0 {
-		pct = math.Min(99, (p.done+st.Weight*frac)/p.total*100)
+		pct = math.Min(99, units/p.total*100)
+	}
+	p.last = math.Max(p.last, pct)
+	if p.began.IsZero() {
+		p.began = now
+	}
+	left := p.pathLeft()
+	if now.Sub(p.began) >= warmUp {
+		p.samples = append(p.samples, sample{now, left})
+		for len(p.samples) > 2 && now.Sub(p.samples[1].at) >= rateWindow {
+			p.samples = p.samples[1:]
+		}
 	}
 	eta := 0.0
-	if pct > 3 {
-		eta = time.Since(p.start).Seconds() * (100 - pct) / pct
+	if len(p.samples) > 0 {
+		if from := p.samples[0]; now.Sub(from.at) >= etaAfter && from.left > left {
+			eta = now.Sub(from.at).Seconds() / (from.left - left) * left
+		}
 	}
-	p.progress(Progress{Step: st.Name, Percent: math.Round(pct*10) / 10, ETASeconds: math.Round(eta)})
+	p.progress(Progress{Step: st.Name, Percent: math.Round(p.last*10) / 10, ETASeconds: math.Round(eta)})
 }
 
 // finish counts st done (made or not).
 func (p *percent) finish(st *Step) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	delete(p.running, st)
+	p.finished[st] = true
 	p.done += st.Weight
+}
+
+// pathLeft is the weight left on the run's longest path: lane 0's, then
+// the longest of the lanes that run side by side after it.
+func (p *percent) pathLeft() float64 {
+	left := map[int]float64{}
+	for _, st := range p.rows {
+		if !p.finished[st] {
+			left[st.Lane] += st.Weight * (1 - p.running[st])
+		}
+	}
+	longest := 0.0
+	for lane, w := range left {
+		if lane != 0 {
+			longest = math.Max(longest, w)
+		}
+	}
+	return left[0] + longest
 }
 
 // timed runs one ffmpeg command, reporting the media time written as its

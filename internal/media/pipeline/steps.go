@@ -108,9 +108,12 @@ var Table = []Step{
 	{Name: StepProxy, Media: audio, Asked: StepProxy, Weight: 88, Metering: MeteredMediaTime, Run: audioProxy, Bare: bareAudioProxy},
 	{Name: "waveform", Media: sound, Asked: "waveform", Lane: 2, Weight: 5, Run: waveform, Bare: bareWaveform},
 
-	// Images: their embedded metadata, then the renditions.
+	// Images: their embedded metadata, then the renditions (the first
+	// frame of an animation), then an animation's proxy (nothing for a
+	// still: its weight is a still's last few percent at once).
 	{Name: "photo", Media: images, Run: readPhoto},
-	{Name: "renditions", Media: images, Weight: 98, Metering: MeteredOutput, Run: renditions},
+	{Name: "renditions", Media: images, Weight: 90, Metering: MeteredOutput, Run: renditions},
+	{Name: "animation", Media: images, Weight: 8, Metering: MeteredOutput, Run: animationProxy},
 }
 
 // Steps are the names a run was asked for (POST /api/v1/process steps).

@@ -23,7 +23,7 @@ func TestStepsMade(t *testing.T) {
 		{media.KindAudio, []string{"thumbnails"}, []string{"probe"}},
 		{media.KindAudio, nil, nil},
 		// A still's renditions are made whatever is asked.
-		{media.KindImage, []string{"strip"}, []string{"probe", "photo", "renditions"}},
+		{media.KindImage, []string{"strip"}, []string{"probe", "photo", "renditions", "animation"}},
 	} {
 		steps, err := StepsOf(tc.asked)
 		if err != nil {

@@ -19,8 +19,19 @@ func Technical(p *media.Probe) map[string]any {
 		"bitRate":         atoi(p.Format.BitRate),
 		"kind":            p.Kind(),
 	}
+	if len(p.Warnings) > 0 {
+		// Values ffprobe reported that could not be true, dropped.
+		t["warnings"] = p.Warnings
+	}
 	if tc := timecode(p); tc != "" {
 		t["timecode"] = tc
+	}
+	if tc, ok := p.StartTimecode(); ok {
+		// The label of the first frame, its numbering and the frame it
+		// names: a client converts a position with them (docs/processing.md).
+		v := p.Video()
+		t["startTimecode"] = map[string]any{"timecode": tc.String(), "dropFrame": tc.DropFrame,
+			"frameRate": v.RFrameRate, "nominalRate": tc.Nominal, "frameNumber": tc.FrameNumber()}
 	}
 	if v := p.Video(); v != nil {
 		dw, dh := v.DisplaySize()
@@ -85,6 +96,9 @@ func (r *Result) Technical() map[string]any {
 	}
 	if r.PhotoError != "" {
 		t["photoError"] = r.PhotoError
+	}
+	if r.NotMedia != nil {
+		t["detectedType"], t["description"] = r.NotMedia.Type, r.NotMedia.Description
 	}
 	return t
 }

@@ -74,6 +74,12 @@ func (r *run) finish(ctx context.Context, res *pipeline.Result) error {
 	out.NewMedia = r.steps[pipeline.StepProxy]
 	out.Progress = map[string]any{"step": "done", "percent": 100, "attempt": r.attempt, "startedOn": r.started,
 		"finishedOn": time.Now().UTC()}
+	if res.NotMedia != nil {
+		// Not media (a document, an archive): nothing was made, and the
+		// item says so (docs/processing.md, "Files that are not media").
+		out.State, out.Work = store.TranscodingSkipped, store.MediaOperation{}
+		out.Progress["message"] = "not media: " + res.NotMedia.Description + "; nothing to make, the original is kept as it is"
+	}
 	old, err := r.w.Store.FinishProcessing(ctx, r.tenant, r.item, r.runKey, out)
 	if err != nil {
 		r.drop(prefix)

@@ -43,7 +43,7 @@ func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) er
 		attempt: job.Attempt, started: time.Now().UTC()}
 	// The item shows its processing from here (its first progress within
 	// a moment of the upload), held by this phase until the next claims it.
-	location, storageID, err := w.Store.ClaimProcessing(ctx, a.TenantID, a.ItemID, r.runKey,
+	claim, err := w.Store.ClaimProcessing(ctx, a.TenantID, a.ItemID, r.runKey,
 		w.Node, Service, map[string]any{"step": "probe", "percent": 0, "attempt": r.attempt, "startedOn": r.started})
 	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
 		return nil // the item is gone
@@ -53,7 +53,7 @@ func (w *Worker) probe(ctx context.Context, job *river.Job[jobs.ProcessArgs]) er
 	}
 	next := a
 	next.Probed, next.DurationSeconds = true, -1
-	if files, key, err := r.source(ctx, location, storageID); err == nil {
+	if files, key, err := r.source(ctx, claim.Source, claim.StorageID); err == nil {
 		p, input, ok := probeSource(ctx, files, key)
 		if ok {
 			next.DurationSeconds = p.Duration()

@@ -35,12 +35,12 @@ type run struct {
 }
 
 func (r *run) do(ctx context.Context) error {
-	src, storageID, err := r.w.Store.ClaimProcessing(ctx, r.tenant, r.item, r.runKey, r.w.Node, Service, map[string]any{
+	claim, err := r.w.Store.ClaimProcessing(ctx, r.tenant, r.item, r.runKey, r.w.Node, Service, map[string]any{
 		"step": "starting", "percent": 0, "attempt": r.attempt, "startedOn": r.started})
 	if err != nil {
 		return err
 	}
-	files, key, err := r.source(ctx, src, storageID)
+	files, key, err := r.source(ctx, claim.Source, claim.StorageID)
 	if err != nil {
 		return err
 	}
@@ -69,6 +69,11 @@ func (r *run) do(ctx context.Context) error {
 		// The reason is shown on the item: the server's paths and links
 		// are not.
 		return permanent("%s", strings.ReplaceAll(err.Error(), input, "the original"))
+	}
+	if res.NotMedia != nil && media.ClaimsMedia(claim.FileName) {
+		// A document is kept as it is; one named as media is a mistake
+		// (a wrong file, a renamed one) a person should hear of.
+		return permanent("not a media file: looks like %s, though its name (%s) says media", res.NotMedia.Description, claim.FileName)
 	}
 	return r.finish(ctx, res)
 }

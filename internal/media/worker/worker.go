@@ -128,7 +128,8 @@ func (w *Worker) transcode(ctx context.Context, job *river.Job[jobs.ProcessArgs]
 		return nil
 	case errors.As(err, &perm):
 		w.log().Warn("processing failed", "tenant", a.TenantID, "item", a.ItemID, "reason", perm.reason)
-		if ferr := w.Store.FailProcessing(context.WithoutCancel(ctx), a.TenantID, a.ItemID, r.runKey, perm.reason); ferr != nil && !errors.Is(ferr, store.ErrStaleRun) {
+		if ferr := w.Store.FailProcessing(context.WithoutCancel(ctx), a.TenantID, a.ItemID, r.runKey, perm.reason,
+			store.MediaOperation{Kind: store.OperationTranscoding, Provider: Service}); ferr != nil && !errors.Is(ferr, store.ErrStaleRun) {
 			return ferr
 		}
 		return river.JobCancel(err)

@@ -211,6 +211,9 @@ var mediaTypes = map[string]string{
 	"ogg": "audio/ogg", "aif": "audio/aiff", "aiff": "audio/aiff",
 	"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "tif": "image/tiff",
 	"tiff": "image/tiff", "webp": "image/webp", "heic": "image/heic", "dng": "image/x-adobe-dng",
+	"heif": "image/heif", "avif": "image/avif", "svg": "image/svg+xml", "svgz": "image/svg+xml", "jxl": "image/jxl",
+	"jp2": "image/jp2", "j2k": "image/jp2", "apng": "image/apng", "exr": "image/x-exr", "psd": "image/vnd.adobe.photoshop",
+	"bmp": "image/bmp", "m2ts": "video/mp2t", "m2t": "video/mp2t",
 	"pdf": "application/pdf", "txt": "text/plain", "srt": "application/x-subrip", "vtt": "text/vtt",
 }
 

@@ -1,6 +1,7 @@
 package upload
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding"
@@ -524,8 +525,12 @@ func (s *Service) join(ctx context.Context, row *store.Upload) error {
 }
 
 // SniffType is the media type of a file from its first bytes, without
-// parameters (image/png, video/mp4, application/octet-stream).
+// parameters (image/png, video/mp4, application/octet-stream). MXF and
+// MPEG-TS, which mimetype does not know, are recognised first.
 func SniffType(head []byte) string {
+	if t := broadcastType(head); t != "" {
+		return t
+	}
 	t := mimetype.Detect(head).String()
 	if base, _, err := mime.ParseMediaType(t); err == nil {
 		return base
@@ -533,9 +538,43 @@ func SniffType(head []byte) string {
 	return t
 }
 
+// mxfPartitionKey begins an MXF file's header partition pack (SMPTE ST
+// 377-1: the universal label 06 0E 2B 34, a partition pack, header).
+var mxfPartitionKey = []byte{0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02, 0x01, 0x01, 0x02}
+
+// broadcastType recognises MXF (application/mxf) and an MPEG transport
+// stream (video/mp2t: its sync byte every 188 bytes — or 192, the M2TS of
+// AVCHD and Blu-ray — for as many packets as head holds, at least three,
+// so a file that merely begins with 'G' is not one); "" otherwise.
+func broadcastType(head []byte) string {
+	if bytes.HasPrefix(head, mxfPartitionKey) {
+		return "application/mxf"
+	}
+	for _, tp := range []struct{ size, offset int }{{188, 0}, {192, 4}} {
+		n := (len(head) - tp.offset) / tp.size
+		if n < 3 {
+			continue
+		}
+		ok := true
+		for i := range n {
+			if head[tp.offset+i*tp.size] != 0x47 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return "video/mp2t"
+		}
+	}
+	return ""
+}
+
 // itemTypeOf is the itemType a media type suggests for an item the upload
 // made ("" to keep what it was given).
 func itemTypeOf(mediaType string) string {
+	if mediaType == "application/mxf" {
+		return "video"
+	}
 	switch major, _, _ := strings.Cut(mediaType, "/"); major {
 	case "video", "audio", "image":
 		return major
