@@ -104,11 +104,11 @@ func TestVideoPipelineCommands(t *testing.T) {
 		t.Fatalf("strip VTT:\n%s", vtt)
 	}
 
-	w, err := media.Peaks(context.Background(), proxy, 0, pp.Duration())
+	w, err := media.Peaks(context.Background(), proxy, pp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Length < 690 || w.Length > 720 || len(w.Data) != 2*w.Length || w.SamplesPerPixel != 80 {
+	if w.Length < 690 || w.Length > 720 || w.Channels != 2 || len(w.Data) != 4*w.Length || w.SamplesPerPixel != 80 {
 		t.Fatalf("peaks: length %d, %d values, spp %d", w.Length, len(w.Data), w.SamplesPerPixel)
 	}
 	var loud bool
@@ -119,7 +119,9 @@ func TestVideoPipelineCommands(t *testing.T) {
 		t.Fatal("the sine's peaks are flat")
 	}
 	png := filepath.Join(dir, "wave.png")
-	run(t, media.WaveformImageArgs(proxy, png, 0), nil)
+	if err := media.DrawWaveform(w, png, 1800, 280); err != nil {
+		t.Fatal(err)
+	}
 	if wp := probe(t, png); wp.Streams[0].Width != 1800 {
 		t.Fatalf("waveform image: %+v", wp.Streams)
 	}

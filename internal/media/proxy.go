@@ -51,22 +51,16 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	filters = append(filters, toneMap(v)...)
 	filters = append(filters, "fps="+fps, "format=yuv420p", "setsar=1")
 	gop := strconv.Itoa(int(math.Round(fpsValue(fps) * KeyframeSeconds)))
-	args := []string{"-i", in, "-map", "0:v:" + strconv.Itoa(videoOrdinal(p, v)), "-map", "0:a:0?",
+	args := []string{"-i", in, "-map", "0:v:" + strconv.Itoa(videoOrdinal(p, v)),
 		"-vf", strings.Join(filters, ","),
 		"-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high", "-level:v", "4.0",
-		"-g", gop, "-keyint_min", gop, "-sc_threshold", "0",
-		"-c:a", "aac", "-b:a", "128k", "-ac", "2", "-ar", "48000"}
+		"-g", gop, "-keyint_min", gop, "-sc_threshold", "0"}
+	// The audio: the main stereo mix (audio_layout.go).
+	args = append(args, proxyAudioArgs(p)...)
 	// The source's start timecode, as a tmcd track (timecode.go).
 	args = append(args, TimecodeArgs(p, fps)...)
 	args = append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out)
 	return append(alphaDecoder(v), args...), nil // a WebM's alpha plane decoded (alpha.go)
-}
-
-// AudioProxyArgs are ffmpeg's arguments for an audio proxy (AAC in M4A,
-// faststart) of audio stream ordinal (0: the first).
-func AudioProxyArgs(in, out string, ordinal int) []string {
-	return []string{"-i", in, "-map", "0:a:" + strconv.Itoa(ordinal), "-vn", "-c:a", "aac", "-b:a", "128k",
-		"-ac", "2", "-ar", "48000", "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out}
 }
 
 // videoOrdinal is v's position among the file's video streams (the -map

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/loupe-mam/loupe/internal/media"
@@ -53,11 +52,11 @@ func bareThumbnails(w *Work) [][]string {
 }
 
 func bareAudioProxies(w *Work) [][]string {
-	var cmds [][]string
-	for i := 1; i < len(w.Probe.AudioStreams()); i++ {
-		cmds = append(cmds, media.FFmpegArgv(media.AudioProxyArgs(w.Input, filepath.Join(w.Dir, fmt.Sprintf("audio_%d.m4a", i)), i)))
+	l := media.AudioLayoutOf(w.Probe)
+	if args := media.AudioProxiesArgs(w.Input, "", trackProxyPaths(w, l), l); args != nil {
+		return [][]string{media.FFmpegArgv(args)}
 	}
-	return cmds
+	return nil
 }
 
 func bareStrip(w *Work) [][]string {
@@ -66,13 +65,14 @@ func bareStrip(w *Work) [][]string {
 }
 
 func bareAudioProxy(w *Work) [][]string {
-	return [][]string{media.FFmpegArgv(media.AudioProxyArgs(w.Input, filepath.Join(w.Dir, "proxy.m4a"), 0))}
+	l := media.AudioLayoutOf(w.Probe)
+	return [][]string{media.FFmpegArgv(media.AudioProxiesArgs(w.Input, filepath.Join(w.Dir, "proxy.m4a"), trackProxyPaths(w, l), l))}
 }
 
+// bareWaveform is the peaks' decode; the picture is drawn in Go from them.
 func bareWaveform(w *Work) [][]string {
 	if w.Probe.Audio() == nil {
 		return nil
 	}
-	return [][]string{media.FFmpegArgv(media.PeaksArgs(w.Input, 0, "/dev/null")),
-		media.FFmpegArgv(media.WaveformImageArgs(w.Input, filepath.Join(w.Dir, "waveform.png"), 0))}
+	return [][]string{media.FFmpegArgv(media.PeaksArgs(w.Input, w.Probe, "/dev/null"))}
 }

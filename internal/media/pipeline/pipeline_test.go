@@ -58,7 +58,8 @@ func TestRunByKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := roles(r)
-	want := map[string]int{pipeline.OutProxy: 1, pipeline.OutAudioTracks: 1, pipeline.OutThumbnails: 3,
+	// The two mono tracks are the proxy's left and right: no track proxy.
+	want := map[string]int{pipeline.OutProxy: 1, pipeline.OutAudioTracks: 0, pipeline.OutThumbnails: 3,
 		pipeline.OutPoster: 1, "": 1, pipeline.OutStrip: 1, pipeline.OutWaveform: 1,
 		pipeline.OutWaveformImage: 1}
 	for k, v := range want {

@@ -85,10 +85,41 @@ func videoFacts(m map[string]any, v *media.Stream) {
 	}
 }
 
+// audioMade says what the run's audio outputs hold (docs/processing.md,
+// "Audio channels"): audioMix, how the main proxy's stereo was made;
+// audioProxies, what each of proxyAudioTrackUrls holds, in its order;
+// waveformChannels, what each channel of the waveform is. Each only when
+// the run made that output.
+func audioMade(t map[string]any, r *Result) {
+	l := media.AudioLayoutOf(r.Probe)
+	if l.Main == nil {
+		return
+	}
+	made := map[string]bool{}
+	for _, o := range r.Outputs {
+		made[o.Key] = true
+	}
+	if made[OutProxy] {
+		t["audioMix"] = map[string]any{"rule": l.Main.Rule, "tracks": l.Main.Tracks, "left": l.Main.Left, "right": l.Main.Right}
+	}
+	if made[OutAudioTracks] {
+		proxies := []map[string]any{}
+		for _, tp := range l.Proxies {
+			proxies = append(proxies, map[string]any{"track": tp.Track, "channels": tp.Channels, "layout": tp.Layout,
+				"sourceLayout": tp.SourceLayout, "label": tp.Label()})
+		}
+		t["audioProxies"] = proxies
+	}
+	if made[OutWaveform] {
+		t["waveformChannels"] = l.Wave.Labels
+	}
+}
+
 // Technical adds an image's embedded metadata to its technicalMetadata (under
 // "photo"; "photoError" when it was unreadable).
 func (r *Result) Technical() map[string]any {
 	t := Technical(r.Probe)
+	audioMade(t, r)
 	if r.Photo != nil {
 		t["photo"] = r.Photo
 	}

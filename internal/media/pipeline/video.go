@@ -48,21 +48,20 @@ func checkProxy(ctx context.Context, w *Work, _ func(float64)) ([]Output, error)
 	return nil, nil
 }
 
-// audioProxies makes one AAC proxy per audio track beyond the first (the
-// first is in the web proxy): a player switches tracks with them.
+// audioProxies makes the proxies of the audio tracks or channels the web
+// proxy's stereo does not carry as they are (media.AudioLayoutOf), in one
+// ffmpeg run: a player switches tracks with them.
 func audioProxies(ctx context.Context, w *Work, report func(float64)) ([]Output, error) {
-	tracks := w.Probe.AudioStreams()
-	var outs []Output
-	for i := 1; i < len(tracks); i++ {
-		report(float64(i-1) / float64(len(tracks)-1))
-		name := fmt.Sprintf("audio_%d.m4a", i)
-		out := filepath.Join(w.Dir, name)
-		if err := media.Run(ctx, media.Command{Args: media.AudioProxyArgs(w.Input, out, i)}); err != nil {
-			return nil, fmt.Errorf("the proxy of audio track %d could not be made: %w", i+1, err)
-		}
-		outs = append(outs, Output{Key: OutAudioTracks, Many: true, Path: out, Name: name, ContentType: "audio/mp4"})
+	l := media.AudioLayoutOf(w.Probe)
+	tracks := trackProxyPaths(w, l)
+	args := media.AudioProxiesArgs(w.Input, "", tracks, l)
+	if args == nil {
+		return nil, nil
 	}
-	return outs, nil
+	if err := timed(ctx, args, w.Duration, report); err != nil {
+		return nil, fmt.Errorf("the audio track proxies could not be made: %w", err)
+	}
+	return trackProxyOutputs(tracks), nil
 }
 
 // thumbnails makes the position thumbnails and the poster from the proxy's
