@@ -3657,6 +3657,188 @@ func (ec *executionContext) fieldContext_MigrateMediaLocationPayload_statusCode(
 	return graphql.NewScalarFieldContext("MigrateMediaLocationPayload", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _OriginalDownload_itemId(ctx context.Context, field graphql.CollectedField, obj *model.OriginalDownload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNID2string(ctx, field.Selections, obj.ItemID)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OriginalDownload_itemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OriginalDownload_itemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OriginalDownload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OriginalDownload_downloadUrl(ctx context.Context, field graphql.CollectedField, obj *model.OriginalDownload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.DownloadURL)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OriginalDownload_downloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DownloadURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OriginalDownload_downloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OriginalDownload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OriginalDownload_fileName(ctx context.Context, field graphql.CollectedField, obj *model.OriginalDownload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNString2string(ctx, field.Selections, obj.FileName)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OriginalDownload_fileName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OriginalDownload_fileName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OriginalDownload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OriginalDownload_size(ctx context.Context, field graphql.CollectedField, obj *model.OriginalDownload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Size)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OriginalDownload_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OriginalDownload_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OriginalDownload", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OriginalDownload_mediaType(ctx context.Context, field graphql.CollectedField, obj *model.OriginalDownload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.MediaType)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OriginalDownload_mediaType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MediaType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OriginalDownload_mediaType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OriginalDownload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OriginalDownload_sha256(ctx context.Context, field graphql.CollectedField, obj *model.OriginalDownload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Sha256)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OriginalDownload_sha256(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sha256, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OriginalDownload_sha256(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OriginalDownload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OriginalDownload_expiresOn(ctx context.Context, field graphql.CollectedField, obj *model.OriginalDownload) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.ExpiresOn)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OriginalDownload_expiresOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OriginalDownload_expiresOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OriginalDownload", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _SetCustomIconsPayload_customIcons(ctx context.Context, field graphql.CollectedField, obj *model.SetCustomIconsPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6206,6 +6388,66 @@ func (ec *executionContext) _MigrateMediaLocationPayload(ctx context.Context, se
 	return out
 }
 
+var originalDownloadImplementors = []string{"OriginalDownload"}
+
+func (ec *executionContext) _OriginalDownload(ctx context.Context, sel ast.SelectionSet, obj *model.OriginalDownload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, originalDownloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OriginalDownload")
+		case "itemId":
+			out.Values[i] = ec._OriginalDownload_itemId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "downloadUrl":
+			out.Values[i] = ec._OriginalDownload_downloadUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fileName":
+			out.Values[i] = ec._OriginalDownload_fileName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "size":
+			out.Values[i] = ec._OriginalDownload_size(ctx, field, obj)
+		case "mediaType":
+			out.Values[i] = ec._OriginalDownload_mediaType(ctx, field, obj)
+		case "sha256":
+			out.Values[i] = ec._OriginalDownload_sha256(ctx, field, obj)
+		case "expiresOn":
+			out.Values[i] = ec._OriginalDownload_expiresOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var setCustomIconsPayloadImplementors = []string{"SetCustomIconsPayload"}
 
 func (ec *executionContext) _SetCustomIconsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SetCustomIconsPayload) graphql.Marshaler {
@@ -6599,6 +6841,20 @@ func (ec *executionContext) marshalNMigrateMediaLocationPayload2ᚖgithubᚗcom�
 		return graphql.Null
 	}
 	return ec._MigrateMediaLocationPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOriginalDownload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOriginalDownload(ctx context.Context, sel ast.SelectionSet, v model.OriginalDownload) graphql.Marshaler {
+	return ec._OriginalDownload(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOriginalDownload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐOriginalDownload(ctx context.Context, sel ast.SelectionSet, v *model.OriginalDownload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OriginalDownload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSetCustomIconsInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSetCustomIconsInput(ctx context.Context, v any) (model.SetCustomIconsInput, error) {

@@ -743,6 +743,16 @@ type ComplexityRoot struct {
 		OptionList func(childComplexity int) int
 	}
 
+	OriginalDownload struct {
+		DownloadURL func(childComplexity int) int
+		ExpiresOn   func(childComplexity int) int
+		FileName    func(childComplexity int) int
+		ItemID      func(childComplexity int) int
+		MediaType   func(childComplexity int) int
+		Sha256      func(childComplexity int) int
+		Size        func(childComplexity int) int
+	}
+
 	PageInfo struct {
 		EndCursor   func(childComplexity int) int
 		HasNextPage func(childComplexity int) int
@@ -795,6 +805,7 @@ type ComplexityRoot struct {
 		Nodes                               func(childComplexity int, ids []string) int
 		OptionList                          func(childComplexity int, id string) int
 		OptionLists                         func(childComplexity int) int
+		OriginalDownload                    func(childComplexity int, itemID string) int
 		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
 		SecuritySettings                    func(childComplexity int) int
 		Stats                               func(childComplexity int, dateRange *model.StatsDateRange) int
@@ -4847,6 +4858,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.OptionListPayload.OptionList(childComplexity), true
 
+	case "OriginalDownload.downloadUrl":
+		if e.ComplexityRoot.OriginalDownload.DownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OriginalDownload.DownloadURL(childComplexity), true
+
+	case "OriginalDownload.expiresOn":
+		if e.ComplexityRoot.OriginalDownload.ExpiresOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OriginalDownload.ExpiresOn(childComplexity), true
+
+	case "OriginalDownload.fileName":
+		if e.ComplexityRoot.OriginalDownload.FileName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OriginalDownload.FileName(childComplexity), true
+
+	case "OriginalDownload.itemId":
+		if e.ComplexityRoot.OriginalDownload.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OriginalDownload.ItemID(childComplexity), true
+
+	case "OriginalDownload.mediaType":
+		if e.ComplexityRoot.OriginalDownload.MediaType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OriginalDownload.MediaType(childComplexity), true
+
+	case "OriginalDownload.sha256":
+		if e.ComplexityRoot.OriginalDownload.Sha256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OriginalDownload.Sha256(childComplexity), true
+
+	case "OriginalDownload.size":
+		if e.ComplexityRoot.OriginalDownload.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OriginalDownload.Size(childComplexity), true
+
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
 			break
@@ -5209,6 +5269,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.OptionLists(childComplexity), true
+
+	case "Query.originalDownload":
+		if e.ComplexityRoot.Query.OriginalDownload == nil {
+			break
+		}
+
+		args, err := ec.field_Query_originalDownload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.OriginalDownload(childComplexity, args["itemId"].(string)), true
 
 	case "Query.search":
 		if e.ComplexityRoot.Query.Search == nil {
@@ -8113,6 +8185,26 @@ func (ec *executionContext) childFields_OptionListPayload(ctx context.Context, f
 		return ec.fieldContext_OptionListPayload_optionList(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OptionListPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_OriginalDownload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "itemId":
+		return ec.fieldContext_OriginalDownload_itemId(ctx, field)
+	case "downloadUrl":
+		return ec.fieldContext_OriginalDownload_downloadUrl(ctx, field)
+	case "fileName":
+		return ec.fieldContext_OriginalDownload_fileName(ctx, field)
+	case "size":
+		return ec.fieldContext_OriginalDownload_size(ctx, field)
+	case "mediaType":
+		return ec.fieldContext_OriginalDownload_mediaType(ctx, field)
+	case "sha256":
+		return ec.fieldContext_OriginalDownload_sha256(ctx, field)
+	case "expiresOn":
+		return ec.fieldContext_OriginalDownload_expiresOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OriginalDownload", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -487,6 +487,10 @@ func (r *queryResolver) ItemChanges(ctx context.Context, since time.Time, first 
 	return r.itemPage(ctx, p, q)
 }
 
+func (r *queryResolver) OriginalDownload(ctx context.Context, itemID string) (*model.OriginalDownload, error) {
+	return r.originalDownload(ctx, itemID)
+}
+
 func (r *Resolver) Item() graph.ItemResolver { return &itemResolver{r} }
 
 func (r *Resolver) ItemConnection() graph.ItemConnectionResolver { return &itemConnectionResolver{r} }

@@ -87,6 +87,10 @@ var Routes = []Route{
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/archive", Op: "toggleArchive", Field: "toggleArchive", Bind: item},
 	{Method: "GET", Path: "/api/v1/items/{itemId}/ancestry", AlsoPath: "/api/v1/items/{id}/ancestry",
 		Op: "getAncestry", Field: "item.ancestry", Bind: item},
+	// Not in the spec's endpoint list: a signed link to the item's
+	// original (issue 27; docs/uploads.md, "Downloading the original").
+	{Method: "GET", Path: "/api/v1/items/{itemId}/original", Op: "getOriginalDownload", Field: "originalDownload",
+		Bind: item, NotInSpec: true},
 
 	// Attachments (2.4).
 	{Method: "GET", Path: "/api/v1/items/{itemId}/attachments", AlsoPath: "/api/v1/items/{id}/attachments",

@@ -475,6 +475,24 @@ type OptionListPayload struct {
 	OptionList *store.OptionList `json:"optionList"`
 }
 
+// A signed link to an item's original: valid 5 days, answers Range requests, saved as fileName.
+type OriginalDownload struct {
+	// The item.
+	ItemID string `json:"itemId"`
+	// The link: Loupe's signed /blobs/ link (local disk) or a presigned URL of the bucket holding the original. GET it without credentials; HEAD and Range work.
+	DownloadURL string `json:"downloadUrl"`
+	// The name the download is saved under (Content-Disposition: attachment): the item's originalFileName, else the stored file's name.
+	FileName string `json:"fileName"`
+	// The original's size in bytes, when known.
+	Size *int `json:"size,omitempty"`
+	// The original's media type, when known.
+	MediaType *string `json:"mediaType,omitempty"`
+	// The hex SHA-256 of the original, when computed (uploads).
+	Sha256 *string `json:"sha256,omitempty"`
+	// When the link stops working.
+	ExpiresOn time.Time `json:"expiresOn"`
+}
+
 type PageInfo struct {
 	HasNextPage bool    `json:"hasNextPage"`
 	EndCursor   *string `json:"endCursor,omitempty"`

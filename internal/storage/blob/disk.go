@@ -86,11 +86,7 @@ func (d *Disk) Put(ctx context.Context, key string, r io.Reader, opts ...PutOpti
 // syncs it and renames it over p; on any failure it removes the temporary
 // file and leaves p as it was.
 func (d *Disk) writeAtomically(key, p string, write func(*os.File) error) error {
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("blob: unable to create directory for %s: %w", key, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	tmp, err := createTemp(filepath.Dir(p))
 	if err != nil {
 		return fmt.Errorf("blob: unable to create %s: %w", key, err)
 	}
@@ -115,6 +111,74 @@ func (d *Disk) writeAtomically(key, p string, write func(*os.File) error) error 
 	}
 	done = true
 	return nil
+}
+
+// raceRetries bounds how often a write makes its directory again after a
+// Delete removed it (removeEmptyDirs) between the making and the writing.
+const raceRetries = 100
+
+// createTemp creates a temporary file in dir, making dir (and its parents)
+// first. A Delete that emptied dir or a parent may remove it between the
+// two: then both again. A temporary file in dir keeps dir from being
+// removed until it is renamed to its blob, which keeps it too.
+func createTemp(dir string) (*os.File, error) {
+	for i := 0; ; i++ {
+		err := os.MkdirAll(dir, 0o750)
+		if err == nil {
+			var f *os.File
+			if f, err = os.CreateTemp(dir, ".tmp-*"); err == nil {
+				return f, nil
+			}
+		}
+		if !errors.Is(err, fs.ErrNotExist) || i == raceRetries {
+			return nil, err
+		}
+	}
+}
+
+// mkdirAll makes dir and its parents, again when a Delete removed a parent
+// it had just made (removeEmptyDirs).
+func mkdirAll(dir string) error {
+	for i := 0; ; i++ {
+		err := os.MkdirAll(dir, 0o750)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || i == raceRetries {
+			return err
+		}
+	}
+}
+
+// renameInto renames from to p, making p's directory first, again when a
+// Delete removed it in between (as createTemp).
+func renameInto(from, p string) error {
+	for i := 0; ; i++ {
+		err := os.MkdirAll(filepath.Dir(p), 0o750)
+		if err == nil {
+			if err = os.Rename(from, p); err == nil {
+				return nil
+			}
+		}
+		if !errors.Is(err, fs.ErrNotExist) || i == raceRetries {
+			return err
+		}
+		if _, serr := os.Lstat(from); serr != nil {
+			return err // the source is what is missing
+		}
+	}
+}
+
+// removeEmptyDirs removes dir and then each parent while it is empty,
+// stopping below the root (never the root or above it) at the first that
+// is not empty or already gone. Rmdir removes only an empty directory,
+// atomically: a concurrent write's temporary file keeps its directory, and
+// a write that finds its directory gone makes it again (createTemp).
+func (d *Disk) removeEmptyDirs(dir string) {
+	prefix := d.root + string(filepath.Separator)
+	for strings.HasPrefix(dir, prefix) {
+		if err := syscall.Rmdir(dir); err != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
 }
 
 // Open implements Store. The reader is an *os.File (an io.ReadSeeker).
@@ -249,6 +313,10 @@ func (d *Disk) Delete(_ context.Context, key string) error {
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("blob: unable to delete %s: %w", key, err)
 	}
+	// Keys are paths: a directory whose last blob went would stay behind
+	// empty (an early poster's generated/early-N/, an upload's
+	// uploads/<id>/), one per item and upload, for ever.
+	d.removeEmptyDirs(filepath.Dir(p))
 	return nil
 }
 

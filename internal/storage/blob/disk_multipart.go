@@ -45,7 +45,7 @@ func (d *Disk) CreateMultipart(_ context.Context, key string, opts ...PutOption)
 	}
 	id := hex.EncodeToString(b)
 	dir := filepath.Join(d.root, uploadsDir, id)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := mkdirAll(dir); err != nil {
 		return "", fmt.Errorf("blob: unable to start an upload to %s: %w", key, err)
 	}
 	if o.PartSize > 0 {
@@ -236,6 +236,7 @@ func (d *Disk) CompleteMultipart(ctx context.Context, key, uploadID string, part
 	if err := os.RemoveAll(dir); err != nil {
 		return Object{}, fmt.Errorf("blob: %s is stored, but its parts remain: %w", key, err)
 	}
+	d.removeEmptyDirs(filepath.Dir(dir))
 	return d.Stat(ctx, key)
 }
 
@@ -319,10 +320,7 @@ func (d *Disk) completeInPlace(dir, key, p string, parts []Part, uniform int64) 
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("blob: unable to complete %s: %w", key, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
-		return fmt.Errorf("blob: unable to create directory for %s: %w", key, err)
-	}
-	if err := os.Rename(data, p); err != nil {
+	if err := renameInto(data, p); err != nil {
 		return fmt.Errorf("blob: unable to store %s: %w", key, err)
 	}
 	return nil
@@ -340,5 +338,6 @@ func (d *Disk) AbortMultipart(_ context.Context, key, uploadID string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("blob: unable to abort the upload to %s: %w", key, err)
 	}
+	d.removeEmptyDirs(filepath.Dir(dir))
 	return nil
 }

@@ -58,14 +58,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		now = h.Now
 	}
 	var err error
-	if strings.HasPrefix(key, dirMark) {
+	q := r.URL.Query()
+	download := method == http.MethodGet && q.Has("filename")
+	if download {
+		err = h.Signer.verifyDownload(key, q, now())
+	} else if strings.HasPrefix(key, dirMark) {
 		if method != http.MethodGet {
 			writeError(w, http.StatusForbidden, MsgBadSignature)
 			return
 		}
 		key, err = h.Signer.verifyDir(key, now())
 	} else {
-		err = h.Signer.Verify(method, key, r.URL.Query(), now())
+		err = h.Signer.Verify(method, key, q, now())
 	}
 	switch {
 	case errors.Is(err, ErrExpired):
@@ -82,6 +86,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if method == http.MethodPut {
 		h.put(w, r, key)
 		return
+	}
+	if download {
+		// A download (Signer.DownloadURL): saved under the name signed
+		// into the link.
+		w.Header().Set("Content-Disposition", AttachmentDisposition(q.Get("filename")))
 	}
 	h.get(w, r, key)
 }
@@ -189,6 +198,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, _ := json.Marshal(v) // maps of strings and numbers
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Del("Content-Security-Policy")
+	w.Header().Del("Content-Disposition")
 	w.WriteHeader(status)
 	w.Write(b) //nolint:errcheck // the client went away
 }

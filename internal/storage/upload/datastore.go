@@ -56,6 +56,8 @@ func asTus(err error) error {
 			return tusError("ERR_CONFLICT", le.Message, http.StatusConflict)
 		case loupe.EFORBIDDEN:
 			return tusError("ERR_FORBIDDEN", le.Message, http.StatusForbidden)
+		case loupe.ETOOLARGE:
+			return tusError("ERR_MAX_SIZE_EXCEEDED", le.Message, http.StatusRequestEntityTooLarge)
 		}
 	}
 	return err
@@ -126,7 +128,7 @@ func (u *upload) GetReader(context.Context) (io.ReadCloser, error) {
 // the item's original now: it is not terminated (delete the item).
 func (u *upload) Terminate(ctx context.Context) error {
 	if u.row.State == store.UploadComplete {
-		return tusError("ERR_UPLOAD_COMPLETE", "the upload is complete: its file is the item's original", http.StatusConflict)
+		return tusError("ERR_UPLOAD_COMPLETE", "the upload is complete: its file is the item's original (start a new upload to replace it)", http.StatusConflict)
 	}
 	if err := u.s.Store.DeleteUpload(ctx, u.row.TenantID, u.row.ID); err != nil {
 		return asTus(err)
@@ -162,7 +164,7 @@ func (u *upload) FinishUpload(ctx context.Context) error {
 func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (written int64, err error) {
 	s, row := u.s, rowState{Upload: *u.row}
 	if row.State != store.UploadUploading {
-		return 0, tusError("ERR_UPLOAD_COMPLETE", "the upload is complete", http.StatusConflict)
+		return 0, tusError("ERR_UPLOAD_COMPLETE", "the upload is complete: it takes no more bytes (start a new upload to replace the item's original)", http.StatusConflict)
 	}
 	if offset != row.Received {
 		return 0, tusd.ErrMismatchOffset

@@ -376,7 +376,7 @@ func requestOf(ctx context.Context) *request {
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, PathPrefix)
 	if !ok {
-		http.NotFound(w, r)
+		notFound(w, r)
 		return
 	}
 	id := strings.Trim(rest, "/")
@@ -385,6 +385,9 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u := *r.URL // tusd reads the id from the path; the request log keeps the original
 	u.Path, u.RawPath = "/"+id, ""
 	r2.URL = &u
+	jw := &jsonErrors{ResponseWriter: w}
+	defer jw.finish(r, s.MaxSize)
+	w = jw
 	s.tus.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rs.writes = r.Method == http.MethodPatch || (r.Method == http.MethodPost && r.ContentLength != 0 &&
 			r.Header.Get("Content-Type") == "application/offset+octet-stream")
@@ -398,9 +401,8 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case id != "" && !strings.Contains(id, "/") && r.Method == http.MethodDelete:
 			s.tus.DelFile(w, r)
 		default:
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte("upload not found"))
+			_, _ = w.Write([]byte("ERR_UPLOAD_NOT_FOUND: upload not found"))
 		}
 	})).ServeHTTP(w, r2)
 }
