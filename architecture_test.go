@@ -126,6 +126,30 @@ func TestWorkersLiveBesideTheirServices(t *testing.T) {
 	}
 }
 
+// The services below the API never depend on it: a worker or a storage
+// package importing rest/, graph/ or resolvers/ would pull the whole API
+// into every service (the tus endpoint's error body lives in
+// internal/platform/envelope for that reason).
+func TestServicesDoNotImportTheAPI(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./internal/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		if strings.HasPrefix(pkg, module+"/internal/testkit") || strings.HasPrefix(pkg, module+"/internal/bench") {
+			continue // they drive the API, as a client does
+		}
+		for _, imp := range strings.Fields(imports) {
+			for _, api := range []string{"rest", "graph", "resolvers", "server"} {
+				if imp == module+"/"+api {
+					t.Errorf("%s imports %s", pkg, imp)
+				}
+			}
+		}
+	}
+}
+
 // Every package is on the README's map.
 func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 	readme := read(t, "README.md")

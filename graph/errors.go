@@ -14,6 +14,7 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/scalar"
+	"github.com/loupe-mam/loupe/internal/platform/envelope"
 	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 )
 
@@ -49,7 +50,7 @@ func CodeOf(kind string) string {
 
 // MsgInternal is all a client learns of an unexpected error; the cause goes
 // to the log with the request id.
-const MsgInternal = "Internal server error"
+const MsgInternal = envelope.MsgInternal
 
 // PresentError gives every error extensions.code and extensions.statusCode.
 // A *store.Error shows its message, payload and developer message; a GraphQL

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -10,35 +9,19 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
+	"github.com/loupe-mam/loupe/internal/platform/envelope"
 )
 
-// Envelope is the error body of spec section 7.
-type Envelope struct {
-	Error EnvelopeError `json:"error"`
-}
+// Envelope is the error body of spec section 7 (internal/platform/envelope).
+type Envelope = envelope.Body
 
 // EnvelopeError is the inside of an Envelope.
-type EnvelopeError struct {
-	StatusCode       int            `json:"statusCode"`
-	Message          string         `json:"message"`
-	DeveloperMessage string         `json:"developerMessage,omitempty"`
-	Payload          map[string]any `json:"payload,omitempty"`
-}
+type EnvelopeError = envelope.Error
 
 // WriteJSON writes v with status.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":{"statusCode":500,"message":"Internal server error"}}`)
-	}
-	writeRaw(w, status, b)
-}
+func WriteJSON(w http.ResponseWriter, status int, v any) { envelope.WriteJSON(w, status, v) }
 
-func writeRaw(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	w.Write(b) //nolint:errcheck // the client went away
-}
+func writeRaw(w http.ResponseWriter, status int, b []byte) { envelope.WriteRaw(w, status, b) }
 
 // WriteError writes the envelope for a *store.Error; any other error is
 // internal.
@@ -64,7 +47,7 @@ func writeEnvelope(w http.ResponseWriter, env EnvelopeError, invalid string) {
 		}
 		env.Message = invalid
 	}
-	WriteJSON(w, env.StatusCode, Envelope{env})
+	WriteJSON(w, env.StatusCode, Envelope{Error: env})
 }
 
 // envelopeOfGraphQL is the envelope for an error the executor presented

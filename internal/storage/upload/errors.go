@@ -8,8 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/loupe-mam/loupe/graph"
-	"github.com/loupe-mam/loupe/rest"
+	"github.com/loupe-mam/loupe/internal/platform/envelope"
 )
 
 // tusd answers an error in plain text, "ERR_CODE: message\n", with the
@@ -98,21 +97,21 @@ func writeTusError(w http.ResponseWriter, r *http.Request, status int, code, msg
 		w.WriteHeader(status) // a HEAD answer has no body
 		return
 	}
-	env := rest.EnvelopeError{StatusCode: status, Message: tusMessage(status, code, msg, maxSize)}
+	env := envelope.Error{StatusCode: status, Message: tusMessage(status, code, msg, maxSize)}
 	if code != "" {
 		env.Payload = map[string]any{"key": code}
 		if status < http.StatusInternalServerError || code != "ERR_INTERNAL_SERVER_ERROR" {
 			env.DeveloperMessage = code + ": " + msg
 		}
 	}
-	rest.WriteJSON(w, status, rest.Envelope{Error: env})
+	envelope.WriteJSON(w, status, envelope.Body{Error: env})
 }
 
 // tusMessage is the envelope's message of a tus error.
 func tusMessage(status int, code, msg string, maxSize int64) string {
 	switch {
 	case code == "ERR_INTERNAL_SERVER_ERROR" || (code == "" && status >= http.StatusInternalServerError):
-		return graph.MsgInternal // the cause is in the log, never in an answer
+		return envelope.MsgInternal // the cause is in the log, never in an answer
 	case code == "ERR_MAX_SIZE_EXCEEDED":
 		return fmt.Sprintf("The upload is larger than this server takes: at most %d bytes.", maxSize)
 	case code == "ERR_UPLOAD_LOCKED" && msg != "file currently locked":
