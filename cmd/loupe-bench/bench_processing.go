@@ -168,11 +168,11 @@ type etaSeen struct {
 
 // etaError is the median error of the times left the item said once 10 %
 // of the work was done (the goal: within 25 %), over those said with at
-// least 2 s to go (the estimate is in whole seconds); -1 when none was.
+// least 3 s to go (the estimate is in whole seconds); -1 when none was.
 func (w *watch) etaError() float64 {
 	var errs []float64
 	for _, e := range w.etas {
-		if left := (w.done - e.at).Seconds(); e.percent >= 10 && left >= 2 {
+		if left := (w.done - e.at).Seconds(); e.percent >= 10 && left >= 3 {
 			errs = append(errs, math.Abs(e.eta-left)/left)
 		}
 	}

@@ -78,7 +78,7 @@ func TestPercentAndTimeLeft(t *testing.T) {
 			t.Fatalf("percent went back: %+v after %+v", r.p, reports[i-1].p)
 		}
 		left := end.Sub(r.at).Seconds()
-		if r.p.Percent < 10 || left < 2 {
+		if r.p.Percent < 10 || left < 3 { // whole seconds: ±0.5 s is 25 % of 2 s
 			continue
 		}
 		if r.p.ETASeconds == 0 {

@@ -82,38 +82,47 @@ const (
 )
 
 var (
-	video    = []string{media.KindVideo}
-	audio    = []string{media.KindAudio}
-	images   = []string{media.KindImage}
-	sound    = []string{media.KindVideo, media.KindAudio}
-	allKinds = []string{media.KindVideo, media.KindAudio, media.KindImage, media.KindOther}
+	video  = []string{media.KindVideo}
+	audio  = []string{media.KindAudio}
+	images = []string{media.KindImage}
+	// stillsAndOther: an image's probe, and a file's that is not media
+	// (its only row).
+	stillsAndOther = []string{media.KindImage, media.KindOther}
 )
 
 // Table is the step table. Lanes, percentages, the names POST
 // /api/v1/process accepts and the benchmark's bare commands derive from
 // it; docs/adding-a-step.md says how to add a row.
 var Table = []Step{
-	{Name: StepProbe, Media: allKinds, Weight: 2, Bare: bareProbe},
+	// Weights are each step's share of its kind's run, measured
+	// (2026-11-28, this 2-core VM; docs/processing.md "Progress"): a 60 s
+	// 1080p clip, 5 minutes of stereo audio, a 12 MP PNG. The lanes after
+	// a video's proxy run side by side: their weights share the time the
+	// longer lane takes.
+	{Name: StepProbe, Media: video, Weight: 0.5, Bare: bareProbe},
+	{Name: StepProbe, Media: audio, Weight: 1.5, Bare: bareProbe},
+	{Name: StepProbe, Media: stillsAndOther, Weight: 30, Bare: bareProbe},
 
 	// Video: the proxy first (the keyframe steps read it), then two lanes
 	// at once — steps of a fraction of a second each, mostly on one core.
-	{Name: StepProxy, Media: video, Asked: StepProxy, Weight: 80, Metering: MeteredMediaTime, Run: makeProxy, Bare: bareProxy},
-	{Name: "check", Media: video, Needs: StepProxy, Lane: 1, Verifies: true, Run: checkProxy, Bare: bareCheck},
-	{Name: "thumbnails", Media: video, Asked: "thumbnails", Needs: StepProxy, Lane: 1, Weight: 3, Run: thumbnails, Bare: bareThumbnails},
-	{Name: "audioProxies", Media: video, Asked: StepProxy, Lane: 2, Weight: 8, Metering: MeteredMediaTime, Run: audioProxies, Bare: bareAudioProxies},
-	{Name: "strip", Media: video, Asked: "strip", Needs: StepProxy, Lane: 2, Weight: 2, Run: strip, Bare: bareStrip},
+	{Name: StepProxy, Media: video, Asked: StepProxy, Weight: 95.8, Metering: MeteredMediaTime, Run: makeProxy, Bare: bareProxy},
+	{Name: "check", Media: video, Needs: StepProxy, Lane: 1, Weight: 0.3, Verifies: true, Run: checkProxy, Bare: bareCheck},
+	{Name: "thumbnails", Media: video, Asked: "thumbnails", Needs: StepProxy, Lane: 1, Weight: 1.5, Run: thumbnails, Bare: bareThumbnails},
+	{Name: "audioProxies", Media: video, Asked: StepProxy, Lane: 2, Weight: 0.5, Metering: MeteredMediaTime, Run: audioProxies, Bare: bareAudioProxies},
+	{Name: "strip", Media: video, Asked: "strip", Needs: StepProxy, Lane: 2, Weight: 0.8, Run: strip, Bare: bareStrip},
+	{Name: "waveform", Media: video, Asked: "waveform", Lane: 2, Weight: 0.6, Run: waveform, Bare: bareWaveform},
 	{Name: "poster", Media: video, First: true, Run: earlyPoster},
 
-	// Audio, and a video's first track.
-	{Name: StepProxy, Media: audio, Asked: StepProxy, Weight: 88, Metering: MeteredMediaTime, Run: audioProxy, Bare: bareAudioProxy},
-	{Name: "waveform", Media: sound, Asked: "waveform", Lane: 2, Weight: 5, Run: waveform, Bare: bareWaveform},
+	// Audio.
+	{Name: StepProxy, Media: audio, Asked: StepProxy, Weight: 92, Metering: MeteredMediaTime, Run: audioProxy, Bare: bareAudioProxy},
+	{Name: "waveform", Media: audio, Asked: "waveform", Lane: 2, Weight: 6.5, Run: waveform, Bare: bareWaveform},
 
 	// Images: their embedded metadata, then the renditions (the first
 	// frame of an animation), then an animation's proxy (nothing for a
 	// still: its weight is a still's last few percent at once).
-	{Name: "photo", Media: images, Run: readPhoto},
-	{Name: "renditions", Media: images, Weight: 90, Metering: MeteredOutput, Run: renditions},
-	{Name: "animation", Media: images, Weight: 8, Metering: MeteredOutput, Run: animationProxy},
+	{Name: "photo", Media: images, Weight: 20, Run: readPhoto},
+	{Name: "renditions", Media: images, Weight: 45, Metering: MeteredOutput, Run: renditions},
+	{Name: "animation", Media: images, Weight: 5, Metering: MeteredOutput, Run: animationProxy},
 }
 
 // Steps are the names a run was asked for (POST /api/v1/process steps).

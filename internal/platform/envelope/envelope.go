@@ -29,7 +29,7 @@ type Error struct {
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":{"statusCode":500,"message":"` + MsgInternal + `"}}`)
+		status, b = http.StatusInternalServerError, []byte(`{"error":{"statusCode":500,"message":"`+MsgInternal+`"}}`)
 	}
 	WriteRaw(w, status, b)
 }
