@@ -152,7 +152,11 @@ func runRows(ctx context.Context, w *Work, rows []*Step, made map[*Step]bool, pr
 				pr.report(st, 0)
 				o, err := st.Run(ctx, w, func(f float64) { pr.report(st, f) })
 				if err != nil {
-					errs[i] = err
+					if ctx.Err() == nil {
+						// Its own failure, not the stop another lane's
+						// failure caused (which is the reason then).
+						errs[i] = err
+					}
 					return err
 				}
 				for j := range o {

@@ -130,7 +130,7 @@ func createTemp(dir string) (*os.File, error) {
 				return f, nil
 			}
 		}
-		if !errors.Is(err, fs.ErrNotExist) || i == raceRetries {
+		if !raced(err) || i == raceRetries {
 			return nil, err
 		}
 	}
@@ -141,7 +141,7 @@ func createTemp(dir string) (*os.File, error) {
 func mkdirAll(dir string) error {
 	for i := 0; ; i++ {
 		err := os.MkdirAll(dir, 0o750)
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || i == raceRetries {
+		if err == nil || !raced(err) || i == raceRetries {
 			return err
 		}
 	}
@@ -157,13 +157,21 @@ func renameInto(from, p string) error {
 				return nil
 			}
 		}
-		if !errors.Is(err, fs.ErrNotExist) || i == raceRetries {
+		if !raced(err) || i == raceRetries {
 			return err
 		}
 		if _, serr := os.Lstat(from); serr != nil {
 			return err // the source is what is missing
 		}
 	}
+}
+
+// raced reports an error of a directory removed by a concurrent Delete
+// while it was being made or used: gone (ENOENT), or — os.MkdirAll's
+// answer when another writer made the directory and a Delete removed it
+// before MkdirAll could see it — "file exists" (EEXIST).
+func raced(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)
 }
 
 // removeEmptyDirs removes dir and then each parent while it is empty,
