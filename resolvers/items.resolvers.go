@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/loupe-mam/loupe"
@@ -429,6 +430,10 @@ func (r *mutationResolver) MigrateMediaLocation(ctx context.Context, input model
 		return nil, err
 	}
 	loc, err := r.Store.RequestMediaMigration(ctx, p.TenantID, input.ItemID, deref(input.StorageLocationID))
+	if errors.Is(err, store.ErrNothingToMigrate) {
+		return &model.MigrateMediaLocationPayload{Message: "The item has no media: there is nothing to migrate.",
+			StatusCode: 200}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

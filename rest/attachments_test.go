@@ -224,6 +224,20 @@ func TestDeleteAttachment(t *testing.T) {
 	if got := listAttachments(t, a, "/api/v1/items/"+id+"/attachments?attachment=art.png"); len(got) != 1 || got[0]["type"] != "poster" {
 		t.Fatalf("written again: %v", got)
 	}
+	// With forceOverwrite, the original service's client deletes with the
+	// whole create payload it is about to send.
+	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "art.png", "type": "poster",
+		"role": "poster", "description": "Key art"}).Status(200).JSON(&deleted)
+	if deleted != "art.png" || len(listAttachments(t, a, "/api/v1/items/"+id+"/attachments?fileName=art.png")) != 1 {
+		t.Fatalf("overwrite delete answered %q", deleted)
+	}
+	// A key of no attachment shape is still refused, and deletes nothing.
+	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "other.png", "role": "file",
+		"shred": true}).Envelope(400, "")
+	if n := api.Count(t, `SELECT count(*) FROM attachments WHERE item_id = $1 AND file_name = 'other.png'`, id); n != 1 {
+		t.Fatalf("a refused delete removed the attachment (%d left)", n)
+	}
+
 	// Once gone, a second delete is the attachment 404.
 	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "other.png"}).Status(200)
 	a.Do(t, "DELETE", "/api/v1/items/"+id+"/attachments", map[string]any{"fileName": "other.png"}).Envelope(404, msgNoAttachment)
@@ -382,7 +396,7 @@ func TestAttachmentWritesRefuseBadInputAndChangeNothing(t *testing.T) {
 		{"delete: unparsable", "DELETE", id, `{"fileName"`, 400, "The server could not understand the request due to invalid syntax."},
 		{"delete: no fileName", "DELETE", id, map[string]any{"type": "image"}, 400, ""},
 		{"delete: bad type", "DELETE", id, map[string]any{"fileName": "a.png", "type": "movie"}, 400, ""},
-		{"delete: unknown key", "DELETE", id, map[string]any{"fileName": "a.png", "role": "file"}, 400, ""},
+		{"delete: unknown key", "DELETE", id, map[string]any{"fileName": "a.png", "role": "file", "shred": true}, 400, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

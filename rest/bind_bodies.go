@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/loupe-mam/loupe"
 )
@@ -161,6 +162,26 @@ func definitionBody(r *http.Request, vars map[string]any) error {
 	}
 	delete(m, "modifiedOn")
 	vars["input"] = m
+	return nil
+}
+
+// attachmentDeleteBody binds the body of DELETE …/attachments. Clients of
+// the original service that overwrite an attachment delete it first with
+// the body they are about to create it with: every key of the create shape
+// is taken, the attachment is found by fileName (type is accepted, as
+// documented), and a key of no attachment shape is refused.
+func attachmentDeleteBody(r *http.Request, vars map[string]any) error {
+	if err := requiredBodyAs("input")(r, vars); err != nil {
+		return err
+	}
+	m, _ := vars["input"].(map[string]any)
+	keys := []string{"fileName", "type", "role", "language", "description"}
+	if err := onlyKeys(m, keys...); err != nil {
+		return loupe.Invalid("%s (an attachment delete takes %s)", err.Error(), strings.Join(keys, ", "))
+	}
+	for _, k := range []string{"role", "language", "description"} {
+		delete(m, k) // the create's, not the delete's
+	}
 	return nil
 }
 

@@ -106,11 +106,12 @@ var Routes = []Route{
 		Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId"))},
 	// Not in the spec's endpoint list, but how integrations of the original
 	// service delete an attachment, and clear a file name before writing it
-	// again (issue 19): {fileName, type?} in the body; it answers the
-	// deleted file name as a JSON string, which they type it as.
+	// again (issue 19): {fileName, type?} in the body — or the whole create
+	// payload, which their forceOverwrite sends (attachmentDeleteBody); it
+	// answers the deleted file name as a JSON string, which they type it as.
 	{Method: "DELETE", Path: "/api/v1/items/{itemId}/attachments", Op: "deleteAttachment",
 		Field: "deleteAttachment.fileName", NotInSpec: true,
-		Bind: all(requiredBodyAs("input"), pathInto("itemId", "input", "itemId"))},
+		Bind: all(attachmentDeleteBody, pathInto("itemId", "input", "itemId"))},
 
 	// Comments (2.5).
 	{Method: "GET", Path: "/api/v1/items/{itemId}/comments", AlsoPath: "/api/v1/items/{id}/comments",
@@ -274,7 +275,7 @@ var Routes = []Route{
 	{Method: "GET", Path: "/api/v1/mdfs/{mdfId}", Op: "getMdf", Field: "mdf", Bind: path("mdfId", "id")},
 	{Method: "PUT", Path: "/api/v1/mdfs/{mdfId}", Op: "updateMdf", Field: "updateMdf.mdf",
 		Bind: all(definitionBody, pathInto("mdfId", "input", "id"))},
-	{Method: "DELETE", Path: "/api/v1/mdfs/{mdfId}", Op: "deleteMdf", Field: "deleteMdf", Bind: path("mdfId", "id")},
+	{Method: "DELETE", Path: "/api/v1/mdfs/{mdfId}", Op: "deleteMdf", Field: "deleteMdf.id", Bind: path("mdfId", "id")},
 	{Method: "GET", Path: "/api/v1/optionLists", Op: "listOptionLists", Field: "optionLists"},
 	{Method: "POST", Path: "/api/v1/optionLists", Op: "createOptionList", Field: "createOptionList.optionList",
 		Bind: definitionBody},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,17 +62,22 @@ func (s *Store) MediaSourceOf(ctx context.Context, tenantID, itemID string) (*Me
 	return &m, nil
 }
 
+// ErrNothingToMigrate answers a migration of an item without an original:
+// nothing moves, which is not an error of the request (the spec's only
+// condition is that the item exists).
+var ErrNothingToMigrate = errors.New("store: the item has no media to migrate")
+
 // RequestMediaMigration queues the move of the item's original to storage
 // location locationID (the tenant's default when empty) and answers the
-// location. EINVALID when the item has no original or there is no such
-// location; ENOTFOUND when the item is gone.
+// location. ErrNothingToMigrate when the item has no original; EINVALID
+// when there is no such location; ENOTFOUND when the item is gone.
 func (s *Store) RequestMediaMigration(ctx context.Context, tenantID, itemID, locationID string) (string, error) {
 	src, err := s.MediaSourceOf(ctx, tenantID, itemID)
 	if err != nil {
 		return "", err
 	}
 	if src.Location == "" {
-		return "", loupe.Invalid("the item has no media to migrate: upload or ingest its original first")
+		return "", ErrNothingToMigrate
 	}
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if locationID == "" {
