@@ -2,6 +2,8 @@ package blob
 
 import (
 	"bufio"
+	"crypto/md5" //nolint:gosec // S3's ETag of a single-part object, not a security hash
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,12 +106,16 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, key string) {
 		writeError(w, http.StatusRequestEntityTooLarge, tooLarge(limit))
 		return
 	}
-	body := http.MaxBytesReader(w, r.Body, limit)
+	// The answer is S3's to a presigned PUT — 200, no body, the ETag the
+	// quoted MD5 of the bytes — so a client sees one behaviour whether the
+	// files are on disk or in a bucket.
+	sum := md5.New()
+	body := io.TeeReader(http.MaxBytesReader(w, r.Body, limit), sum)
 	var opts []PutOption
 	if r.ContentLength > 0 {
 		opts = append(opts, WithSize(r.ContentLength)) // S3 sizes its parts from it
 	}
-	obj, err := h.Store.Put(r.Context(), key, body, opts...)
+	_, err := h.Store.Put(r.Context(), key, body, opts...)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -120,7 +126,9 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, key string) {
 		writeError(w, http.StatusInternalServerError, MsgInternal)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int64{"size": obj.Size})
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum.Sum(nil))+`"`)
+	w.Header().Set("Content-Length", "0")
+	w.WriteHeader(http.StatusOK)
 }
 
 func tooLarge(limit int64) string {
