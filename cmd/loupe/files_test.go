@@ -93,7 +93,7 @@ func TestServeKeepsFilesInS3(t *testing.T) {
 		t.Fatalf("create attachment: %d %s", status, b)
 	}
 	content := strings.Repeat("a line of the script\n", 5000)
-	if status, b = call("PUT", upload, content); status != 200 || string(b) != `{"size":`+strconv.Itoa(len(content))+`}` {
+	if status, b = call("PUT", upload, content); status != 200 || len(b) != 0 { // S3's answer: no body
 		t.Fatalf("upload: %d %s", status, b)
 	}
 	status, b = call("GET", base+"/api/v1/items/"+item.ID+"/attachments", "")
