@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"net/http"
@@ -310,7 +309,7 @@ func TestProcessBrokenFiles(t *testing.T) {
 		{"cut in its index", "cut2.mp4", data[:moov+30], "failed", "truncated: the file ends at"},
 		{"text named as a film", "film.mov", []byte(strings.Repeat("INT. KITCHEN - NIGHT\n", 40)), "failed",
 			"not a media file: looks like plain text, though its name (film.mov) says media"},
-		{"a 22-year index", "years.mp4", corruptDuration(t, data), "complete", ""},
+		{"a 22-year index", "years.mp4", mediatest.CorruptDuration(t, data), "complete", ""},
 		{"an archive", "notes.zip", zipped.Bytes(), "skipped", "not media: a ZIP archive; nothing to make"},
 		{"random bytes", "junk.bin", junk, "skipped", "not media: data of no known kind"},
 	}
@@ -384,20 +383,6 @@ func TestProcessBrokenFiles(t *testing.T) {
 	if p := tr.ByProvider["loupe-ffmpeg"]; p["failed"] != float64(3) || p["count"] != float64(1) {
 		t.Fatalf("metering %v", tr.ByProvider)
 	}
-}
-
-// corruptDuration sets the movie header's timescale to 6 and its duration
-// to 2^32-16 units: 22.7 years.
-func corruptDuration(t *testing.T, mp4 []byte) []byte {
-	t.Helper()
-	b := bytes.Clone(mp4)
-	j := bytes.Index(b, []byte("mvhd"))
-	if j < 0 || b[j+4] != 0 {
-		t.Fatal("no version 0 mvhd")
-	}
-	binary.BigEndian.PutUint32(b[j+16:], 6)
-	binary.BigEndian.PutUint32(b[j+20:], 0xFFFFFFF0)
-	return b
 }
 
 // An upload through tus is processed without being asked: the clip's

@@ -2,7 +2,6 @@ package media
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -59,18 +58,7 @@ func AnimationToGIF(ctx context.Context, in, out string) error {
 // checkerboard, the short side at most ProxyMaxSide, even sides, at most
 // AnimationMaxSeconds, no audio.
 func AnimationProxyArgs(in, out string, s *Stream) []string {
-	filters := alphaFilters(s)
-	w, h := s.DisplaySize()
-	if min(w, h) > ProxyMaxSide {
-		if w >= h {
-			filters = append(filters, fmt.Sprintf("scale=-2:%d:flags=bicubic", ProxyMaxSide))
-		} else {
-			filters = append(filters, fmt.Sprintf("scale=%d:-2:flags=bicubic", ProxyMaxSide))
-		}
-	} else {
-		filters = append(filters, "scale=trunc(iw/2)*2:trunc(ih/2)*2")
-	}
-	filters = append(filters, "format=yuv420p", "setsar=1")
+	filters := append(alphaFilters(s), proxyScale(s.DisplaySize()), "format=yuv420p", "setsar=1")
 	return []string{"-i", in, "-map", "0:v:0", "-an", "-t", strconv.Itoa(AnimationMaxSeconds),
 		"-vf", strings.Join(filters, ","), "-fps_mode", "passthrough",
 		"-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high",

@@ -11,7 +11,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gabriel-vasile/mimetype"
 )
@@ -61,19 +60,18 @@ func diagnose(r io.ReaderAt, size int64, probeErr error) Diagnosis {
 	if isISOBMFF(head) {
 		return Diagnosis{Broken: true, Reason: diagnoseISOBMFF(r, size, probeErr)}
 	}
-	if name := mediaContainer(head); name != "" {
+	t := SniffType(head)
+	if name := containerName(t); name != "" {
 		why := "ffmpeg cannot read it"
 		if probeErr == nil {
 			why = "it holds no audio, video or image stream ffmpeg can decode"
 		}
 		return Diagnosis{Broken: true, Reason: fmt.Sprintf("damaged: a %s file, but %s", name, why)}
 	}
-	if looksLikeText(head) {
-		return Diagnosis{Type: "text/plain", Description: "plain text"}
+	if t == "text/plain" {
+		return Diagnosis{Type: t, Description: "plain text"}
 	}
-	m := mimetype.Detect(head)
-	t, _, _ := strings.Cut(m.String(), ";")
-	return Diagnosis{Type: t, Description: describeType(t, m.Extension())}
+	return Diagnosis{Type: t, Description: describeType(t)}
 }
 
 // isISOBMFF reports the ISO base media file format (MP4, MOV, M4A, 3GP,
@@ -144,65 +142,27 @@ func roleOf(typ string) string {
 	return fmt.Sprintf("%q box", typ)
 }
 
-// mediaContainer names the media container the head's magic shows (""
-// when none): such a file that ffprobe cannot read is damaged, not a
-// document.
-func mediaContainer(h []byte) string {
-	has := func(off int, magic string) bool {
-		return len(h) >= off+len(magic) && string(h[off:off+len(magic)]) == magic
-	}
-	switch {
-	case has(0, "\x1a\x45\xdf\xa3"):
-		return "Matroska/WebM"
-	case has(0, "RIFF") && has(8, "WAVE"), has(0, "RF64"):
-		return "WAV"
-	case has(0, "RIFF") && has(8, "AVI "):
-		return "AVI"
-	case has(0, "\x06\x0e\x2b\x34\x02\x05\x01\x01"):
+// containerName names the audio or video container of media type t (""
+// for any other type): such a file that ffprobe cannot read is damaged,
+// not a document.
+func containerName(t string) string {
+	switch t {
+	case "application/mxf":
 		return "MXF"
-	case len(h) > 376 && h[0] == 0x47 && h[188] == 0x47 && h[376] == 0x47:
+	case "video/mp2t":
 		return "MPEG transport stream"
-	case has(0, "\x00\x00\x01\xba"):
-		return "MPEG program stream"
-	case has(0, "fLaC"):
-		return "FLAC"
-	case has(0, "OggS"):
-		return "Ogg"
-	case has(0, "ID3"):
-		return "MP3"
-	case has(0, "FORM") && (has(8, "AIFF") || has(8, "AIFC")):
-		return "AIFF"
-	case has(0, "\x30\x26\xb2\x75\x8e\x66\xcf\x11"):
-		return "ASF/WMV"
-	case has(0, "FLV\x01"):
-		return "FLV"
 	}
-	return ""
-}
-
-// looksLikeText: the head is UTF-8 without control bytes other than
-// whitespace (a text file, a script, a CSV, a sidecar).
-func looksLikeText(h []byte) bool {
-	if len(h) == 0 {
-		return false
+	if major, _, _ := strings.Cut(t, "/"); major != "video" && major != "audio" {
+		return ""
 	}
-	// A head cut inside a multi-byte rune is still text.
-	for i := 0; i < 3 && len(h) > 0 && !utf8.Valid(h); i++ {
-		h = h[:len(h)-1]
+	if m := mimetype.Lookup(t); m != nil && m.Extension() != "" {
+		return strings.ToUpper(strings.TrimPrefix(m.Extension(), "."))
 	}
-	if !utf8.Valid(h) {
-		return false
-	}
-	for _, c := range h {
-		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' {
-			return false
-		}
-	}
-	return true
+	return t
 }
 
 // describeType names a media type for a person.
-func describeType(t, ext string) string {
+func describeType(t string) string {
 	switch t {
 	case "application/zip":
 		return "a ZIP archive"
@@ -211,8 +171,8 @@ func describeType(t, ext string) string {
 	case "application/octet-stream":
 		return "data of no known kind"
 	}
-	if ext != "" {
-		return "a " + strings.ToUpper(strings.TrimPrefix(ext, ".")) + " file (" + t + ")"
+	if m := mimetype.Lookup(t); m != nil && m.Extension() != "" {
+		return "a " + strings.ToUpper(strings.TrimPrefix(m.Extension(), ".")) + " file (" + t + ")"
 	}
 	return "a file of type " + t
 }

@@ -44,7 +44,7 @@ func brokenFiles(t *testing.T) map[string]struct {
 		"cut in media data":    {clip[:moov/2], true, "truncated: the file ends at 50 % of its media data (mdat)"},
 		"cut in its index":     {clip[:moov+moovSize*3/10], true, "truncated: the file ends at 30 % of its index (moov)"},
 		"cut before its index": {clip[:moov], true, "truncated: the file has no index (moov)"},
-		"MXF header only":      {append([]byte("\x06\x0e\x2b\x34\x02\x05\x01\x01"), make([]byte, 100)...), true, "damaged: a MXF file"},
+		"MXF header only":      {append([]byte("\x06\x0e\x2b\x34\x02\x05\x01\x01\x0d\x01\x02\x01\x01\x02"), make([]byte, 100)...), true, "damaged: a MXF file"},
 		"text":                 {[]byte(strings.Repeat("INT. KITCHEN - NIGHT\n", 30)), false, ""},
 		"zip":                  {zipped.Bytes(), false, ""},
 	}
@@ -98,7 +98,7 @@ func TestImpossibleDurationIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "years.mp4")
-	if err := os.WriteFile(path, corruptDuration(t, clip), 0o600); err != nil {
+	if err := os.WriteFile(path, mediatest.CorruptDuration(t, clip), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p := probe(t, path)
@@ -108,18 +108,4 @@ func TestImpossibleDurationIsDropped(t *testing.T) {
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "years) is impossible") {
 		t.Fatalf("warnings %q", p.Warnings)
 	}
-}
-
-// corruptDuration sets the movie header's timescale to 6 and its duration
-// to 2^32-16 units: 22.7 years.
-func corruptDuration(t *testing.T, mp4 []byte) []byte {
-	t.Helper()
-	b := bytes.Clone(mp4)
-	j := bytes.Index(b, []byte("mvhd"))
-	if j < 0 || b[j+4] != 0 {
-		t.Fatal("no version 0 mvhd")
-	}
-	binary.BigEndian.PutUint32(b[j+16:], 6)
-	binary.BigEndian.PutUint32(b[j+20:], 0xFFFFFFF0)
-	return b
 }

@@ -39,15 +39,7 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 		filters = append(filters, "scale=trunc(iw*sar/2)*2:ih", "setsar=1")
 	}
 	filters = append(filters, alphaFilters(v)...) // transparency on the checkerboard (alpha.go)
-	if min(w, h) > ProxyMaxSide {
-		if w >= h {
-			filters = append(filters, fmt.Sprintf("scale=-2:%d:flags=bicubic", ProxyMaxSide))
-		} else {
-			filters = append(filters, fmt.Sprintf("scale=%d:-2:flags=bicubic", ProxyMaxSide))
-		}
-	} else {
-		filters = append(filters, "scale=trunc(iw/2)*2:trunc(ih/2)*2")
-	}
+	filters = append(filters, proxyScale(w, h))
 	filters = append(filters, toneMap(v)...)
 	filters = append(filters, "fps="+fps, "format=yuv420p", "setsar=1")
 	gop := strconv.Itoa(int(math.Round(fpsValue(fps) * KeyframeSeconds)))
@@ -61,6 +53,18 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	args = append(args, TimecodeArgs(p, fps)...)
 	args = append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out)
 	return append(alphaDecoder(v), args...), nil // a WebM's alpha plane decoded (alpha.go)
+}
+
+// proxyScale is the proxy's scale filter for a picture shown at w×h: its
+// short side down to ProxyMaxSide, else both sides even (H.264 4:2:0).
+func proxyScale(w, h int) string {
+	switch {
+	case min(w, h) <= ProxyMaxSide:
+		return "scale=trunc(iw/2)*2:trunc(ih/2)*2"
+	case w >= h:
+		return fmt.Sprintf("scale=-2:%d:flags=bicubic", ProxyMaxSide)
+	}
+	return fmt.Sprintf("scale=%d:-2:flags=bicubic", ProxyMaxSide)
 }
 
 // videoOrdinal is v's position among the file's video streams (the -map

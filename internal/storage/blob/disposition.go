@@ -2,8 +2,8 @@ package blob
 
 import (
 	"context"
-	"crypto/hmac"
 	"errors"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -95,19 +95,7 @@ func (s *Signer) signDownload(key, expires, fileName string) string {
 
 // verifyDownload checks a download link's query (a GET link with filename).
 func (s *Signer) verifyDownload(key string, q url.Values, now time.Time) error {
-	exp := q.Get("expires")
-	want := s.signDownload(key, exp, q.Get("filename"))
-	if q.Get("method") != "GET" || !hmac.Equal([]byte(want), []byte(q.Get("signature"))) {
-		return ErrBadSignature
-	}
-	t, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil {
-		return ErrBadSignature
-	}
-	if now.Unix() >= t {
-		return ErrExpired
-	}
-	return nil
+	return checkLink(q, http.MethodGet, s.signDownload(key, q.Get("expires"), q.Get("filename")), now)
 }
 
 // PresignDownload implements DownloadPresigner: S3 answers the GET with

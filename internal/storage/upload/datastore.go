@@ -1,7 +1,6 @@
 package upload
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding"
@@ -10,18 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/gabriel-vasile/mimetype"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/media"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -483,7 +481,7 @@ func (s *Service) finish(ctx context.Context, row *store.Upload) (*store.Upload,
 		return nil, fmt.Errorf("upload: unreadable hash state of %s: %w", row.ID, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	mt := SniffType(row.Head)
+	mt := media.SniffType(row.Head)
 	done, err := s.Store.CompleteUpload(ctx, store.UploadCompletion{
 		TenantID: row.TenantID, ID: row.ID, SHA256: sum, MediaType: mt, ItemType: itemTypeOf(mt),
 		Location: loupe.FileLocation(row.BlobKey),
@@ -524,51 +522,6 @@ func (s *Service) join(ctx context.Context, row *store.Upload) error {
 		return fmt.Errorf("upload: unable to join the parts of %s: %w", row.ID, err)
 	}
 	return nil
-}
-
-// SniffType is the media type of a file from its first bytes, without
-// parameters (image/png, video/mp4, application/octet-stream). MXF and
-// MPEG-TS, which mimetype does not know, are recognised first.
-func SniffType(head []byte) string {
-	if t := broadcastType(head); t != "" {
-		return t
-	}
-	t := mimetype.Detect(head).String()
-	if base, _, err := mime.ParseMediaType(t); err == nil {
-		return base
-	}
-	return t
-}
-
-// mxfPartitionKey begins an MXF file's header partition pack (SMPTE ST
-// 377-1: the universal label 06 0E 2B 34, a partition pack, header).
-var mxfPartitionKey = []byte{0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02, 0x01, 0x01, 0x02}
-
-// broadcastType recognises MXF (application/mxf) and an MPEG transport
-// stream (video/mp2t: its sync byte every 188 bytes — or 192, the M2TS of
-// AVCHD and Blu-ray — for as many packets as head holds, at least three,
-// so a file that merely begins with 'G' is not one); "" otherwise.
-func broadcastType(head []byte) string {
-	if bytes.HasPrefix(head, mxfPartitionKey) {
-		return "application/mxf"
-	}
-	for _, tp := range []struct{ size, offset int }{{188, 0}, {192, 4}} {
-		n := (len(head) - tp.offset) / tp.size
-		if n < 3 {
-			continue
-		}
-		ok := true
-		for i := range n {
-			if head[tp.offset+i*tp.size] != 0x47 {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return "video/mp2t"
-		}
-	}
-	return ""
 }
 
 // itemTypeOf is the itemType a media type suggests for an item the upload

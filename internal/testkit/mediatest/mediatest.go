@@ -5,6 +5,8 @@
 package mediatest
 
 import (
+	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"testing"
@@ -37,4 +39,19 @@ func Missing(t testing.TB, msg string) {
 		t.Fatal(msg)
 	}
 	t.Skip("skipped: " + msg)
+}
+
+// CorruptDuration answers a copy of an MP4 whose movie header (version 0)
+// says it lasts 2^32-16 units of a timescale of 6: 22.7 years — a corrupt
+// index, as damaged uploads have.
+func CorruptDuration(t testing.TB, mp4 []byte) []byte {
+	t.Helper()
+	b := bytes.Clone(mp4)
+	j := bytes.Index(b, []byte("mvhd"))
+	if j < 0 || b[j+4] != 0 {
+		t.Fatal("no version 0 mvhd")
+	}
+	binary.BigEndian.PutUint32(b[j+16:], 6)
+	binary.BigEndian.PutUint32(b[j+20:], 0xFFFFFFF0)
+	return b
 }

@@ -1,4 +1,4 @@
-package upload_test
+package media_test
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loupe-mam/loupe/internal/storage/upload"
+	"github.com/loupe-mam/loupe/internal/media"
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 )
 
@@ -55,7 +55,7 @@ func TestSniffTypeOfRealFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := upload.SniffType(b[:min(len(b), 3072)]); got != c.want {
+		if got := media.SniffType(b[:min(len(b), 3072)]); got != c.want {
 			t.Errorf("%s: %s, want %s", filepath.Base(c.path), got, c.want)
 		}
 	}
