@@ -17,6 +17,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
@@ -72,6 +73,10 @@ type Config struct {
 	// Authorization and X-API-Key (LOUPE_API_KEY_HEADERS, parsed by
 	// auth.ParseKeyHeaders; docs/migrating-integrations.md).
 	APIKeyHeaders []string
+	// CORSOrigins are the origins whose pages may call the API and read
+	// media links (LOUPE_CORS_ORIGINS, parsed by crossorigin.ParseOrigins;
+	// docs/cors.md). None: no CORS header is sent.
+	CORSOrigins []string
 	// GraphQLInFlight is how many /graphql operations run at once; the
 	// others wait their turn (admit). Below 1, all run at once.
 	GraphQLInFlight int
@@ -184,6 +189,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 
 	r := chi.NewRouter()
 	r.Use(requestLog(logger), recoverPanics)
+	if cors := crossorigin.Middleware(cfg.CORSOrigins, cfg.APIKeyHeaders); cors != nil {
+		r.Use(cors)
+	}
 	r.NotFound(rest.NotFound)
 	r.MethodNotAllowed(rest.NotFound)
 

@@ -37,7 +37,10 @@ type config struct {
 	// APIKeyHeaders is LOUPE_API_KEY_HEADERS as set: cmdServe parses it
 	// into App.APIKeyHeaders and refuses to start on a bad name.
 	APIKeyHeaders string
-	App           server.Config
+	// CORSOrigins is LOUPE_CORS_ORIGINS as set: cmdServe parses it into
+	// App.CORSOrigins and refuses to start on an entry that is no origin.
+	CORSOrigins string
+	App         server.Config
 }
 
 func loadConfig() config {
@@ -52,6 +55,7 @@ func loadConfig() config {
 		DBPool:         envInt("LOUPE_DB_POOL", 8),
 		PprofAddr:      os.Getenv("LOUPE_PPROF_ADDR"),
 		APIKeyHeaders:  os.Getenv("LOUPE_API_KEY_HEADERS"),
+		CORSOrigins:    os.Getenv("LOUPE_CORS_ORIGINS"),
 		App:            server.DefaultConfig(),
 	}
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/storage/upload"
@@ -59,6 +60,9 @@ func cmdServe(ctx context.Context, c config) error {
 		return fmt.Errorf("LOUPE_API_KEY_HEADERS: %w", err)
 	}
 	c.App.APIKeyHeaders = headers
+	if c.App.CORSOrigins, err = crossorigin.ParseOrigins(c.CORSOrigins); err != nil {
+		return fmt.Errorf("LOUPE_CORS_ORIGINS: %w", err)
+	}
 	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err
@@ -82,6 +86,12 @@ func cmdServe(ctx context.Context, c config) error {
 	c.App.Blobs = blob.NewSigner(key, c.PublicURL)
 	if p, ok := files.(*blob.S3); ok && c.DirectDownloads {
 		c.App.Blobs.DirectDownloads(p)
+		if len(c.App.CORSOrigins) > 0 {
+			// Loupe leaves a bucket's configuration alone: say where the
+			// rest of the setting must go.
+			slog.Warn("media links go straight to the bucket: its own CORS rules must allow LOUPE_CORS_ORIGINS too (docs/cors.md)",
+				"bucket", c.S3.Bucket)
+		}
 	}
 	if c.App.Credentials, err = credentialsBox(c); err != nil {
 		return err
