@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 
@@ -114,12 +115,31 @@ func (s *Store) UpdateFolder(ctx context.Context, p *loupe.Principal, u FolderUp
 				return err
 			}
 		}
+		at := now()
 		_, err := tx.ExecContext(ctx, updateFolderSQL, p.TenantID, u.ID, name, u.Owner, visible, updatable,
-			u.SortKey != nil, u.SortKey, now())
+			u.SortKey != nil, u.SortKey, at)
 		if err != nil {
 			return fmt.Errorf("store: unable to update folder %s: %w", u.ID, err)
 		}
-		return nil
+		// A folder is an item: its changes are the item's. Access and owner
+		// changes are announced too — subscribers' access is checked when
+		// each event is delivered.
+		var parts []loupe.ItemPart
+		if name != nil {
+			parts = append(parts, loupe.PartTitle)
+		}
+		if u.Parent != nil || u.ToTop {
+			parts = append(parts, loupe.PartFolders)
+		}
+		var changed []string
+		for k, set := range map[string]bool{"owner": u.Owner != nil, "visibleTo": visible != nil,
+			"updatableBy": updatable != nil, "sortKey": u.SortKey != nil} {
+			if set {
+				changed = append(changed, k)
+			}
+		}
+		slices.Sort(changed)
+		return emitTx(ctx, tx, p.TenantID, at, itemChange(u.ID, p.UserID, nonNil(parts), "folder", nonNil(changed)))
 	})
 	if err != nil {
 		return nil, err
@@ -423,7 +443,19 @@ func (s *Store) changeFolders(ctx context.Context, p *loupe.Principal, itemID, f
 				return loupe.Errorf(loupe.ENOTFOUND, "the item is not in folder %s", from)
 			}
 		}
-		if err := touchItem(ctx, tx, p.TenantID, itemID, now()); err != nil {
+		at := now()
+		if err := touchItem(ctx, tx, p.TenantID, itemID, at); err != nil {
+			return err
+		}
+		change := map[string]string{}
+		if from != "" {
+			change["removedFrom"] = from
+		}
+		if to != "" {
+			change["addedTo"] = to
+		}
+		if err := emitTx(ctx, tx, p.TenantID, at, itemChange(itemID, p.UserID, []loupe.ItemPart{loupe.PartFolders},
+			"folders", change)); err != nil {
 			return err
 		}
 		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, itemID)

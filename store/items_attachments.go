@@ -178,7 +178,11 @@ func (s *Store) CreateAttachment(ctx context.Context, p *loupe.Principal, in *lo
 			return fmt.Errorf("store: unable to write attachment: %w", err)
 		}
 		// A replaced file that was the user's thumbnail is gone.
-		return touchItemFiles(ctx, tx, p.TenantID, in.ItemID, at, oldKey)
+		if err := touchItemFiles(ctx, tx, p.TenantID, in.ItemID, at, oldKey); err != nil {
+			return err
+		}
+		return emitTx(ctx, tx, p.TenantID, at, itemChange(in.ItemID, p.UserID, []loupe.ItemPart{loupe.PartAttachments},
+			"fileName", in.FileName, "attachment", "created"))
 	})
 	if err != nil {
 		return nil, "", err
@@ -243,7 +247,12 @@ func (s *Store) UpdateAttachment(ctx context.Context, p *loupe.Principal, in *lo
 		if _, err := tx.ExecContext(ctx, touchItemUpdatedAttachmentSQL, p.TenantID, in.ItemID, at, out.BlobKey, chosen); err != nil {
 			return fmt.Errorf("store: unable to touch item %s: %w", in.ItemID, err)
 		}
-		return nil
+		parts := []loupe.ItemPart{loupe.PartAttachments}
+		if chosen != nil {
+			parts = append(parts, loupe.PartThumbnail)
+		}
+		return emitTx(ctx, tx, p.TenantID, at, itemChange(in.ItemID, p.UserID, parts,
+			"fileName", out.FileName, "attachment", "updated"))
 	})
 	if err != nil {
 		return nil, err
@@ -267,7 +276,12 @@ func (s *Store) DeleteAttachment(ctx context.Context, tenantID, itemID, fileName
 			}
 			return fmt.Errorf("store: unable to delete attachment: %w", err)
 		}
-		return touchItemFiles(ctx, tx, tenantID, itemID, now(), key)
+		at := now()
+		if err := touchItemFiles(ctx, tx, tenantID, itemID, at, key); err != nil {
+			return err
+		}
+		return emitTx(ctx, tx, tenantID, at, itemChange(itemID, "", []loupe.ItemPart{loupe.PartAttachments},
+			"fileName", fileName, "attachment", "deleted"))
 	})
 	return key, err
 }

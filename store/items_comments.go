@@ -346,8 +346,14 @@ func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *loupe
 			return fmt.Errorf("store: unable to create comment: %w", err)
 		}
 		var err error
-		c, err = getComment(ctx, tx, p.TenantID, id)
-		return err
+		if c, err = getComment(ctx, tx, p.TenantID, id); err != nil {
+			return err
+		}
+		events := []NewEvent{commentEvent(loupe.EventCommentCreation, c, p.UserID)}
+		if assignee != nil {
+			events = append(events, commentEvent(loupe.EventCommentAssignment, c, p.UserID))
+		}
+		return emitTx(ctx, tx, p.TenantID, at, events...)
 	})
 	if err != nil {
 		return nil, err
@@ -357,6 +363,18 @@ func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *loupe
 		s.countUsage(p.TenantID, MetricCommentsAssigned, 1)
 	}
 	return c, nil
+}
+
+// commentEvent is an event of comment c, made by actorID.
+func commentEvent(typ loupe.EventType, c *Comment, actorID string) NewEvent {
+	data := map[string]any{"commentId": c.ID, "commentType": c.Type, "authorId": c.AuthorID}
+	if c.ParentID != nil {
+		data["parentId"] = *c.ParentID
+	}
+	if c.AssigneeID != nil {
+		data["assigneeId"] = *c.AssigneeID
+	}
+	return NewEvent{Type: typ, ItemID: c.ItemID, ActorID: actorID, Data: data}
 }
 
 // lockedComment is what the permission checks of a change need, and what
@@ -424,12 +442,20 @@ func (s *Store) UpdateComment(ctx context.Context, p *loupe.Principal, in *loupe
 			}
 		}
 		var out Comment
+		at := now()
 		if err := tx.GetContext(ctx, &out, updateCommentSQL, p.TenantID, in.ID, text, in.Resolved,
-			unassign, assignee, now()); err != nil {
+			unassign, assignee, at); err != nil {
 			return fmt.Errorf("store: unable to update comment %s: %w", in.ID, err)
 		}
 		c = &out
-		return nil
+		var events []NewEvent
+		if assigns {
+			events = append(events, commentEvent(loupe.EventCommentAssignment, c, p.UserID))
+		}
+		if resolves {
+			events = append(events, commentEvent(loupe.EventCommentResolution, c, p.UserID))
+		}
+		return emitTx(ctx, tx, p.TenantID, at, events...)
 	})
 	if err != nil {
 		return nil, err

@@ -105,24 +105,43 @@ func insertItemsTx(ctx context.Context, tx *sqlx.Tx, tenantID, userID string, at
 		}
 		folders[i] = "{" + strings.Join(in.FolderParents, ",") + "}"
 	}
+	var err error
 	if n == 1 {
 		// One row (an item created, a person, a tenant's folder): plain
 		// values. The arrays cost a REST POST of an item a tenth of its
 		// rate (docs/performance.md).
-		_, err := tx.ExecContext(ctx, insertItemSQL, tenantID, userID, at,
+		_, err = tx.ExecContext(ctx, insertItemSQL, tenantID, userID, at,
 			ids[0], types[0], titles[0], files[0], externalIDs[0], mediaCreated[0], mediaTypes[0],
 			forms[0], formData[0], langs[0], tr[0], tl[0], ce[0], la[0], pe[0], te[0], un[0],
 			owners[0], visible[0], updatable[0], media[0], states[0], sizes[0], folders[0])
+	} else {
+		_, err = tx.ExecContext(ctx, insertItemsSQL, tenantID, userID, at,
+			pq.StringArray(ids), pq.StringArray(types), pq.StringArray(titles), pq.StringArray(files),
+			pq.Array(externalIDs), pq.Array(mediaCreated), pq.Array(mediaTypes),
+			pq.StringArray(forms), pq.StringArray(formData), pq.StringArray(langs),
+			pq.BoolArray(tr), pq.BoolArray(tl), pq.BoolArray(ce), pq.BoolArray(la), pq.BoolArray(pe), pq.BoolArray(te), pq.BoolArray(un),
+			pq.Array(owners), pq.Array(visible), pq.Array(updatable),
+			pq.StringArray(media), pq.StringArray(states), pq.Array(sizes), pq.StringArray(folders))
+	}
+	if err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, insertItemsSQL, tenantID, userID, at,
-		pq.StringArray(ids), pq.StringArray(types), pq.StringArray(titles), pq.StringArray(files),
-		pq.Array(externalIDs), pq.Array(mediaCreated), pq.Array(mediaTypes),
-		pq.StringArray(forms), pq.StringArray(formData), pq.StringArray(langs),
-		pq.BoolArray(tr), pq.BoolArray(tl), pq.BoolArray(ce), pq.BoolArray(la), pq.BoolArray(pe), pq.BoolArray(te), pq.BoolArray(un),
-		pq.Array(owners), pq.Array(visible), pq.Array(updatable),
-		pq.StringArray(media), pq.StringArray(states), pq.Array(sizes), pq.StringArray(folders))
-	return err
+	// Every item made, by whichever way, is announced here.
+	events := make([]NewEvent, n)
+	for i, r := range rows {
+		events[i] = NewEvent{Type: loupe.EventItemCreation, ItemID: r.ID, ActorID: userID,
+			Data: map[string]any{"itemType": r.In.ItemType, "folderIds": nonNil(r.In.FolderParents)}}
+	}
+	return emitTx(ctx, tx, tenantID, at, events...)
+}
+
+// nonNil is list, or an empty list for none (a payload's lists are never
+// null).
+func nonNil[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }
 
 // accessJSON is an access rule as a jsonb value (nil: NULL).

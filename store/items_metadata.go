@@ -107,6 +107,18 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *loupe.Principal, u Me
 		if err := auditTx(ctx, tx, p, u.ItemID, title, loupe.ActionMetadataUpdated, at, diff); err != nil {
 			return err
 		}
+		parts := []loupe.ItemPart{loupe.PartMetadata}
+		if title != cur.Title {
+			parts = append(parts, loupe.PartTitle)
+		}
+		fields := make([]string, len(changes))
+		for i, c := range changes {
+			fields[i] = c.FieldID
+		}
+		if err := emitTx(ctx, tx, p.TenantID, at, itemChange(u.ItemID, p.UserID, parts,
+			"metadataVersion", cur.Version+1, "fields", fields)); err != nil {
+			return err
+		}
 		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, u.ItemID)
 		return err
 	})
@@ -315,7 +327,10 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 				return fmt.Errorf("store: unable to remove timed metadata: %w", err)
 			}
 		}
-		return touchItem(ctx, tx, tenantID, itemID, at)
+		if err := touchItem(ctx, tx, tenantID, itemID, at); err != nil {
+			return err
+		}
+		return emitTx(ctx, tx, tenantID, at, itemChange(itemID, "", []loupe.ItemPart{loupe.PartMetadata}, "timed", true))
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -198,6 +199,9 @@ func (s *Store) SetRelations(ctx context.Context, p *loupe.Principal, itemID, re
 			if err := syncRelationFlags(ctx, tx, p.TenantID, itemID, append(dropped, added...)); err != nil {
 				return err
 			}
+			if err := emitRelationsChangedTx(ctx, tx, p, itemID, relationType, added, dropped); err != nil {
+				return err
+			}
 		}
 		var err error
 		out, err = relationsAfter(ctx, tx, p.TenantID, itemID)
@@ -247,10 +251,26 @@ func (s *Store) DeleteRelation(ctx context.Context, p *loupe.Principal, itemID, 
 		if err := syncRelationFlags(ctx, tx, p.TenantID, itemID, []string{relatedID}); err != nil {
 			return err
 		}
+		if err := emitRelationsChangedTx(ctx, tx, p, itemID, relationType, nil, []string{relatedID}); err != nil {
+			return err
+		}
 		out, err = relationsAfter(ctx, tx, p.TenantID, itemID)
 		return err
 	})
 	return out, err
+}
+
+// emitRelationsChangedTx announces a change of relations to both ends:
+// the item, and each item related or unrelated to it (its incoming
+// relations changed).
+func emitRelationsChangedTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, itemID, relationType string, added, removed []string) error {
+	parts := []loupe.ItemPart{loupe.PartRelations}
+	events := []NewEvent{itemChange(itemID, p.UserID, parts, "relationType", relationType,
+		"added", nonNil(added), "removed", nonNil(removed))}
+	for _, other := range append(slices.Clone(added), removed...) {
+		events = append(events, itemChange(other, p.UserID, parts, "relationType", relationType, "from", itemID))
+	}
+	return emitTx(ctx, tx, p.TenantID, now(), events...)
 }
 
 func lowerAll(ids []string) []string {

@@ -261,8 +261,16 @@ func (s *Store) changeState(ctx context.Context, p *loupe.Principal, id, change 
 			return err
 		}
 		ids := make([]string, len(rows))
+		events := make([]NewEvent, len(rows))
+		typ := map[loupe.AuditAction]loupe.EventType{loupe.ActionDelete: loupe.EventItemDeletion,
+			loupe.ActionUndelete: loupe.EventItemUndeletion}[action]
 		for i, r := range rows {
 			ids[i] = r.ID
+			// Items that went with the one asked for name it.
+			events[i] = NewEvent{Type: typ, ItemID: r.ID, ActorID: p.UserID, Data: map[string]any{"with": id}}
+		}
+		if err := emitTx(ctx, tx, p.TenantID, at, events...); err != nil {
+			return err
 		}
 		switch action {
 		case loupe.ActionDelete:
@@ -332,6 +340,13 @@ func (s *Store) ToggleArchive(ctx context.Context, p *loupe.Principal, id string
 			action = loupe.ActionUnarchiveInitiated
 		}
 		if err := auditTx(ctx, tx, p, id, row.Title, action, at, nil); err != nil {
+			return err
+		}
+		typ := loupe.EventItemArchive
+		if !row.Archived {
+			typ = loupe.EventItemUnarchive
+		}
+		if err := emitTx(ctx, tx, p.TenantID, at, NewEvent{Type: typ, ItemID: id, ActorID: p.UserID}); err != nil {
 			return err
 		}
 		var err error

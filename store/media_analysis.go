@@ -135,11 +135,21 @@ func (s *Store) SetAnalysis(ctx context.Context, tenantID, itemID string, u Anal
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrStaleRun
 		}
+		at := time.Now().UTC()
 		if w := u.Work; w != nil {
 			if _, err := tx.ExecContext(ctx, insertMediaOperationSQL, tenantID, loupe.NewID(), itemID, w.Kind,
-				w.Provider, w.MediaSeconds, w.Outputs, time.Now().UTC()); err != nil {
+				w.Provider, w.MediaSeconds, w.Outputs, at); err != nil {
 				return fmt.Errorf("store: unable to meter analysis: %w", err)
 			}
+		}
+		// A run that ends (whichever way) is announced.
+		switch st, _ := u.State["state"].(string); st {
+		case AnalysisComplete, AnalysisFailed, AnalysisKept, AnalysisNotConfigured:
+			data := map[string]any{"kind": u.Kind, "state": st, "runKey": u.RunKey}
+			if e, ok := u.State["error"].(string); ok && e != "" {
+				data["reason"] = e
+			}
+			return emitTx(ctx, tx, tenantID, at, NewEvent{Type: loupe.EventAnalysisCompletion, ItemID: itemID, Data: data})
 		}
 		return nil
 	})

@@ -61,17 +61,39 @@ var ErrStaleRun = errors.New("store: a newer processing run has claimed the item
 const (
 	// claimProcessingSQL marks a live item as being processed (the run's
 	// key is in the progress, $5).
+	// It announces the start (processingStart) in the same statement.
 	claimProcessingSQL = `
-UPDATE items SET transcoding_state = 'processing',
-    media = COALESCE(media, '{}'::jsonb) || jsonb_build_object('itemState', 'processing',
-        'transcodingBy', $3::text, 'transcodingService', $4::text, 'progressInfo', $5::jsonb)
-WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL
-RETURNING COALESCE(media->>'sourceFileLocation', ''), COALESCE(media->>'ingestSourceStorageId', ''), original_file_name`
+WITH claimed AS (
+    UPDATE items SET transcoding_state = 'processing',
+        media = COALESCE(media, '{}'::jsonb) || jsonb_build_object('itemState', 'processing',
+            'transcodingBy', $3::text, 'transcodingService', $4::text, 'progressInfo', $5::jsonb)
+    WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL
+    RETURNING media, original_file_name
+), announced AS (
+    INSERT INTO events (tenant_id, type, item_id, data)
+    SELECT $1, 'processingStart', $2, jsonb_build_object('runKey', $5::jsonb->>'runKey') FROM claimed
+)
+SELECT COALESCE(media->>'sourceFileLocation', ''), COALESCE(media->>'ingestSourceStorageId', ''), original_file_name
+FROM claimed`
 
-	// progressSQL writes run $3's progress while it holds the item.
+	// progressSQL writes run $3's progress while it holds the item, and
+	// announces it (processingProgress) unless it did within the last
+	// second: at most one progress event per item per second, however
+	// often a run writes.
 	progressSQL = `
-UPDATE items SET media = jsonb_set(media, '{progressInfo}', $4::jsonb)
-WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL AND media->'progressInfo'->>'runKey' = $3`
+WITH written AS (
+    UPDATE items SET media = jsonb_set(media, '{progressInfo}', $4::jsonb)
+    WHERE tenant_id = $1 AND id = $2 AND deleted_on IS NULL AND media->'progressInfo'->>'runKey' = $3
+    RETURNING id
+), announced AS (
+    INSERT INTO events (tenant_id, type, item_id, data)
+    SELECT $1, 'processingProgress', $2, jsonb_strip_nulls(jsonb_build_object('step', $4::jsonb->'step',
+        'percent', $4::jsonb->'percent', 'etaSeconds', $4::jsonb->'etaSeconds'))
+    FROM written
+    WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.tenant_id = $1 AND e.item_id = $2
+        AND e.type = 'processingProgress' AND e.occurred_on > now() - interval '1 second')
+)
+SELECT count(*) FROM written`
 
 	runOfItemSQL = `
 SELECT media->'progressInfo'->>'runKey' AS run_key, COALESCE(media->'generated'->>'prefix', '') AS prefix
@@ -116,6 +138,11 @@ WITH failed AS (
 ), metered AS (
     INSERT INTO media_operations (tenant_id, id, item_id, kind, provider, media_seconds, outputs, done_on, failed)
     SELECT tenant_id, $7, id, $8, $9, 0, 0, $5, true FROM failed
+), announced AS (
+    INSERT INTO events (tenant_id, type, item_id, occurred_on, data)
+    SELECT tenant_id, 'processingFailure', id, $5, jsonb_build_object('reason', $4::jsonb->>'error', 'runKey', $3::text,
+        'createdBy', created_by)
+    FROM failed
 )
 SELECT count(*) FROM failed`
 )
@@ -160,11 +187,11 @@ func (s *Store) WriteProgress(ctx context.Context, tenantID, itemID, runKey stri
 	if err != nil {
 		return err
 	}
-	res, err := s.db.ExecContext(ctx, progressSQL, tenantID, itemID, runKey, string(b))
-	if err != nil {
+	var n int
+	if err := s.db.QueryRowContext(ctx, progressSQL, tenantID, itemID, runKey, string(b)).Scan(&n); err != nil {
 		return fmt.Errorf("store: unable to write progress: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return ErrStaleRun
 	}
 	return nil
@@ -286,6 +313,10 @@ func (s *Store) FinishProcessing(ctx context.Context, tenantID, itemID, runKey s
 			}
 		}
 		if err := meterProcessingTx(ctx, tx, tenantID, itemID, old, r, now); err != nil {
+			return err
+		}
+		if err := emitTx(ctx, tx, tenantID, now, NewEvent{Type: loupe.EventProcessingCompletion, ItemID: itemID,
+			Data: map[string]any{"runKey": runKey, "transcodingState": state, "kind": r.Generated.Kind}}); err != nil {
 			return err
 		}
 		return s.analyseAfterProcessingTx(ctx, tx, tenantID, itemID, r)

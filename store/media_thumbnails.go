@@ -71,7 +71,10 @@ func (s *Store) CreateThumbnail(ctx context.Context, tenantID, itemID string, po
 		if err := tx.GetContext(ctx, &out, upsertThumbnailSQL, tenantID, itemID, positionMs, blobKey, width, height, at); err != nil {
 			return fmt.Errorf("store: unable to write thumbnail: %w", err)
 		}
-		return touchItem(ctx, tx, tenantID, itemID, at)
+		if err := touchItem(ctx, tx, tenantID, itemID, at); err != nil {
+			return err
+		}
+		return emitTx(ctx, tx, tenantID, at, itemChange(itemID, "", []loupe.ItemPart{loupe.PartThumbnail}, "positionMs", positionMs))
 	})
 	if err != nil {
 		return nil, "", err

@@ -160,7 +160,9 @@ func (s *Store) DeleteIngestConfig(ctx context.Context, tenantID, id string) err
 // SetScanState records a scan's state and message; after (when not nil)
 // moves its position and counts (when not nil) replaces its counts.
 func (s *Store) SetScanState(ctx context.Context, tenantID, id, state, message string, after *string, counts *loupe.ScanCounts) error {
-	return setScanState(ctx, s.db, tenantID, id, state, message, after, counts)
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		return setScanState(ctx, tx, tenantID, id, state, message, after, counts)
+	})
 }
 
 type execer interface {
@@ -176,5 +178,15 @@ func setScanState(ctx context.Context, q execer, tenantID, id, state, message st
 	if err != nil {
 		return fmt.Errorf("store: unable to set scan state: %w", err)
 	}
-	return oneRow(res)
+	if err := oneRow(res); err != nil {
+		return err
+	}
+	if state != loupe.ScanComplete && state != loupe.ScanFailed {
+		return nil
+	}
+	data := map[string]any{"ingestStorageConfigId": id, "state": state, "message": message}
+	if counts != nil {
+		data["counts"] = counts
+	}
+	return emitTx(ctx, q, tenantID, now(), NewEvent{Type: loupe.EventIngestScanCompletion, Data: data})
 }

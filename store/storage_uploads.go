@@ -412,7 +412,8 @@ func (s *Store) CompleteUpload(ctx context.Context, c UploadCompletion) (*Upload
 			return fmt.Errorf("store: unable to ask for processing: %w", err)
 		}
 		out = &u
-		return nil
+		return emitTx(ctx, tx, c.TenantID, at, NewEvent{Type: loupe.EventUploadCompletion, ItemID: u.ItemID,
+			ActorID: u.CreatedBy, Data: map[string]any{"uploadId": u.ID, "size": u.Size, "mediaType": c.MediaType}})
 	})
 	return out, err
 }

@@ -1,0 +1,231 @@
+// Package feed is a node's reader of the outbox (docs/events.md): it wakes
+// on the database's notification that a transaction wrote events, and at
+// least every second besides, reads everything committed after its cursor
+// in order, and hands each event to this node's subscribers. A missed
+// notification costs latency, never an event: the cursor, not the
+// notification, says what is new.
+//
+// A subscriber that does not keep up is dropped (its channel closes, Err
+// says why) rather than slowing the node: it resumes from the last event
+// it saw, which the outbox still holds.
+package feed
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Channel is the notification channel the outbox's trigger signals
+// (migrations/00026_events.sql).
+const Channel = "loupe_events"
+
+// PollInterval is the longest the feed goes without reading.
+const PollInterval = time.Second
+
+// batch is how many events one read takes.
+const batch = 500
+
+// ErrSlow ends a subscription whose buffer filled up.
+var ErrSlow = errors.New("the subscriber did not keep up with the events; resume from the last event received")
+
+// Reader is what the feed reads (the store).
+type Reader interface {
+	EventsAfter(ctx context.Context, after loupe.EventCursor, limit int) ([]*store.Event, error)
+	EventsHead(ctx context.Context) (loupe.EventCursor, error)
+}
+
+// Feed reads the outbox for one node.
+type Feed struct {
+	r   Reader
+	log *slog.Logger
+
+	mu     sync.Mutex
+	subs   map[*Subscription]struct{}
+	cursor loupe.EventCursor
+	// started closes once the cursor is set (Run has read the head).
+	started chan struct{}
+	wake    chan struct{}
+}
+
+// New makes a feed; Run starts it.
+func New(r Reader, log *slog.Logger) *Feed {
+	return &Feed{r: r, log: log, subs: map[*Subscription]struct{}{}, started: make(chan struct{}),
+		wake: make(chan struct{}, 1)}
+}
+
+// Subscription receives every event the feed reads after it began.
+type Subscription struct {
+	f   *Feed
+	c   chan *store.Event
+	err error
+}
+
+// Subscribe starts a subscription with room for buffer events waiting.
+// It blocks until the feed has started (so that "after now" is defined)
+// or ctx ends. It answers the cursor it starts after: an event at or
+// before it is not delivered (a resuming caller reads those from the
+// outbox itself).
+func (f *Feed) Subscribe(ctx context.Context, buffer int) (*Subscription, loupe.EventCursor, error) {
+	select {
+	case <-f.started:
+	case <-ctx.Done():
+		return nil, loupe.EventCursor{}, ctx.Err()
+	}
+	s := &Subscription{f: f, c: make(chan *store.Event, buffer)}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.subs[s] = struct{}{}
+	return s, f.cursor, nil
+}
+
+// C is where events arrive; it closes when the subscription ends.
+func (s *Subscription) C() <-chan *store.Event { return s.c }
+
+// Err says why C closed: ErrSlow, or nil after Close.
+func (s *Subscription) Err() error {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	return s.err
+}
+
+// Close ends the subscription.
+func (s *Subscription) Close() { s.f.drop(s, nil) }
+
+func (f *Feed) drop(s *Subscription, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.subs[s]; !ok {
+		return
+	}
+	delete(f.subs, s)
+	s.err = err
+	close(s.c)
+}
+
+// Wake makes the feed read now (the notification does it across nodes).
+func (f *Feed) Wake() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run reads the outbox until ctx ends, starting at its head: listening on
+// Channel through dsn (any node's writes wake it), polling every
+// PollInterval besides.
+func (f *Feed) Run(ctx context.Context, dsn string) {
+	l := pq.NewListener(dsn, 100*time.Millisecond, 5*time.Second, func(ev pq.ListenerEventType, err error) {
+		if ev == pq.ListenerEventConnectionAttemptFailed && ctx.Err() == nil {
+			f.log.Warn("events feed: no notification connection; reading every second", "err", err)
+		}
+	})
+	go func() {
+		<-ctx.Done()
+		l.Close()
+	}()
+	go func() {
+		if err := l.Listen(Channel); err != nil && ctx.Err() == nil {
+			f.log.Warn("events feed: cannot listen; reading every second", "err", err)
+		}
+	}()
+	go func() {
+		for range l.Notify {
+			f.Wake() // nil too (a reconnection): something may have been missed
+		}
+	}()
+	for {
+		head, err := f.r.EventsHead(ctx)
+		if err == nil {
+			f.mu.Lock()
+			f.cursor = head
+			f.mu.Unlock()
+			close(f.started)
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		f.log.Warn("events feed: cannot read the outbox's head; trying again", "err", err)
+		if !sleep(ctx, PollInterval) {
+			return
+		}
+	}
+	tick := time.NewTicker(PollInterval)
+	defer tick.Stop()
+	for {
+		f.read(ctx)
+		select {
+		case <-ctx.Done():
+			f.closeAll()
+			return
+		case <-f.wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// read hands every event after the cursor to the subscribers.
+func (f *Feed) read(ctx context.Context) {
+	for {
+		f.mu.Lock()
+		after := f.cursor
+		f.mu.Unlock()
+		events, err := f.r.EventsAfter(ctx, after, batch)
+		if err != nil {
+			if ctx.Err() == nil {
+				f.log.Warn("events feed: cannot read the outbox", "err", err)
+			}
+			return
+		}
+		if len(events) == 0 {
+			return
+		}
+		f.mu.Lock()
+		f.cursor = events[len(events)-1].Cursor()
+		for s := range f.subs {
+			for _, e := range events {
+				select {
+				case s.c <- e:
+					continue
+				default:
+				}
+				delete(f.subs, s)
+				s.err = ErrSlow
+				close(s.c)
+				break
+			}
+		}
+		f.mu.Unlock()
+		if len(events) < batch {
+			return
+		}
+	}
+}
+
+func (f *Feed) closeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for s := range f.subs {
+		delete(f.subs, s)
+		close(s.c)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
