@@ -31,6 +31,7 @@ type ResolverRoot interface {
 	Attachment() AttachmentResolver
 	Bookmark() BookmarkResolver
 	CommentConnection() CommentConnectionResolver
+	Event() EventResolver
 	Folder() FolderResolver
 	FolderContent() FolderContentResolver
 	FolderEntry() FolderEntryResolver
@@ -272,6 +273,22 @@ type ComplexityRoot struct {
 
 	DeleteStoragePayload struct {
 		ID func(childComplexity int) int
+	}
+
+	Event struct {
+		ActorID    func(childComplexity int) int
+		Data       func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Item       func(childComplexity int) int
+		ItemID     func(childComplexity int) int
+		OccurredOn func(childComplexity int) int
+		Type       func(childComplexity int) int
+	}
+
+	EventPage struct {
+		Events    func(childComplexity int) int
+		HasMore   func(childComplexity int) int
+		NextSince func(childComplexity int) int
 	}
 
 	ExternalIdMatch struct {
@@ -786,6 +803,7 @@ type ComplexityRoot struct {
 		Bookmarks                           func(childComplexity int) int
 		DefaultUploadLocation               func(childComplexity int) int
 		DefinitionChanges                   func(childComplexity int, subjectID *string, from *int, size *int) int
+		Events                              func(childComplexity int, since *string, types []loupe.EventType, itemID *string, first *int) int
 		Folder                              func(childComplexity int, id string) int
 		FolderAncestry                      func(childComplexity int, ids []string) int
 		FolderContent                       func(childComplexity int, folderID string, from *int, size *int, sort *model.FolderContentSort, order *model.SortOrder, after *string) int
@@ -1986,6 +2004,76 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteStoragePayload.ID(childComplexity), true
+
+	case "Event.actorId":
+		if e.ComplexityRoot.Event.ActorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.ActorID(childComplexity), true
+
+	case "Event.data":
+		if e.ComplexityRoot.Event.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Data(childComplexity), true
+
+	case "Event.id":
+		if e.ComplexityRoot.Event.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.ID(childComplexity), true
+
+	case "Event.item":
+		if e.ComplexityRoot.Event.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Item(childComplexity), true
+
+	case "Event.itemId":
+		if e.ComplexityRoot.Event.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.ItemID(childComplexity), true
+
+	case "Event.occurredOn":
+		if e.ComplexityRoot.Event.OccurredOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.OccurredOn(childComplexity), true
+
+	case "Event.type":
+		if e.ComplexityRoot.Event.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Type(childComplexity), true
+
+	case "EventPage.events":
+		if e.ComplexityRoot.EventPage.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventPage.Events(childComplexity), true
+
+	case "EventPage.hasMore":
+		if e.ComplexityRoot.EventPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventPage.HasMore(childComplexity), true
+
+	case "EventPage.nextSince":
+		if e.ComplexityRoot.EventPage.NextSince == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventPage.NextSince(childComplexity), true
 
 	case "ExternalIdMatch.externalId":
 		if e.ComplexityRoot.ExternalIdMatch.ExternalID == nil {
@@ -5062,6 +5150,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.DefinitionChanges(childComplexity, args["subjectId"].(*string), args["from"].(*int), args["size"].(*int)), true
 
+	case "Query.events":
+		if e.ComplexityRoot.Query.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Query_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Events(childComplexity, args["since"].(*string), args["types"].([]loupe.EventType), args["itemId"].(*string), args["first"].(*int)), true
+
 	case "Query.folder":
 		if e.ComplexityRoot.Query.Folder == nil {
 			break
@@ -6926,7 +7026,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6942,6 +7042,7 @@ var sources = []*ast.Source{
 	{Name: "schema/bookmarks.graphqls", Input: sourceData("schema/bookmarks.graphqls"), BuiltIn: false},
 	{Name: "schema/comments.graphqls", Input: sourceData("schema/comments.graphqls"), BuiltIn: false},
 	{Name: "schema/details.graphqls", Input: sourceData("schema/details.graphqls"), BuiltIn: false},
+	{Name: "schema/events.graphqls", Input: sourceData("schema/events.graphqls"), BuiltIn: false},
 	{Name: "schema/folders.graphqls", Input: sourceData("schema/folders.graphqls"), BuiltIn: false},
 	{Name: "schema/generated_media.graphqls", Input: sourceData("schema/generated_media.graphqls"), BuiltIn: false},
 	{Name: "schema/ingest.graphqls", Input: sourceData("schema/ingest.graphqls"), BuiltIn: false},
@@ -7405,6 +7506,38 @@ func (ec *executionContext) childFields_DeleteStoragePayload(ctx context.Context
 		return ec.fieldContext_DeleteStoragePayload_id(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteStoragePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Event_id(ctx, field)
+	case "type":
+		return ec.fieldContext_Event_type(ctx, field)
+	case "occurredOn":
+		return ec.fieldContext_Event_occurredOn(ctx, field)
+	case "itemId":
+		return ec.fieldContext_Event_itemId(ctx, field)
+	case "item":
+		return ec.fieldContext_Event_item(ctx, field)
+	case "actorId":
+		return ec.fieldContext_Event_actorId(ctx, field)
+	case "data":
+		return ec.fieldContext_Event_data(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
+}
+
+func (ec *executionContext) childFields_EventPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "events":
+		return ec.fieldContext_EventPage_events(ctx, field)
+	case "nextSince":
+		return ec.fieldContext_EventPage_nextSince(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_EventPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventPage", field.Name)
 }
 
 func (ec *executionContext) childFields_ExternalIdMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -221,6 +221,14 @@ type DeleteStoragePayload struct {
 	ID string `json:"id"`
 }
 
+type EventPage struct {
+	Events []*store.Event `json:"events"`
+	// Where the next page starts: the last event's id (since itself when the page is empty).
+	NextSince *string `json:"nextSince,omitempty"`
+	// Whether more events are readable now.
+	HasMore bool `json:"hasMore"`
+}
+
 type FolderConnection struct {
 	Edges    []*FolderEdge   `json:"edges"`
 	Nodes    []*store.Folder `json:"nodes"`

@@ -1,0 +1,37 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// visibleEvents keeps the events p may see: all for an admin; for others,
+// those about an item p may see now. Events about no item (a scan
+// finished) are admins'.
+func (r *Resolver) visibleEvents(ctx context.Context, p *loupe.Principal, events []*store.Event) ([]*store.Event, error) {
+	if p.IsAdmin || len(events) == 0 {
+		return events, nil
+	}
+	ids := make([]string, 0, len(events))
+	for _, e := range events {
+		if e.ItemID != nil {
+			ids = append(ids, *e.ItemID)
+		}
+	}
+	acc, err := r.Store.AccessOf(ctx, p, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := events[:0:0]
+	for _, e := range events {
+		if e.ItemID == nil {
+			continue
+		}
+		if a, ok := acc[*e.ItemID]; ok && a.Visible {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
