@@ -40,6 +40,7 @@ type ResolverRoot interface {
 	ItemConnection() ItemConnectionResolver
 	ItemMetadata() ItemMetadataResolver
 	Mutation() MutationResolver
+	Notification() NotificationResolver
 	Query() QueryResolver
 	Relation() RelationResolver
 	StorageLocation() StorageLocationResolver
@@ -702,6 +703,7 @@ type ComplexityRoot struct {
 		DeleteRelation                   func(childComplexity int, input model.DeleteRelationInput) int
 		DeleteStorage                    func(childComplexity int, id string) int
 		DeleteStorageLocation            func(childComplexity int, input model.DeleteStorageLocationInput) int
+		DismissNotifications             func(childComplexity int, ids []string) int
 		GatewayIngestFile                func(childComplexity int, gatewayID string, input model.GatewayIngestFileInput) int
 		IngestFile                       func(childComplexity int, input model.IngestFileInput) int
 		LockUpload                       func(childComplexity int, input model.LockUploadInput) int
@@ -713,6 +715,7 @@ type ComplexityRoot struct {
 		RenameVersion                    func(childComplexity int, input model.RenameVersionInput) int
 		ReplaceBookmarks                 func(childComplexity int, input []*model.BookmarkInput) int
 		ScanIngestStorageConfig          func(childComplexity int, id string) int
+		SendNotification                 func(childComplexity int, input model.SendNotificationInput) int
 		SetBookmarkFolders               func(childComplexity int, folders []*model.BookmarkFolderInput) int
 		SetCustomIcons                   func(childComplexity int, input model.SetCustomIconsInput) int
 		SetFolderMetadata                func(childComplexity int, input model.FolderMetadataInput) int
@@ -721,6 +724,7 @@ type ComplexityRoot struct {
 		StartUpload                      func(childComplexity int, input model.StartUploadInput) int
 		ToggleArchive                    func(childComplexity int, input model.ItemIDInput) int
 		UndeleteItem                     func(childComplexity int, input model.ItemIDInput) int
+		UndismissNotifications           func(childComplexity int, ids []string) int
 		UnlockUpload                     func(childComplexity int, input model.ItemIDInput) int
 		UpdateAttachment                 func(childComplexity int, input loupe.UpdateAttachmentInput) int
 		UpdateBookmark                   func(childComplexity int, id string, input model.BookmarkInput) int
@@ -737,6 +741,24 @@ type ComplexityRoot struct {
 		UpdateTimedMetadata              func(childComplexity int, input model.UpdateTimedMetadataInput) int
 		UpdateTranscript                 func(childComplexity int, input model.UpdateTranscriptInput) int
 		UpdateUserSettings               func(childComplexity int, input loupe.JSON) int
+	}
+
+	Notification struct {
+		CreatedOn func(childComplexity int) int
+		Data      func(childComplexity int) int
+		Dismissed func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Item      func(childComplexity int) int
+		ItemID    func(childComplexity int) int
+		Message   func(childComplexity int) int
+		SenderID  func(childComplexity int) int
+		Title     func(childComplexity int) int
+		Type      func(childComplexity int) int
+	}
+
+	NotificationPage struct {
+		NextToken     func(childComplexity int) int
+		Notifications func(childComplexity int) int
 	}
 
 	OptionList struct {
@@ -821,6 +843,7 @@ type ComplexityRoot struct {
 		Metering                            func(childComplexity int, startDay *int, endDay *int, tenantIds []string) int
 		Node                                func(childComplexity int, id string) int
 		Nodes                               func(childComplexity int, ids []string) int
+		Notifications                       func(childComplexity int, first *int, after *string) int
 		OptionList                          func(childComplexity int, id string) int
 		OptionLists                         func(childComplexity int) int
 		OriginalDownload                    func(childComplexity int, itemID string) int
@@ -880,6 +903,10 @@ type ComplexityRoot struct {
 	SecuritySettings struct {
 		AutoAddUsersToOrganizationGroup func(childComplexity int) int
 		JwksURL                         func(childComplexity int) int
+	}
+
+	SendNotificationResult struct {
+		Sent func(childComplexity int) int
 	}
 
 	SetCustomIconsPayload struct {
@@ -4463,6 +4490,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.DeleteStorageLocation(childComplexity, args["input"].(model.DeleteStorageLocationInput)), true
 
+	case "Mutation.dismissNotifications":
+		if e.ComplexityRoot.Mutation.DismissNotifications == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_dismissNotifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DismissNotifications(childComplexity, args["ids"].([]string)), true
+
 	case "Mutation.gatewayIngestFile":
 		if e.ComplexityRoot.Mutation.GatewayIngestFile == nil {
 			break
@@ -4595,6 +4634,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.ScanIngestStorageConfig(childComplexity, args["id"].(string)), true
 
+	case "Mutation.sendNotification":
+		if e.ComplexityRoot.Mutation.SendNotification == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_sendNotification_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SendNotification(childComplexity, args["input"].(model.SendNotificationInput)), true
+
 	case "Mutation.setBookmarkFolders":
 		if e.ComplexityRoot.Mutation.SetBookmarkFolders == nil {
 			break
@@ -4690,6 +4741,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UndeleteItem(childComplexity, args["input"].(model.ItemIDInput)), true
+
+	case "Mutation.undismissNotifications":
+		if e.ComplexityRoot.Mutation.UndismissNotifications == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_undismissNotifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UndismissNotifications(childComplexity, args["ids"].([]string)), true
 
 	case "Mutation.unlockUpload":
 		if e.ComplexityRoot.Mutation.UnlockUpload == nil {
@@ -4882,6 +4945,90 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateUserSettings(childComplexity, args["input"].(loupe.JSON)), true
+
+	case "Notification.createdOn":
+		if e.ComplexityRoot.Notification.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.CreatedOn(childComplexity), true
+
+	case "Notification.data":
+		if e.ComplexityRoot.Notification.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Data(childComplexity), true
+
+	case "Notification.dismissed":
+		if e.ComplexityRoot.Notification.Dismissed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Dismissed(childComplexity), true
+
+	case "Notification.id":
+		if e.ComplexityRoot.Notification.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ID(childComplexity), true
+
+	case "Notification.item":
+		if e.ComplexityRoot.Notification.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Item(childComplexity), true
+
+	case "Notification.itemId":
+		if e.ComplexityRoot.Notification.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ItemID(childComplexity), true
+
+	case "Notification.message":
+		if e.ComplexityRoot.Notification.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Message(childComplexity), true
+
+	case "Notification.senderId":
+		if e.ComplexityRoot.Notification.SenderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.SenderID(childComplexity), true
+
+	case "Notification.title":
+		if e.ComplexityRoot.Notification.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Title(childComplexity), true
+
+	case "Notification.type":
+		if e.ComplexityRoot.Notification.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Type(childComplexity), true
+
+	case "NotificationPage.nextToken":
+		if e.ComplexityRoot.NotificationPage.NextToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationPage.NextToken(childComplexity), true
+
+	case "NotificationPage.notifications":
+		if e.ComplexityRoot.NotificationPage.Notifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationPage.Notifications(childComplexity), true
 
 	case "OptionList.alternatives":
 		if e.ComplexityRoot.OptionList.Alternatives == nil {
@@ -5351,6 +5498,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 
+	case "Query.notifications":
+		if e.ComplexityRoot.Query.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Query_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Notifications(childComplexity, args["first"].(*int), args["after"].(*string)), true
+
 	case "Query.optionList":
 		if e.ComplexityRoot.Query.OptionList == nil {
 			break
@@ -5661,6 +5820,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SecuritySettings.JwksURL(childComplexity), true
+
+	case "SendNotificationResult.sent":
+		if e.ComplexityRoot.SendNotificationResult.Sent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SendNotificationResult.Sent(childComplexity), true
 
 	case "SetCustomIconsPayload.customIcons":
 		if e.ComplexityRoot.SetCustomIconsPayload.CustomIcons == nil {
@@ -6935,6 +7101,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputReactToCommentInput,
 		ec.unmarshalInputRenameVersionInput,
 		ec.unmarshalInputSecuritySettingsInput,
+		ec.unmarshalInputSendNotificationInput,
 		ec.unmarshalInputSetCustomIconsInput,
 		ec.unmarshalInputSetRelationsInput,
 		ec.unmarshalInputStartUploadInput,
@@ -7026,7 +7193,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7048,6 +7215,7 @@ var sources = []*ast.Source{
 	{Name: "schema/ingest.graphqls", Input: sourceData("schema/ingest.graphqls"), BuiltIn: false},
 	{Name: "schema/items.graphqls", Input: sourceData("schema/items.graphqls"), BuiltIn: false},
 	{Name: "schema/mdfs.graphqls", Input: sourceData("schema/mdfs.graphqls"), BuiltIn: false},
+	{Name: "schema/notifications.graphqls", Input: sourceData("schema/notifications.graphqls"), BuiltIn: false},
 	{Name: "schema/processing.graphqls", Input: sourceData("schema/processing.graphqls"), BuiltIn: false},
 	{Name: "schema/relations.graphqls", Input: sourceData("schema/relations.graphqls"), BuiltIn: false},
 	{Name: "schema/root.graphqls", Input: sourceData("schema/root.graphqls"), BuiltIn: false},
@@ -8278,6 +8446,42 @@ func (ec *executionContext) childFields_MigrateMediaLocationPayload(ctx context.
 	return nil, fmt.Errorf("no field named %q was found under type MigrateMediaLocationPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Notification_id(ctx, field)
+	case "type":
+		return ec.fieldContext_Notification_type(ctx, field)
+	case "title":
+		return ec.fieldContext_Notification_title(ctx, field)
+	case "message":
+		return ec.fieldContext_Notification_message(ctx, field)
+	case "itemId":
+		return ec.fieldContext_Notification_itemId(ctx, field)
+	case "item":
+		return ec.fieldContext_Notification_item(ctx, field)
+	case "senderId":
+		return ec.fieldContext_Notification_senderId(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Notification_createdOn(ctx, field)
+	case "dismissed":
+		return ec.fieldContext_Notification_dismissed(ctx, field)
+	case "data":
+		return ec.fieldContext_Notification_data(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Notification", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "notifications":
+		return ec.fieldContext_NotificationPage_notifications(ctx, field)
+	case "nextToken":
+		return ec.fieldContext_NotificationPage_nextToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationPage", field.Name)
+}
+
 func (ec *executionContext) childFields_OptionList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -8464,6 +8668,14 @@ func (ec *executionContext) childFields_SecuritySettings(ctx context.Context, fi
 		return ec.fieldContext_SecuritySettings_autoAddUsersToOrganizationGroup(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SecuritySettings", field.Name)
+}
+
+func (ec *executionContext) childFields_SendNotificationResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sent":
+		return ec.fieldContext_SendNotificationResult_sent(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SendNotificationResult", field.Name)
 }
 
 func (ec *executionContext) childFields_SetCustomIconsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

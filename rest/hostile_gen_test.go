@@ -241,6 +241,7 @@ type fixtures struct {
 func seed(t *testing.T, a *loupetest.Client) *fixtures {
 	t.Helper()
 	f := &fixtures{user: a.UserID, attachment: "hostile.txt"}
+	a.User(t, "hostile@a.test", []string{"hostile"}, false) // a group to notify
 	f.item = a.CreateItem(t, map[string]any{"title": "Hostile one", "itemType": "video"})
 	f.item2 = a.CreateItem(t, map[string]any{"title": "Hostile two", "itemType": "image"})
 	f.folder = a.CreateItem(t, map[string]any{"title": "Hostile folder", "itemType": "folder"})
@@ -326,6 +327,7 @@ var plausibleFields = map[string]any{
 	"UpdateCommentInput.text":            "edited",
 	"StorageInput.name":                  "Hostile",
 	"GatewayConfigInput.name":            "Hostile",
+	"SendNotificationInput.groups":       []any{"hostile"}, // seed's group
 }
 
 // probedControls are the inputs whose plausible control is left out: a

@@ -317,6 +317,13 @@ var Routes = []Route{
 		Bind: all(queryInt("size", "", "first"), queryString("nextToken", "", "after"),
 			queryOptionalList("filter", "types", "type", "types"),
 			queryString("since", "filter", "since"), queryString("until", "filter", "until"))},
+	// Notifications of the caller (2.28, 4.6; docs/events.md). One
+	// notification by id, or marked, is no path of the spec's (404): read
+	// state is the user setting dismissedNotifications.
+	{Method: "GET", Path: "/prime/api/v1/notifications", Op: "listNotifications", Field: "notifications",
+		Bind: all(queryInt("size", "", "first"), queryString("nextToken", "", "after"))},
+	{Method: "POST", Path: "/prime/api/v1/notifications", Op: "sendNotification", Field: "sendNotification",
+		Bind: requiredBodyAs("input")},
 	// API keys, security settings and the system scope (2.19, 2.27, 4.7,
 	// section 5; docs/security.md).
 	{Method: "GET", Path: "/auth/api/v1/keys", Op: "listApiKeys", Field: "apiKeys"},

@@ -16,6 +16,7 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
+	"github.com/loupe-mam/loupe/internal/events/retention"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
@@ -114,6 +115,10 @@ type Config struct {
 	// UploadSpoolDir holds one part of a tus request body of unknown
 	// length while it arrives (os.TempDir() when empty).
 	UploadSpoolDir string
+	// EventsRetention is how long the outbox keeps events
+	// (LOUPE_EVENTS_RETENTION_DAYS; retention.Default). 0: kept, no
+	// pruning job (tests, whose tables must change only by their requests).
+	EventsRetention time.Duration
 	// PublicURL starts the upload URLs the server answers (the request's
 	// host when empty).
 	PublicURL string
@@ -122,11 +127,12 @@ type Config struct {
 // DefaultConfig is the configuration without any LOUPE_* settings.
 func DefaultConfig() Config {
 	return Config{
-		BodyLimit:      10 << 20,
-		RequestTimeout: 30 * time.Second,
-		GraphQL:        graph.DefaultOptions(),
-		MaxUploadBytes: blob.DefaultMaxUpload,
-		KeyCacheSize:   10000,
+		BodyLimit:       10 << 20,
+		RequestTimeout:  30 * time.Second,
+		GraphQL:         graph.DefaultOptions(),
+		MaxUploadBytes:  blob.DefaultMaxUpload,
+		KeyCacheSize:    10000,
+		EventsRetention: retention.Default,
 		// Twice the cores: one operation's share of the work waits on the
 		// database while another's runs.
 		GraphQLInFlight: 2 * runtime.GOMAXPROCS(0),
@@ -186,6 +192,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		go srv.keys.Listen(ctx, store.DSN(cfg.DatabaseURL), logger)
 		authn.Keys = srv.keys
 	}
+
+	startEvents(ctx, cfg, st, logger)
 
 	r := chi.NewRouter()
 	r.Use(requestLog(logger), recoverPanics)

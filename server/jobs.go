@@ -14,6 +14,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/analysis/engine/sphinx"
 	"github.com/loupe-mam/loupe/internal/analysis/engine/tesseract"
 	analysisworker "github.com/loupe-mam/loupe/internal/analysis/worker"
+	"github.com/loupe-mam/loupe/internal/events/retention"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
@@ -32,7 +33,9 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	// resolvers sealed.
 	river.AddWorker(w, &ingest.ScanWorker{Ingest: svc.ingest, Opts: deps.cfg.IngestScan})
 	river.AddWorker(w, &transfer.MigrateWorker{Store: deps.store, Sources: svc.sources})
-	kinds += 2
+	// The outbox is kept to its retention (docs/events.md).
+	river.AddWorker(w, &retention.Worker{Store: deps.store, Keep: deps.cfg.EventsRetention})
+	kinds += 3
 	// Processing (docs/processing.md) reads originals from and writes
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
@@ -85,6 +88,9 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	}
 	jc := cfg.Jobs
 	jc.Logger = logger
+	if cfg.EventsRetention > 0 {
+		jc.Periodic = append(jc.Periodic, retention.Periodic())
+	}
 	c, err := jobs.New(cfg.JobsDB, w, jc)
 	if err != nil {
 		return nil, err

@@ -80,6 +80,10 @@ func loadConfig() config {
 	// Background work (internal/jobs): 0 = one worker per core and queue,
 	// -1 = this node only serves the API and asks others for the work.
 	c.App.Jobs.Workers = envInt("LOUPE_WORKERS", 0)
+	// The outbox's retention (docs/events.md).
+	if d := envInt("LOUPE_EVENTS_RETENTION_DAYS", 0); d > 0 {
+		c.App.EventsRetention = time.Duration(d) * 24 * time.Hour
+	}
 	c.App.Jobs.PollInterval = envDuration("LOUPE_JOBS_POLL", 0)
 	c.App.Jobs.RescueAfter = envDuration("LOUPE_JOBS_RESCUE_AFTER", 0)
 	c.App.Transcodes = envInt("LOUPE_TRANSCODES", 0)

@@ -469,6 +469,12 @@ type MoveItemInput struct {
 type Mutation struct {
 }
 
+// A page of notifications; nextToken continues it (empty at the end).
+type NotificationPage struct {
+	Notifications []*store.Notification `json:"notifications"`
+	NextToken     string                `json:"nextToken"`
+}
+
 // The tenant's option lists.
 type OptionListCollection struct {
 	Total    int                 `json:"total"`
@@ -565,6 +571,24 @@ type SearchResult struct {
 type SecuritySettingsInput struct {
 	JwksURL                         *string `json:"jwksUrl,omitempty"`
 	AutoAddUsersToOrganizationGroup *bool   `json:"autoAddUsersToOrganizationGroup,omitempty"`
+}
+
+type SendNotificationInput struct {
+	// Defaults to "Message from <sender's email>"; at most 200 bytes.
+	Title *string `json:"title,omitempty"`
+	// At most 2000 bytes.
+	Message string `json:"message"`
+	// An item the notification is about.
+	ItemID *string `json:"itemId,omitempty"`
+	// Users of the tenant.
+	UserIds []string `json:"userIds,omitempty"`
+	// Groups (names) whose members receive it.
+	Groups []string `json:"groups,omitempty"`
+}
+
+type SendNotificationResult struct {
+	// How many users it reached.
+	Sent int `json:"sent"`
 }
 
 type SetCustomIconsInput struct {

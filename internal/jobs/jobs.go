@@ -67,6 +67,8 @@ type Config struct {
 	// empty).
 	NodeID string
 	Logger *slog.Logger
+	// Periodic are the jobs the cluster's leader inserts on a schedule.
+	Periodic []*river.PeriodicJob
 }
 
 func (c Config) withDefaults() Config {
@@ -124,6 +126,7 @@ func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
 		// fetched.
 		SkipUnknownJobCheck: true,
 		FetchOnlyKnownKinds: true,
+		PeriodicJobs:        cfg.Periodic,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)

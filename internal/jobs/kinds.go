@@ -117,3 +117,10 @@ const (
 
 // AnalysisKinds lists the kinds in their order.
 var AnalysisKinds = []string{AnalyzeTranscription, AnalyzeTranslation, AnalyzeTextDetection, AnalyzePersonDetection}
+
+// PruneEventsArgs asks for the outbox's events older than its retention to
+// be deleted (internal/events/retention): a periodic job, on the leader.
+type PruneEventsArgs struct{}
+
+// Kind is the job kind in River's tables.
+func (PruneEventsArgs) Kind() string { return "prune_events" }

@@ -98,6 +98,9 @@ func (a *API) serve(t testing.TB, opts []Option) {
 	cfg.Usage = usage.New(st, cfg.Logger)
 	cfg.Usage.SetFlushInterval(0)
 	t.Cleanup(func() { cfg.Usage.Close(context.Background()) })
+	// No pruning job: a test's tables change only by what it asks for
+	// (pruning is tested in store).
+	cfg.EventsRetention = 0
 	for _, o := range opts {
 		o(&cfg)
 	}
