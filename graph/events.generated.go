@@ -454,6 +454,10 @@ func (ec *executionContext) _EventPage(ctx context.Context, sel ast.SelectionSet
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNEvent2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐEvent(ctx context.Context, sel ast.SelectionSet, v store.Event) graphql.Marshaler {
+	return ec._Event(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNEvent2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Event) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)

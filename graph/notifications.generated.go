@@ -645,6 +645,10 @@ func (ec *executionContext) _SendNotificationResult(ctx context.Context, sel ast
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNNotification2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNotification(ctx context.Context, sel ast.SelectionSet, v store.Notification) graphql.Marshaler {
+	return ec._Notification(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNNotification2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Notification) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)

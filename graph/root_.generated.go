@@ -44,6 +44,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Relation() RelationResolver
 	StorageLocation() StorageLocationResolver
+	Subscription() SubscriptionResolver
 	Thumbnail() ThumbnailResolver
 	Transcript() TranscriptResolver
 	Upload() UploadResolver
@@ -977,6 +978,13 @@ type ComplexityRoot struct {
 		Status     func(childComplexity int) int
 		TenantID   func(childComplexity int) int
 		Type       func(childComplexity int) int
+	}
+
+	Subscription struct {
+		CommentEvents       func(childComplexity int, itemID string, since *string) int
+		ItemEvents          func(childComplexity int, itemID *string, folderID *string, since *string) int
+		ItemProgress        func(childComplexity int, itemID string, since *string) int
+		ViewerNotifications func(childComplexity int) int
 	}
 
 	SystemActivity struct {
@@ -6129,6 +6137,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.StorageManager.Type(childComplexity), true
 
+	case "Subscription.commentEvents":
+		if e.ComplexityRoot.Subscription.CommentEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_commentEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CommentEvents(childComplexity, args["itemId"].(string), args["since"].(*string)), true
+
+	case "Subscription.itemEvents":
+		if e.ComplexityRoot.Subscription.ItemEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_itemEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ItemEvents(childComplexity, args["itemId"].(*string), args["folderId"].(*string), args["since"].(*string)), true
+
+	case "Subscription.itemProgress":
+		if e.ComplexityRoot.Subscription.ItemProgress == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_itemProgress_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ItemProgress(childComplexity, args["itemId"].(string), args["since"].(*string)), true
+
+	case "Subscription.viewerNotifications":
+		if e.ComplexityRoot.Subscription.ViewerNotifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.ViewerNotifications(childComplexity), true
+
 	case "SystemActivity.events":
 		if e.ComplexityRoot.SystemActivity.Events == nil {
 			break
@@ -7162,6 +7213,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
 			data.MarshalGQL(&buf)
 
 			return &graphql.Response{

@@ -1,11 +1,16 @@
 package graph
 
 import (
+	"net/http"
+	"time"
+
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/gorilla/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/validator/core"
 	"github.com/vektah/gqlparser/v2/validator/rules"
@@ -34,7 +39,27 @@ type Options struct {
 	// field: the generated code's direct answer for leaves steps aside
 	// (fieldsIntercepted, overrides.go).
 	Extensions []graphql.HandlerExtension
+	// Streams configure the Stream form (subscriptions over WebSocket and
+	// SSE; nil: no Stream).
+	Streams *StreamOptions
 }
+
+// StreamOptions are what the Stream form needs beyond the limits.
+type StreamOptions struct {
+	// Init authenticates a WebSocket from its connection_init payload
+	// (graphql-transport-ws); SSE requests are authenticated by their
+	// headers before they reach the engine.
+	Init transport.WebsocketInitFunc
+	// CheckOrigin admits a WebSocket's Origin (the same origin, or one the
+	// operator allows; browsers send no CORS preflight for WebSockets).
+	CheckOrigin func(*http.Request) bool
+	// Extensions are the Stream form's own (per-event loaders).
+	Extensions []graphql.HandlerExtension
+}
+
+// keepAlive is how often an idle stream is pinged: under the 30-60 s idle
+// timeouts of common proxies.
+const keepAlive = 15 * time.Second
 
 // DefaultOptions are the limits Loupe runs with unless configured otherwise.
 func DefaultOptions() Options {
@@ -49,12 +74,15 @@ func DefaultOptions() Options {
 	}
 }
 
-// Engine is the one executor configuration, in the two forms it is used:
-// Exec runs stored documents in-process (REST), HTTP serves /graphql.
-// Both share the query cache, limits, error presenter and recovery.
+// Engine is the one executor configuration, in the forms it is used:
+// Exec runs stored documents in-process (REST), HTTP serves /graphql,
+// Stream serves /graphql's long-lived connections (subscriptions over
+// WebSocket and SSE). All share the query cache, limits, error presenter
+// and recovery.
 type Engine struct {
-	Exec *executor.Executor
-	HTTP *handler.Server
+	Exec   *executor.Executor
+	HTTP   *handler.Server
+	Stream *handler.Server
 }
 
 // configurable is what executor.Executor and handler.Server both offer.
@@ -72,7 +100,12 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 	es = hidePrivate(es) // @private fields answer but are not shown (private.go)
 	cache := lru.New[*ast.QueryDocument](opt.QueryCacheSize)
 	e := &Engine{Exec: executor.New(es), HTTP: handler.New(es)}
-	for _, c := range []configurable{e.Exec, e.HTTP} {
+	forms := []configurable{e.Exec, e.HTTP}
+	if opt.Streams != nil {
+		e.Stream = handler.New(es)
+		forms = append(forms, e.Stream)
+	}
+	for _, c := range forms {
 		c.SetQueryCache(cache)
 		c.SetErrorPresenter(PresentError)
 		c.SetRecoverFunc(Recover)
@@ -93,6 +126,22 @@ func NewEngine(es graphql.ExecutableSchema, opt Options) *Engine {
 	if !opt.Introspection {
 		e.Exec.SetDefaultRulesFn(quietRules)
 		e.HTTP.SetValidationRulesFn(quietRules)
+		if e.Stream != nil {
+			e.Stream.SetValidationRulesFn(quietRules)
+		}
+	}
+	if so := opt.Streams; so != nil {
+		e.Stream.Use(extension.FixedComplexityLimit(opt.ComplexityLimit))
+		for _, x := range so.Extensions {
+			e.Stream.Use(x)
+		}
+		e.Stream.AddTransport(transport.Websocket{
+			Upgrader:              websocket.Upgrader{CheckOrigin: so.CheckOrigin},
+			InitFunc:              so.Init,
+			InitTimeout:           10 * time.Second,
+			KeepAlivePingInterval: keepAlive,
+		})
+		e.Stream.AddTransport(transport.SSE{KeepAlivePingInterval: keepAlive})
 	}
 	// The complexity limit guards against arbitrary documents. REST runs
 	// only the stored ones, fixed and validated in tests, whose page sizes

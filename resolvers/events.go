@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"slices"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/store"
@@ -9,8 +10,12 @@ import (
 
 // visibleEvents keeps the events p may see: all for an admin; for others,
 // those about an item p may see now. Events about no item (a scan
-// finished) are admins'.
+// finished) are admins'; a notification event is its recipient's.
 func (r *Resolver) visibleEvents(ctx context.Context, p *loupe.Principal, events []*store.Event) ([]*store.Event, error) {
+	// A notification is its recipient's alone, whoever reads.
+	events = slices.DeleteFunc(slices.Clone(events), func(e *store.Event) bool {
+		return e.Type == loupe.EventNotification && recipientOf(e) != p.UserID
+	})
 	if p.IsAdmin || len(events) == 0 {
 		return events, nil
 	}

@@ -7,6 +7,8 @@ package resolvers
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
@@ -61,6 +63,77 @@ func (r *queryResolver) Events(ctx context.Context, since *string, types []loupe
 		return nil, err
 	}
 	return &model.EventPage{Events: shown, NextSince: &next, HasMore: more}, nil
+}
+
+func (r *subscriptionResolver) ItemEvents(ctx context.Context, itemID *string, folderID *string, since *string) (<-chan *store.Event, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case (itemID == nil) == (folderID == nil):
+		return nil, loupe.Invalid("give itemId or folderId, one of the two")
+	case itemID != nil:
+		if err := auth.Item(ctx, r.Store, p, *itemID, false, loupe.NotFound()); err != nil {
+			return nil, err
+		}
+		return r.eventStream(ctx, p, since, eventFilter{itemID: strings.ToLower(*itemID)})
+	}
+	if _, err := r.Store.Folder(ctx, p, *folderID); err != nil {
+		return nil, err
+	}
+	return r.eventStream(ctx, p, since, eventFilter{folderID: strings.ToLower(*folderID)})
+}
+
+func (r *subscriptionResolver) ItemProgress(ctx context.Context, itemID string, since *string) (<-chan *store.Event, error) {
+	p, err := r.onItem(ctx, itemID, false, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	return r.eventStream(ctx, p, since, eventFilter{itemID: strings.ToLower(itemID), types: []loupe.EventType{
+		loupe.EventProcessingStart, loupe.EventProcessingProgress, loupe.EventProcessingCompletion, loupe.EventProcessingFailure}})
+}
+
+func (r *subscriptionResolver) CommentEvents(ctx context.Context, itemID string, since *string) (<-chan *store.Event, error) {
+	p, err := r.onItem(ctx, itemID, false, loupe.NotFound())
+	if err != nil {
+		return nil, err
+	}
+	return r.eventStream(ctx, p, since, eventFilter{itemID: strings.ToLower(itemID), types: []loupe.EventType{
+		loupe.EventCommentCreation, loupe.EventCommentAssignment, loupe.EventCommentResolution}})
+}
+
+func (r *subscriptionResolver) ViewerNotifications(ctx context.Context) (<-chan *store.Notification, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	events, err := r.eventStream(ctx, p, nil, eventFilter{userID: p.UserID, types: []loupe.EventType{loupe.EventNotification}})
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan *store.Notification)
+	go func() {
+		defer close(out)
+		for e := range events {
+			var n *store.Notification // nil: the stream's error
+			if e != nil {
+				var d struct {
+					ID string `json:"notificationId"`
+				}
+				json.Unmarshal(e.Data, &d) //nolint:errcheck // the outbox holds JSON objects
+				if n, err = r.Store.NotificationOf(ctx, p, d.ID); err != nil {
+					continue // pruned or gone meanwhile
+				}
+			}
+			select {
+			case out <- n:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
 }
 
 func (r *Resolver) Event() graph.EventResolver { return &eventResolver{r} }

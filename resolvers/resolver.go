@@ -6,6 +6,8 @@ package resolvers
 import (
 	"context"
 
+	"github.com/loupe-mam/loupe/internal/events/feed"
+
 	"github.com/loupe-mam/loupe/internal/analysis/transcripts"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
@@ -37,6 +39,9 @@ type Resolver struct {
 	// Uploads creates and reads resumable uploads (nil without a file
 	// store).
 	Uploads *upload.Service
+	// Feed is this node's reader of the outbox, which subscriptions listen
+	// to (nil: subscriptions are refused; docs/events.md).
+	Feed *feed.Feed
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

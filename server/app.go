@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/gorilla/websocket"
 
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
@@ -182,10 +183,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		Resolvers:  res,
 		Complexity: graph.Complexity(),
 	})
-	engine := graph.NewEngine(es, cfg.GraphQL)
 	srv := &Server{}
 	authn := &auth.Authenticator{Keys: st, Uses: st, Tokens: &auth.Tokens{Store: st, Options: jwtOpt},
 		KeyHeaders: cfg.APIKeyHeaders}
+	gopt := cfg.GraphQL
+	gopt.Streams = streamOptions(authn, st, cfg.CORSOrigins)
+	engine := graph.NewEngine(es, gopt)
 	if cfg.DatabaseURL != "" {
 		srv.keys = auth.NewKeyCache(st, cfg.KeyCacheSize)
 		st.OnAuthChange(srv.keys.InvalidateUser)
@@ -193,7 +196,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		authn.Keys = srv.keys
 	}
 
-	startEvents(ctx, cfg, st, logger)
+	res.Feed = startEvents(ctx, cfg, st, logger)
 
 	r := chi.NewRouter()
 	r.Use(requestLog(logger), recoverPanics)
@@ -244,8 +247,24 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	api.Get(playground.Path+"/*", pg.ServeHTTP)
 
 	perRequest := loaders.Middleware(st)
-	api.With(checkURL(writeGraphQLError), bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), perRequest,
-		admit(cfg.GraphQLInFlight, writeGraphQLError)).Handle("/graphql", engine.HTTP)
+	plain := chi.Chain(capBody(cfg.BodyLimit), timeout(cfg.RequestTimeout), checkURL(writeGraphQLError),
+		bufferBody(cfg.BodyLimit), authenticate(authn, writeGraphQLError), countUsers(rec), perRequest,
+		admit(cfg.GraphQLInFlight, writeGraphQLError)).Handler(engine.HTTP)
+	// Streams (streams.go): a WebSocket authenticates in its first
+	// message, SSE by its headers; neither is timed out.
+	sockets := chi.Chain(checkURL(writeGraphQLError)).Handler(engine.Stream)
+	events := chi.Chain(capBody(cfg.BodyLimit), checkURL(writeGraphQLError), authenticate(authn, writeGraphQLError),
+		countUsers(rec)).Handler(engine.Stream)
+	r.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		switch {
+		case websocket.IsWebSocketUpgrade(req):
+			sockets.ServeHTTP(w, req)
+		case isStream(req):
+			events.ServeHTTP(w, req)
+		default:
+			plain.ServeHTTP(w, req)
+		}
+	}))
 	rest.Mount(api, engine.Exec, checkURL(rest.WriteError), refuseDeclaredLarge(cfg.BodyLimit, rest.WriteError), authenticate(authn, rest.WriteError),
 		countUsers(rec), perRequest)
 	srv.Handler = r

@@ -228,3 +228,35 @@ func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error
 		}
 	}
 }
+
+// eventAccessSQL: whether the principal may see the item now, and whether
+// it sits in folder $5 (NULL: no folder asked).
+var eventAccessSQL = `
+SELECT ` + visibleSQL("i", 3, 4) + ` AS visible,
+       $5::uuid IS NULL OR $5::uuid = ANY (i.folder_ids) AS in_folder
+FROM items i WHERE i.tenant_id = $1 AND i.id = $2`
+
+// EventAccess answers whether p may see an event's item now and, when
+// folderID is given, whether the item sits in that folder: what a live
+// subscription checks before delivering each event.
+func (s *Store) EventAccess(ctx context.Context, p *loupe.Principal, itemID, folderID string) (visible, inFolder bool, err error) {
+	if !loupe.ValidID(itemID) {
+		return false, false, nil
+	}
+	var folder any
+	if folderID != "" {
+		folder = folderID
+	}
+	var row struct {
+		Visible  bool `db:"visible"`
+		InFolder bool `db:"in_folder"`
+	}
+	err = s.getPrepared(ctx, &row, eventAccessSQL, p.TenantID, itemID, p.UserID, aclTokens(p), folder)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("store: unable to check an event's access: %w", err)
+	}
+	return row.Visible, row.InFolder, nil
+}

@@ -354,3 +354,16 @@ func (s *Store) DismissNotifications(ctx context.Context, p *loupe.Principal, id
 	}
 	return out, nil
 }
+
+// NotificationOf reads one of the principal's notifications (ENOTFOUND
+// when it is not theirs).
+func (s *Store) NotificationOf(ctx context.Context, p *loupe.Principal, id string) (*Notification, error) {
+	var out []*Notification
+	if err := s.db.SelectContext(ctx, &out, notificationsByIDSQL, p.TenantID, p.UserID, stringArray(validIDs([]string{id}))); err != nil {
+		return nil, fmt.Errorf("store: unable to read notification: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, loupe.NotFound()
+	}
+	return out[0], nil
+}

@@ -705,6 +705,9 @@ type StorageManager struct {
 	Message *string `json:"message,omitempty"`
 }
 
+type Subscription struct {
+}
+
 // A page of system activity ({events}); nextToken continues it (null at the end).
 type SystemActivity struct {
 	Events    []*store.ActivityEvent `json:"events"`

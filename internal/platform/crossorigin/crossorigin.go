@@ -131,3 +131,19 @@ func Middleware(origins, keyHeaders []string) func(http.Handler) http.Handler {
 	})
 	return c.Handler
 }
+
+// Allows is whether origins (ParseOrigins) allow origin: what a WebSocket,
+// which browsers open without a preflight, is checked against.
+func Allows(origins []string, origin string) bool {
+	origin = strings.ToLower(origin)
+	for _, o := range origins {
+		if o == Any || o == origin {
+			return true
+		}
+		if pre, suf, ok := strings.Cut(o, "*"); ok && len(origin) > len(pre)+len(suf) &&
+			strings.HasPrefix(origin, pre) && strings.HasSuffix(origin, suf) {
+			return true
+		}
+	}
+	return false
+}

@@ -40,6 +40,7 @@ type browserSummary struct {
 		GraphqlRequests   int
 		WithWrongKey      int
 	}
+	Subscription  string
 	OffHost       []string
 	CSPViolations []string `json:"cspViolations"`
 	PageErrors    []string
@@ -63,7 +64,8 @@ type graphqlAnswer struct {
 
 // The playground in a real browser that can reach nothing but the server:
 // it loads, takes the key from the fragment, runs the default query with it,
-// remembers it for the next page, and asks again when a key is refused.
+// runs a subscription that shows changes as they happen, remembers the key
+// for the next page, and asks again when a key is refused.
 func TestPlaygroundInBrowser(t *testing.T) {
 	chromium := webtest.Chromium(t)
 	api := loupetest.New(t)
@@ -77,7 +79,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if shot == "" {
 		shot = filepath.Join(t.TempDir(), "playground.png")
 	}
-	out := webtest.Node(t, 3*time.Minute, "testdata/browser.cjs", nil, api.URL, c.Key, chromium, title, shot)
+	out := webtest.Node(t, 3*time.Minute, "testdata/browser.cjs", nil, api.URL, c.Key, chromium, title, shot, id)
 	var s browserSummary
 	if err := json.Unmarshal(out, &s); err != nil {
 		t.Fatalf("browser.cjs printed no summary (%v):\n%s", err, out)
@@ -107,6 +109,13 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	// Introspection and the query, every one with the key.
 	if f.GraphqlRequests < 2 || f.WithKey != f.GraphqlRequests {
 		t.Errorf("%d of %d requests to /graphql carried the key", f.WithKey, f.GraphqlRequests)
+	}
+
+	// The subscription showed each change as it came (browser.cjs waits for
+	// the first, then the second), the last one now, with its item.
+	sub := s.Subscription
+	if !strings.Contains(sub, `"metadataVersion": 3`) || !strings.Contains(sub, `"itemChange"`) || !strings.Contains(sub, title) {
+		t.Errorf("the subscription's result pane: %q", sub)
 	}
 
 	st := s.Stored

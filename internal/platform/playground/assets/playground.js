@@ -92,13 +92,76 @@
   var fetcher = null;
   var root = ReactDOM.createRoot(el.graphiql);
 
+  // operationOf is the kind of the operation params run: the one named, or
+  // the document's only one ("query" for the shorthand `{ … }`, and when
+  // it cannot tell).
+  function operationOf(params) {
+    var src = (params.query || '').replace(/#[^\n\r]*/g, '').replace(/"(?:[^"\\]|\\.)*"/g, '""');
+    var re = /(^|[\s}])(query|mutation|subscription)\b\s*([_A-Za-z][_0-9A-Za-z]*)?/g;
+    var m, all = [], named = [];
+    while ((m = re.exec(src))) {
+      all.push(m[2]);
+      if (m[3] === params.operationName) named.push(m[2]);
+    }
+    if (named.length === 1) return named[0];
+    // A name the document no longer has (GraphiQL keeps the last one
+    // when the editor's text is replaced): its only operation is meant.
+    if (all.length === 1) {
+      delete params.operationName;
+      return all[0];
+    }
+    return 'query';
+  }
+
+  // subscribe runs a subscription over Server-Sent Events (the
+  // graphql-sse protocol, distinct connections): each `next` event is one
+  // result for GraphiQL; `complete` or the end of the stream ends it.
+  async function* subscribe(params, headers) {
+    var res = await fetch(GRAPHQL_URL, {
+      method: 'POST', body: JSON.stringify(params), credentials: 'omit',
+      headers: Object.assign({}, headers, { Accept: 'text/event-stream' })
+    });
+    if (!res.ok || !res.body) {
+      yield { errors: [{ message: 'HTTP ' + res.status + ': ' + (await res.text()) }] };
+      return;
+    }
+    var reader = res.body.getReader();
+    var decoder = new TextDecoder();
+    var buf = '';
+    try {
+      for (;;) {
+        var chunk = await reader.read();
+        if (chunk.done) return;
+        buf += decoder.decode(chunk.value, { stream: true });
+        var end;
+        while ((end = buf.indexOf('\n\n')) >= 0) {
+          var block = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          var event = 'message', data = '';
+          block.split('\n').forEach(function (line) {
+            if (line.indexOf('event:') === 0) event = line.slice(6).trim();
+            else if (line.indexOf('data:') === 0) data += line.slice(5).trim();
+          });
+          if (event === 'complete') return;
+          if (event === 'next' && data) yield JSON.parse(data);
+        }
+      }
+    } finally {
+      reader.cancel().catch(function () {});
+    }
+  }
+
   // makeFetcher sends GraphiQL's requests with key. Headers typed into
   // GraphiQL's headers editor come on top (to try another credential).
+  // Subscriptions stream their results as they come (subscribe).
   function makeFetcher(key) {
     return async function (params, opts) {
       var headers = Object.assign(
         { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: 'Bearer ' + key },
         (opts && opts.headers) || {});
+      if (operationOf(params) === 'subscription') {
+        return subscribe(params, headers);
+      }
       var res = await fetch(GRAPHQL_URL, {
         method: 'POST', headers: headers, body: JSON.stringify(params), credentials: 'omit'
       });

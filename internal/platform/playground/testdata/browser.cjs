@@ -3,15 +3,15 @@
 // the fragment or its form, and send it on every request. Run by
 // browser_test.go:
 //
-//   node browser.cjs <base URL> <API key> <chromium> <item title> <screenshot.png>
+//   node browser.cjs <base URL> <API key> <chromium> <item title> <screenshot.png> <item id>
 //
 // Prints a JSON summary on stdout; a failed wait throws (exit 1).
 'use strict';
 const { chromium } = require('playwright-core');
 
-const [base, apiKey, executablePath, title, screenshot] = process.argv.slice(2);
-if (!screenshot) {
-  console.error('usage: browser.cjs <base URL> <API key> <chromium> <item title> <screenshot.png>');
+const [base, apiKey, executablePath, title, screenshot, itemID] = process.argv.slice(2);
+if (!itemID) {
+  console.error('usage: browser.cjs <base URL> <API key> <chromium> <item title> <screenshot.png> <item id>');
   process.exit(2);
 }
 const STORAGE_KEY = 'loupe.playground.apiKey';
@@ -126,6 +126,33 @@ async function main() {
       graphqlRequests: sent1.length,
       withKey: sent1.filter((h) => h === 'Bearer ' + apiKey).length,
     };
+
+    // 1b. A subscription typed into the editor streams its events into the
+    // result pane as the item changes (a change made by another client).
+    const setQuery = (q) => page.evaluate((q) => {
+      const cm = document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror;
+      const was = cm.getValue();
+      cm.setValue(q);
+      return was;
+    }, q);
+    const defaultQuery = await setQuery(`subscription { itemEvents(itemId: "${itemID}") { type data item { title } } }`);
+    await page.locator('.graphiql-execute-button').click();
+    await new Promise((r) => setTimeout(r, 1000)); // subscribed
+    for (const notes of ['first', 'second']) {
+      const res = await fetch(base + '/graphql', { method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer ' + apiKey },
+        body: JSON.stringify({ query: 'mutation($in: UpdateItemMetadataInput!) { updateItemMetadata(input: $in) { item { id } } }',
+          variables: { in: { id: itemID, metadataDelta: { formData: { notes } } } } }) });
+      if (!res.ok) throw new Error('the change failed: ' + res.status);
+      const want = '"metadataVersion": ' + (notes === 'first' ? 2 : 3);
+      await page.waitForFunction((v) => (document.querySelector('.graphiql-response') || {}).textContent?.includes(v), want)
+        .catch(async (e) => {
+          throw new Error(e.message + '; the result pane: ' + await page.locator('.graphiql-response').innerText());
+        });
+    }
+    summary.subscription = await page.locator('.graphiql-response').innerText();
+    await page.locator('.graphiql-execute-button').click(); // stops it
+    await setQuery(defaultQuery); // what the next page finds in the stored tab
 
     // 2. Another page of the same browser: the stored key, no question.
     const page2 = await ctx.newPage();
