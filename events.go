@@ -34,6 +34,9 @@ const (
 	EventIngestScanCompletion EventType = "ingestScanCompletion"
 
 	EventNotification EventType = "notification"
+	// EventWebhookDisabling: a hook was disabled (410, or every attempt of
+	// a message failed); its creator is notified.
+	EventWebhookDisabling EventType = "webhookDisabling"
 )
 
 // EventTypes lists every type, in the order above.
@@ -41,7 +44,7 @@ var EventTypes = []EventType{
 	EventItemCreation, EventItemChange, EventItemDeletion, EventItemUndeletion, EventItemArchive, EventItemUnarchive,
 	EventProcessingStart, EventProcessingProgress, EventProcessingCompletion, EventProcessingFailure,
 	EventAnalysisCompletion, EventCommentCreation, EventCommentAssignment, EventCommentResolution,
-	EventUploadCompletion, EventIngestScanCompletion, EventNotification,
+	EventUploadCompletion, EventIngestScanCompletion, EventNotification, EventWebhookDisabling,
 }
 
 // ParseEventType validates a type given by a client.

@@ -545,4 +545,20 @@ func (ec *executionContext) marshalOEventType2ᚕgithubᚗcomᚋloupeᚑmamᚋlo
 	return ret
 }
 
+func (ec *executionContext) unmarshalOEventType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐEventType(ctx context.Context, v any) (*loupe.EventType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(loupe.EventType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEventType2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚐEventType(ctx context.Context, sel ast.SelectionSet, v *loupe.EventType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 // endregion ***************************** type.gotpl *****************************

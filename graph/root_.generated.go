@@ -49,6 +49,7 @@ type ResolverRoot interface {
 	Transcript() TranscriptResolver
 	Upload() UploadResolver
 	Viewer() ViewerResolver
+	Webhook() WebhookResolver
 }
 
 type DirectiveRoot struct {
@@ -691,6 +692,7 @@ type ComplexityRoot struct {
 		CreateStorage                    func(childComplexity int, input model.StorageInput) int
 		CreateStorageLocation            func(childComplexity int, input model.StorageLocationInput) int
 		CreateThumbnail                  func(childComplexity int, input model.CreateThumbnailInput) int
+		CreateWebhook                    func(childComplexity int, input loupe.WebhookInput) int
 		DeleteAPIKey                     func(childComplexity int, keyID string) int
 		DeleteAttachment                 func(childComplexity int, input model.DeleteAttachmentInput) int
 		DeleteBookmark                   func(childComplexity int, id string) int
@@ -704,6 +706,7 @@ type ComplexityRoot struct {
 		DeleteRelation                   func(childComplexity int, input model.DeleteRelationInput) int
 		DeleteStorage                    func(childComplexity int, id string) int
 		DeleteStorageLocation            func(childComplexity int, input model.DeleteStorageLocationInput) int
+		DeleteWebhook                    func(childComplexity int, id string) int
 		DismissNotifications             func(childComplexity int, ids []string) int
 		GatewayIngestFile                func(childComplexity int, gatewayID string, input model.GatewayIngestFileInput) int
 		IngestFile                       func(childComplexity int, input model.IngestFileInput) int
@@ -715,6 +718,8 @@ type ComplexityRoot struct {
 		RemoveItemFromFolder             func(childComplexity int, input model.ItemFolderInput) int
 		RenameVersion                    func(childComplexity int, input model.RenameVersionInput) int
 		ReplaceBookmarks                 func(childComplexity int, input []*model.BookmarkInput) int
+		ReplayWebhookDelivery            func(childComplexity int, webhookID string, deliveryID string) int
+		RotateWebhookSecret              func(childComplexity int, id string) int
 		ScanIngestStorageConfig          func(childComplexity int, id string) int
 		SendNotification                 func(childComplexity int, input model.SendNotificationInput) int
 		SetBookmarkFolders               func(childComplexity int, folders []*model.BookmarkFolderInput) int
@@ -742,6 +747,7 @@ type ComplexityRoot struct {
 		UpdateTimedMetadata              func(childComplexity int, input model.UpdateTimedMetadataInput) int
 		UpdateTranscript                 func(childComplexity int, input model.UpdateTranscriptInput) int
 		UpdateUserSettings               func(childComplexity int, input loupe.JSON) int
+		UpdateWebhook                    func(childComplexity int, id string, input loupe.WebhookInput) int
 	}
 
 	Notification struct {
@@ -866,6 +872,9 @@ type ComplexityRoot struct {
 		UploadLocations                     func(childComplexity int) int
 		UserStatus                          func(childComplexity int) int
 		Viewer                              func(childComplexity int) int
+		Webhook                             func(childComplexity int, id string) int
+		WebhookDeliveries                   func(childComplexity int, webhookID string, first *int, after *string) int
+		Webhooks                            func(childComplexity int) int
 	}
 
 	Reaction struct {
@@ -1183,6 +1192,55 @@ type ComplexityRoot struct {
 		IsAdmin   func(childComplexity int) int
 		Settings  func(childComplexity int) int
 		TenantID  func(childComplexity int) int
+	}
+
+	Webhook struct {
+		Condition      func(childComplexity int) int
+		CreatedBy      func(childComplexity int) int
+		CreatedOn      func(childComplexity int) int
+		DisabledReason func(childComplexity int) int
+		Enabled        func(childComplexity int) int
+		Headers        func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Label          func(childComplexity int) int
+		ModifiedOn     func(childComplexity int) int
+		Protected      func(childComplexity int) int
+		Type           func(childComplexity int) int
+		URL            func(childComplexity int) int
+	}
+
+	WebhookConditionRecord struct {
+		Criteria func(childComplexity int) int
+		ItemType func(childComplexity int) int
+	}
+
+	WebhookDelivery struct {
+		Answer      func(childComplexity int) int
+		Attempt     func(childComplexity int) int
+		AttemptedOn func(childComplexity int) int
+		DurationMs  func(childComplexity int) int
+		Error       func(childComplexity int) int
+		EventType   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		MessageID   func(childComplexity int) int
+		Payload     func(childComplexity int) int
+		Status      func(childComplexity int) int
+		Succeeded   func(childComplexity int) int
+	}
+
+	WebhookDeliveryPage struct {
+		Deliveries func(childComplexity int) int
+		NextToken  func(childComplexity int) int
+	}
+
+	WebhookHeaderRecord struct {
+		HeaderField func(childComplexity int) int
+		HeaderValue func(childComplexity int) int
+	}
+
+	WebhookWithSecret struct {
+		Secret  func(childComplexity int) int
+		Webhook func(childComplexity int) int
 	}
 }
 
@@ -4342,6 +4400,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.CreateThumbnail(childComplexity, args["input"].(model.CreateThumbnailInput)), true
 
+	case "Mutation.createWebhook":
+		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(loupe.WebhookInput)), true
+
 	case "Mutation.deleteApiKey":
 		if e.ComplexityRoot.Mutation.DeleteAPIKey == nil {
 			break
@@ -4498,6 +4568,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.DeleteStorageLocation(childComplexity, args["input"].(model.DeleteStorageLocationInput)), true
 
+	case "Mutation.deleteWebhook":
+		if e.ComplexityRoot.Mutation.DeleteWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["id"].(string)), true
+
 	case "Mutation.dismissNotifications":
 		if e.ComplexityRoot.Mutation.DismissNotifications == nil {
 			break
@@ -4629,6 +4711,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplaceBookmarks(childComplexity, args["input"].([]*model.BookmarkInput)), true
+
+	case "Mutation.replayWebhookDelivery":
+		if e.ComplexityRoot.Mutation.ReplayWebhookDelivery == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replayWebhookDelivery_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["webhookId"].(string), args["deliveryId"].(string)), true
+
+	case "Mutation.rotateWebhookSecret":
+		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateWebhookSecret_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["id"].(string)), true
 
 	case "Mutation.scanIngestStorageConfig":
 		if e.ComplexityRoot.Mutation.ScanIngestStorageConfig == nil {
@@ -4953,6 +5059,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateUserSettings(childComplexity, args["input"].(loupe.JSON)), true
+
+	case "Mutation.updateWebhook":
+		if e.ComplexityRoot.Mutation.UpdateWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["id"].(string), args["input"].(loupe.WebhookInput)), true
 
 	case "Notification.createdOn":
 		if e.ComplexityRoot.Notification.CreatedOn == nil {
@@ -5709,6 +5827,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+
+	case "Query.webhook":
+		if e.ComplexityRoot.Query.Webhook == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Webhook(childComplexity, args["id"].(string)), true
+
+	case "Query.webhookDeliveries":
+		if e.ComplexityRoot.Query.WebhookDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhookDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WebhookDeliveries(childComplexity, args["webhookId"].(string), args["first"].(*int), args["after"].(*string)), true
+
+	case "Query.webhooks":
+		if e.ComplexityRoot.Query.Webhooks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Webhooks(childComplexity), true
 
 	case "Reaction.createdOn":
 		if e.ComplexityRoot.Reaction.CreatedOn == nil {
@@ -7104,6 +7253,223 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Viewer.TenantID(childComplexity), true
 
+	case "Webhook.condition":
+		if e.ComplexityRoot.Webhook.Condition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Condition(childComplexity), true
+
+	case "Webhook.createdBy":
+		if e.ComplexityRoot.Webhook.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.CreatedBy(childComplexity), true
+
+	case "Webhook.createdOn":
+		if e.ComplexityRoot.Webhook.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.CreatedOn(childComplexity), true
+
+	case "Webhook.disabledReason":
+		if e.ComplexityRoot.Webhook.DisabledReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.DisabledReason(childComplexity), true
+
+	case "Webhook.enabled":
+		if e.ComplexityRoot.Webhook.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Enabled(childComplexity), true
+
+	case "Webhook.headers":
+		if e.ComplexityRoot.Webhook.Headers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Headers(childComplexity), true
+
+	case "Webhook.id":
+		if e.ComplexityRoot.Webhook.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.ID(childComplexity), true
+
+	case "Webhook.label":
+		if e.ComplexityRoot.Webhook.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Label(childComplexity), true
+
+	case "Webhook.modifiedOn":
+		if e.ComplexityRoot.Webhook.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.ModifiedOn(childComplexity), true
+
+	case "Webhook.protected":
+		if e.ComplexityRoot.Webhook.Protected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Protected(childComplexity), true
+
+	case "Webhook.type":
+		if e.ComplexityRoot.Webhook.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Type(childComplexity), true
+
+	case "Webhook.url":
+		if e.ComplexityRoot.Webhook.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.URL(childComplexity), true
+
+	case "WebhookConditionRecord.criteria":
+		if e.ComplexityRoot.WebhookConditionRecord.Criteria == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookConditionRecord.Criteria(childComplexity), true
+
+	case "WebhookConditionRecord.itemType":
+		if e.ComplexityRoot.WebhookConditionRecord.ItemType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookConditionRecord.ItemType(childComplexity), true
+
+	case "WebhookDelivery.answer":
+		if e.ComplexityRoot.WebhookDelivery.Answer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Answer(childComplexity), true
+
+	case "WebhookDelivery.attempt":
+		if e.ComplexityRoot.WebhookDelivery.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Attempt(childComplexity), true
+
+	case "WebhookDelivery.attemptedOn":
+		if e.ComplexityRoot.WebhookDelivery.AttemptedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.AttemptedOn(childComplexity), true
+
+	case "WebhookDelivery.durationMs":
+		if e.ComplexityRoot.WebhookDelivery.DurationMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.DurationMs(childComplexity), true
+
+	case "WebhookDelivery.error":
+		if e.ComplexityRoot.WebhookDelivery.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Error(childComplexity), true
+
+	case "WebhookDelivery.eventType":
+		if e.ComplexityRoot.WebhookDelivery.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.EventType(childComplexity), true
+
+	case "WebhookDelivery.id":
+		if e.ComplexityRoot.WebhookDelivery.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.ID(childComplexity), true
+
+	case "WebhookDelivery.messageId":
+		if e.ComplexityRoot.WebhookDelivery.MessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.MessageID(childComplexity), true
+
+	case "WebhookDelivery.payload":
+		if e.ComplexityRoot.WebhookDelivery.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Payload(childComplexity), true
+
+	case "WebhookDelivery.status":
+		if e.ComplexityRoot.WebhookDelivery.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Status(childComplexity), true
+
+	case "WebhookDelivery.succeeded":
+		if e.ComplexityRoot.WebhookDelivery.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Succeeded(childComplexity), true
+
+	case "WebhookDeliveryPage.deliveries":
+		if e.ComplexityRoot.WebhookDeliveryPage.Deliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryPage.Deliveries(childComplexity), true
+
+	case "WebhookDeliveryPage.nextToken":
+		if e.ComplexityRoot.WebhookDeliveryPage.NextToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryPage.NextToken(childComplexity), true
+
+	case "WebhookHeaderRecord.headerField":
+		if e.ComplexityRoot.WebhookHeaderRecord.HeaderField == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookHeaderRecord.HeaderField(childComplexity), true
+
+	case "WebhookHeaderRecord.headerValue":
+		if e.ComplexityRoot.WebhookHeaderRecord.HeaderValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookHeaderRecord.HeaderValue(childComplexity), true
+
+	case "WebhookWithSecret.secret":
+		if e.ComplexityRoot.WebhookWithSecret.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookWithSecret.Secret(childComplexity), true
+
+	case "WebhookWithSecret.webhook":
+		if e.ComplexityRoot.WebhookWithSecret.Webhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookWithSecret.Webhook(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -7170,6 +7536,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateTimedMetadataInput,
 		ec.unmarshalInputUpdateTranscriptInput,
 		ec.unmarshalInputUserRefInput,
+		ec.unmarshalInputWebhookConditionInput,
+		ec.unmarshalInputWebhookHeaderInput,
+		ec.unmarshalInputWebhookInput,
 	)
 	first := true
 
@@ -7261,7 +7630,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7293,6 +7662,7 @@ var sources = []*ast.Source{
 	{Name: "schema/tenant.graphqls", Input: sourceData("schema/tenant.graphqls"), BuiltIn: false},
 	{Name: "schema/uploads.graphqls", Input: sourceData("schema/uploads.graphqls"), BuiltIn: false},
 	{Name: "schema/users.graphqls", Input: sourceData("schema/users.graphqls"), BuiltIn: false},
+	{Name: "schema/webhooks.graphqls", Input: sourceData("schema/webhooks.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -9280,6 +9650,104 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_bookmarks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
+func (ec *executionContext) childFields_Webhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Webhook_id(ctx, field)
+	case "protected":
+		return ec.fieldContext_Webhook_protected(ctx, field)
+	case "type":
+		return ec.fieldContext_Webhook_type(ctx, field)
+	case "url":
+		return ec.fieldContext_Webhook_url(ctx, field)
+	case "label":
+		return ec.fieldContext_Webhook_label(ctx, field)
+	case "condition":
+		return ec.fieldContext_Webhook_condition(ctx, field)
+	case "headers":
+		return ec.fieldContext_Webhook_headers(ctx, field)
+	case "enabled":
+		return ec.fieldContext_Webhook_enabled(ctx, field)
+	case "disabledReason":
+		return ec.fieldContext_Webhook_disabledReason(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Webhook_createdBy(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Webhook_createdOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_Webhook_modifiedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Webhook", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookConditionRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "criteria":
+		return ec.fieldContext_WebhookConditionRecord_criteria(ctx, field)
+	case "itemType":
+		return ec.fieldContext_WebhookConditionRecord_itemType(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookConditionRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookDelivery_id(ctx, field)
+	case "messageId":
+		return ec.fieldContext_WebhookDelivery_messageId(ctx, field)
+	case "eventType":
+		return ec.fieldContext_WebhookDelivery_eventType(ctx, field)
+	case "attempt":
+		return ec.fieldContext_WebhookDelivery_attempt(ctx, field)
+	case "attemptedOn":
+		return ec.fieldContext_WebhookDelivery_attemptedOn(ctx, field)
+	case "status":
+		return ec.fieldContext_WebhookDelivery_status(ctx, field)
+	case "durationMs":
+		return ec.fieldContext_WebhookDelivery_durationMs(ctx, field)
+	case "answer":
+		return ec.fieldContext_WebhookDelivery_answer(ctx, field)
+	case "error":
+		return ec.fieldContext_WebhookDelivery_error(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_WebhookDelivery_succeeded(ctx, field)
+	case "payload":
+		return ec.fieldContext_WebhookDelivery_payload(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deliveries":
+		return ec.fieldContext_WebhookDeliveryPage_deliveries(ctx, field)
+	case "nextToken":
+		return ec.fieldContext_WebhookDeliveryPage_nextToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryPage", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookHeaderRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "headerField":
+		return ec.fieldContext_WebhookHeaderRecord_headerField(ctx, field)
+	case "headerValue":
+		return ec.fieldContext_WebhookHeaderRecord_headerValue(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookHeaderRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookWithSecret(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhook":
+		return ec.fieldContext_WebhookWithSecret_webhook(ctx, field)
+	case "secret":
+		return ec.fieldContext_WebhookWithSecret_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookWithSecret", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

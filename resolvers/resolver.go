@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/loupe-mam/loupe/internal/events/feed"
+	"github.com/loupe-mam/loupe/internal/events/webhooks"
 
 	"github.com/loupe-mam/loupe/internal/analysis/transcripts"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
@@ -42,6 +43,8 @@ type Resolver struct {
 	// Feed is this node's reader of the outbox, which subscriptions listen
 	// to (nil: subscriptions are refused; docs/events.md).
 	Feed *feed.Feed
+	// Webhooks checks receivers' URLs and seals hooks' secrets.
+	Webhooks *webhooks.Guard
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

@@ -328,6 +328,8 @@ var plausibleFields = map[string]any{
 	"StorageInput.name":                  "Hostile",
 	"GatewayConfigInput.name":            "Hostile",
 	"SendNotificationInput.groups":       []any{"hostile"}, // seed's group
+	"WebhookInput.type":                  "itemCreation",
+	"WebhookInput.url":                   "http://127.0.0.1:9/hook",
 }
 
 // probedControls are the inputs whose plausible control is left out: a

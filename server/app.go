@@ -116,6 +116,13 @@ type Config struct {
 	// UploadSpoolDir holds one part of a tus request body of unknown
 	// length while it arrives (os.TempDir() when empty).
 	UploadSpoolDir string
+	// AllowPrivateWebhooks lets webhooks' receivers be loopback, private
+	// and link-local addresses (LOUPE_WEBHOOKS_ALLOW_PRIVATE; tests and
+	// receivers inside the operator's network). Off, they are refused.
+	AllowPrivateWebhooks bool
+	// WebhookSchedule replaces the Standard Webhooks retry schedule
+	// (tests; internal/events/webhooks.Schedule).
+	WebhookSchedule []time.Duration
 	// EventsRetention is how long the outbox keeps events
 	// (LOUPE_EVENTS_RETENTION_DAYS; retention.Default). 0: kept, no
 	// pruning job (tests, whose tables must change only by their requests).
@@ -164,6 +171,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res.JWKS = jwtauth.NewVerifier(jwtOpt)
 	res.Sources, res.Ingest, res.Transcripts = svc.sources, svc.ingest, svc.transcripts
 	res.BucketEventsTarget = cfg.BucketEventsTarget
+	res.Webhooks = webhookGuard(cfg)
 	var uploads *upload.Service
 	if mp, ok := files.(upload.Files); ok {
 		if cfg.PublicURL == "" && cfg.Blobs != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/analysis/engine/tesseract"
 	analysisworker "github.com/loupe-mam/loupe/internal/analysis/worker"
 	"github.com/loupe-mam/loupe/internal/events/retention"
+	"github.com/loupe-mam/loupe/internal/events/webhooks"
 	"github.com/loupe-mam/loupe/internal/jobs"
 	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
@@ -35,7 +36,9 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	river.AddWorker(w, &transfer.MigrateWorker{Store: deps.store, Sources: svc.sources})
 	// The outbox is kept to its retention (docs/events.md).
 	river.AddWorker(w, &retention.Worker{Store: deps.store, Keep: deps.cfg.EventsRetention})
-	kinds += 3
+	// Webhook deliveries (docs/events.md).
+	river.AddWorker(w, &webhooks.Worker{Store: deps.store, Guard: webhookGuard(deps.cfg), Schedule: deps.cfg.WebhookSchedule})
+	kinds += 4
 	// Processing (docs/processing.md) reads originals from and writes
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {

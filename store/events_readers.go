@@ -22,23 +22,25 @@ const (
 // ReaderNotifications is the reader that makes notifications.
 const ReaderNotifications = "notifications"
 
-// NotifyFromEvents makes the notifications of the next events of the
-// notifications reader, up to limit: decide says which (it may read the
-// store; it runs while the reader is held), and they are written and the
-// reader moved on in one transaction. Returns how many events it handled
-// (0 when there are none, or when another node holds the reader).
-func (s *Store) NotifyFromEvents(ctx context.Context, limit int, decide func(context.Context, []*Event) ([]NewNotification, error)) (int, error) {
+// ReaderWebhooks is the reader that hands events to webhooks.
+const ReaderWebhooks = "webhooks"
+
+// readEvents runs handle over the next events of the durable reader name,
+// up to limit, and moves the reader past them, in one transaction, while
+// holding the reader. Returns how many events it handled (0 when there
+// are none, or when another node holds the reader).
+func (s *Store) readEvents(ctx context.Context, name string, limit int, handle func(tx *sqlx.Tx, events []*Event) error) (int, error) {
 	handled := 0
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var at struct {
 			Tx  uint64 `db:"tx"`
 			Seq int64  `db:"seq"`
 		}
-		if err := tx.GetContext(ctx, &at, lockReaderSQL, ReaderNotifications); err != nil {
+		if err := tx.GetContext(ctx, &at, lockReaderSQL, name); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil // another node is at it
 			}
-			return fmt.Errorf("store: unable to take the notifications reader: %w", err)
+			return fmt.Errorf("store: unable to take the %s reader: %w", name, err)
 		}
 		var events []*Event
 		if err := tx.SelectContext(ctx, &events, eventsAfterSQL, strconv.FormatUint(at.Tx, 10), at.Seq, limit); err != nil {
@@ -47,25 +49,37 @@ func (s *Store) NotifyFromEvents(ctx context.Context, limit int, decide func(con
 		if len(events) == 0 {
 			return nil
 		}
-		notices, err := decide(ctx, events)
-		if err != nil {
+		if err := handle(tx, events); err != nil {
 			return err
 		}
-		now := now()
-		for _, n := range notices {
-			tenant := n.tenantID
-			if _, err := notifyTx(ctx, tx, tenant, now, n); err != nil {
-				return err
-			}
-		}
 		last := events[len(events)-1].Cursor()
-		if _, err := tx.ExecContext(ctx, moveReaderSQL, ReaderNotifications, strconv.FormatUint(last.Tx, 10), last.Seq); err != nil {
-			return fmt.Errorf("store: unable to move the notifications reader: %w", err)
+		if _, err := tx.ExecContext(ctx, moveReaderSQL, name, strconv.FormatUint(last.Tx, 10), last.Seq); err != nil {
+			return fmt.Errorf("store: unable to move the %s reader: %w", name, err)
 		}
 		handled = len(events)
 		return nil
 	})
 	return handled, err
+}
+
+// NotifyFromEvents makes the notifications of the next events of the
+// notifications reader, up to limit: decide says which (it may read the
+// store; it runs while the reader is held), and they are written and the
+// reader moved on in one transaction. Returns how many events it handled.
+func (s *Store) NotifyFromEvents(ctx context.Context, limit int, decide func(context.Context, []*Event) ([]NewNotification, error)) (int, error) {
+	return s.readEvents(ctx, ReaderNotifications, limit, func(tx *sqlx.Tx, events []*Event) error {
+		notices, err := decide(ctx, events)
+		if err != nil {
+			return err
+		}
+		at := now()
+		for _, n := range notices {
+			if _, err := notifyTx(ctx, tx, n.tenantID, at, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // NoticeFacts are what notifications say about the items and comments of

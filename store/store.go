@@ -29,6 +29,11 @@ type Store struct {
 // New wraps an open database handle.
 func New(db *sqlx.DB) *Store { return &Store{db: db} }
 
+// On is the store over another pool of the same database, with s's job
+// queue and usage counters: for background readers whose statements are
+// not a request's (server/events.go). Call it once s is set up.
+func (s *Store) On(db *sqlx.DB) *Store { return &Store{db: db, usage: s.usage, jobs: s.jobs} }
+
 // OnAuthChange registers fn to run after every committed change this store
 // makes to a user's keys, the user or their groups (userID "" for a change
 // that concerns every user), before the change is answered: the

@@ -829,6 +829,29 @@ type Viewer struct {
 	Groups []string `json:"groups"`
 }
 
+type WebhookConditionRecord struct {
+	// always or itemTypeEquals.
+	Criteria string  `json:"criteria"`
+	ItemType *string `json:"itemType,omitempty"`
+}
+
+type WebhookDeliveryPage struct {
+	Deliveries []*store.WebhookDelivery `json:"deliveries"`
+	// Continues the log (empty at the end).
+	NextToken string `json:"nextToken"`
+}
+
+type WebhookHeaderRecord struct {
+	HeaderField string `json:"headerField"`
+	HeaderValue string `json:"headerValue"`
+}
+
+type WebhookWithSecret struct {
+	Webhook *loupe.Webhook `json:"webhook"`
+	// whsec_…: verify signatures with it (Standard Webhooks).
+	Secret string `json:"secret"`
+}
+
 // Order of an item's comments.
 type CommentOrder string
 

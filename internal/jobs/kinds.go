@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"encoding/json"
+
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
@@ -124,3 +126,22 @@ type PruneEventsArgs struct{}
 
 // Kind is the job kind in River's tables.
 func (PruneEventsArgs) Kind() string { return "prune_events" }
+
+// DeliverWebhookArgs asks for one message to be delivered to one webhook
+// (internal/events/webhooks): inserted by the webhooks reader of the
+// outbox in the transaction that moves it past the event, and by a
+// replay. The message id is the event's (stable across retries and
+// replays: the receiver's key to drop duplicates).
+type DeliverWebhookArgs struct {
+	TenantID  string          `json:"tenantId"`
+	WebhookID string          `json:"webhookId"`
+	MessageID string          `json:"messageId"`
+	EventType string          `json:"eventType"`
+	Payload   json.RawMessage `json:"payload"`
+	// Replay is a delivery asked for again by hand: one attempt, no
+	// retries, no disabling.
+	Replay bool `json:"replay,omitempty"`
+}
+
+// Kind is the job kind in River's tables.
+func (DeliverWebhookArgs) Kind() string { return "deliver_webhook" }

@@ -229,3 +229,49 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	}
 }
+
+// Follow runs step — one batch of a durable reader of the outbox — until
+// it reports fewer than batch events, whenever the feed reads new events
+// and every PollInterval besides (another node holding the reader may have
+// let go), until ctx ends.
+func Follow(ctx context.Context, f *Feed, batch int, log *slog.Logger, name string, step func(context.Context) (int, error)) {
+	var wake <-chan *store.Event
+	var sub *Subscription
+	tick := time.NewTicker(PollInterval)
+	defer tick.Stop()
+	defer func() {
+		if sub != nil {
+			sub.Close()
+		}
+	}()
+	for ctx.Err() == nil {
+		if sub == nil {
+			if s, _, err := f.Subscribe(ctx, 1024); err == nil {
+				sub, wake = s, s.C()
+			}
+		}
+		for ctx.Err() == nil {
+			n, err := step(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Warn(name+": cannot handle events; trying again", "err", err)
+				}
+				break
+			}
+			if n < batch {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case _, ok := <-wake:
+			if !ok { // dropped for being slow: the reader's cursor lost nothing
+				sub, wake = nil, nil
+			}
+			for len(wake) > 0 {
+				<-wake
+			}
+		case <-tick.C:
+		}
+	}
+}

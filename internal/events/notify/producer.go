@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/loupe-mam/loupe/internal/events/feed"
 	"github.com/loupe-mam/loupe/store"
@@ -22,50 +21,11 @@ type Producer struct {
 }
 
 // Run handles events until ctx ends: whenever the feed reads some, and
-// every second besides (another node's lock may have just gone).
+// every second besides.
 func (p *Producer) Run(ctx context.Context) {
-	var wake <-chan *store.Event
-	var sub *feed.Subscription
-	tick := time.NewTicker(feed.PollInterval)
-	defer tick.Stop()
-	for ctx.Err() == nil {
-		if sub == nil {
-			if s, _, err := p.Feed.Subscribe(ctx, 1024); err == nil {
-				sub, wake = s, s.C()
-			}
-		}
-		p.drain(ctx)
-		select {
-		case <-ctx.Done():
-		case _, ok := <-wake:
-			if !ok { // dropped for being slow: the reader's cursor lost nothing
-				sub, wake = nil, nil
-			}
-			for len(wake) > 0 {
-				<-wake
-			}
-		case <-tick.C:
-		}
-	}
-	if sub != nil {
-		sub.Close()
-	}
-}
-
-// drain handles batches until none is left.
-func (p *Producer) drain(ctx context.Context) {
-	for ctx.Err() == nil {
-		n, err := p.Store.NotifyFromEvents(ctx, batch, p.decide)
-		if err != nil {
-			if ctx.Err() == nil {
-				p.Log.Warn("notifications: cannot handle events; trying again", "err", err)
-			}
-			return
-		}
-		if n < batch {
-			return
-		}
-	}
+	feed.Follow(ctx, p.Feed, batch, p.Log, "notifications", func(ctx context.Context) (int, error) {
+		return p.Store.NotifyFromEvents(ctx, batch, p.decide)
+	})
 }
 
 // decide reads the batch's facts and applies the rules.

@@ -122,6 +122,11 @@ func Rules(events []*store.Event, f *store.NoticeFacts) []store.NewNotification 
 			}
 		case loupe.EventProcessingCompletion:
 			add("processingCompletion", "Your media is ready", fmt.Sprintf("%q is processed and ready to play.", it.Title), it.CreatedBy)
+		case loupe.EventWebhookDisabling:
+			creator, _ := d["createdBy"].(string)
+			reason, _ := d["reason"].(string)
+			add("webhookDisabling", "A webhook of yours was disabled", "It will receive nothing until it is enabled again: "+
+				excerpt(reason), creator)
 		case loupe.EventProcessingFailure:
 			reason, _ := d["reason"].(string)
 			add("processingFailure", "Your media could not be processed",

@@ -91,6 +91,7 @@ func (a *API) serve(t testing.TB, opts []Option) {
 	// Tests serve identity providers' key sets, and S3 (s3test), on 127.0.0.1.
 	cfg.AllowPrivateJWKS = true
 	cfg.AllowPrivateStorage = true
+	cfg.AllowPrivateWebhooks = true
 	cfg.Credentials = Credentials(t)
 	// The test's own recorder, closed after the server and before the
 	// database (cleanups run last first). It writes only when usage is
