@@ -61,13 +61,6 @@ type ComplexityRoot struct {
 		Level  func(childComplexity int) int
 	}
 
-	ActivityEvent struct {
-		Count     func(childComplexity int) int
-		Hour      func(childComplexity int) int
-		StartTime func(childComplexity int) int
-		Type      func(childComplexity int) int
-	}
-
 	Alternative struct {
 		Label func(childComplexity int) int
 		Value func(childComplexity int) int
@@ -1271,34 +1264,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Access.Level(childComplexity), true
-
-	case "ActivityEvent.count":
-		if e.ComplexityRoot.ActivityEvent.Count == nil {
-			break
-		}
-
-		return e.ComplexityRoot.ActivityEvent.Count(childComplexity), true
-
-	case "ActivityEvent.hour":
-		if e.ComplexityRoot.ActivityEvent.Hour == nil {
-			break
-		}
-
-		return e.ComplexityRoot.ActivityEvent.Hour(childComplexity), true
-
-	case "ActivityEvent.startTime":
-		if e.ComplexityRoot.ActivityEvent.StartTime == nil {
-			break
-		}
-
-		return e.ComplexityRoot.ActivityEvent.StartTime(childComplexity), true
-
-	case "ActivityEvent.type":
-		if e.ComplexityRoot.ActivityEvent.Type == nil {
-			break
-		}
-
-		return e.ComplexityRoot.ActivityEvent.Type(childComplexity), true
 
 	case "Alternative.label":
 		if e.ComplexityRoot.Alternative.Label == nil {
@@ -7678,20 +7643,6 @@ func (ec *executionContext) childFields_Access(ctx context.Context, field graphq
 		return ec.fieldContext_Access_groups(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Access", field.Name)
-}
-
-func (ec *executionContext) childFields_ActivityEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "type":
-		return ec.fieldContext_ActivityEvent_type(ctx, field)
-	case "hour":
-		return ec.fieldContext_ActivityEvent_hour(ctx, field)
-	case "startTime":
-		return ec.fieldContext_ActivityEvent_startTime(ctx, field)
-	case "count":
-		return ec.fieldContext_ActivityEvent_count(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type ActivityEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_Alternative(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/loupe-mam/loupe"
@@ -30,107 +29,6 @@ import (
 // endregion ************************** directives.gotpl **************************
 
 // region    **************************** field.gotpl *****************************
-
-func (ec *executionContext) _ActivityEvent_type(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNString2string(ctx, field.Selections, obj.Type)
-	}
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ActivityEvent_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_ActivityEvent_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityEvent", field, false, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _ActivityEvent_hour(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ActivityEvent_hour(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Hour(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_ActivityEvent_hour(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityEvent", field, true, false, errors.New("field of type String does not have child fields"))
-}
-
-func (ec *executionContext) _ActivityEvent_startTime(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.StartTime)
-	}
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ActivityEvent_startTime(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StartTime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_ActivityEvent_startTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
-}
-
-func (ec *executionContext) _ActivityEvent_count(ctx context.Context, field graphql.CollectedField, obj *store.ActivityEvent) (ret graphql.Marshaler) {
-	if !fieldsIntercepted(ec.OperationContext) {
-		return ec.marshalNInt2int64(ctx, field.Selections, obj.Count)
-	}
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ActivityEvent_count(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Count, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_ActivityEvent_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityEvent", field, false, false, errors.New("field of type Int does not have child fields"))
-}
 
 func (ec *executionContext) _HourlyMax_value(ctx context.Context, field graphql.CollectedField, obj *store.HourlyMax) (ret graphql.Marshaler) {
 	if !fieldsIntercepted(ec.OperationContext) {
@@ -804,8 +702,8 @@ func (ec *executionContext) _SystemActivity_events(ctx context.Context, field gr
 			return obj.Events, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.ActivityEvent) graphql.Marshaler {
-			return ec.marshalNActivityEvent2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEventᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐEventᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -818,7 +716,7 @@ func (ec *executionContext) fieldContext_SystemActivity_events(_ context.Context
 		IsMethod:   false,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ActivityEvent(ctx, field)
+			return ec.childFields_Event(ctx, field)
 		},
 	}
 	return fc, nil
@@ -2388,7 +2286,7 @@ func (ec *executionContext) unmarshalInputSystemActivityFilter(ctx context.Conte
 		switch k {
 		case "types":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
-			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			data, err := ec.unmarshalOEventType2ᚕgithubᚗcomᚋloupeᚑmamᚋloupeᚐEventTypeᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -2463,60 +2361,6 @@ func (ec *executionContext) unmarshalInputTranscriptionLanguageSettingInput(ctx 
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
-
-var activityEventImplementors = []string{"ActivityEvent"}
-
-func (ec *executionContext) _ActivityEvent(ctx context.Context, sel ast.SelectionSet, obj *store.ActivityEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, activityEventImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("ActivityEvent")
-		case "type":
-			out.Values[i] = ec._ActivityEvent_type(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "hour":
-			out.Values[i] = ec._ActivityEvent_hour(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "startTime":
-			out.Values[i] = ec._ActivityEvent_startTime(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "count":
-			out.Values[i] = ec._ActivityEvent_count(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
-	}
-
-	return out
-}
 
 var hourlyMaxImplementors = []string{"HourlyMax"}
 
@@ -3374,32 +3218,6 @@ func (ec *executionContext) _TranscriptionLanguageSettings(ctx context.Context, 
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
-
-func (ec *executionContext) marshalNActivityEvent2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.ActivityEvent) graphql.Marshaler {
-	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNActivityEvent2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEvent(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNActivityEvent2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐActivityEvent(ctx context.Context, sel ast.SelectionSet, v *store.ActivityEvent) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._ActivityEvent(ctx, sel, v)
-}
 
 func (ec *executionContext) marshalNMetering2githubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐMetering(ctx context.Context, sel ast.SelectionSet, v store.Metering) graphql.Marshaler {
 	return ec._Metering(ctx, sel, &v)

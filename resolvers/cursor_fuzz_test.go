@@ -54,22 +54,3 @@ func FuzzChangeCursor(f *testing.F) {
 		}
 	})
 }
-
-func FuzzActivityCursor(f *testing.F) {
-	f.Add(encodeActivityCursor(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC), "upload"))
-	f.Add(encodeCursor("[0,1]"))
-	f.Add(encodeCursor(`[1,"a"]`))
-	f.Fuzz(func(t *testing.T, s string) {
-		hour, typ, err := decodeActivityCursor(s)
-		if err != nil {
-			if loupe.ErrorKind(err) != loupe.EINVALID {
-				t.Fatalf("decodeActivityCursor(%q): %v", s, err)
-			}
-			return
-		}
-		h2, t2, err := decodeActivityCursor(encodeActivityCursor(hour, typ))
-		if err != nil || !h2.Equal(hour) || t2 != typ {
-			t.Fatalf("cursor %q re-encoded reads %v %q %v", s, h2, t2, err)
-		}
-	})
-}

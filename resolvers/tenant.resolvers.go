@@ -134,38 +134,39 @@ func (r *queryResolver) Stats(ctx context.Context, dateRange *model.StatsDateRan
 	return &model.Stats{Counts: loupe.JSONOf(counts), Counters: counters, DateRange: rng}, nil
 }
 
-// SystemActivity is a page of the tenant's activity, hour by hour.
+// SystemActivity is a page of the tenant's events from the outbox, oldest first.
 func (r *queryResolver) SystemActivity(ctx context.Context, first *int, after *string, filter *model.SystemActivityFilter) (*model.SystemActivity, error) {
 	p, err := auth.RequireAdmin(ctx, msgUsageAdminOnly)
 	if err != nil {
 		return nil, err
 	}
-	q := store.ActivityQuery{First: store.DefaultActivityPage}
+	q := store.EventQuery{First: 100}
 	if first != nil {
 		q.First = *first
 	}
+	if q.First < 1 || q.First > store.MaxEventsPage {
+		return nil, loupe.Invalid("size must be between 1 and %d", store.MaxEventsPage)
+	}
 	if after != nil && *after != "" {
-		if q.AfterHour, q.AfterType, err = decodeActivityCursor(*after); err != nil {
-			return nil, err
+		if q.After, err = loupe.ParseEventCursor(*after); err != nil {
+			return nil, loupe.Invalid("nextToken %q is not one this list gave", *after)
 		}
 	}
 	if filter != nil {
-		q.Types = filter.Types
-		if filter.Since != nil {
-			q.Since = *filter.Since
-		}
-		if filter.Until != nil {
-			q.Until = *filter.Until
-		}
+		q.Types, q.Since, q.Until = filter.Types, filter.Since, filter.Until
 	}
-	events, more, err := r.Store.SystemActivity(ctx, p.TenantID, q)
+	events, more, err := r.Store.TenantEvents(ctx, p.TenantID, q)
 	if err != nil {
 		return nil, err
 	}
-	out := &model.SystemActivity{Events: events}
+	// Notifications are their recipients' alone, even for an admin.
+	shown, err := r.visibleEvents(ctx, p, events)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.SystemActivity{Events: shown}
 	if more {
-		last := events[len(events)-1]
-		token := encodeActivityCursor(last.StartTime, last.Type)
+		token := events[len(events)-1].ID()
 		out.NextToken = &token
 	}
 	return out, nil

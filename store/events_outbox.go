@@ -77,16 +77,19 @@ SELECT ` + eventColumns + ` FROM events
 WHERE (tx, seq) > ($1::text::xid8, $2) AND ` + visibleEvents + `
 ORDER BY tx, seq LIMIT $3`
 
+	// eventFilters: types $4, occurred in [$6, $7) (NULL: open).
+	eventFilters = `($4::text[] IS NULL OR type = ANY($4))
+  AND ($6::timestamptz IS NULL OR occurred_on >= $6) AND ($7::timestamptz IS NULL OR occurred_on < $7)`
+
 	tenantEventsSQL = `
 SELECT ` + eventColumns + ` FROM events
-WHERE tenant_id = $1 AND (tx, seq) > ($2::text::xid8, $3) AND ($4::text[] IS NULL OR type = ANY($4))
-  AND ` + visibleEvents + `
+WHERE tenant_id = $1 AND (tx, seq) > ($2::text::xid8, $3) AND ` + eventFilters + ` AND ` + visibleEvents + `
 ORDER BY tx, seq LIMIT $5`
 
 	itemEventsSQL = `
 SELECT ` + eventColumns + ` FROM events
-WHERE tenant_id = $1 AND item_id = $6 AND (tx, seq) > ($2::text::xid8, $3)
-  AND ($4::text[] IS NULL OR type = ANY($4)) AND ` + visibleEvents + `
+WHERE tenant_id = $1 AND item_id = $8 AND (tx, seq) > ($2::text::xid8, $3) AND ` + eventFilters + `
+  AND ` + visibleEvents + `
 ORDER BY tx, seq LIMIT $5`
 
 	eventsHeadSQL = `
@@ -154,6 +157,9 @@ type EventQuery struct {
 	Types []loupe.EventType
 	// ItemID keeps only the item's events ("" for all).
 	ItemID string
+	// Since (inclusive) and Until (exclusive) bound when they occurred
+	// (nil: open).
+	Since, Until *time.Time
 	// First bounds the page (1..MaxEventsPage).
 	First int
 }
@@ -172,7 +178,10 @@ func (s *Store) TenantEvents(ctx context.Context, tenantID string, q EventQuery)
 		}
 		types = stringArray(names)
 	}
-	args := []any{tenantID, strconv.FormatUint(q.After.Tx, 10), q.After.Seq, types, q.First + 1}
+	if q.Since != nil && q.Until != nil && !q.Since.Before(*q.Until) {
+		return nil, false, loupe.Invalid("since must be before until")
+	}
+	args := []any{tenantID, strconv.FormatUint(q.After.Tx, 10), q.After.Seq, types, q.First + 1, q.Since, q.Until}
 	query := tenantEventsSQL
 	if q.ItemID != "" {
 		if !loupe.ValidID(q.ItemID) {

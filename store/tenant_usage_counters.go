@@ -7,7 +7,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
-	"github.com/loupe-mam/loupe"
 )
 
 // This file holds the usage figures of tenants (docs/usage.md): hourly
@@ -253,93 +252,4 @@ func (s *Store) Stats(ctx context.Context, tenantIDs []string, since time.Time) 
 		}
 	}
 	return out, nil
-}
-
-// ActivityEvent is what happened in one hour: how many events of a type.
-type ActivityEvent struct {
-	Type      string    `db:"metric"`
-	StartTime time.Time `db:"hour"`
-	Count     int64     `db:"count"`
-}
-
-// Hour names the event's hour as statistics do (YYYY-MM-DD-HH).
-func (e *ActivityEvent) Hour() string { return e.StartTime.UTC().Format(HourFormat) }
-
-// Limits of a page of system activity.
-const (
-	MaxActivityPage     = 1000
-	DefaultActivityPage = 100
-)
-
-// ActivityQuery selects a page of system activity, newest hour first, then
-// by type.
-type ActivityQuery struct {
-	// Types keeps only these counters (all when empty).
-	Types []string
-	// Since (inclusive) and Until (exclusive) bound the hours; zero: open.
-	Since, Until time.Time
-	// AfterHour and AfterType are the keyset position of the last event of
-	// the previous page (AfterHour zero for the first page).
-	AfterHour time.Time
-	AfterType string
-	First     int
-}
-
-// Validate checks the page size and the range.
-func (q *ActivityQuery) Validate() error {
-	if q.First < 1 || q.First > MaxActivityPage {
-		return loupe.Invalid("size must be between 1 and %d", MaxActivityPage)
-	}
-	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
-		return loupe.Invalid("since must be before until")
-	}
-	if len(q.Types) > len(StatsCounters) {
-		return loupe.Invalid("at most %d types", len(StatsCounters))
-	}
-	return nil
-}
-
-// systemActivitySQL walks usage_hourly_time_idx from a keyset position.
-const systemActivitySQL = `
-SELECT metric, hour, count FROM usage_hourly
-WHERE tenant_id = $1 AND hour >= $2 AND hour < $3
-  AND ($4::text[] IS NULL OR metric = ANY($4::text[]))
-  AND (hour < $5 OR (hour = $5 AND metric > $6))
-ORDER BY hour DESC, metric
-LIMIT $7`
-
-// farFuture bounds open ranges.
-var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// SystemActivity answers a page of the tenant's activity, hour by hour and
-// counter by counter, and whether more follows. Returns EINVALID for a bad
-// query.
-func (s *Store) SystemActivity(ctx context.Context, tenantID string, q ActivityQuery) ([]*ActivityEvent, bool, error) {
-	if err := q.Validate(); err != nil {
-		return nil, false, err
-	}
-	if err := s.flushUsage(ctx); err != nil {
-		return nil, false, err
-	}
-	until, after := q.Until, q.AfterHour
-	if until.IsZero() {
-		until = farFuture
-	}
-	if after.IsZero() {
-		after = farFuture
-	}
-	var types any
-	if len(q.Types) > 0 {
-		types = pq.StringArray(q.Types)
-	}
-	out := []*ActivityEvent{}
-	if err := s.selectPrepared(ctx, &out, systemActivitySQL, tenantID, q.Since, until, types,
-		after, q.AfterType, q.First+1); err != nil {
-		return nil, false, fmt.Errorf("store: unable to read system activity: %w", err)
-	}
-	more := len(out) > q.First
-	if more {
-		out = out[:q.First]
-	}
-	return out, more, nil
 }

@@ -708,18 +708,18 @@ type StorageManager struct {
 type Subscription struct {
 }
 
-// A page of system activity ({events}); nextToken continues it (null at the end).
+// A page of system activity ({events}): the outbox's events, oldest first; nextToken continues it (null at the end).
 type SystemActivity struct {
-	Events    []*store.ActivityEvent `json:"events"`
-	NextToken *string                `json:"nextToken,omitempty"`
+	Events    []*store.Event `json:"events"`
+	NextToken *string        `json:"nextToken,omitempty"`
 }
 
 type SystemActivityFilter struct {
-	// Only these counters (comments_created, searches_performed, ...).
-	Types []string `json:"types,omitempty"`
-	// Hours from this time on.
+	// Only these event types.
+	Types []loupe.EventType `json:"types,omitempty"`
+	// Events from this time on.
 	Since *time.Time `json:"since,omitempty"`
-	// Hours before this time.
+	// Events before this time.
 	Until *time.Time `json:"until,omitempty"`
 }
 
