@@ -16,8 +16,16 @@ import (
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"
 )
 
-// TestMain stops the test S3 server after the package's tests.
-func TestMain(m *testing.M) { s3test.Main(m) }
+// TestMain stops the test S3 server after the package's tests. Run with
+// LOUPE_TEST_AS_LOUPE set, the test binary is `loupe` itself, its
+// arguments the variable's words: a test starts real server processes
+// (and kills them) without building the binary.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("LOUPE_TEST_AS_LOUPE"); args != "" {
+		runProcess(strings.Fields(args))
+	}
+	s3test.Main(m)
+}
 
 // setS3Env configures the server's files in cfg's bucket, as an operator
 // would.

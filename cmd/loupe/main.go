@@ -30,11 +30,16 @@ Usage:
 Configuration is read from the environment; see README.md.
 `
 
-func main() {
+func main() { runProcess(os.Args[1:]) }
+
+// runProcess is the process: logging, signals, the command, the exit code
+// (also the test binary's, when a test runs it as loupe).
+func runProcess(args []string) {
 	slog.SetDefault(slog.New(logHandler(os.Stderr, os.Getenv("LOUPE_LOG_FORMAT"))))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:]))
+	code := run(ctx, args)
+	stop()
+	os.Exit(code)
 }
 
 func run(ctx context.Context, args []string) int {
