@@ -37,10 +37,13 @@ generate:
 # realistic tenant in a throwaway Postgres, runs the built `loupe serve` and
 # drives load per scenario, with pgbench -S and PostGraphile measured in the
 # same run.
+# BENCH_BASE is the reference build's commit: the last before the outbox
+# (issue 29: the writes' cost of events is measured against it).
+BENCH_BASE ?= a9ce757
 bench: build
 	@scripts/deps bench
 	@$(GO) build -o bin/loupe-bench ./cmd/loupe-bench
-	./bin/loupe-bench --loupe bin/loupe
+	./bin/loupe-bench --loupe bin/loupe --base-loupe "$$(scripts/build-base $(BENCH_BASE))"
 
 # Go benchmarks of the hot paths, end to end over loopback against a
 # throwaway Postgres; each reports SQL statements per operation (sql/op).

@@ -40,3 +40,17 @@ func (r *Resolver) visibleEvents(ctx context.Context, p *loupe.Principal, events
 	}
 	return out, nil
 }
+
+// itemOrNil is the item an event or a notification names, as the viewer
+// may see it now (through the item loader: batched); nil for none, gone or
+// hidden.
+func (r *Resolver) itemOrNil(ctx context.Context, id *string) (*store.Item, error) {
+	if id == nil {
+		return nil, nil
+	}
+	it, err := r.loaders(ctx).Item.Load(ctx, *id)
+	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
+		return nil, nil
+	}
+	return it, err
+}

@@ -18,14 +18,7 @@ import (
 )
 
 func (r *eventResolver) Item(ctx context.Context, obj *store.Event) (*store.Item, error) {
-	if obj.ItemID == nil {
-		return nil, nil
-	}
-	it, err := r.loaders(ctx).Item.Load(ctx, *obj.ItemID)
-	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
-		return nil, nil
-	}
-	return it, err
+	return r.itemOrNil(ctx, obj.ItemID)
 }
 
 func (r *queryResolver) Events(ctx context.Context, since *string, types []loupe.EventType, itemID *string, first *int) (*model.EventPage, error) {

@@ -56,14 +56,7 @@ func (r *mutationResolver) UndismissNotifications(ctx context.Context, ids []str
 }
 
 func (r *notificationResolver) Item(ctx context.Context, obj *store.Notification) (*store.Item, error) {
-	if obj.ItemID == nil {
-		return nil, nil
-	}
-	it, err := r.loaders(ctx).Item.Load(ctx, *obj.ItemID)
-	if loupe.ErrorKind(err) == loupe.ENOTFOUND {
-		return nil, nil
-	}
-	return it, err
+	return r.itemOrNil(ctx, obj.ItemID)
 }
 
 func (r *queryResolver) Notifications(ctx context.Context, first *int, after *string) (*model.NotificationPage, error) {
@@ -75,9 +68,9 @@ func (r *queryResolver) Notifications(ctx context.Context, first *int, after *st
 	if first != nil {
 		size = *first
 	}
-	var cursor *store.NotificationCursor
+	var cursor *store.TimeCursor
 	if after != nil {
-		if cursor, err = store.ParseNotificationCursor(*after); err != nil {
+		if cursor, err = store.ParseTimeCursor(*after); err != nil {
 			return nil, err
 		}
 	}
@@ -99,7 +92,7 @@ func (r *queryResolver) Notifications(ctx context.Context, first *int, after *st
 	out := &model.NotificationPage{Notifications: list}
 	if more {
 		last := list[len(list)-1]
-		out.NextToken = store.NotificationCursor{CreatedOn: last.CreatedOn, ID: last.ID}.String()
+		out.NextToken = store.TimeCursor{CreatedOn: last.CreatedOn, ID: last.ID}.String()
 	}
 	return out, nil
 }

@@ -136,9 +136,9 @@ func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string,
 	if first != nil {
 		size = *first
 	}
-	var cursor *store.NotificationCursor
+	var cursor *store.TimeCursor
 	if after != nil {
-		if cursor, err = store.ParseNotificationCursor(*after); err != nil {
+		if cursor, err = store.ParseTimeCursor(*after); err != nil {
 			return nil, err
 		}
 	}
@@ -149,7 +149,7 @@ func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string,
 	out := &model.WebhookDeliveryPage{Deliveries: list}
 	if more {
 		last := list[len(list)-1]
-		out.NextToken = store.NotificationCursor{CreatedOn: last.AttemptedOn, ID: last.ID}.String()
+		out.NextToken = store.TimeCursor{CreatedOn: last.AttemptedOn, ID: last.ID}.String()
 	}
 	return out, nil
 }

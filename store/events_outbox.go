@@ -68,14 +68,26 @@ FROM unnest($3::text[], $4::text[], $5::text[], $6::jsonb[]) AS e(type, item_id,
 
 	// eventColumns are an Event's; visibleEvents is the rule that makes a
 	// cursor safe: only rows below the oldest transaction still running,
-	// all of whose predecessors have ended.
+	// all of whose predecessors have ended. (ORDER BY names events.tx: the
+	// bare name would be the text column answered, in text order, where
+	// 999 comes after 1000.)
 	eventColumns  = `tx::text AS tx, seq, tenant_id, type, item_id, actor_id, occurred_on, data`
 	visibleEvents = `tx < pg_snapshot_xmin(pg_current_snapshot())`
 
 	eventsAfterSQL = `
 SELECT ` + eventColumns + ` FROM events
 WHERE (tx, seq) > ($1::text::xid8, $2) AND ` + visibleEvents + `
-ORDER BY tx, seq LIMIT $3`
+ORDER BY events.tx, events.seq LIMIT $3`
+
+	// feedSQL is eventsAfterSQL with, on each row, whether committed events
+	// after the cursor wait behind the horizon (heldBackSQL, computed once):
+	// a node's feed learns both in one round trip.
+	feedSQL = `
+SELECT ` + eventColumns + `, (SELECT EXISTS (SELECT 1 FROM events h WHERE (h.tx, h.seq) > ($1::text::xid8, $2)
+                                           AND h.tx >= pg_snapshot_xmin(pg_current_snapshot()))) AS held
+FROM events
+WHERE (tx, seq) > ($1::text::xid8, $2) AND ` + visibleEvents + `
+ORDER BY events.tx, events.seq LIMIT $3`
 
 	// eventFilters: types $4, occurred in [$6, $7) (NULL: open).
 	eventFilters = `($4::text[] IS NULL OR type = ANY($4))
@@ -84,17 +96,25 @@ ORDER BY tx, seq LIMIT $3`
 	tenantEventsSQL = `
 SELECT ` + eventColumns + ` FROM events
 WHERE tenant_id = $1 AND (tx, seq) > ($2::text::xid8, $3) AND ` + eventFilters + ` AND ` + visibleEvents + `
-ORDER BY tx, seq LIMIT $5`
+ORDER BY events.tx, events.seq LIMIT $5`
 
 	itemEventsSQL = `
 SELECT ` + eventColumns + ` FROM events
 WHERE tenant_id = $1 AND item_id = $8 AND (tx, seq) > ($2::text::xid8, $3) AND ` + eventFilters + `
   AND ` + visibleEvents + `
-ORDER BY tx, seq LIMIT $5`
+ORDER BY events.tx, events.seq LIMIT $5`
+
+	// heldBackSQL: whether committed events after the cursor wait behind
+	// the horizon (an older transaction still running): a reader that
+	// found nothing new reads again shortly instead of waiting for the
+	// next wake-up.
+	heldBackSQL = `
+SELECT EXISTS (SELECT 1 FROM events WHERE (tx, seq) > ($1::text::xid8, $2)
+                                     AND tx >= pg_snapshot_xmin(pg_current_snapshot()))`
 
 	eventsHeadSQL = `
 SELECT tx::text AS tx, seq FROM events WHERE ` + visibleEvents + `
-ORDER BY tx DESC, seq DESC LIMIT 1`
+ORDER BY events.tx DESC, events.seq DESC LIMIT 1`
 
 	// pruneEventsSQL deletes a batch: a short transaction each, since a
 	// long one would hold every reader back (visibleEvents).
@@ -141,13 +161,33 @@ func emitTx(ctx context.Context, tx execer, tenantID string, at time.Time, event
 const MaxEventsPage = 1000
 
 // EventsAfter reads the outbox of every tenant after a cursor, in order,
-// up to limit events: a node's feed (internal/events/feed).
-func (s *Store) EventsAfter(ctx context.Context, after loupe.EventCursor, limit int) ([]*Event, error) {
-	var out []*Event
-	if err := s.selectPrepared(ctx, &out, eventsAfterSQL, strconv.FormatUint(after.Tx, 10), after.Seq, limit); err != nil {
-		return nil, fmt.Errorf("store: unable to read events: %w", err)
+// up to limit events: a node's feed (internal/events/feed). held says
+// whether committed events wait behind an older transaction (read again
+// soon); with no event read, EventsHeldBack says it.
+func (s *Store) EventsAfter(ctx context.Context, after loupe.EventCursor, limit int) (events []*Event, held bool, err error) {
+	var rows []struct {
+		Event
+		Held bool `db:"held"`
 	}
-	return out, nil
+	if err := s.selectPrepared(ctx, &rows, feedSQL, strconv.FormatUint(after.Tx, 10), after.Seq, limit); err != nil {
+		return nil, false, fmt.Errorf("store: unable to read events: %w", err)
+	}
+	events = make([]*Event, len(rows))
+	for i := range rows {
+		events[i] = &rows[i].Event
+		held = held || rows[i].Held
+	}
+	return events, held, nil
+}
+
+// EventsHeldBack reports whether committed events after a cursor are not
+// readable yet because an older transaction is still running.
+func (s *Store) EventsHeldBack(ctx context.Context, after loupe.EventCursor) (bool, error) {
+	var held bool
+	if err := s.getPrepared(ctx, &held, heldBackSQL, strconv.FormatUint(after.Tx, 10), after.Seq); err != nil {
+		return false, fmt.Errorf("store: unable to read events: %w", err)
+	}
+	return held, nil
 }
 
 // EventQuery selects a tenant's events.
@@ -224,11 +264,18 @@ const pruneBatch = 10000
 // PruneEvents deletes the events that occurred before a time, batch by
 // batch. Returns how many it deleted.
 func (s *Store) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
+	return s.pruneBatches(ctx, pruneEventsSQL, before)
+}
+
+// pruneBatches runs a batch delete ($1 the time, $2 the batch) until a
+// batch deletes less than a whole one: short transactions, none of which
+// holds the outbox's readers back for long.
+func (s *Store) pruneBatches(ctx context.Context, query string, before time.Time) (int64, error) {
 	var total int64
 	for {
-		res, err := s.db.ExecContext(ctx, pruneEventsSQL, before, pruneBatch)
+		res, err := s.db.ExecContext(ctx, query, before, pruneBatch)
 		if err != nil {
-			return total, fmt.Errorf("store: unable to prune events: %w", err)
+			return total, fmt.Errorf("store: unable to prune: %w", err)
 		}
 		n, _ := res.RowsAffected()
 		total += n

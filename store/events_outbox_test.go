@@ -42,7 +42,7 @@ func outbox(t *testing.T) (*store.Store, *sql.DB, *loupe.Principal, string) {
 // all reads the whole readable outbox.
 func all(t *testing.T, st *store.Store) []*store.Event {
 	t.Helper()
-	events, err := st.EventsAfter(context.Background(), loupe.EventCursor{}, store.MaxEventsPage)
+	events, _, err := st.EventsAfter(context.Background(), loupe.EventCursor{}, store.MaxEventsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +82,10 @@ func TestOutboxCursorMissesNothingThatCommitsLate(t *testing.T) {
 	if got := all(t, st)[start:]; len(got) != 0 {
 		t.Fatalf("while an earlier transaction runs, %d events are readable: a cursor past them would skip it", len(got))
 	}
+	// …and a reader is told to look again soon.
+	if held, err := st.EventsHeldBack(ctx, loupe.EventCursor{}); err != nil || !held {
+		t.Fatalf("held back: %v, %v; want true", held, err)
+	}
 	if err := aborted.Rollback(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +100,45 @@ func TestOutboxCursorMissesNothingThatCommitsLate(t *testing.T) {
 	if !slices.Equal(types, []string{"early", "late"}) {
 		t.Fatalf("events %v, want [early late]", types)
 	}
+	if held, err := st.EventsHeldBack(ctx, got[1].Cursor()); err != nil || held {
+		t.Fatalf("held back after everything: %v, %v; want false", held, err)
+	}
 	// Resuming after the first gives the second, and nothing after it.
-	rest, err := st.EventsAfter(ctx, got[0].Cursor(), 10)
+	rest, _, err := st.EventsAfter(ctx, got[0].Cursor(), 10)
 	if err != nil || len(rest) != 1 || rest[0].Type != "late" {
 		t.Fatalf("after %s: %v, %v", got[0].ID(), rest, err)
 	}
 	if c, err := loupe.ParseEventCursor(got[1].ID()); err != nil || c != got[1].Cursor() {
 		t.Fatalf("id %q parses to %v, %v", got[1].ID(), c, err)
+	}
+}
+
+// Events come in transaction order, not in the text order of their ids
+// (9 before 10 before 100), and the head is the last of them.
+func TestOutboxOrderIsNumeric(t *testing.T) {
+	ctx := context.Background()
+	st, db, p, _ := outbox(t)
+	if _, err := db.ExecContext(ctx, `DELETE FROM events`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range []string{"10", "9", "100"} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO events (tx, tenant_id, type) VALUES ($1::xid8, $2, 'x')`, tx, p.TenantID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []uint64
+	for _, e := range all(t, st) {
+		got = append(got, e.Tx)
+	}
+	if !slices.Equal(got, []uint64{9, 10, 100}) {
+		t.Fatalf("order %v", got)
+	}
+	if head, err := st.EventsHead(ctx); err != nil || head.Tx != 100 {
+		t.Fatalf("head %v, %v", head, err)
+	}
+	page, _, err := st.TenantEvents(ctx, p.TenantID, store.EventQuery{First: 2})
+	if err != nil || len(page) != 2 || page[0].Tx != 9 || page[1].Tx != 10 {
+		t.Fatalf("tenant page %v, %v", page, err)
 	}
 }
 

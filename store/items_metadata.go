@@ -104,9 +104,6 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *loupe.Principal, u Me
 			return staleVersion(cur.Version, cur.Version+1)
 		}
 		diff := loupe.JSONOf(map[string]any{"oldMdfId": cur.FormID, "newMdfId": formID, "metadataFields": changes})
-		if err := auditTx(ctx, tx, p, u.ItemID, title, loupe.ActionMetadataUpdated, at, diff); err != nil {
-			return err
-		}
 		parts := []loupe.ItemPart{loupe.PartMetadata}
 		if title != cur.Title {
 			parts = append(parts, loupe.PartTitle)
@@ -115,8 +112,8 @@ func (s *Store) UpdateItemMetadata(ctx context.Context, p *loupe.Principal, u Me
 		for i, c := range changes {
 			fields[i] = c.FieldID
 		}
-		if err := emitTx(ctx, tx, p.TenantID, at, itemChange(u.ItemID, p.UserID, parts,
-			"metadataVersion", cur.Version+1, "fields", fields)); err != nil {
+		if err := auditEmitTx(ctx, tx, p, u.ItemID, title, loupe.ActionMetadataUpdated, at, diff,
+			itemChange(u.ItemID, p.UserID, parts, "metadataVersion", cur.Version+1, "fields", fields)); err != nil {
 			return err
 		}
 		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, u.ItemID)

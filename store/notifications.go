@@ -220,19 +220,20 @@ func (s *Store) SendNotification(ctx context.Context, p *loupe.Principal, in Not
 	return made, err
 }
 
-// NotificationCursor is a place in a user's list (newest first).
-type NotificationCursor struct {
+// TimeCursor is a place in a list newest first by a time, then id: a
+// user's notifications, a webhook's deliveries.
+type TimeCursor struct {
 	CreatedOn time.Time
 	ID        string
 }
 
 // String is the cursor as nextToken.
-func (c NotificationCursor) String() string {
+func (c TimeCursor) String() string {
 	return strconv.FormatInt(c.CreatedOn.UnixMicro(), 10) + "." + c.ID
 }
 
-// ParseNotificationCursor reads a nextToken ("" is the start).
-func ParseNotificationCursor(s string) (*NotificationCursor, error) {
+// ParseTimeCursor reads a nextToken ("" is the start).
+func ParseTimeCursor(s string) (*TimeCursor, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -241,12 +242,12 @@ func ParseNotificationCursor(s string) (*NotificationCursor, error) {
 	if !ok || err != nil || !loupe.ValidID(id) {
 		return nil, loupe.Invalid("nextToken %q is not one this list gave", s)
 	}
-	return &NotificationCursor{CreatedOn: time.UnixMicro(n).UTC(), ID: id}, nil
+	return &TimeCursor{CreatedOn: time.UnixMicro(n).UTC(), ID: id}, nil
 }
 
 // Notifications reads a page of the principal's notifications, newest
 // first, after a cursor. Returns whether more follow.
-func (s *Store) Notifications(ctx context.Context, p *loupe.Principal, after *NotificationCursor, first int) ([]*Notification, bool, error) {
+func (s *Store) Notifications(ctx context.Context, p *loupe.Principal, after *TimeCursor, first int) ([]*Notification, bool, error) {
 	if first < 1 || first > MaxNotificationsPage {
 		return nil, false, loupe.Invalid("size must be between 1 and %d", MaxNotificationsPage)
 	}
@@ -276,18 +277,7 @@ func (s *Store) OwnNotifications(ctx context.Context, p *loupe.Principal, ids []
 
 // PruneNotifications deletes the notifications made before a time.
 func (s *Store) PruneNotifications(ctx context.Context, before time.Time) (int64, error) {
-	var total int64
-	for {
-		res, err := s.db.ExecContext(ctx, pruneNoticesSQL, before, pruneBatch)
-		if err != nil {
-			return total, fmt.Errorf("store: unable to prune notifications: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		total += n
-		if n < pruneBatch {
-			return total, nil
-		}
-	}
+	return s.pruneBatches(ctx, pruneNoticesSQL, before)
 }
 
 func containsFold(list []string, s string) bool {

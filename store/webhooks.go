@@ -244,11 +244,11 @@ func (s *Store) DispatchWebhooks(ctx context.Context, limit int,
 	})
 }
 
-// WebhookInsertOpts are a delivery job's: the bulk queue (an interactive
-// upload's processing comes first), never discarded by River's count of
+// WebhookInsertOpts are a delivery job's: the webhooks queue (many at
+// once, apart from processing), never discarded by River's count of
 // attempts (the worker keeps its own, in the log).
 func WebhookInsertOpts() *river.InsertOpts {
-	return &river.InsertOpts{Queue: jobs.QueueBulk, MaxAttempts: 25}
+	return &river.InsertOpts{Queue: jobs.QueueWebhooks, MaxAttempts: 25}
 }
 
 // WebhookDelivery is one attempt to deliver a message.
@@ -311,8 +311,8 @@ func (s *Store) DeliveryAttempts(ctx context.Context, tenantID, webhookID, messa
 const MaxDeliveriesPage = 100
 
 // Deliveries reads a page of a hook's log, newest first, after a cursor
-// (NotificationCursor's shape: time and id).
-func (s *Store) Deliveries(ctx context.Context, tenantID, webhookID string, after *NotificationCursor, first int) ([]*WebhookDelivery, bool, error) {
+// (TimeCursor's shape: time and id).
+func (s *Store) Deliveries(ctx context.Context, tenantID, webhookID string, after *TimeCursor, first int) ([]*WebhookDelivery, bool, error) {
 	if first < 1 || first > MaxDeliveriesPage {
 		return nil, false, loupe.Invalid("first must be between 1 and %d", MaxDeliveriesPage)
 	}

@@ -49,6 +49,8 @@ type benchConfig struct {
 	uploadBytes   int64
 	bigUpload     int64
 	ingestObjects int
+	// baseLoupe is a build from before the outbox (issue 29's reference).
+	baseLoupe string
 }
 
 // cmdBench runs the performance benchmark of issue 5: a throwaway Postgres
@@ -71,6 +73,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.IntVar(&c.ingestObjects, "ingest-objects", 20000, "the objects of the ingest scenarios (quick: 2,000)")
 	fs.Int64Var(&c.uploadBytes, "upload-bytes", 2<<30, "the size of the media upload scenarios (quick: 64 MiB)")
 	fs.Int64Var(&c.bigUpload, "big-upload-bytes", 50<<30, "the size of the large resumed upload to local disk (0 or quick: none)")
+	fs.StringVar(&c.baseLoupe, "base-loupe", "", "a loupe built from before the outbox (issue 29): the events rows measure the writes' cost against it")
 	fs.BoolVar(&c.hold, "hold", false, "seed, print the database URL and key, and wait (for exploring plans) instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -199,15 +202,23 @@ func runBench(ctx context.Context, c benchConfig) error {
 	case strings.HasPrefix(c.only, "analysis"):
 		proc = analysisRows(ctx, dir)
 	}
+	var events []eventRow
+	var cost []benchRow
+	if c.only == "" || strings.HasPrefix(c.only, "events") {
+		cost = outboxCostRows(ctx, c, dbURL, srv, seeded, measure, log)
+		events = eventsRows(ctx, c, dbURL, srv, seeded, log)
+	}
 	if c.only != "" {
-		fmt.Println(benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc))
+		fmt.Println(benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc) +
+			eventsReport(events, cost))
 		return nil
 	}
 	rows = append(rows, pgbenchRows(ctx, cl, c, log)...)
 	if c.postgraphile {
 		rows = append(rows, postgraphileRows(ctx, c, dbURL, seeded, measure, log)...)
 	}
-	report := benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc)
+	report := benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc) +
+		eventsReport(events, cost)
 	fmt.Println(report)
 	if c.out != "" {
 		return os.WriteFile(c.out, []byte(report), 0o644)

@@ -28,10 +28,19 @@ const (
 	QueueInteractive = "interactive"
 	QueueBulk        = "bulk"
 	QueueIngest      = "ingest"
+	// QueueWebhooks holds webhook deliveries: network waits, not work, so
+	// many run at once (webhookWorkers), and a slow receiver never holds
+	// up processing.
+	QueueWebhooks = "webhooks"
 )
 
 // Queues lists every queue, in the order above.
-var Queues = []string{QueueInteractive, QueueBulk, QueueIngest}
+var Queues = []string{QueueInteractive, QueueBulk, QueueIngest, QueueWebhooks}
+
+// webhookWorkers is how many deliveries a node makes at once: each mostly
+// waits on its receiver (up to 15 s), and River fetches as many jobs per
+// poll as it has free workers.
+const webhookWorkers = 32
 
 // MaxJobTimeout is the longest timeout a worker sets: a job whose length
 // nothing bounds beforehand (a move of an original of unknown size, a
@@ -112,6 +121,7 @@ func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
 	for _, q := range Queues {
 		queues[q] = river.QueueConfig{MaxWorkers: cfg.Workers}
 	}
+	queues[QueueWebhooks] = river.QueueConfig{MaxWorkers: max(webhookWorkers, cfg.Workers)}
 	c, err := river.NewClient(riverdatabasesql.New(db), &river.Config{
 		ID:                   cfg.NodeID,
 		Queues:               queues,

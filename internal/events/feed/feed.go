@@ -38,9 +38,22 @@ var ErrSlow = errors.New("the subscriber did not keep up with the events; resume
 
 // Reader is what the feed reads (the store).
 type Reader interface {
-	EventsAfter(ctx context.Context, after loupe.EventCursor, limit int) ([]*store.Event, error)
+	EventsAfter(ctx context.Context, after loupe.EventCursor, limit int) ([]*store.Event, bool, error)
 	EventsHead(ctx context.Context) (loupe.EventCursor, error)
+	EventsHeldBack(ctx context.Context, after loupe.EventCursor) (bool, error)
 }
+
+// coalesce is how long a wake-up waits for the next ones before reading:
+// under a stream of commits the feed reads a batch per window, not one
+// read per commit, for a few milliseconds of latency.
+const coalesce = 5 * time.Millisecond
+
+// Backoffs of a read again when committed events wait behind an older
+// transaction (Store.EventsHeldBack).
+const (
+	firstRetry = 5 * time.Millisecond
+	lastRetry  = 200 * time.Millisecond
+)
 
 // Feed reads the outbox for one node.
 type Feed struct {
@@ -160,33 +173,52 @@ func (f *Feed) Run(ctx context.Context, dsn string) {
 	}
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
+	backoff := firstRetry
 	for {
-		f.read(ctx)
+		var retry <-chan time.Time
+		if f.read(ctx) {
+			retry = time.After(backoff)
+			backoff = min(2*backoff, lastRetry)
+		} else {
+			backoff = firstRetry
+		}
 		select {
 		case <-ctx.Done():
 			f.closeAll()
 			return
 		case <-f.wake:
+			if !sleep(ctx, coalesce) {
+				f.closeAll()
+				return
+			}
+			select {
+			case <-f.wake:
+			default:
+			}
 		case <-tick.C:
+		case <-retry:
 		}
 	}
 }
 
-// read hands every event after the cursor to the subscribers.
-func (f *Feed) read(ctx context.Context) {
+// read hands every event after the cursor to the subscribers. It answers
+// whether committed events wait behind an older transaction (read again
+// soon).
+func (f *Feed) read(ctx context.Context) bool {
 	for {
 		f.mu.Lock()
 		after := f.cursor
 		f.mu.Unlock()
-		events, err := f.r.EventsAfter(ctx, after, batch)
+		events, held, err := f.r.EventsAfter(ctx, after, batch)
 		if err != nil {
 			if ctx.Err() == nil {
 				f.log.Warn("events feed: cannot read the outbox", "err", err)
 			}
-			return
+			return false
 		}
 		if len(events) == 0 {
-			return
+			held, err := f.r.EventsHeldBack(ctx, after)
+			return err == nil && held
 		}
 		f.mu.Lock()
 		f.cursor = events[len(events)-1].Cursor()
@@ -205,7 +237,7 @@ func (f *Feed) read(ctx context.Context) {
 		}
 		f.mu.Unlock()
 		if len(events) < batch {
-			return
+			return held
 		}
 	}
 }
@@ -268,6 +300,10 @@ func Follow(ctx context.Context, f *Feed, batch int, log *slog.Logger, name stri
 			if !ok { // dropped for being slow: the reader's cursor lost nothing
 				sub, wake = nil, nil
 			}
+			// A batch per window, not a transaction per commit: the
+			// readers' writes (their cursor) would otherwise cost the
+			// writes they follow a sixth of their rate (docs/events.md).
+			sleep(ctx, followWindow)
 			for len(wake) > 0 {
 				<-wake
 			}
@@ -275,3 +311,8 @@ func Follow(ctx context.Context, f *Feed, batch int, log *slog.Logger, name stri
 		}
 	}
 }
+
+// followWindow is how long a durable reader lets events gather after a
+// wake-up: notifications and webhooks a few tens of milliseconds later,
+// a transaction per window instead of one per commit.
+const followWindow = 50 * time.Millisecond

@@ -26,7 +26,7 @@ func (o *outbox) add(n int) {
 	}
 }
 
-func (o *outbox) EventsAfter(_ context.Context, after loupe.EventCursor, limit int) ([]*store.Event, error) {
+func (o *outbox) EventsAfter(_ context.Context, after loupe.EventCursor, limit int) ([]*store.Event, bool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []*store.Event
@@ -35,8 +35,10 @@ func (o *outbox) EventsAfter(_ context.Context, after loupe.EventCursor, limit i
 			out = append(out, e)
 		}
 	}
-	return out, nil
+	return out, false, nil
 }
+
+func (o *outbox) EventsHeldBack(context.Context, loupe.EventCursor) (bool, error) { return false, nil }
 
 func (o *outbox) EventsHead(context.Context) (loupe.EventCursor, error) {
 	o.mu.Lock()

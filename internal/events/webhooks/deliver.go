@@ -31,7 +31,8 @@ var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minut
 const answerKept = 4 << 10
 
 // Plan is the deliveries a batch of events asks for: one per event and
-// enabled hook of its tenant and type whose condition holds (itemTypes:
+// enabled hook of its tenant and type, made before the event, whose
+// condition holds (itemTypes:
 // "<tenant>/<item>" → item type). The message id is the event's, so that
 // it is stable across retries and replays.
 func Plan(events []*store.Event, hooks []*loupe.Webhook, itemTypes map[string]string) []jobs.DeliverWebhookArgs {
@@ -39,7 +40,9 @@ func Plan(events []*store.Event, hooks []*loupe.Webhook, itemTypes map[string]st
 	for _, e := range events {
 		var payload []byte
 		for _, h := range hooks {
-			if h.TenantID != e.TenantID || h.Type != e.Type || !holds(h, e, itemTypes) {
+			// A hook hears of what happens from its creation on, however far
+			// behind the reader is.
+			if h.TenantID != e.TenantID || h.Type != e.Type || e.OccurredOn.Before(h.CreatedOn) || !holds(h, e, itemTypes) {
 				continue
 			}
 			if payload == nil {

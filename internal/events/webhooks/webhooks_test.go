@@ -37,8 +37,8 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-// Plan: one delivery per event and hook of its tenant and type whose
-// condition holds; the message id is the event's.
+// Plan: one delivery per event and hook of its tenant and type, made
+// before the event, whose condition holds; the message id is the event's.
 func TestPlan(t *testing.T) {
 	img := "image"
 	cond := func(c loupe.WebhookCondition) loupe.JSON { b, _ := json.Marshal(c); return b }
@@ -48,6 +48,8 @@ func TestPlan(t *testing.T) {
 			Condition: cond(loupe.WebhookCondition{Criteria: "itemTypeEquals", ItemType: &img})},
 		{TenantID: "u", ID: "other tenant", Type: loupe.EventItemChange, Condition: cond(loupe.WebhookCondition{Criteria: "always"})},
 		{TenantID: "t", ID: "creations", Type: loupe.EventItemCreation, Condition: cond(loupe.WebhookCondition{Criteria: "always"})},
+		{TenantID: "t", ID: "made after the events", Type: loupe.EventItemChange, CreatedOn: time.Now(),
+			Condition: cond(loupe.WebhookCondition{Criteria: "always"})},
 	}
 	ev := func(seq int64, item string) *store.Event {
 		return &store.Event{Tx: 9, Seq: seq, TenantID: "t", Type: loupe.EventItemChange, ItemID: &item, Data: loupe.JSON(`{}`)}
