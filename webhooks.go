@@ -3,6 +3,7 @@ package loupe
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -108,10 +109,10 @@ func (in *WebhookInput) Check(create bool) error {
 		}
 		name := http.CanonicalHeaderKey(h.HeaderField)
 		switch {
-		case h.HeaderField == "" || len(h.HeaderField) > MaxWebhookHeaderName || !isHeaderToken(h.HeaderField):
+		case h.HeaderField == "" || len(h.HeaderField) > MaxWebhookHeaderName || !IsHeaderToken(h.HeaderField):
 			return Invalid("headerField %.64q is not a header name (1 to %d of letters, digits and !#$%%&'*+-.^_`|~)",
 				h.HeaderField, MaxWebhookHeaderName)
-		case strings.HasPrefix(strings.ToLower(name), "webhook-") || containsFold(reservedHeaders, name):
+		case strings.HasPrefix(strings.ToLower(name), "webhook-") || slices.ContainsFunc(reservedHeaders, func(r string) bool { return strings.EqualFold(r, name) }):
 			return Invalid("headerField %q is set by Loupe (the signature's and the body's headers cannot be overridden)", name)
 		case len(h.HeaderValue) > MaxWebhookHeaderValue:
 			return Invalid("headerValue of %s is longer than %d bytes", name, MaxWebhookHeaderValue)
@@ -146,21 +147,14 @@ func ParseWebhookURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func isHeaderToken(s string) bool {
+// IsHeaderToken reports whether s is an RFC 9110 token, what a header
+// field name is (a webhook's headers, the operator's key headers).
+func IsHeaderToken(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
 			return false
 		}
 	}
-	return true
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
+	return s != ""
 }

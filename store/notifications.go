@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -172,7 +173,7 @@ func (s *Store) SendNotification(ctx context.Context, p *loupe.Principal, in Not
 	}
 	if !p.IsAdmin {
 		for _, g := range in.Groups {
-			if !containsFold(p.Groups, g) {
+			if !slices.ContainsFunc(p.Groups, func(mine string) bool { return strings.EqualFold(mine, g) }) {
 				return 0, loupe.Forbidden("you may send to your own groups only; you are not in %q", g)
 			}
 		}
@@ -278,15 +279,6 @@ func (s *Store) OwnNotifications(ctx context.Context, p *loupe.Principal, ids []
 // PruneNotifications deletes the notifications made before a time.
 func (s *Store) PruneNotifications(ctx context.Context, before time.Time) (int64, error) {
 	return s.pruneBatches(ctx, pruneNoticesSQL, before)
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func dedupe(ids []string) []string {

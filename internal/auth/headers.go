@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/loupe-mam/loupe"
 )
 
 // builtinKeyHeaders carry a credential without any setting.
@@ -34,7 +36,7 @@ func ParseKeyHeaders(setting string) ([]string, error) {
 		if name == "" {
 			continue
 		}
-		if !isToken(name) {
+		if !loupe.IsHeaderToken(name) {
 			return nil, fmt.Errorf("%q is not a header name (letters, digits and !#$%%&'*+-.^_`|~ only)", name)
 		}
 		name = http.CanonicalHeaderKey(name)
@@ -47,18 +49,4 @@ func ParseKeyHeaders(setting string) ([]string, error) {
 		out = append(out, name)
 	}
 	return out, nil
-}
-
-// isToken reports whether s is an RFC 9110 token, what a header field name is.
-func isToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return s != ""
 }

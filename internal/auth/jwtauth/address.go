@@ -76,6 +76,24 @@ func addressClass(a netip.Addr) string {
 	return ""
 }
 
+// DialPublicOnly is a net.Dialer Control that refuses to connect to an
+// address that is not public (AddressClass), judged on the address
+// actually dialled: the name is resolved and the connection pinned to what
+// was judged. who names the refused connection's purpose in the error
+// ("storage endpoints must be public").
+func DialPublicOnly(who string) func(network, address string, _ syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("cannot parse dialled address %q", address)
+		}
+		if class := AddressClass(ap.Addr().Unmap()); class != "" {
+			return fmt.Errorf("%s is a %s address; %s", ap.Addr(), class, who)
+		}
+		return nil
+	}
+}
+
 // AddressClass names why a is not a public address ("loopback",
 // "private", "link-local", …), or is "" for a public one: the policy of key
 // set fetches, for other fetches a tenant chooses the address of (storage

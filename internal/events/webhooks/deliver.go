@@ -111,7 +111,9 @@ type Worker struct {
 }
 
 // Timeout bounds a job: the request's own bound and the log's writes.
-func (w *Worker) Timeout(*river.Job[jobs.DeliverWebhookArgs]) time.Duration { return timeout + 15*time.Second }
+func (w *Worker) Timeout(*river.Job[jobs.DeliverWebhookArgs]) time.Duration {
+	return timeout + 15*time.Second
+}
 
 // Work makes one attempt. A failure is logged and the job snoozed until
 // the next attempt of the schedule (or the receiver's Retry-After, when

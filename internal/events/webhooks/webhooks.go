@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"syscall"
 	"time"
 
 	"github.com/loupe-mam/loupe"
@@ -96,7 +95,7 @@ const timeout = 15 * time.Second
 func (g *Guard) Client() *http.Client {
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	if !g.AllowPrivate {
-		d.Control = publicOnly
+		d.Control = jwtauth.DialPublicOnly("webhooks reach public addresses only")
 	}
 	return &http.Client{
 		Timeout:       timeout,
@@ -104,15 +103,4 @@ func (g *Guard) Client() *http.Client {
 		Transport: &http.Transport{Proxy: nil, DialContext: d.DialContext, TLSHandshakeTimeout: 5 * time.Second,
 			ResponseHeaderTimeout: timeout, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second},
 	}
-}
-
-func publicOnly(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("cannot parse dialled address %q", address)
-	}
-	if class := jwtauth.AddressClass(ap.Addr().Unmap()); class != "" {
-		return fmt.Errorf("%s is a %s address; webhooks reach public addresses only", ap.Addr(), class)
-	}
-	return nil
 }

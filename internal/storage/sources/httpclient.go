@@ -1,11 +1,8 @@
 package sources
 
 import (
-	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
-	"syscall"
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
@@ -23,7 +20,7 @@ import (
 func (s *Sources) HTTPClient(transfer bool) *http.Client {
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	if !s.AllowPrivate {
-		d.Control = publicOnly
+		d.Control = jwtauth.DialPublicOnly("storage endpoints must be public")
 	}
 	c := &http.Client{
 		Timeout:       ProbeTimeout,
@@ -39,17 +36,4 @@ func (s *Sources) HTTPClient(transfer bool) *http.Client {
 		t.ResponseHeaderTimeout, t.DisableKeepAlives, t.MaxIdleConnsPerHost = 30*time.Second, false, 16
 	}
 	return c
-}
-
-// publicOnly refuses to connect to an address that is not public
-// (jwtauth.AddressClass), with the address actually dialled.
-func publicOnly(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("cannot parse dialled address %q", address)
-	}
-	if class := jwtauth.AddressClass(ap.Addr()); class != "" {
-		return fmt.Errorf("%s is a %s address; storage endpoints must be public", ap.Addr(), class)
-	}
-	return nil
 }
