@@ -63,6 +63,13 @@ type Feed struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
 	cursor loupe.EventCursor
+	// idle is set while nobody subscribes: the feed then does not read
+	// (the writes it follows pay for every read), and the next Subscribe
+	// moves the cursor to the head first.
+	idle bool
+	// followers are the durable readers' wake-ups (Follow): they read
+	// the outbox themselves and need only know that it changed.
+	followers map[chan struct{}]struct{}
 	// started closes once the cursor is set (Run has read the head).
 	started chan struct{}
 	wake    chan struct{}
@@ -71,7 +78,7 @@ type Feed struct {
 // New makes a feed; Run starts it.
 func New(r Reader, log *slog.Logger) *Feed {
 	return &Feed{r: r, log: log, subs: map[*Subscription]struct{}{}, started: make(chan struct{}),
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), followers: map[chan struct{}]struct{}{}}
 }
 
 // Subscription receives every event the feed reads after it began.
@@ -95,6 +102,13 @@ func (f *Feed) Subscribe(ctx context.Context, buffer int) (*Subscription, loupe.
 	s := &Subscription{f: f, c: make(chan *store.Event, buffer)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.idle {
+		head, err := f.r.EventsHead(ctx)
+		if err != nil {
+			return nil, loupe.EventCursor{}, err
+		}
+		f.cursor, f.idle = head, false
+	}
 	f.subs[s] = struct{}{}
 	return s, f.cursor, nil
 }
@@ -201,12 +215,25 @@ func (f *Feed) Run(ctx context.Context, dsn string) {
 	}
 }
 
-// read hands every event after the cursor to the subscribers. It answers
-// whether committed events wait behind an older transaction (read again
-// soon).
+// read hands every event after the cursor to the subscribers, and tells
+// the followers the outbox changed. It answers whether committed events
+// wait behind an older transaction (read again soon).
 func (f *Feed) read(ctx context.Context) bool {
+	f.mu.Lock()
+	for c := range f.followers {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+	f.mu.Unlock()
 	for {
 		f.mu.Lock()
+		if len(f.subs) == 0 {
+			f.idle = true
+			f.mu.Unlock()
+			return false
+		}
 		after := f.cursor
 		f.mu.Unlock()
 		events, held, err := f.r.EventsAfter(ctx, after, batch)
@@ -262,26 +289,31 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// follow registers a durable reader's wake-up.
+func (f *Feed) follow() (chan struct{}, func()) {
+	c := make(chan struct{}, 1)
+	f.mu.Lock()
+	f.followers[c] = struct{}{}
+	f.mu.Unlock()
+	return c, func() {
+		f.mu.Lock()
+		delete(f.followers, c)
+		f.mu.Unlock()
+	}
+}
+
 // Follow runs step — one batch of a durable reader of the outbox — until
-// it reports fewer than batch events, whenever the feed reads new events
-// and every PollInterval besides (another node holding the reader may have
+// it reports fewer than batch events, whenever the outbox changed and
+// every PollInterval besides (another node holding the reader may have
 // let go), until ctx ends.
 func Follow(ctx context.Context, f *Feed, batch int, log *slog.Logger, name string, step func(context.Context) (int, error)) {
-	var wake <-chan *store.Event
-	var sub *Subscription
+	wake, stop := f.follow()
+	defer stop()
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
-	defer func() {
-		if sub != nil {
-			sub.Close()
-		}
-	}()
+	var last time.Time // the last step's start
 	for ctx.Err() == nil {
-		if sub == nil {
-			if s, _, err := f.Subscribe(ctx, 1024); err == nil {
-				sub, wake = s, s.C()
-			}
-		}
+		last = time.Now()
 		for ctx.Err() == nil {
 			n, err := step(ctx)
 			if err != nil {
@@ -296,23 +328,22 @@ func Follow(ctx context.Context, f *Feed, batch int, log *slog.Logger, name stri
 		}
 		select {
 		case <-ctx.Done():
-		case _, ok := <-wake:
-			if !ok { // dropped for being slow: the reader's cursor lost nothing
-				sub, wake = nil, nil
-			}
-			// A batch per window, not a transaction per commit: the
-			// readers' writes (their cursor) would otherwise cost the
-			// writes they follow a sixth of their rate (docs/events.md).
-			sleep(ctx, followWindow)
-			for len(wake) > 0 {
-				<-wake
+		case <-wake:
+			// At most a step per window, not a transaction per commit:
+			// under a stream of writes the readers' own (their cursor)
+			// would cost the writes they follow (docs/events.md). After
+			// a quiet spell the first event is handled at once.
+			sleep(ctx, followWindow-time.Since(last))
+			select {
+			case <-wake:
+			default:
 			}
 		case <-tick.C:
 		}
 	}
 }
 
-// followWindow is how long a durable reader lets events gather after a
-// wake-up: notifications and webhooks a few tens of milliseconds later,
-// a transaction per window instead of one per commit.
-const followWindow = 50 * time.Millisecond
+// followWindow is the least time between a durable reader's steps: under
+// load notifications and webhooks leave up to this much later, a
+// transaction per window instead of one per commit.
+const followWindow = 250 * time.Millisecond

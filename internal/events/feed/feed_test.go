@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 type outbox struct {
 	mu     sync.Mutex
 	events []*store.Event
+	reads  atomic.Int64
 }
 
 func (o *outbox) add(n int) {
@@ -27,6 +29,7 @@ func (o *outbox) add(n int) {
 }
 
 func (o *outbox) EventsAfter(_ context.Context, after loupe.EventCursor, limit int) ([]*store.Event, bool, error) {
+	o.reads.Add(1)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []*store.Event
@@ -85,5 +88,49 @@ func TestFeedDropsTheSlowSubscriber(t *testing.T) {
 	fast.Close()
 	if _, ok := <-fast.C(); ok || fast.Err() != nil {
 		t.Fatalf("after Close: open %v, err %v", ok, fast.Err())
+	}
+}
+
+// While nobody subscribes the feed does not read the outbox (the writes
+// pay for each read), yet wakes its followers; a subscriber after that
+// starts at the head, not where the feed stopped.
+func TestFeedIdlesWithoutSubscribers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := &outbox{}
+	f := New(o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	woke := make(chan struct{}, 100)
+	go Follow(ctx, f, 10, f.log, "test", func(context.Context) (int, error) {
+		woke <- struct{}{}
+		return 0, nil
+	})
+	go f.Run(ctx, "postgres://127.0.0.1:1/none?connect_timeout=1")
+	<-woke // Follow's first step
+	sub, _, _ := f.Subscribe(ctx, 10)
+	sub.Close()
+	o.add(4)
+	reads := o.reads.Load()
+	f.Wake()
+	select {
+	case <-woke:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the follower was not woken")
+	}
+	if n := o.reads.Load() - reads; n != 0 {
+		t.Fatalf("the feed read the outbox %d times with no subscriber", n)
+	}
+	sub, start, err := f.Subscribe(ctx, 10)
+	if err != nil || start.Seq != 4 {
+		t.Fatalf("subscribed at %v, %v; want after the head (4)", start, err)
+	}
+	o.add(1)
+	f.Wake()
+	select {
+	case e := <-sub.C():
+		if e.Seq != 5 {
+			t.Fatalf("got event %d, want 5", e.Seq)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("event 5 never came")
 	}
 }
