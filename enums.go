@@ -102,10 +102,22 @@ const (
 	// ActionProcessingFailed: the item's media could not be processed
 	// (mdfDiff.reason says why; docs/processing.md).
 	ActionProcessingFailed AuditAction = "processingFailed"
+	// Shares (docs/shares.md): made and revoked by users; opened, used and
+	// tried with a wrong password by outsiders, recorded with the share's
+	// id as executedBy (an outsider has no user) and mdfDiff.shareId.
+	ActionShareCreated        AuditAction = "shareCreated"
+	ActionShareRevoked        AuditAction = "shareRevoked"
+	ActionShareOpened         AuditAction = "shareOpened"
+	ActionShareDownload       AuditAction = "shareDownload"
+	ActionShareUpload         AuditAction = "shareUpload"
+	ActionShareComment        AuditAction = "shareComment"
+	ActionSharePasswordFailed AuditAction = "sharePasswordFailed"
 )
 
 var auditActions = []AuditAction{ActionCreate, ActionDelete, ActionUndelete, ActionArchiveInitiated,
-	ActionUnarchiveInitiated, ActionMetadataUpdated, ActionProcessingFailed}
+	ActionUnarchiveInitiated, ActionMetadataUpdated, ActionProcessingFailed,
+	ActionShareCreated, ActionShareRevoked, ActionShareOpened, ActionShareDownload, ActionShareUpload,
+	ActionShareComment, ActionSharePasswordFailed}
 
 // ParseAuditAction validates an action type given by a client.
 func ParseAuditAction(s string) (AuditAction, error) {

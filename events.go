@@ -34,6 +34,12 @@ const (
 	EventIngestScanCompletion EventType = "ingestScanCompletion"
 
 	EventNotification EventType = "notification"
+	// Shares (docs/shares.md): made, revoked, opened by an outsider, a
+	// file uploaded through one.
+	EventShareCreation   EventType = "shareCreation"
+	EventShareRevocation EventType = "shareRevocation"
+	EventShareOpening    EventType = "shareOpening"
+	EventShareUpload     EventType = "shareUpload"
 	// EventWebhookDisabling: a hook was disabled (410, or every attempt of
 	// a message failed); its creator is notified.
 	EventWebhookDisabling EventType = "webhookDisabling"
@@ -45,6 +51,7 @@ var EventTypes = []EventType{
 	EventProcessingStart, EventProcessingProgress, EventProcessingCompletion, EventProcessingFailure,
 	EventAnalysisCompletion, EventCommentCreation, EventCommentAssignment, EventCommentResolution,
 	EventUploadCompletion, EventIngestScanCompletion, EventNotification, EventWebhookDisabling,
+	EventShareCreation, EventShareRevocation, EventShareOpening, EventShareUpload,
 }
 
 // ParseEventType validates a type given by a client.

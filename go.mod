@@ -25,10 +25,11 @@ require (
 	github.com/rs/cors v1.11.1
 	github.com/tus/tusd/v2 v2.9.1
 	github.com/vektah/gqlparser/v2 v2.5.64
+	golang.org/x/crypto v0.59.0
 	golang.org/x/exp v0.0.0-20250620022241-b7579e27df2b
 	golang.org/x/image v0.47.0
-	golang.org/x/sync v0.24.0
-	golang.org/x/tools v0.51.0
+	golang.org/x/sync v0.25.0
+	golang.org/x/tools v0.52.0
 )
 
 require (
@@ -65,7 +66,8 @@ require (
 	github.com/urfave/cli/v3 v3.8.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
 )
 
 tool github.com/99designs/gqlgen

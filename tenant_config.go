@@ -170,7 +170,7 @@ const defaultTenantConfig = `{
   "customActionsHeaders": {},
   "customIcons": [],
   "customIconRules": [],
-  "shareLimits": {"maxValidityDays": 30, "allowUploadShares": true, "allowPublicShares": true},
+  "shareLimits": ` + defaultShareLimits + `,
   "blacklistedFileExtensions": ["exe", "msi", "bat", "cmd", "com", "scr", "ps1", "vbs", "jar"]
 }`
 
@@ -193,8 +193,10 @@ const (
 type configKey struct {
 	kind     configKind
 	min, max float64
-	// check is a further rule for a string value.
-	check func(string) error
+	// check is a further rule for a string value, checkObject for an
+	// object's.
+	check       func(string) error
+	checkObject func(json.RawMessage) error
 }
 
 var (
@@ -265,7 +267,7 @@ var tenantConfigKeys = map[string]configKey{
 	"customActionsHeaders":      configObjectKey,
 	"customIcons":               configArrayKey,
 	"customIconRules":           configArrayKey,
-	"shareLimits":               configObjectKey,
+	"shareLimits":               {kind: configObject, checkObject: CheckShareLimits},
 	"blacklistedFileExtensions": {kind: configStrings},
 }
 
@@ -384,6 +386,9 @@ func validateConfigValue(name string, raw json.RawMessage) error {
 	case configObject:
 		if typ != "object" {
 			return Invalid("%s must be an object", name)
+		}
+		if key.checkObject != nil {
+			return key.checkObject(raw)
 		}
 	case configArray:
 		if typ != "array" {

@@ -872,6 +872,32 @@ func (ec *executionContext) fieldContext_UserRef_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("UserRef", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _UserRef_name(ctx context.Context, field graphql.CollectedField, obj *store.UserRef) (ret graphql.Marshaler) {
+	if !fieldsIntercepted(ec.OperationContext) {
+		return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Name)
+	}
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserRef_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UserRef_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserRef", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -1579,6 +1605,8 @@ func (ec *executionContext) _UserRef(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "name":
+			out.Values[i] = ec._UserRef_name(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

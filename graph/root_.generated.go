@@ -43,6 +43,7 @@ type ResolverRoot interface {
 	Notification() NotificationResolver
 	Query() QueryResolver
 	Relation() RelationResolver
+	Share() ShareResolver
 	StorageLocation() StorageLocationResolver
 	Subscription() SubscriptionResolver
 	Thumbnail() ThumbnailResolver
@@ -188,6 +189,11 @@ type ComplexityRoot struct {
 
 	CreateItemPayload struct {
 		Item func(childComplexity int) int
+	}
+
+	CreateShareResult struct {
+		Links func(childComplexity int) int
+		Share func(childComplexity int) int
 	}
 
 	CreateThumbnailPayload struct {
@@ -682,6 +688,7 @@ type ComplexityRoot struct {
 		CreateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
+		CreateShare                      func(childComplexity int, input loupe.ShareInput) int
 		CreateStorage                    func(childComplexity int, input model.StorageInput) int
 		CreateStorageLocation            func(childComplexity int, input model.StorageLocationInput) int
 		CreateThumbnail                  func(childComplexity int, input model.CreateThumbnailInput) int
@@ -712,6 +719,7 @@ type ComplexityRoot struct {
 		RenameVersion                    func(childComplexity int, input model.RenameVersionInput) int
 		ReplaceBookmarks                 func(childComplexity int, input []*model.BookmarkInput) int
 		ReplayWebhookDelivery            func(childComplexity int, webhookID string, deliveryID string) int
+		RevokeShare                      func(childComplexity int, id string) int
 		RotateWebhookSecret              func(childComplexity int, id string) int
 		ScanIngestStorageConfig          func(childComplexity int, id string) int
 		SendNotification                 func(childComplexity int, input model.SendNotificationInput) int
@@ -849,6 +857,8 @@ type ComplexityRoot struct {
 		OriginalDownload                    func(childComplexity int, itemID string) int
 		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
 		SecuritySettings                    func(childComplexity int) int
+		Share                               func(childComplexity int, id string) int
+		Shares                              func(childComplexity int, first *int, after *string) int
 		Stats                               func(childComplexity int, dateRange *model.StatsDateRange) int
 		Storage                             func(childComplexity int, id string) int
 		StorageLocation                     func(childComplexity int, id string) int
@@ -915,6 +925,47 @@ type ComplexityRoot struct {
 	SetCustomIconsPayload struct {
 		CustomIcons func(childComplexity int) int
 		Item        func(childComplexity int) int
+	}
+
+	Share struct {
+		Access            func(childComplexity int) int
+		CreatedBy         func(childComplexity int) int
+		CreatedOn         func(childComplexity int) int
+		ExpiresOn         func(childComplexity int) int
+		ID                func(childComplexity int) int
+		MaxUses           func(childComplexity int) int
+		Message           func(childComplexity int) int
+		Options           func(childComplexity int) int
+		PasswordProtected func(childComplexity int) int
+		PublicLink        func(childComplexity int) int
+		Recipients        func(childComplexity int) int
+		RevokedBy         func(childComplexity int) int
+		RevokedOn         func(childComplexity int) int
+		State             func(childComplexity int) int
+		Target            func(childComplexity int) int
+		TargetID          func(childComplexity int) int
+		TargetType        func(childComplexity int) int
+		Title             func(childComplexity int) int
+		Uses              func(childComplexity int) int
+	}
+
+	ShareLink struct {
+		Recipient func(childComplexity int) int
+		Token     func(childComplexity int) int
+		URL       func(childComplexity int) int
+	}
+
+	ShareOptions struct {
+		Comments         func(childComplexity int) int
+		DownloadOriginal func(childComplexity int) int
+		DownloadProxy    func(childComplexity int) int
+		MetadataFields   func(childComplexity int) int
+		Versions         func(childComplexity int) int
+	}
+
+	SharePage struct {
+		NextToken func(childComplexity int) int
+		Shares    func(childComplexity int) int
 	}
 
 	StartUploadPayload struct {
@@ -1150,6 +1201,7 @@ type ComplexityRoot struct {
 
 	UserRef struct {
 		ID   func(childComplexity int) int
+		Name func(childComplexity int) int
 		Type func(childComplexity int) int
 	}
 
@@ -1789,6 +1841,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateItemPayload.Item(childComplexity), true
+
+	case "CreateShareResult.links":
+		if e.ComplexityRoot.CreateShareResult.Links == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateShareResult.Links(childComplexity), true
+
+	case "CreateShareResult.share":
+		if e.ComplexityRoot.CreateShareResult.Share == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateShareResult.Share(childComplexity), true
 
 	case "CreateThumbnailPayload.thumbnail":
 		if e.ComplexityRoot.CreateThumbnailPayload.Thumbnail == nil {
@@ -4329,6 +4395,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.CreatePerson(childComplexity, args["input"].(model.CreatePersonInput)), true
 
+	case "Mutation.createShare":
+		if e.ComplexityRoot.Mutation.CreateShare == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createShare_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateShare(childComplexity, args["input"].(loupe.ShareInput)), true
+
 	case "Mutation.createStorage":
 		if e.ComplexityRoot.Mutation.CreateStorage == nil {
 			break
@@ -4688,6 +4766,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["webhookId"].(string), args["deliveryId"].(string)), true
+
+	case "Mutation.revokeShare":
+		if e.ComplexityRoot.Mutation.RevokeShare == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeShare_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeShare(childComplexity, args["id"].(string)), true
 
 	case "Mutation.rotateWebhookSecret":
 		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
@@ -5651,6 +5741,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.SecuritySettings(childComplexity), true
 
+	case "Query.share":
+		if e.ComplexityRoot.Query.Share == nil {
+			break
+		}
+
+		args, err := ec.field_Query_share_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Share(childComplexity, args["id"].(string)), true
+
+	case "Query.shares":
+		if e.ComplexityRoot.Query.Shares == nil {
+			break
+		}
+
+		args, err := ec.field_Query_shares_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Shares(childComplexity, args["first"].(*int), args["after"].(*string)), true
+
 	case "Query.stats":
 		if e.ComplexityRoot.Query.Stats == nil {
 			break
@@ -5963,6 +6077,209 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SetCustomIconsPayload.Item(childComplexity), true
+
+	case "Share.access":
+		if e.ComplexityRoot.Share.Access == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.Access(childComplexity), true
+
+	case "Share.createdBy":
+		if e.ComplexityRoot.Share.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.CreatedBy(childComplexity), true
+
+	case "Share.createdOn":
+		if e.ComplexityRoot.Share.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.CreatedOn(childComplexity), true
+
+	case "Share.expiresOn":
+		if e.ComplexityRoot.Share.ExpiresOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.ExpiresOn(childComplexity), true
+
+	case "Share.id":
+		if e.ComplexityRoot.Share.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.ID(childComplexity), true
+
+	case "Share.maxUses":
+		if e.ComplexityRoot.Share.MaxUses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.MaxUses(childComplexity), true
+
+	case "Share.message":
+		if e.ComplexityRoot.Share.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.Message(childComplexity), true
+
+	case "Share.options":
+		if e.ComplexityRoot.Share.Options == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.Options(childComplexity), true
+
+	case "Share.passwordProtected":
+		if e.ComplexityRoot.Share.PasswordProtected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.PasswordProtected(childComplexity), true
+
+	case "Share.publicLink":
+		if e.ComplexityRoot.Share.PublicLink == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.PublicLink(childComplexity), true
+
+	case "Share.recipients":
+		if e.ComplexityRoot.Share.Recipients == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.Recipients(childComplexity), true
+
+	case "Share.revokedBy":
+		if e.ComplexityRoot.Share.RevokedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.RevokedBy(childComplexity), true
+
+	case "Share.revokedOn":
+		if e.ComplexityRoot.Share.RevokedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.RevokedOn(childComplexity), true
+
+	case "Share.state":
+		if e.ComplexityRoot.Share.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.State(childComplexity), true
+
+	case "Share.target":
+		if e.ComplexityRoot.Share.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.Target(childComplexity), true
+
+	case "Share.targetId":
+		if e.ComplexityRoot.Share.TargetID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.TargetID(childComplexity), true
+
+	case "Share.targetType":
+		if e.ComplexityRoot.Share.TargetType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.TargetType(childComplexity), true
+
+	case "Share.title":
+		if e.ComplexityRoot.Share.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.Title(childComplexity), true
+
+	case "Share.uses":
+		if e.ComplexityRoot.Share.Uses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Share.Uses(childComplexity), true
+
+	case "ShareLink.recipient":
+		if e.ComplexityRoot.ShareLink.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.Recipient(childComplexity), true
+
+	case "ShareLink.token":
+		if e.ComplexityRoot.ShareLink.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.Token(childComplexity), true
+
+	case "ShareLink.url":
+		if e.ComplexityRoot.ShareLink.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareLink.URL(childComplexity), true
+
+	case "ShareOptions.comments":
+		if e.ComplexityRoot.ShareOptions.Comments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareOptions.Comments(childComplexity), true
+
+	case "ShareOptions.downloadOriginal":
+		if e.ComplexityRoot.ShareOptions.DownloadOriginal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareOptions.DownloadOriginal(childComplexity), true
+
+	case "ShareOptions.downloadProxy":
+		if e.ComplexityRoot.ShareOptions.DownloadProxy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareOptions.DownloadProxy(childComplexity), true
+
+	case "ShareOptions.metadataFields":
+		if e.ComplexityRoot.ShareOptions.MetadataFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareOptions.MetadataFields(childComplexity), true
+
+	case "ShareOptions.versions":
+		if e.ComplexityRoot.ShareOptions.Versions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShareOptions.Versions(childComplexity), true
+
+	case "SharePage.nextToken":
+		if e.ComplexityRoot.SharePage.NextToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharePage.NextToken(childComplexity), true
+
+	case "SharePage.shares":
+		if e.ComplexityRoot.SharePage.Shares == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharePage.Shares(childComplexity), true
 
 	case "StartUploadPayload.item":
 		if e.ComplexityRoot.StartUploadPayload.Item == nil {
@@ -7057,6 +7374,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UserRef.ID(childComplexity), true
 
+	case "UserRef.name":
+		if e.ComplexityRoot.UserRef.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserRef.Name(childComplexity), true
+
 	case "UserRef.type":
 		if e.ComplexityRoot.UserRef.Type == nil {
 			break
@@ -7486,6 +7810,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSendNotificationInput,
 		ec.unmarshalInputSetCustomIconsInput,
 		ec.unmarshalInputSetRelationsInput,
+		ec.unmarshalInputShareInput,
+		ec.unmarshalInputShareOptionsInput,
 		ec.unmarshalInputStartUploadInput,
 		ec.unmarshalInputStorageInput,
 		ec.unmarshalInputStorageLocationInput,
@@ -7595,7 +7921,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7623,6 +7949,7 @@ var sources = []*ast.Source{
 	{Name: "schema/root.graphqls", Input: sourceData("schema/root.graphqls"), BuiltIn: false},
 	{Name: "schema/search.graphqls", Input: sourceData("schema/search.graphqls"), BuiltIn: false},
 	{Name: "schema/security.graphqls", Input: sourceData("schema/security.graphqls"), BuiltIn: false},
+	{Name: "schema/shares.graphqls", Input: sourceData("schema/shares.graphqls"), BuiltIn: false},
 	{Name: "schema/storages.graphqls", Input: sourceData("schema/storages.graphqls"), BuiltIn: false},
 	{Name: "schema/tenant.graphqls", Input: sourceData("schema/tenant.graphqls"), BuiltIn: false},
 	{Name: "schema/uploads.graphqls", Input: sourceData("schema/uploads.graphqls"), BuiltIn: false},
@@ -7901,6 +8228,16 @@ func (ec *executionContext) childFields_CreateItemPayload(ctx context.Context, f
 		return ec.fieldContext_CreateItemPayload_item(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateItemPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateShareResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "share":
+		return ec.fieldContext_CreateShareResult_share(ctx, field)
+	case "links":
+		return ec.fieldContext_CreateShareResult_links(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateShareResult", field.Name)
 }
 
 func (ec *executionContext) childFields_CreateThumbnailPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9077,6 +9414,88 @@ func (ec *executionContext) childFields_SetCustomIconsPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type SetCustomIconsPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Share(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Share_id(ctx, field)
+	case "targetId":
+		return ec.fieldContext_Share_targetId(ctx, field)
+	case "targetType":
+		return ec.fieldContext_Share_targetType(ctx, field)
+	case "target":
+		return ec.fieldContext_Share_target(ctx, field)
+	case "access":
+		return ec.fieldContext_Share_access(ctx, field)
+	case "title":
+		return ec.fieldContext_Share_title(ctx, field)
+	case "message":
+		return ec.fieldContext_Share_message(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Share_createdBy(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Share_createdOn(ctx, field)
+	case "expiresOn":
+		return ec.fieldContext_Share_expiresOn(ctx, field)
+	case "maxUses":
+		return ec.fieldContext_Share_maxUses(ctx, field)
+	case "uses":
+		return ec.fieldContext_Share_uses(ctx, field)
+	case "passwordProtected":
+		return ec.fieldContext_Share_passwordProtected(ctx, field)
+	case "publicLink":
+		return ec.fieldContext_Share_publicLink(ctx, field)
+	case "recipients":
+		return ec.fieldContext_Share_recipients(ctx, field)
+	case "options":
+		return ec.fieldContext_Share_options(ctx, field)
+	case "state":
+		return ec.fieldContext_Share_state(ctx, field)
+	case "revokedOn":
+		return ec.fieldContext_Share_revokedOn(ctx, field)
+	case "revokedBy":
+		return ec.fieldContext_Share_revokedBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Share", field.Name)
+}
+
+func (ec *executionContext) childFields_ShareLink(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recipient":
+		return ec.fieldContext_ShareLink_recipient(ctx, field)
+	case "url":
+		return ec.fieldContext_ShareLink_url(ctx, field)
+	case "token":
+		return ec.fieldContext_ShareLink_token(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShareLink", field.Name)
+}
+
+func (ec *executionContext) childFields_ShareOptions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "downloadProxy":
+		return ec.fieldContext_ShareOptions_downloadProxy(ctx, field)
+	case "downloadOriginal":
+		return ec.fieldContext_ShareOptions_downloadOriginal(ctx, field)
+	case "comments":
+		return ec.fieldContext_ShareOptions_comments(ctx, field)
+	case "versions":
+		return ec.fieldContext_ShareOptions_versions(ctx, field)
+	case "metadataFields":
+		return ec.fieldContext_ShareOptions_metadataFields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShareOptions", field.Name)
+}
+
+func (ec *executionContext) childFields_SharePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "shares":
+		return ec.fieldContext_SharePage_shares(ctx, field)
+	case "nextToken":
+		return ec.fieldContext_SharePage_nextToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharePage", field.Name)
+}
+
 func (ec *executionContext) childFields_StartUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "uploadUrl":
@@ -9531,6 +9950,8 @@ func (ec *executionContext) childFields_UserRef(ctx context.Context, field graph
 		return ec.fieldContext_UserRef_type(ctx, field)
 	case "id":
 		return ec.fieldContext_UserRef_id(ctx, field)
+	case "name":
+		return ec.fieldContext_UserRef_name(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UserRef", field.Name)
 }

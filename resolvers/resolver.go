@@ -45,6 +45,9 @@ type Resolver struct {
 	Feed *feed.Feed
 	// Webhooks checks receivers' URLs and seals hooks' secrets.
 	Webhooks *webhooks.Guard
+	// ShareBaseURL starts the links of new shares (the server's public
+	// address; "" makes them relative: /share/<token>).
+	ShareBaseURL string
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

@@ -152,7 +152,7 @@ func TestItemAnalyticsSearch(t *testing.T) {
 		{"size too large", "size=1001", "size must be between 1 and 1000"},
 		{"size not a number", "size=ten", `query parameter size must be an integer, got "ten"`},
 		{"negative from", "from=-1", "from must not be negative"},
-		{"unknown action", "actionType=explode", `invalid actionType "explode": expected one of create, delete, undelete, archiveInitiated, unarchiveInitiated, metadataUpdated, processingFailed`},
+		{"unknown action", "actionType=explode", `invalid actionType "explode": expected one of create, delete, undelete, archiveInitiated, unarchiveInitiated, metadataUpdated, processingFailed, shareCreated, shareRevoked, shareOpened, shareDownload, shareUpload, shareComment, sharePasswordFailed`},
 		{"bad since", "since=yesterday", ""},
 		{"window backwards", "since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z", "since must be before until"},
 	}

@@ -284,7 +284,7 @@ func (f *fixtures) id(name string) string {
 		{"version", f.version}, {"key", f.key}, {"related", f.item2}, {"image", f.item2},
 		{"folder", f.folder}, {"parent", f.folder},
 		{"user", f.user}, {"owner", f.user}, {"assignee", f.user},
-		{"item", f.item}, {"ids", f.item}, {"upload", f.item},
+		{"item", f.item}, {"ids", f.item}, {"upload", f.item}, {"target", f.item},
 	} {
 		if strings.Contains(n, c.word) {
 			return c.id

@@ -324,6 +324,12 @@ var Routes = []Route{
 		Bind: all(queryInt("size", "", "first"), queryString("nextToken", "", "after"))},
 	{Method: "POST", Path: "/prime/api/v1/notifications", Op: "sendNotification", Field: "sendNotification",
 		Bind: requiredBodyAs("input")},
+	// Shares (4.5, 2.28; docs/shares.md). One share by id stays a 404 (section
+	// 7); revoking is GraphQL's revokeShare.
+	{Method: "GET", Path: "/prime/api/v1/shares", Op: "listShares", Field: "shares",
+		Bind: all(queryInt("size", "", "first"), queryString("nextToken", "", "after"))},
+	{Method: "POST", Path: "/prime/api/v1/shares", Op: "createShare", Field: "createShare",
+		Bind: requiredBodyAs("input"), Invalid: loupe.MsgInvalidShare},
 	// Webhooks (docs/events.md): no spec path; under the configuration's,
 	// the tenant's admins'.
 	{Method: "GET", Path: "/config/api/v1/config/webhooks", Op: "listWebhooks", Field: "webhooks", NotInSpec: true},

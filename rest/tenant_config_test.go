@@ -84,7 +84,13 @@ const defaultTenantConfig = `{
   "customActionsHeaders": {},
   "customIcons": [],
   "customIconRules": [],
-  "shareLimits": {"maxValidityDays": 30, "allowUploadShares": true, "allowPublicShares": true},
+  "shareLimits": {"defaultValidityDays": 7, "maxValidityDays": 30, "allowPublicShares": true, "allowUploadShares": true,
+    "requirePassword": false, "sessionMinutes": 240, "options": {
+      "downloadProxy": {"default": true, "nonAdminMayChange": true},
+      "downloadOriginal": {"default": false, "nonAdminMayChange": false},
+      "comments": {"default": true, "nonAdminMayChange": true},
+      "versions": {"default": false, "nonAdminMayChange": true},
+      "metadataFields": {"default": [], "nonAdminMayChange": true}}},
   "blacklistedFileExtensions": ["exe", "msi", "bat", "cmd", "com", "scr", "ps1", "vbs", "jar"]
 }`
 

@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
+	"github.com/loupe-mam/loupe/internal/shares"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
@@ -172,6 +173,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res.Sources, res.Ingest, res.Transcripts = svc.sources, svc.ingest, svc.transcripts
 	res.BucketEventsTarget = cfg.BucketEventsTarget
 	res.Webhooks = webhookGuard(cfg)
+	res.ShareBaseURL = cfg.PublicURL
+	if res.ShareBaseURL == "" && cfg.Blobs != nil {
+		res.ShareBaseURL = cfg.Blobs.BaseURL()
+	}
 	var uploads *upload.Service
 	if mp, ok := files.(upload.Files); ok {
 		if cfg.PublicURL == "" && cfg.Blobs != nil {
@@ -253,6 +258,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	pg := playground.Handler()
 	api.Get(playground.Path, pg.ServeHTTP)
 	api.Get(playground.Path+"/*", pg.ServeHTTP)
+
+	// Shares' outsiders (internal/shares, docs/shares.md): their own
+	// prefix and principal (a share session), none of the API's keys.
+	(&shares.Handler{Service: &shares.Service{Store: st, Limits: res.ShareLimits}, Blobs: cfg.Blobs, Log: logger,
+		StatusOf: graph.StatusOf}).Routes(api)
 
 	perRequest := loaders.Middleware(st)
 	plain := chi.Chain(capBody(cfg.BodyLimit), timeout(cfg.RequestTimeout), checkURL(writeGraphQLError),

@@ -51,6 +51,8 @@ var commentFields = []column[Comment]{
 	{SQL: "c.parent_id", GQL: "parentId", Ptr: func(c *Comment) any { return &c.ParentID }, In: inBoth},
 	{SQL: "c.text", GQL: "text", Ptr: func(c *Comment) any { return &c.Text }, In: inBoth},
 	{SQL: "c.author_id", GQL: "author", Ptr: func(c *Comment) any { return &c.AuthorID }, In: inBoth},
+	{SQL: "c.author_type", Ptr: func(c *Comment) any { return &c.AuthorType }, In: inBoth},
+	{SQL: "c.author_name", Ptr: func(c *Comment) any { return &c.AuthorName }, In: inBoth},
 	{SQL: "c.assignee_id", GQL: "assignee", Ptr: func(c *Comment) any { return &c.AssigneeID }, In: inWhole},
 	{SQL: "c.assigned_on", GQL: "assignedOn", Ptr: func(c *Comment) any { return &c.AssignedOn }, In: inWhole},
 	{SQL: "c.context", GQL: "context", Ptr: func(c *Comment) any { return &c.ContextDoc }, In: inWhole},
@@ -105,6 +107,7 @@ ORDER BY c.id DESC LIMIT $4`
 	// active user of the tenant.
 	commentChecksSQL = `
 SELECT EXISTS (SELECT 1 FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL) AS item_live,
+       COALESCE((SELECT i.title FROM items i WHERE i.tenant_id = $1 AND i.id = $2), '') AS item_title,
        (SELECT p.type FROM comments p
         WHERE p.tenant_id = $1 AND p.id = $3::uuid AND p.item_id = $2 AND p.deleted_on IS NULL) AS parent_type,
        EXISTS (SELECT 1 FROM users u
@@ -112,8 +115,8 @@ SELECT EXISTS (SELECT 1 FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.
 
 	insertCommentSQL = `
 INSERT INTO comments (tenant_id, id, item_id, type, parent_id, text, author_id, assignee_id,
-                      assigned_on, context, resolved, created_on, modified_on)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false, $11, $11)`
+                      assigned_on, context, resolved, created_on, modified_on, author_type, author_name)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false, $11, $11, $12, $13)`
 
 	lockCommentSQL = `
 SELECT author_id, text, deleted_on, resolved, assignee_id FROM comments WHERE tenant_id = $1 AND id = $2 FOR UPDATE`
@@ -305,6 +308,26 @@ func getComment(ctx context.Context, q queryer, tenantID, id string) (*Comment, 
 // bad input (a reply needs a live top comment of the same item; an assignee
 // must be an active user of the tenant).
 func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *loupe.CreateCommentInput) (*Comment, error) {
+	return s.createComment(ctx, p, in, commentAuthor{kind: "user"})
+}
+
+// commentAuthor is who writes a comment: a user (p), or an outsider
+// through a share (p is then the share's Actor) with the name they gave,
+// audited on the item.
+type commentAuthor struct {
+	kind  string // user or share
+	name  *string
+	share *ShareGrant
+}
+
+// CreateShareComment writes an outsider's comment on an item through g
+// (the caller checked the item is within it), with their name, audited
+// as shareComment; its event names the share and its creator.
+func (s *Store) CreateShareComment(ctx context.Context, g *ShareGrant, in *loupe.CreateCommentInput, name *string) (*Comment, error) {
+	return s.createComment(ctx, g.Actor(), in, commentAuthor{kind: "share", name: name, share: g})
+}
+
+func (s *Store) createComment(ctx context.Context, p *loupe.Principal, in *loupe.CreateCommentInput, author commentAuthor) (*Comment, error) {
 	n, err := in.NewComment()
 	if err != nil {
 		return nil, err
@@ -325,6 +348,7 @@ func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *loupe
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var chk struct {
 			ItemLive   bool    `db:"item_live"`
+			ItemTitle  string  `db:"item_title"`
 			ParentType *string `db:"parent_type"`
 			AssigneeOK bool    `db:"assignee_ok"`
 		}
@@ -342,14 +366,23 @@ func (s *Store) CreateComment(ctx context.Context, p *loupe.Principal, in *loupe
 			return loupe.Invalid("assignee %s is not a user of the tenant", *assignee)
 		}
 		if _, err := tx.ExecContext(ctx, insertCommentSQL, p.TenantID, id, in.ItemID, string(n.Type), in.ParentID,
-			n.Text, p.UserID, assignee, assignedOn, n.Context, at); err != nil {
+			n.Text, p.UserID, assignee, assignedOn, n.Context, at, author.kind, author.name); err != nil {
 			return fmt.Errorf("store: unable to create comment: %w", err)
 		}
 		var err error
 		if c, err = getComment(ctx, tx, p.TenantID, id); err != nil {
 			return err
 		}
-		events := []NewEvent{commentEvent(loupe.EventCommentCreation, c, p.UserID)}
+		created := commentEvent(loupe.EventCommentCreation, c, p.UserID)
+		if g := author.share; g != nil {
+			created.ActorID = "" // no user: the share
+			created.Data["shareId"], created.Data["creatorId"] = g.ID, g.CreatedBy
+			if err := auditTx(ctx, tx, p, in.ItemID, chk.ItemTitle, loupe.ActionShareComment, at,
+				shareDiff(g.ID, "", map[string]any{"commentId": id})); err != nil {
+				return err
+			}
+		}
+		events := []NewEvent{created}
 		if assignee != nil {
 			events = append(events, commentEvent(loupe.EventCommentAssignment, c, p.UserID))
 		}

@@ -14,6 +14,8 @@ import (
 type UserRef struct {
 	Type string `json:"type"`
 	ID   string `json:"id"`
+	// Name is an outsider's name (Type share: a comment through a share).
+	Name *string `json:"name,omitempty"`
 }
 
 // ApproximateSecond is a time position the way the spec writes it.
@@ -37,21 +39,25 @@ type Reaction struct {
 
 // Comment is a comment on an item (spec 2.5).
 type Comment struct {
-	TenantID     string            `db:"tenant_id"`
-	ID           string            `db:"id"`
-	ItemID       string            `db:"item_id"`
-	Type         loupe.CommentType `db:"type"`
-	ParentID     *string           `db:"parent_id"`
-	Text         string            `db:"text"`
-	AuthorID     string            `db:"author_id"`
-	AssigneeID   *string           `db:"assignee_id"`
-	AssignedOn   *time.Time        `db:"assigned_on"`
-	ContextDoc   loupe.JSON        `db:"context"`
-	Resolved     bool              `db:"resolved"`
-	CreatedOn    time.Time         `db:"created_on"`
-	ModifiedOn   time.Time         `db:"modified_on"`
-	TextEditedOn *time.Time        `db:"text_edited_on"`
-	DeletedOn    *time.Time        `db:"deleted_on"`
+	TenantID string            `db:"tenant_id"`
+	ID       string            `db:"id"`
+	ItemID   string            `db:"item_id"`
+	Type     loupe.CommentType `db:"type"`
+	ParentID *string           `db:"parent_id"`
+	Text     string            `db:"text"`
+	AuthorID string            `db:"author_id"`
+	// AuthorType is user, or share for an outsider's comment (AuthorID is
+	// then the share's id, AuthorName the name they gave).
+	AuthorType   string     `db:"author_type"`
+	AuthorName   *string    `db:"author_name"`
+	AssigneeID   *string    `db:"assignee_id"`
+	AssignedOn   *time.Time `db:"assigned_on"`
+	ContextDoc   loupe.JSON `db:"context"`
+	Resolved     bool       `db:"resolved"`
+	CreatedOn    time.Time  `db:"created_on"`
+	ModifiedOn   time.Time  `db:"modified_on"`
+	TextEditedOn *time.Time `db:"text_edited_on"`
+	DeletedOn    *time.Time `db:"deleted_on"`
 	// ReactionsDoc is the comment's reactions as one JSON array.
 	ReactionsDoc loupe.JSON `db:"reactions"`
 }
@@ -60,7 +66,12 @@ type Comment struct {
 func (c *Comment) NodeID() string { return c.ID }
 
 // Author is who wrote the comment.
-func (c *Comment) Author() UserRef { return UserRef{Type: "user", ID: c.AuthorID} }
+func (c *Comment) Author() UserRef {
+	if c.AuthorType == "share" {
+		return UserRef{Type: "share", ID: c.AuthorID, Name: c.AuthorName}
+	}
+	return UserRef{Type: "user", ID: c.AuthorID}
+}
 
 // Assignee is who the comment is assigned to, if anyone.
 func (c *Comment) Assignee() *UserRef {

@@ -23,6 +23,10 @@ const (
 	MetricUniqueUsers       = "unique_users"
 	MetricItemsCreated      = "items_created"
 	MetricItemsDeleted      = "items_deleted"
+	// Shares (docs/shares.md): shares_created_<item|folder>_<view|upload>
+	// per share made, tokens per link made, uploads per outsider upload.
+	MetricSharesTokens           = "shares_tokens"
+	MetricSharesUploadsInitiated = "shares_uploads_initiated"
 	// Media work done, one per run that switched its results in (the
 	// minutes are metering's, 2.25).
 	MetricMediaProcessed            = "media_processed"
@@ -40,15 +44,15 @@ var operationMetrics = map[string]string{
 }
 
 // StatsCounters is every counter the statistics answer, in order: the
-// spec's (2.26), then Loupe's own. Render sequences and shares are not
-// features of Loupe yet: their counters stay at 0.
+// spec's (2.26), then Loupe's own. Render sequences are not a feature of
+// Loupe yet: their counters stay at 0.
 var StatsCounters = []string{
 	MetricCommentsCreated, MetricCommentsAssigned, MetricCommentsResolved,
 	"render_sequence_in_cloud", "render_sequence_to_new_item", "render_sequence_to_placeholder",
 	"render_sequence_in_gateway",
 	MetricSearchesPerformed,
 	"shares_created_folder_upload", "shares_created_folder_view", "shares_created_item_upload",
-	"shares_created_item_view", "shares_tokens", "shares_uploads_initiated",
+	"shares_created_item_view", MetricSharesTokens, MetricSharesUploadsInitiated,
 	MetricUniqueUsers,
 	MetricItemsCreated, MetricItemsDeleted,
 	MetricMediaProcessed, MetricTranscriptionsCompleted, MetricTranslationsCompleted,

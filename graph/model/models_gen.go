@@ -124,6 +124,11 @@ type CreatePersonInput struct {
 	ImageIds    []string `json:"imageIds,omitempty"`
 }
 
+type CreateShareResult struct {
+	Share *store.Share `json:"share"`
+	Links []*ShareLink `json:"links"`
+}
+
 type CreateThumbnailInput struct {
 	ItemID     string `json:"itemId"`
 	PositionMs int    `json:"positionMs"`
@@ -609,6 +614,21 @@ type SetRelationsInput struct {
 	RelationType string `json:"relationType"`
 	// The complete set of related items of this type (may be empty).
 	RelatedItemIds []string `json:"relatedItemIds"`
+}
+
+// One link of a new share: answered once.
+type ShareLink struct {
+	// The recipient it is for (null: the public link).
+	Recipient *string `json:"recipient,omitempty"`
+	// The page to open: <server>/share/<token>.
+	URL   string `json:"url"`
+	Token string `json:"token"`
+}
+
+// A page of shares; nextToken continues it (empty at the end).
+type SharePage struct {
+	Shares    []*store.Share `json:"shares"`
+	NextToken string         `json:"nextToken"`
 }
 
 type StartUploadInput struct {

@@ -44,7 +44,7 @@ func Wants(events []*store.Event) (items, comments [][2]string) {
 			if e.ItemID != nil {
 				items = append(items, [2]string{e.TenantID, *e.ItemID})
 			}
-		case loupe.EventProcessingCompletion, loupe.EventProcessingFailure:
+		case loupe.EventProcessingCompletion, loupe.EventProcessingFailure, loupe.EventShareOpening:
 			if e.ItemID != nil {
 				items = append(items, [2]string{e.TenantID, *e.ItemID})
 			}
@@ -120,6 +120,13 @@ func Rules(events []*store.Event, f *store.NoticeFacts) []store.NewNotification 
 			if c.ParentAuthor != nil && !contains(mentioned, *c.ParentAuthor) {
 				add("commentReply", "Your comment was answered", fmt.Sprintf("On %q: %s", it.Title, quote), *c.ParentAuthor)
 			}
+			// An outsider's comment, through a share: its creator hears.
+			if creator, _ := d["creatorId"].(string); creator != "" && !contains(mentioned, creator) {
+				add("shareComment", "A comment through your share", fmt.Sprintf("On %q: %s", it.Title, quote), creator)
+			}
+		case loupe.EventShareOpening:
+			creator, _ := d["creatorId"].(string)
+			add("shareOpening", "Your share was opened", fmt.Sprintf("Someone opened your share of %q.", it.Title), creator)
 		case loupe.EventProcessingCompletion:
 			add("processingCompletion", "Your media is ready", fmt.Sprintf("%q is processed and ready to play.", it.Title), it.CreatedBy)
 		case loupe.EventWebhookDisabling:

@@ -28,10 +28,11 @@ const every = time.Hour
 type Pruner interface {
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)
 	PruneNotifications(ctx context.Context, before time.Time) (int64, error)
+	PruneShareSessions(ctx context.Context, before time.Time) (int64, error)
 }
 
-// Worker deletes the events older than Keep and the notifications older
-// than Notices.
+// Worker deletes the events older than Keep, the notifications older
+// than Notices, and shares' sessions that ended (docs/shares.md).
 type Worker struct {
 	river.WorkerDefaults[jobs.PruneEventsArgs]
 	Store Pruner
@@ -43,7 +44,10 @@ func (w *Worker) Work(ctx context.Context, _ *river.Job[jobs.PruneEventsArgs]) e
 	if _, err := w.Store.PruneEvents(ctx, time.Now().Add(-w.Keep)); err != nil {
 		return err
 	}
-	_, err := w.Store.PruneNotifications(ctx, time.Now().Add(-Notices))
+	if _, err := w.Store.PruneNotifications(ctx, time.Now().Add(-Notices)); err != nil {
+		return err
+	}
+	_, err := w.Store.PruneShareSessions(ctx, time.Now())
 	return err
 }
 

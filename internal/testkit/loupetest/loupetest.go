@@ -243,6 +243,12 @@ func (c *Client) DoWithHeaders(t testing.TB, method, path string, headers map[st
 	return c.send(t, method, path, nil, headers)
 }
 
+// Send sends a request with a body (as Do) and extra headers.
+func (c *Client) Send(t testing.TB, method, path string, body any, headers map[string]string) *Response {
+	t.Helper()
+	return c.send(t, method, path, body, headers)
+}
+
 func (c *Client) send(t testing.TB, method, path string, body any, headers map[string]string) *Response {
 	t.Helper()
 	var r io.Reader

@@ -1,0 +1,108 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/graph/model"
+	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/shares"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// Shares as their creators make and list them (docs/shares.md); the
+// outsider's side is internal/shares.
+
+// shareLimits reads the tenant's shareLimits over their defaults.
+func (r *Resolver) shareLimits(ctx context.Context, tenantID string) (*loupe.ShareLimits, error) {
+	c, err := r.Store.TenantConfig(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	return loupe.ParseShareLimits(c.ShareLimits)
+}
+
+// ShareLimits is shareLimits for the outsider's side (internal/shares).
+func (r *Resolver) ShareLimits(ctx context.Context, tenantID string) (*loupe.ShareLimits, error) {
+	return r.shareLimits(ctx, tenantID)
+}
+
+func (r *mutationResolver) createShare(ctx context.Context, input loupe.ShareInput) (*model.CreateShareResult, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	limits, err := r.shareLimits(ctx, p.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	req, err := input.Check(limits, p.IsAdmin, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	hash := ""
+	if req.Password != "" {
+		hash = shares.HashPassword(req.Password)
+	}
+	var links []*model.ShareLink
+	var tokens []store.NewShareToken
+	add := func(recipient *string) {
+		t := shares.NewToken()
+		tokens = append(tokens, store.NewShareToken{Hash: shares.Hash(t), Recipient: recipient})
+		links = append(links, &model.ShareLink{Recipient: recipient, Token: t,
+			URL: strings.TrimSuffix(r.ShareBaseURL, "/") + shares.PathPrefix + "/" + t})
+	}
+	if req.PublicLink {
+		add(nil)
+	}
+	for _, rc := range req.Recipients {
+		add(&rc)
+	}
+	sh, err := r.Store.CreateShare(ctx, p, req, hash, tokens)
+	if err != nil {
+		return nil, err
+	}
+	return &model.CreateShareResult{Share: sh, Links: links}, nil
+}
+
+func (r *queryResolver) sharesPage(ctx context.Context, first *int, after *string) (*model.SharePage, error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	size := 50
+	if first != nil {
+		size = *first
+	}
+	var cursor *store.TimeCursor
+	if after != nil {
+		if cursor, err = store.ParseTimeCursor(*after); err != nil {
+			return nil, err
+		}
+	}
+	list, more, err := r.Store.Shares(ctx, p, cursor, size)
+	if err != nil {
+		return nil, err
+	}
+	page := &model.SharePage{Shares: list}
+	if more {
+		last := list[len(list)-1]
+		page.NextToken = store.TimeCursor{CreatedOn: last.CreatedOn, ID: last.ID}.String()
+	}
+	return page, nil
+}
+
+// shareOptions decodes a share's stored options.
+func shareOptions(sh *store.Share) (*loupe.ShareOptions, error) {
+	var o loupe.ShareOptions
+	if err := json.Unmarshal(sh.Options, &o); err != nil {
+		return nil, err
+	}
+	if o.MetadataFields == nil {
+		o.MetadataFields = []string{}
+	}
+	return &o, nil
+}
