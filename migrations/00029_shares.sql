@@ -69,6 +69,19 @@ CREATE TABLE share_password_failures (
 );
 CREATE INDEX share_password_failures_age ON share_password_failures (last_failure);
 
+-- Uploads made through upload shares: the session's tus requests reach
+-- only these (and only while the share lets them).
+CREATE TABLE share_uploads (
+    tenant_id  uuid NOT NULL,
+    upload_id  uuid NOT NULL,
+    share_id   uuid NOT NULL,
+    item_id    uuid NOT NULL,
+    created_on timestamptz NOT NULL,
+    PRIMARY KEY (tenant_id, upload_id),
+    FOREIGN KEY (tenant_id, share_id) REFERENCES shares ON DELETE CASCADE
+);
+CREATE INDEX share_uploads_share ON share_uploads (tenant_id, share_id, created_on);
+
 -- An outsider's comment (through a share with comments on): its author is
 -- the share (author_id its id, author_type 'share'), with the name the
 -- outsider gave.
@@ -78,6 +91,7 @@ ALTER TABLE comments
 
 -- +goose Down
 ALTER TABLE comments DROP COLUMN author_type, DROP COLUMN author_name;
+DROP TABLE share_uploads;
 DROP TABLE share_password_failures;
 DROP TABLE share_sessions;
 DROP TABLE share_tokens;

@@ -1,6 +1,8 @@
 package rest_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -8,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/storage/upload/tusclient"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 )
 
 const sharesPath = "/prime/api/v1/shares"
@@ -461,4 +465,92 @@ func TestShareComments(t *testing.T) {
 	openShare(t, api, quiet.Links[0].Token, "").Status(http.StatusOK).JSON(&opened)
 	sessionGet(t, api, opened.Session, "/share/api/items/"+item+"/comments").Envelope(http.StatusForbidden, "")
 	post(opened.Session, map[string]any{"text": "hello"}).Envelope(http.StatusForbidden, "")
+}
+
+// An upload share takes an outsider's file into the shared folder by tus,
+// resumably (half, the offset asked again, the rest), as its creator's
+// item, which then processes like any other: a 2 s clip of 25 fps becomes
+// a 50-frame item. The session reaches no other upload; a view share takes
+// none.
+func TestShareUpload(t *testing.T) {
+	mediatest.Need(t)
+	data := lavfiClip(t, "clip.mp4", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p")
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	ed := a.User(t, "ed@a.test", []string{"editors"}, false)
+	drop := folder(t, a, "Client drop")
+	made := createShare(t, ed, map[string]any{"targetId": drop, "access": "upload"})
+	var opened struct {
+		Session string `json:"session"`
+	}
+	openShare(t, api, made.Links[0].Token, "").Status(http.StatusOK).JSON(&opened)
+	h := map[string]string{"Authorization": "Share " + opened.Session}
+
+	var up struct {
+		UploadID  string `json:"uploadId"`
+		UploadURL string `json:"uploadUrl"`
+		ItemID    string `json:"itemId"`
+	}
+	api.Anonymous().Send(t, "POST", "/share/api/uploads", map[string]any{"fileName": "clip.mp4", "size": len(data),
+		"fileType": "video/mp4"}, h).Status(http.StatusOK).JSON(&up)
+	if up.UploadURL != "/share/api/uploads/"+up.UploadID || up.ItemID == "" {
+		t.Fatalf("upload %+v", up)
+	}
+	patch := func(offset int, part []byte) *http.Response {
+		req, _ := http.NewRequest(http.MethodPatch, api.URL+up.UploadURL, bytes.NewReader(part))
+		req.Header.Set("Authorization", "Share "+opened.Session)
+		req.Header.Set("Tus-Resumable", "1.0.0")
+		req.Header.Set("Upload-Offset", fmt.Sprint(offset))
+		req.Header.Set("Content-Type", "application/offset+octet-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	half := len(data) / 2
+	if r := patch(0, data[:half]); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("first half: %d", r.StatusCode)
+	}
+	head := api.Anonymous().DoWithHeaders(t, http.MethodHead, up.UploadURL,
+		map[string]string{"Authorization": "Share " + opened.Session, "Tus-Resumable": "1.0.0"}).Status(http.StatusOK)
+	if head.Header.Get("Upload-Offset") != fmt.Sprint(half) {
+		t.Fatalf("offset %q, want %d", head.Header.Get("Upload-Offset"), half)
+	}
+	if r := patch(half, data[half:]); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("second half: %d", r.StatusCode)
+	}
+	it := waitState(t, api, a, up.ItemID, nil, "complete", "failed")
+	if it["transcodingState"] != "complete" || it["frameCount"] != 50.0 {
+		t.Fatalf("processed: state %v, frames %v, %v", it["transcodingState"], it["frameCount"], it["progressInfo"])
+	}
+	if it["title"] != "clip.mp4" || fmt.Sprint(it["folderParents"]) != "["+drop+"]" {
+		t.Fatalf("item %v in %v", it["title"], it["folderParents"])
+	}
+	if n := api.Count(t, `SELECT count(*) FROM items WHERE id = $1 AND created_by = $2`, up.ItemID, ed.UserID); n != 1 {
+		t.Fatal("the item is not the share creator's")
+	}
+	if n := api.Count(t, `SELECT count(*) FROM audit_records WHERE action_type = 'shareUpload' AND executed_by = $1`, made.Share.ID); n != 1 {
+		t.Fatalf("%d shareUpload records", n)
+	}
+
+	// Another upload (Ed's own) is not the session's to touch.
+	other := a.CreateItem(t, map[string]any{"title": "Mine", "itemType": "video", "folderParents": []string{drop}})
+	tus := &tusclient.Client{Endpoint: api.URL + "/api/v1/uploads/", APIKey: a.Key}
+	mine, err := tus.Create(context.Background(), 10, map[string]string{"filename": "x.bin", "itemId": other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineID := mine[strings.LastIndex(mine, "/")+1:]
+	api.Anonymous().DoWithHeaders(t, http.MethodHead, "/share/api/uploads/"+mineID,
+		map[string]string{"Authorization": "Share " + opened.Session, "Tus-Resumable": "1.0.0"}).Status(http.StatusNotFound)
+	// A folder outside the share, and a view share: no upload.
+	api.Anonymous().Send(t, "POST", "/share/api/uploads", map[string]any{"fileName": "x.mp4", "size": 1,
+		"folderId": folder(t, a, "Elsewhere")}, h).Envelope(http.StatusNotFound, "")
+	view := createShare(t, ed, map[string]any{"targetId": drop})
+	openShare(t, api, view.Links[0].Token, "").Status(http.StatusOK).JSON(&opened)
+	api.Anonymous().Send(t, "POST", "/share/api/uploads", map[string]any{"fileName": "x.mp4", "size": 1},
+		map[string]string{"Authorization": "Share " + opened.Session}).Envelope(http.StatusForbidden, "")
 }

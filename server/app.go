@@ -260,9 +260,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	api.Get(playground.Path+"/*", pg.ServeHTTP)
 
 	// Shares' outsiders (internal/shares, docs/shares.md): their own
-	// prefix and principal (a share session), none of the API's keys.
-	(&shares.Handler{Service: &shares.Service{Store: st, Limits: res.ShareLimits}, Blobs: cfg.Blobs, Log: logger,
-		StatusOf: graph.StatusOf}).Routes(api)
+	// prefix and principal (a share session), none of the API's keys; the
+	// bytes of their uploads, like tus's, outside the body cap and timeout.
+	outsiders := &shares.Handler{Service: &shares.Service{Store: st, Limits: res.ShareLimits}, Blobs: cfg.Blobs,
+		Log: logger, StatusOf: graph.StatusOf}
+	if uploads != nil {
+		outsiders.Uploads = uploads
+	}
+	outsiders.Routes(api)
+	outsiders.UploadRoutes(r)
 
 	perRequest := loaders.Middleware(st)
 	plain := chi.Chain(capBody(cfg.BodyLimit), timeout(cfg.RequestTimeout), checkURL(writeGraphQLError),

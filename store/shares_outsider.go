@@ -103,6 +103,12 @@ ON CONFLICT (key) DO UPDATE SET failures = share_password_failures.failures + 1,
 
 	clearPasswordFailuresSQL = `DELETE FROM share_password_failures WHERE key = ANY($1::text[])`
 
+	insertShareUploadSQL = `
+INSERT INTO share_uploads (tenant_id, upload_id, share_id, item_id, created_on) VALUES ($1, $2, $3, $4, $5)`
+
+	shareUploadSQL = `
+SELECT item_id::text FROM share_uploads WHERE tenant_id = $1 AND upload_id = $2 AND share_id = $3`
+
 	pruneShareSessionsSQL = `DELETE FROM share_sessions WHERE ctid = ANY (ARRAY(
     SELECT ctid FROM share_sessions WHERE expires_on < $1 LIMIT $2))`
 	prunePasswordFailuresSQL = `DELETE FROM share_password_failures WHERE ctid = ANY (ARRAY(
@@ -228,6 +234,45 @@ func (s *Store) AuditShare(ctx context.Context, g *ShareGrant, itemID, itemTitle
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {
 		return auditTx(ctx, tx, g.Actor(), itemID, itemTitle, action, now(), shareDiff(g.ID, "", more))
 	})
+}
+
+// ShareUploadStarted records an upload an outsider started through g
+// (made by the share's creator's authority), audited on its item, with
+// its event.
+func (s *Store) ShareUploadStarted(ctx context.Context, g *ShareGrant, up *Upload, fileName string) error {
+	at := now()
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, insertShareUploadSQL, g.TenantID, up.ID, g.ID, up.ItemID, at); err != nil {
+			return fmt.Errorf("store: unable to record the share's upload: %w", err)
+		}
+		if err := auditTx(ctx, tx, g.Actor(), up.ItemID, fileName, loupe.ActionShareUpload, at,
+			shareDiff(g.ID, "", map[string]any{"uploadId": up.ID, "fileName": fileName, "size": up.Size})); err != nil {
+			return err
+		}
+		return emitTx(ctx, tx, g.TenantID, at, NewEvent{Type: loupe.EventShareUpload, ItemID: up.ItemID,
+			Data: map[string]any{"shareId": g.ID, "creatorId": g.CreatedBy, "uploadId": up.ID}})
+	})
+	if err == nil {
+		s.countUsage(g.TenantID, MetricSharesUploadsInitiated, 1)
+	}
+	return err
+}
+
+// ShareUploadItem is the item of an upload started through g (ENOTFOUND
+// for any other upload).
+func (s *Store) ShareUploadItem(ctx context.Context, g *ShareGrant, uploadID string) (string, error) {
+	if !loupe.ValidID(uploadID) {
+		return "", loupe.NotFound()
+	}
+	var itemID string
+	err := s.db.GetContext(ctx, &itemID, shareUploadSQL, g.TenantID, uploadID, g.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", loupe.NotFound()
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: unable to read the share's upload: %w", err)
+	}
+	return itemID, nil
 }
 
 // PruneShareSessions deletes sessions that ended, and password failures

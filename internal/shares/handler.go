@@ -36,6 +36,9 @@ type Handler struct {
 	// StatusOf maps an error kind to its status (the one table,
 	// graph.StatusOf).
 	StatusOf func(kind string) int
+	// Uploads takes upload shares' files (nil: without a file store, no
+	// share takes uploads).
+	Uploads Uploader
 }
 
 // Routes mounts the outsider's API on r (under PathPrefix).
@@ -49,6 +52,7 @@ func (h *Handler) Routes(r chi.Router) {
 	r.Post(PathPrefix+"/api/items/{itemId}/downloads", h.withSession(h.download))
 	r.Get(PathPrefix+"/api/items/{itemId}/comments", h.withSession(h.comments))
 	r.Post(PathPrefix+"/api/items/{itemId}/comments", h.withSession(h.comment))
+	r.Post(PathPrefix+"/api/uploads", h.withSession(h.startUpload))
 	// The page (page.go): one document for every link, its assets.
 	r.Get(PathPrefix+"/assets/*", h.asset)
 	r.Get(PathPrefix+"/{token}", h.page)
