@@ -2,24 +2,19 @@ package resolvers
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path"
 	"time"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/store"
 )
 
-// Messages of originalDownload.
-const (
-	msgOriginalForbidden = "You may not download this item's original: it needs the right to change the item."
-	msgNoOriginal        = "The item has no original file (it was made without one, or its upload has not completed)."
-	msgOriginalGone      = "The item's original is in a storage location or ingest source that no longer exists."
-)
+// msgOriginalForbidden answers a download of an original without the right.
+const msgOriginalForbidden = "You may not download this item's original: it needs the right to change the item."
 
 // originalDownload answers Query.originalDownload (REST GET
 // /api/v1/items/{itemId}/original): a signed link to the item's original,
@@ -43,7 +38,7 @@ func (r *queryResolver) originalDownload(ctx context.Context, itemID string) (*m
 	}
 	location := deref(it.SourceFileLocation)
 	if location == "" || it.ItemType == "folder" {
-		return nil, &loupe.Error{Kind: loupe.ENOTFOUND, Message: msgNoOriginal}
+		return nil, &loupe.Error{Kind: loupe.ENOTFOUND, Message: sources.MsgNoOriginal}
 	}
 	now := time.Now()
 	link, name, err := r.originalLink(ctx, p.TenantID, it, location, now)
@@ -56,43 +51,14 @@ func (r *queryResolver) originalDownload(ctx context.Context, itemID string) (*m
 	}, nil
 }
 
-// originalLink signs the link to the original at location: in Loupe's file
-// store the Signer's (Loupe's /blobs/ link, or the bucket's presigned URL
-// with direct downloads), elsewhere — a storage location, an ingest
-// source's bucket — a URL presigned with that place's credentials (the
-// link carries a signature, never the secret).
+// originalLink signs the link to the original at location
+// (sources.OriginalDownload).
 func (r *queryResolver) originalLink(ctx context.Context, tenantID string, it *store.Item, location string, now time.Time) (link, name string, err error) {
 	if r.Sources == nil {
 		return "", "", fmt.Errorf("resolvers: no sources to open originals with")
 	}
-	files, key, _, err := r.Sources.Original(ctx, tenantID, location, deref(it.IngestSourceStorageID))
-	switch loupe.ErrorKind(err) {
-	case loupe.ENOTFOUND:
-		return "", "", &loupe.Error{Kind: loupe.ENOTFOUND, Message: msgOriginalGone}
-	case loupe.EINVALID:
-		var le *loupe.Error
-		errors.As(err, &le)
-		return "", "", &loupe.Error{Kind: loupe.ENOTFOUND, Message: msgNoOriginal, DeveloperMessage: le.Message}
-	}
-	if err != nil {
-		return "", "", fmt.Errorf("resolvers: unable to open the original of %s: %w", it.ID, err)
-	}
-	name = it.OriginalFileName
-	if name == "" {
-		name = path.Base(key)
-	}
-	if _, ok := loupe.FileKey(location); ok {
-		return r.Blobs.DownloadURL(key, name, now, blob.LinkValidity), name, nil
-	}
-	dp, ok := files.(blob.DownloadPresigner)
-	if !ok {
-		return "", "", fmt.Errorf("resolvers: the store of %s's original does not presign", it.ID)
-	}
-	link, err = dp.PresignDownload(ctx, key, name, min(blob.LinkValidity, blob.MaxPresignTTL))
-	if err != nil {
-		return "", "", fmt.Errorf("resolvers: unable to sign a link to the original of %s: %w", it.ID, err)
-	}
-	return link, name, nil
+	return r.Sources.OriginalDownload(ctx, r.Blobs, tenantID, location, deref(it.IngestSourceStorageID),
+		it.OriginalFileName, now, blob.LinkValidity)
 }
 
 func intOf(n *int64) *int {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -536,6 +537,51 @@ func TestShareUpload(t *testing.T) {
 		t.Fatalf("%d shareUpload records", n)
 	}
 
+	// The admin shares the uploaded clip with its original: the link's
+	// bytes are the uploaded file's; the proxy's are an MP4 of its own.
+	withOriginal := createShare(t, a, map[string]any{"targetId": up.ItemID, "options": map[string]any{"downloadOriginal": true}})
+	var viewer struct {
+		Session string `json:"session"`
+	}
+	openShare(t, api, withOriginal.Links[0].Token, "").Status(http.StatusOK).JSON(&viewer)
+	var view struct {
+		CanDownload []string `json:"canDownload"`
+	}
+	sessionGet(t, api, viewer.Session, "/share/api/items/"+up.ItemID).Status(http.StatusOK).JSON(&view)
+	if fmt.Sprint(view.CanDownload) != "[proxy original]" {
+		t.Fatalf("canDownload %v", view.CanDownload)
+	}
+	fetch := func(file string) []byte {
+		var link struct {
+			URL      string `json:"url"`
+			FileName string `json:"fileName"`
+		}
+		api.Anonymous().Send(t, "POST", "/share/api/items/"+up.ItemID+"/downloads", map[string]any{"file": file},
+			map[string]string{"Authorization": "Share " + viewer.Session}).Status(http.StatusOK).JSON(&link)
+		resp, err := http.Get(link.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d", file, resp.StatusCode)
+		}
+		return b
+	}
+	if got := fetch("original"); !bytes.Equal(got, data) {
+		t.Fatalf("the original's link gave %d bytes, not the %d uploaded", len(got), len(data))
+	}
+	if got := fetch("proxy"); len(got) < 12 || string(got[4:8]) != "ftyp" || bytes.Equal(got, data) {
+		t.Fatalf("the proxy's link gave %d bytes", len(got))
+	}
+	if n := api.Count(t, `SELECT count(*) FROM audit_records WHERE action_type = 'shareDownload' AND executed_by = $1`, withOriginal.Share.ID); n != 2 {
+		t.Fatalf("%d shareDownload records", n)
+	}
+	// The upload share's session may download nothing it was not given.
+	api.Anonymous().Send(t, "POST", "/share/api/items/"+up.ItemID+"/downloads", map[string]any{"file": "original"},
+		h).Envelope(http.StatusForbidden, "")
+
 	// Another upload (Ed's own) is not the session's to touch.
 	other := a.CreateItem(t, map[string]any{"title": "Mine", "itemType": "video", "folderParents": []string{drop}})
 	tus := &tusclient.Client{Endpoint: api.URL + "/api/v1/uploads/", APIKey: a.Key}
@@ -549,8 +595,8 @@ func TestShareUpload(t *testing.T) {
 	// A folder outside the share, and a view share: no upload.
 	api.Anonymous().Send(t, "POST", "/share/api/uploads", map[string]any{"fileName": "x.mp4", "size": 1,
 		"folderId": folder(t, a, "Elsewhere")}, h).Envelope(http.StatusNotFound, "")
-	view := createShare(t, ed, map[string]any{"targetId": drop})
-	openShare(t, api, view.Links[0].Token, "").Status(http.StatusOK).JSON(&opened)
+	viewOnly := createShare(t, ed, map[string]any{"targetId": drop})
+	openShare(t, api, viewOnly.Links[0].Token, "").Status(http.StatusOK).JSON(&opened)
 	api.Anonymous().Send(t, "POST", "/share/api/uploads", map[string]any{"fileName": "x.mp4", "size": 1},
 		map[string]string{"Authorization": "Share " + opened.Session}).Envelope(http.StatusForbidden, "")
 }

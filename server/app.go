@@ -21,8 +21,8 @@ import (
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
-	"github.com/loupe-mam/loupe/internal/shares"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
+	"github.com/loupe-mam/loupe/internal/shares"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
 	"github.com/loupe-mam/loupe/internal/storage/upload"
@@ -266,6 +266,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		Log: logger, StatusOf: graph.StatusOf}
 	if uploads != nil {
 		outsiders.Uploads = uploads
+	}
+	if svc.sources != nil {
+		outsiders.Originals = svc.sources
 	}
 	outsiders.Routes(api)
 	outsiders.UploadRoutes(r)

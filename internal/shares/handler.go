@@ -1,6 +1,7 @@
 package shares
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -39,6 +40,15 @@ type Handler struct {
 	// Uploads takes upload shares' files (nil: without a file store, no
 	// share takes uploads).
 	Uploads Uploader
+	// Originals signs links to originals wherever they lie (nil: no
+	// original downloads).
+	Originals Originals
+}
+
+// Originals signs download links to originals (sources.Sources).
+type Originals interface {
+	OriginalDownload(ctx context.Context, signer *blob.Signer, tenantID, location, storageID, fileName string,
+		now time.Time, ttl time.Duration) (string, string, error)
 }
 
 // Routes mounts the outsider's API on r (under PathPrefix).
@@ -185,6 +195,9 @@ func (h *Handler) view(g *store.ShareGrant, it *store.Item) itemView {
 	if o.DownloadProxy && v.Proxy != nil {
 		v.CanDownload = append(v.CanDownload, "proxy")
 	}
+	if o.DownloadOriginal && it.SourceFileLocation != nil && *it.SourceFileLocation != "" && h.Originals != nil {
+		v.CanDownload = append(v.CanDownload, "original")
+	}
 	var form map[string]any
 	if len(o.MetadataFields) > 0 && json.Unmarshal(it.MetadataFormData, &form) == nil {
 		for _, f := range o.MetadataFields {
@@ -280,40 +293,79 @@ func (h *Handler) content(w http.ResponseWriter, r *http.Request, g *store.Share
 }
 
 // download answers a link to download a file of an item ({"file":
-// "proxy"}), when the share allows it; each is audited.
+// "proxy"} or "original"), when the share allows it; each is audited.
 func (h *Handler) download(w http.ResponseWriter, r *http.Request, g *store.ShareGrant) {
 	var body struct {
 		File string `json:"file"`
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil || body.File != "proxy" {
-		h.fail(w, r, loupe.Invalid("the body must be {\"file\": \"proxy\"}"))
+	if err := dec.Decode(&body); err != nil || (body.File != "proxy" && body.File != "original") {
+		h.fail(w, r, loupe.Invalid("the body must be {\"file\": \"proxy\"} or {\"file\": \"original\"}"))
 		return
 	}
-	it, err := h.Service.Item(r.Context(), g, chi.URLParam(r, "itemId"))
+	ctx := r.Context()
+	it, err := h.Service.Item(ctx, g, chi.URLParam(r, "itemId"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	key := it.Generated.File(pipeline.OutProxy)
-	if !Options(g).DownloadProxy {
-		h.fail(w, r, loupe.Forbidden("This share does not allow downloads of the proxy."))
-		return
+	now, ttl := time.Now(), max(time.Until(*g.SessionExpiresOn), time.Minute)
+	var url, name string
+	if body.File == "proxy" {
+		url, name, err = h.proxyDownload(g, it, now, ttl)
+	} else {
+		url, name, err = h.originalDownload(ctx, g, it, now, ttl)
 	}
-	if key == "" {
-		h.fail(w, r, &loupe.Error{Kind: loupe.ENOTFOUND, Message: "The item has no proxy (yet)."})
-		return
+	if err == nil {
+		err = h.Service.Store.AuditShare(ctx, g, it.ID, it.Title, loupe.ActionShareDownload,
+			map[string]any{"file": body.File, "address": address(r)})
 	}
-	if err := h.Service.Store.AuditShare(r.Context(), g, it.ID, it.Title, loupe.ActionShareDownload,
-		map[string]any{"file": body.File, "address": address(r)}); err != nil {
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	envelope.WriteJSON(w, http.StatusOK, map[string]any{"url": url, "fileName": name})
+}
+
+func (h *Handler) proxyDownload(g *store.ShareGrant, it *store.Item, now time.Time, ttl time.Duration) (string, string, error) {
+	if !Options(g).DownloadProxy {
+		return "", "", loupe.Forbidden("This share does not allow downloads of the proxy.")
+	}
+	key := it.Generated.File(pipeline.OutProxy)
+	if key == "" || h.Blobs == nil {
+		return "", "", &loupe.Error{Kind: loupe.ENOTFOUND, Message: "The item has no proxy (yet)."}
+	}
 	name := strings.TrimSuffix(it.Title, path.Ext(it.Title)) + " (proxy)" + path.Ext(key)
-	ttl := max(time.Until(*g.SessionExpiresOn), time.Minute)
-	envelope.WriteJSON(w, http.StatusOK, map[string]any{"url": h.Blobs.DownloadURL(key, name, time.Now(), ttl),
-		"fileName": name})
+	return h.Blobs.DownloadURL(key, name, now, ttl), name, nil
+}
+
+// originalDownload needs the share's option and, as in the API, its
+// creator's right to change the item now: a share never reaches further.
+func (h *Handler) originalDownload(ctx context.Context, g *store.ShareGrant, it *store.Item, now time.Time,
+	ttl time.Duration) (string, string, error) {
+	if !Options(g).DownloadOriginal {
+		return "", "", loupe.Forbidden("This share does not allow downloads of the original.")
+	}
+	access, err := h.Service.Store.AccessOf(ctx, g.Creator(), []string{it.ID})
+	if err != nil {
+		return "", "", err
+	}
+	if !access[it.ID].Updatable {
+		return "", "", loupe.Forbidden("This share no longer allows downloads of the original.")
+	}
+	location := ""
+	if it.SourceFileLocation != nil {
+		location = *it.SourceFileLocation
+	}
+	if location == "" || it.ItemType == "folder" || h.Originals == nil {
+		return "", "", &loupe.Error{Kind: loupe.ENOTFOUND, Message: "The item has no original file."}
+	}
+	storageID := ""
+	if it.IngestSourceStorageID != nil {
+		storageID = *it.IngestSourceStorageID
+	}
+	return h.Originals.OriginalDownload(ctx, h.Blobs, g.TenantID, location, storageID, it.OriginalFileName, now, ttl)
 }
 
 // fail answers err in the envelope of spec section 7: a share that no
