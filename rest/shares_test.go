@@ -373,6 +373,36 @@ func TestShareMaxUsesUnderConcurrency(t *testing.T) {
 		t.Fatalf("%d uses", u)
 	}
 	openShare(t, api, made.Links[0].Token, "").Envelope(http.StatusGone, "This share was opened as many times as it allows.")
+
+	// Expired: the link says so, the open is refused, an open session ends.
+	later := createShare(t, a, map[string]any{"targetId": item, "recipients": []string{"a@example.com", "b@example.com"}})
+	var opened struct {
+		Session string `json:"session"`
+	}
+	openShare(t, api, later.Links[0].Token, "").Status(http.StatusOK).JSON(&opened)
+	if n := api.Count(t, `WITH u AS (UPDATE shares SET expires_on = now() - interval '1 second' WHERE id = $1 RETURNING 1)
+SELECT count(*) FROM u`, later.Share.ID); n != 1 {
+		t.Fatal("no share to expire")
+	}
+	var link map[string]any
+	api.Anonymous().Get(t, "/share/api/links/"+later.Links[1].Token).Status(http.StatusOK).JSON(&link)
+	if link["state"] != "expired" {
+		t.Fatalf("link %v", link)
+	}
+	openShare(t, api, later.Links[1].Token, "").Envelope(http.StatusGone, "This share has expired.")
+	sessionGet(t, api, opened.Session, "/share/api/session").Envelope(http.StatusGone, "This share has expired.")
+
+	// The statistics count what happened: two item view shares, three links.
+	var stats struct {
+		Counts map[string]struct {
+			Sum int `json:"sum"`
+		} `json:"counts"`
+	}
+	a.Get(t, "/api/v1/stats").Status(http.StatusOK).JSON(&stats)
+	if stats.Counts["shares_created_item_view"].Sum != 2 || stats.Counts["shares_tokens"].Sum != 3 ||
+		stats.Counts["shares_created_folder_view"].Sum != 0 {
+		t.Fatalf("stats %+v", stats.Counts)
+	}
 }
 
 // An outsider comments on a shared item at a time of its media: the
