@@ -49,7 +49,11 @@ func viewOfComment(c *store.Comment) commentView {
 
 // commentable is the item of the request when the share allows comments.
 func (h *Handler) commentable(w http.ResponseWriter, r *http.Request, g *store.ShareGrant) *store.Item {
-	it, err := h.Service.Item(r.Context(), g, chi.URLParam(r, "itemId"))
+	err := browsable(g)
+	var it *store.Item
+	if err == nil {
+		it, err = h.Service.Item(r.Context(), g, chi.URLParam(r, "itemId"))
+	}
 	if err == nil && !Options(g).Comments {
 		err = loupe.Forbidden("This share does not allow comments.")
 	}
@@ -101,9 +105,9 @@ func (h *Handler) comment(w http.ResponseWriter, r *http.Request, g *store.Share
 		return
 	}
 	name := g.Recipient
-	if body.Name != nil {
+	if body.Name != nil && strings.TrimSpace(*body.Name) != "" { // "": no name given
 		n := strings.TrimSpace(*body.Name)
-		if n == "" || utf8.RuneCountInString(n) > maxGuestName || !utf8.ValidString(n) || strings.ContainsRune(n, 0) {
+		if utf8.RuneCountInString(n) > maxGuestName || !utf8.ValidString(n) || strings.ContainsRune(n, 0) {
 			h.fail(w, r, loupe.Invalid("name must be 1 to %d characters", maxGuestName))
 			return
 		}

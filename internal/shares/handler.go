@@ -78,11 +78,26 @@ type linkView struct {
 	PasswordRequired bool             `json:"passwordRequired"`
 	ExpiresOn        time.Time        `json:"expiresOn"`
 	Recipient        *string          `json:"recipient,omitempty"`
+	// StateMessage says, for a person, why a link no longer opens.
+	StateMessage string `json:"stateMessage,omitempty"`
 }
 
 func viewOf(g *store.ShareGrant) linkView {
-	return linkView{Title: g.Title, Message: g.Message, Access: g.Access, TargetType: g.TargetType,
+	v := linkView{Title: g.Title, Message: g.Message, Access: g.Access, TargetType: g.TargetType,
 		State: g.State(time.Now()), PasswordRequired: g.HasPassword, ExpiresOn: g.ExpiresOn, Recipient: g.Recipient}
+	if v.State != loupe.ShareActive {
+		v.StateMessage = (&Closed{State: v.State}).Error()
+	}
+	return v
+}
+
+// browsable refuses an upload share's reads: it takes files, and shows
+// nothing of what is already there (a drop box, not a window).
+func browsable(g *store.ShareGrant) error {
+	if g.Access != loupe.ShareView {
+		return loupe.Forbidden("This share takes uploads; it shows nothing of what is there.")
+	}
+	return nil
 }
 
 // link answers what a link is. A GET, a HEAD (net/http drops its body)
@@ -214,7 +229,7 @@ func (h *Handler) root(w http.ResponseWriter, r *http.Request, g *store.ShareGra
 	it, err := h.Service.Item(r.Context(), g, g.TargetID)
 	if err != nil {
 		if loupe.ErrorKind(err) == loupe.ENOTFOUND { // gone, or its creator lost it
-			err = &Closed{}
+			err = &Closed{State: Unavailable}
 		}
 		h.fail(w, r, err)
 		return
@@ -224,6 +239,10 @@ func (h *Handler) root(w http.ResponseWriter, r *http.Request, g *store.ShareGra
 }
 
 func (h *Handler) item(w http.ResponseWriter, r *http.Request, g *store.ShareGrant) {
+	if err := browsable(g); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	it, err := h.Service.Item(r.Context(), g, chi.URLParam(r, "itemId"))
 	if err != nil {
 		h.fail(w, r, err)
@@ -239,6 +258,10 @@ const maxContentPage = 100
 // within it too.
 func (h *Handler) content(w http.ResponseWriter, r *http.Request, g *store.ShareGrant) {
 	ctx := r.Context()
+	if err := browsable(g); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	folder, err := h.Service.Item(ctx, g, chi.URLParam(r, "folderId"))
 	if err == nil && folder.ItemType != "folder" {
 		err = loupe.NotFound()
@@ -305,6 +328,10 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request, g *store.Shar
 		return
 	}
 	ctx := r.Context()
+	if err := browsable(g); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	it, err := h.Service.Item(ctx, g, chi.URLParam(r, "itemId"))
 	if err != nil {
 		h.fail(w, r, err)
@@ -379,7 +406,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 			Message: c.Error(), Payload: map[string]any{"state": c.State}}})
 		return
 	case errors.As(err, &t):
-		w.Header().Set("Retry-After", strconv.Itoa(int(t.Wait/time.Second)+1))
+		w.Header().Set("Retry-After", strconv.Itoa(t.Seconds()))
 		envelope.WriteJSON(w, http.StatusTooManyRequests, envelope.Body{Error: envelope.Error{
 			StatusCode: http.StatusTooManyRequests, Message: t.Error()}})
 		return

@@ -29,6 +29,11 @@ var (
 // Closed says why a share no longer opens (410 with its state).
 type Closed struct{ State loupe.ShareState }
 
+// Unavailable is the state of a share whose creator was deactivated, or
+// whose root is gone or out of its creator's sight: not one of the
+// record's states (those say what was done to the share itself).
+const Unavailable loupe.ShareState = "unavailable"
+
 func (c *Closed) Error() string {
 	switch c.State {
 	case loupe.ShareExpired:
@@ -45,8 +50,11 @@ func (c *Closed) Error() string {
 type Throttled struct{ Wait time.Duration }
 
 func (t *Throttled) Error() string {
-	return fmt.Sprintf("Too many wrong passwords: try again in %d seconds.", int(t.Wait.Round(time.Second)/time.Second)+1)
+	return fmt.Sprintf("Too many wrong passwords: try again in %d seconds.", t.Seconds())
 }
+
+// Seconds is the wait in whole seconds, rounded up (Retry-After's too).
+func (t *Throttled) Seconds() int { return int((t.Wait + time.Second - 1) / time.Second) }
 
 // Link is what a link's token says before it is opened: enough for the
 // page to draw its title and password form. It counts no use.
@@ -59,7 +67,7 @@ func (s *Service) Link(ctx context.Context, token string) (*store.ShareGrant, er
 		return nil, err
 	}
 	if g.CreatorGone {
-		return nil, &Closed{State: loupe.ShareRevoked}
+		return nil, &Closed{State: Unavailable}
 	}
 	return g, nil
 }
@@ -132,7 +140,7 @@ func (s *Service) Session(ctx context.Context, secret string) (*store.ShareGrant
 		return nil, err
 	}
 	if g.CreatorGone {
-		return nil, &Closed{State: loupe.ShareRevoked}
+		return nil, &Closed{State: Unavailable}
 	}
 	// A session outlives no revocation or expiry; maxUses counts opens,
 	// so a session opened with the last use goes on.
