@@ -11,11 +11,11 @@
 package playground
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/loupe-mam/loupe/internal/platform/webassets"
 )
 
 // Path is where the page is served; its files are under Path + "/".
@@ -41,19 +41,16 @@ func Handler() http.Handler {
 
 // loaded builds the page and indexes the files once, on first use.
 var loaded = sync.OnceValue(func() *handler {
-	h, err := build()
+	set, err := build()
 	if err != nil {
 		// The files are embedded: only a broken checkout gets here, and
 		// the package's tests catch it first.
 		panic("playground: " + err.Error())
 	}
-	return h
+	return &handler{set}
 })
 
-type handler struct {
-	page   *file
-	assets map[string]*file
-}
+type handler struct{ *webassets.Set }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -66,55 +63,17 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == Path:
 		w.Header().Set("Content-Security-Policy", csp)
 		w.Header().Set("Referrer-Policy", "no-referrer")
-		h.page.serve(w, r, false)
+		h.Page.Serve(w, r, false)
 	case sub && name == "":
 		// The page's links are relative to Path: send /playground/ there,
 		// relatively too (http.Redirect would make the path absolute, and
 		// lose a proxy's prefix).
 		w.Header().Set("Location", "../playground")
 		w.WriteHeader(http.StatusMovedPermanently)
-	case sub && h.assets[name] != nil:
-		f := h.assets[name]
+	case sub && h.ServeAsset(w, r, name):
 		// The page names each file with its hash (?v=): that URL's content
 		// never changes, so browsers keep it; other URLs revalidate.
-		f.serve(w, r, r.URL.Query().Get("v") == f.version)
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-// serve answers f, gzipped when the client takes it, with revalidation by
-// ETag.
-func (f *file) serve(w http.ResponseWriter, r *http.Request, immutable bool) {
-	hdr := w.Header()
-	hdr.Set("Content-Type", f.contentType)
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	if immutable {
-		hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
-	} else {
-		hdr.Set("Cache-Control", "no-cache")
-	}
-	body, etag := f.body, `"`+f.version+`"`
-	if f.gzipped != nil {
-		hdr.Add("Vary", "Accept-Encoding")
-		if acceptsGzip(r) {
-			body, etag = f.gzipped, `"`+f.version+`-gz"`
-			hdr.Set("Content-Encoding", "gzip")
-		}
-	}
-	hdr.Set("ETag", etag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
-}
-
-// acceptsGzip reports whether Accept-Encoding lists gzip (not refused with
-// q=0; browsers always list it).
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			q := strings.ReplaceAll(params, " ", "")
-			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
-		}
-	}
-	return false
 }
