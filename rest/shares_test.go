@@ -309,6 +309,9 @@ func TestShareOutsider(t *testing.T) {
 			sessionGet(t, api, s, "/share/api/folders/"+id+"/content").Envelope(http.StatusNotFound, "")
 			api.Anonymous().Send(t, "POST", "/share/api/items/"+id+"/downloads", map[string]any{"file": "proxy"},
 				map[string]string{"Authorization": "Share " + s}).Envelope(http.StatusNotFound, "")
+			sessionGet(t, api, s, "/share/api/items/"+id+"/comments").Envelope(http.StatusNotFound, "")
+			api.Anonymous().Send(t, "POST", "/share/api/items/"+id+"/comments", map[string]any{"text": "hi"},
+				map[string]string{"Authorization": "Share " + s}).Envelope(http.StatusNotFound, "")
 		})
 	}
 	// A file (not a folder) is no folder to list, even inside.
