@@ -570,6 +570,18 @@ func TestShareUpload(t *testing.T) {
 		t.Fatalf("%d shareUpload records", n)
 	}
 
+	// The upload share's session sees where files go, nothing of what is
+	// there: the processed clip's links stay out of its view of the root.
+	var root struct {
+		Root map[string]any `json:"root"`
+	}
+	sessionGet(t, api, opened.Session, "/share/api/session").Status(http.StatusOK).JSON(&root)
+	if root.Root["proxy"] != nil || root.Root["thumbnail"] != nil || root.Root["canUpload"] != true {
+		t.Fatalf("the upload share's root %v", root.Root)
+	}
+	sessionGet(t, api, opened.Session, "/share/api/folders/"+drop+"/content").Envelope(http.StatusForbidden, "")
+	sessionGet(t, api, opened.Session, "/share/api/items/"+up.ItemID).Envelope(http.StatusForbidden, "")
+
 	// The admin shares the uploaded clip with its original: the link's
 	// bytes are the uploaded file's; the proxy's are an MP4 of its own.
 	withOriginal := createShare(t, a, map[string]any{"targetId": up.ItemID, "options": map[string]any{"downloadOriginal": true}})
@@ -614,6 +626,32 @@ func TestShareUpload(t *testing.T) {
 	// The upload share's session may download nothing it was not given.
 	api.Anonymous().Send(t, "POST", "/share/api/items/"+up.ItemID+"/downloads", map[string]any{"file": "original"},
 		h).Envelope(http.StatusForbidden, "")
+
+	// An upload share of the clip itself, with versions: its session sees
+	// none of the clip's media.
+	versions := createShare(t, a, map[string]any{"targetId": up.ItemID, "access": "upload",
+		"options": map[string]any{"versions": true}})
+	openShare(t, api, versions.Links[0].Token, "").Status(http.StatusOK).JSON(&viewer)
+	sessionGet(t, api, viewer.Session, "/share/api/session").Status(http.StatusOK).JSON(&root)
+	if root.Root["proxy"] != nil || root.Root["thumbnail"] != nil || root.Root["strip"] != nil || root.Root["canUpload"] != true {
+		t.Fatalf("the upload share's root %v", root.Root)
+	}
+	// The clip has its original: nothing replaces it (409). A placeholder
+	// item — made to be delivered into — takes the outsider's file.
+	api.Anonymous().Send(t, "POST", "/share/api/uploads", map[string]any{"fileName": "v2.mp4", "size": len(data)},
+		map[string]string{"Authorization": "Share " + viewer.Session}).Envelope(http.StatusConflict, "")
+	placeholder := a.CreateItem(t, map[string]any{"title": "Final delivery", "itemType": "video"})
+	deliver := createShare(t, a, map[string]any{"targetId": placeholder, "access": "upload",
+		"options": map[string]any{"versions": true}})
+	openShare(t, api, deliver.Links[0].Token, "").Status(http.StatusOK).JSON(&viewer)
+	var again struct {
+		ItemID string `json:"itemId"`
+	}
+	api.Anonymous().Send(t, "POST", "/share/api/uploads", map[string]any{"fileName": "final.mp4", "size": len(data)},
+		map[string]string{"Authorization": "Share " + viewer.Session}).Status(http.StatusOK).JSON(&again)
+	if again.ItemID != placeholder {
+		t.Fatalf("the delivery's upload is of %s, not the shared placeholder %s", again.ItemID, placeholder)
+	}
 
 	// Another upload (Ed's own) is not the session's to touch.
 	other := a.CreateItem(t, map[string]any{"title": "Mine", "itemType": "video", "folderParents": []string{drop}})

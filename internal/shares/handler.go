@@ -182,6 +182,11 @@ type itemView struct {
 }
 
 func (h *Handler) view(g *store.ShareGrant, it *store.Item) itemView {
+	if browsable(g) != nil { // an upload share: where files go, nothing of what is there
+		return itemView{ID: it.ID, Title: it.Title, ItemType: it.ItemType, Metadata: map[string]any{},
+			CreatedOn: it.CreatedOn, CanDownload: []string{}, IsShareRoot: it.ID == g.TargetID,
+			CanUploadTo: it.ItemType == "folder" || Options(g).Versions}
+	}
 	o := Options(g)
 	until := *g.SessionExpiresOn
 	ttl := max(time.Until(until), time.Minute)
