@@ -103,7 +103,6 @@ WHERE tenant_id = $1 AND id = $2 AND revoked_on IS NULL`
 	endShareSessionsSQL = `DELETE FROM share_sessions WHERE tenant_id = $1 AND share_id = $2`
 )
 
-
 // shareTargetSQL is the target as its creator may see it ($3 user, $4
 // tokens): live and visible.
 var shareTargetSQL = `
