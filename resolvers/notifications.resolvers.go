@@ -64,15 +64,9 @@ func (r *queryResolver) Notifications(ctx context.Context, first *int, after *st
 	if err != nil {
 		return nil, err
 	}
-	size := 50
-	if first != nil {
-		size = *first
-	}
-	var cursor *store.TimeCursor
-	if after != nil {
-		if cursor, err = store.ParseTimeCursor(*after); err != nil {
-			return nil, err
-		}
+	size, cursor, err := timePage(first, after)
+	if err != nil {
+		return nil, err
 	}
 	list, more, err := r.Store.Notifications(ctx, p, cursor, size)
 	if err != nil {

@@ -25,6 +25,20 @@ func decodeCursor(c string) (string, error) {
 	return string(b), nil
 }
 
+// timePage reads the arguments of a list paged by store.TimeCursor
+// (nextToken): the size (50 by default) and where it continues.
+func timePage(first *int, after *string) (int, *store.TimeCursor, error) {
+	size := 50
+	if first != nil {
+		size = *first
+	}
+	if after == nil {
+		return size, nil, nil
+	}
+	cursor, err := store.ParseTimeCursor(*after)
+	return size, cursor, err
+}
+
 func itemQuery(first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) (store.ItemQuery, error) {
 	q := store.ItemQuery{First: defaultPage}
 	if first != nil {

@@ -132,15 +132,9 @@ func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string,
 	if _, err := r.Store.Webhook(ctx, p.TenantID, webhookID); err != nil {
 		return nil, err
 	}
-	size := 50
-	if first != nil {
-		size = *first
-	}
-	var cursor *store.TimeCursor
-	if after != nil {
-		if cursor, err = store.ParseTimeCursor(*after); err != nil {
-			return nil, err
-		}
+	size, cursor, err := timePage(first, after)
+	if err != nil {
+		return nil, err
 	}
 	list, more, err := r.Store.Deliveries(ctx, p.TenantID, webhookID, cursor, size)
 	if err != nil {
