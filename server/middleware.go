@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/platform/reqlog"
+	"github.com/loupe-mam/loupe/internal/shares"
 	"github.com/loupe-mam/loupe/rest"
 )
 
@@ -31,7 +32,8 @@ import (
 const requestIDHeader = "X-Request-Id"
 
 // requestLog gives each request an id (kept from a proxy's header when it
-// is sane), a logger tagged with it, and one log line when it ends.
+// is sane), a logger tagged with it, and one log line when it ends — its
+// path without the share token a link's path holds (a credential).
 func requestLog(logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -46,7 +48,7 @@ func requestLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			start := time.Now()
 			next.ServeHTTP(ww, r.WithContext(reqlog.With(r.Context(), logger, id)))
 			logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
-				slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.String("method", r.Method), slog.String("path", shares.Redact(r.URL.Path)),
 				slog.Int("status", ww.Status()), slog.Duration("duration", time.Since(start)))
 		})
 	}

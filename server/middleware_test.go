@@ -1,13 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loupe-mam/loupe/internal/shares"
 )
 
 // admit runs at most n requests at once; the others wait and then run,
@@ -87,5 +92,16 @@ func waitFor(t *testing.T, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out")
 		}
+	}
+}
+
+// The request log names a share link's path without its token.
+func TestRequestLogKeepsNoShareToken(t *testing.T) {
+	var b bytes.Buffer
+	h := requestLog(slog.New(slog.NewTextHandler(&b, nil)))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	token := shares.NewToken()
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/share/api/links/"+token+"/open", nil))
+	if strings.Contains(b.String(), token) || !strings.Contains(b.String(), "/share/api/links/s_…/open") {
+		t.Fatalf("the log line: %s", b.String())
 	}
 }

@@ -422,7 +422,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = h.StatusOf(le.Kind), le.Message
 	}
 	if status >= 500 {
-		h.Log.Error("share request failed", "path", r.URL.Path, "err", err)
+		h.Log.Error("share request failed", "path", Redact(r.URL.Path), "err", err)
 		msg = envelope.MsgInternal
 	}
 	envelope.WriteJSON(w, status, envelope.Body{Error: envelope.Error{StatusCode: status, Message: msg}})

@@ -45,3 +45,22 @@ func wellFormed(s, prefix string) bool {
 	_, err := base64.RawURLEncoding.DecodeString(rest)
 	return err == nil
 }
+
+// Redact is path with every share token and session secret in it cut to
+// its prefix: the request log names the page and the API's links without
+// the credential in them.
+func Redact(path string) string {
+	if !strings.Contains(path, TokenPrefix) {
+		return path
+	}
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		switch {
+		case wellFormed(p, TokenPrefix):
+			parts[i] = TokenPrefix + "…"
+		case wellFormed(p, SessionPrefix):
+			parts[i] = SessionPrefix + "…"
+		}
+	}
+	return strings.Join(parts, "/")
+}
