@@ -179,7 +179,7 @@ func TestSharePageInChromium(t *testing.T) {
 		t.Errorf("a wrong password shows %q", l.WrongMessage)
 	}
 	if !strings.HasPrefix(l.ThrottledMessage, "Too many wrong passwords") || !l.DisabledWhileThrottled ||
-		l.ReenabledAfterMs < 500 || l.ReenabledAfterMs > 5000 || l.ReenabledMessage != "You can try the password again now." {
+		l.ReenabledAfterMs < 500 || l.ReenabledAfterMs > 8000 || l.ReenabledMessage != "You can try the password again now." {
 		t.Errorf("throttled: %q, button disabled %v, enabled again after %d ms (%q)", l.ThrottledMessage,
 			l.DisabledWhileThrottled, l.ReenabledAfterMs, l.ReenabledMessage)
 	}
