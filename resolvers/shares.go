@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -16,26 +15,12 @@ import (
 // Shares as their creators make and list them (docs/shares.md); the
 // outsider's side is internal/shares.
 
-// shareLimits reads the tenant's shareLimits over their defaults.
-func (r *Resolver) shareLimits(ctx context.Context, tenantID string) (*loupe.ShareLimits, error) {
-	c, err := r.Store.TenantConfig(ctx, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	return loupe.ParseShareLimits(c.ShareLimits)
-}
-
-// ShareLimits is shareLimits for the outsider's side (internal/shares).
-func (r *Resolver) ShareLimits(ctx context.Context, tenantID string) (*loupe.ShareLimits, error) {
-	return r.shareLimits(ctx, tenantID)
-}
-
 func (r *mutationResolver) createShare(ctx context.Context, input loupe.ShareInput) (*model.CreateShareResult, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	limits, err := r.shareLimits(ctx, p.TenantID)
+	limits, err := r.Store.ShareLimits(ctx, p.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -87,16 +72,4 @@ func (r *queryResolver) sharesPage(ctx context.Context, first *int, after *strin
 		page.NextToken = store.TimeCursor{CreatedOn: last.CreatedOn, ID: last.ID}.String()
 	}
 	return page, nil
-}
-
-// shareOptions decodes a share's stored options.
-func shareOptions(sh *store.Share) (*loupe.ShareOptions, error) {
-	var o loupe.ShareOptions
-	if err := json.Unmarshal(sh.Options, &o); err != nil {
-		return nil, err
-	}
-	if o.MetadataFields == nil {
-		o.MetadataFields = []string{}
-	}
-	return &o, nil
 }

@@ -57,7 +57,8 @@ func (r *shareResolver) Recipients(ctx context.Context, obj *store.Share) ([]str
 }
 
 func (r *shareResolver) Options(ctx context.Context, obj *store.Share) (*loupe.ShareOptions, error) {
-	return shareOptions(obj)
+	o := obj.Settings()
+	return &o, nil
 }
 
 func (r *shareResolver) State(ctx context.Context, obj *store.Share) (loupe.ShareState, error) {

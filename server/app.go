@@ -262,7 +262,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	// Shares' outsiders (internal/shares, docs/shares.md): their own
 	// prefix and principal (a share session), none of the API's keys; the
 	// bytes of their uploads, like tus's, outside the body cap and timeout.
-	outsiders := &shares.Handler{Service: &shares.Service{Store: st, Limits: res.ShareLimits}, Blobs: cfg.Blobs,
+	outsiders := &shares.Handler{Service: &shares.Service{Store: st}, Blobs: cfg.Blobs,
 		Log: logger, StatusOf: graph.StatusOf}
 	if uploads != nil {
 		outsiders.Uploads = uploads

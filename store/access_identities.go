@@ -42,12 +42,17 @@ type identityUser struct {
 }
 
 const (
-	userBySubjectSQL = `
-SELECT u.id::text, u.email, u.is_admin, u.deactivated,
+	// userGroupsSQL are the memberships of the user aliased u, by name and
+	// by id, in one order: what a principal's tokens are made of
+	// (KeyRecord.Principal).
+	userGroupsSQL = `
        ARRAY(SELECT g.name FROM user_groups ug JOIN groups g ON g.tenant_id = ug.tenant_id AND g.id = ug.group_id
              WHERE ug.tenant_id = u.tenant_id AND ug.user_id = u.id ORDER BY g.name) AS groups,
        ARRAY(SELECT g.id::text FROM user_groups ug JOIN groups g ON g.tenant_id = ug.tenant_id AND g.id = ug.group_id
-             WHERE ug.tenant_id = u.tenant_id AND ug.user_id = u.id ORDER BY g.name) AS group_ids
+             WHERE ug.tenant_id = u.tenant_id AND ug.user_id = u.id ORDER BY g.name) AS group_ids`
+
+	userBySubjectSQL = `
+SELECT u.id::text, u.email, u.is_admin, u.deactivated,` + userGroupsSQL + `
 FROM users u WHERE u.tenant_id = $1 AND u.idp_subject = $2`
 
 	// linkUserByEmailSQL gives a user made before (by email, without a

@@ -102,12 +102,11 @@ WHERE c.tenant_id = $1 AND c.item_id = $2 AND c.id < $3
 ORDER BY c.id DESC LIMIT $4`
 
 	// commentChecksSQL checks what a new comment refers to in one round
-	// trip: the item ($2) is live, the parent ($3) is a live comment of
-	// that item (its type, null when it is not), the assignee ($4) is an
-	// active user of the tenant.
+	// trip: the item ($2) is live (its title, null when it is not), the
+	// parent ($3) is a live comment of that item (its type, null when it
+	// is not), the assignee ($4) is an active user of the tenant.
 	commentChecksSQL = `
-SELECT EXISTS (SELECT 1 FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL) AS item_live,
-       COALESCE((SELECT i.title FROM items i WHERE i.tenant_id = $1 AND i.id = $2), '') AS item_title,
+SELECT (SELECT i.title FROM items i WHERE i.tenant_id = $1 AND i.id = $2 AND i.deleted_on IS NULL) AS item_title,
        (SELECT p.type FROM comments p
         WHERE p.tenant_id = $1 AND p.id = $3::uuid AND p.item_id = $2 AND p.deleted_on IS NULL) AS parent_type,
        EXISTS (SELECT 1 FROM users u
@@ -347,8 +346,7 @@ func (s *Store) createComment(ctx context.Context, p *loupe.Principal, in *loupe
 	var c *Comment
 	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		var chk struct {
-			ItemLive   bool    `db:"item_live"`
-			ItemTitle  string  `db:"item_title"`
+			ItemTitle  *string `db:"item_title"` // nil: no live item
 			ParentType *string `db:"parent_type"`
 			AssigneeOK bool    `db:"assignee_ok"`
 		}
@@ -356,7 +354,7 @@ func (s *Store) createComment(ctx context.Context, p *loupe.Principal, in *loupe
 			return fmt.Errorf("store: unable to check comment: %w", err)
 		}
 		switch {
-		case !chk.ItemLive:
+		case chk.ItemTitle == nil:
 			return CommentItemNotFound(in.ItemID)
 		case in.ParentID != nil && chk.ParentType == nil:
 			return loupe.Invalid("parent comment %s does not exist on this item", *in.ParentID)
@@ -377,8 +375,8 @@ func (s *Store) createComment(ctx context.Context, p *loupe.Principal, in *loupe
 		if g := author.share; g != nil {
 			created.ActorID = "" // no user: the share
 			created.Data["shareId"], created.Data["creatorId"] = g.ID, g.CreatedBy
-			if err := auditTx(ctx, tx, p, in.ItemID, chk.ItemTitle, loupe.ActionShareComment, at,
-				shareDiff(g.ID, "", map[string]any{"commentId": id})); err != nil {
+			if err := auditTx(ctx, tx, p, in.ItemID, *chk.ItemTitle, loupe.ActionShareComment, at,
+				shareDiff(g.ID, map[string]any{"commentId": id})); err != nil {
 				return err
 			}
 		}

@@ -46,6 +46,19 @@ type Share struct {
 // NodeID implements Node.
 func (s *Share) NodeID() string { return s.ID }
 
+// Settings are the share's options as stored; a document that cannot be
+// read allows nothing beyond looking.
+func (s *Share) Settings() loupe.ShareOptions {
+	var o loupe.ShareOptions
+	if err := json.Unmarshal(s.Options, &o); err != nil {
+		return loupe.ShareOptions{MetadataFields: []string{}}
+	}
+	if o.MetadataFields == nil {
+		o.MetadataFields = []string{}
+	}
+	return o
+}
+
 // State is whether the share's links open at now, and if not, why.
 func (s *Share) State(now time.Time) loupe.ShareState {
 	switch {
@@ -150,7 +163,7 @@ func (s *Store) CreateShare(ctx context.Context, p *loupe.Principal, req *loupe.
 			}
 		}
 		if err := auditTx(ctx, tx, p, req.TargetID, target.Title, loupe.ActionShareCreated, at,
-			shareDiff(id, req.Access, nil)); err != nil {
+			shareDiff(id, map[string]any{"access": req.Access})); err != nil {
 			return err
 		}
 		return emitTx(ctx, tx, p.TenantID, at, NewEvent{Type: loupe.EventShareCreation, ItemID: req.TargetID,
@@ -166,11 +179,8 @@ func (s *Store) CreateShare(ctx context.Context, p *loupe.Principal, req *loupe.
 
 // shareDiff is the mdfDiff of a share's audit record: which share, and
 // what the outsider did (docs/shares.md).
-func shareDiff(shareID, access string, more map[string]any) loupe.JSON {
+func shareDiff(shareID string, more map[string]any) loupe.JSON {
 	d := map[string]any{"shareId": shareID}
-	if access != "" {
-		d["access"] = access
-	}
 	for k, v := range more {
 		d[k] = v
 	}
@@ -247,7 +257,7 @@ func (s *Store) RevokeShare(ctx context.Context, p *loupe.Principal, id string) 
 		if _, err := tx.ExecContext(ctx, endShareSessionsSQL, p.TenantID, id); err != nil {
 			return fmt.Errorf("store: unable to end the share's sessions: %w", err)
 		}
-		if err := auditTx(ctx, tx, p, sh.TargetID, sh.Title, loupe.ActionShareRevoked, at, shareDiff(id, "", nil)); err != nil {
+		if err := auditTx(ctx, tx, p, sh.TargetID, sh.Title, loupe.ActionShareRevoked, at, shareDiff(id, nil)); err != nil {
 			return err
 		}
 		return emitTx(ctx, tx, p.TenantID, at, NewEvent{Type: loupe.EventShareRevocation, ItemID: sh.TargetID,

@@ -30,8 +30,8 @@ type ShareGrant struct {
 	CreatorEmail     string         `db:"creator_email"`
 	CreatorAdmin     bool           `db:"creator_admin"`
 	CreatorGone      bool           `db:"creator_gone"`
-	CreatorGroups    pq.StringArray `db:"creator_groups"`
-	CreatorGroupIDs  pq.StringArray `db:"creator_group_ids"`
+	CreatorGroups    pq.StringArray `db:"groups"`
+	CreatorGroupIDs  pq.StringArray `db:"group_ids"`
 }
 
 // Creator is the principal whose sight bounds the share's: its creator's,
@@ -56,11 +56,7 @@ func (g *ShareGrant) Actor() *loupe.Principal {
 
 const (
 	grantColumns = shareColumns + `, t.token_hash, t.recipient, s.password_hash,
-       u.email AS creator_email, u.is_admin AS creator_admin, u.deactivated AS creator_gone,
-       ARRAY(SELECT g.name FROM user_groups ug JOIN groups g ON g.tenant_id = ug.tenant_id AND g.id = ug.group_id
-             WHERE ug.tenant_id = u.tenant_id AND ug.user_id = u.id ORDER BY g.name) AS creator_groups,
-       ARRAY(SELECT g.id::text FROM user_groups ug JOIN groups g ON g.tenant_id = ug.tenant_id AND g.id = ug.group_id
-             WHERE ug.tenant_id = u.tenant_id AND ug.user_id = u.id ORDER BY g.name) AS creator_group_ids`
+       u.email AS creator_email, u.is_admin AS creator_admin, u.deactivated AS creator_gone,` + userGroupsSQL
 
 	grantByTokenSQL = `
 SELECT ` + grantColumns + `, NULL::timestamptz AS session_expires_on
@@ -175,7 +171,7 @@ func (s *Store) OpenShare(ctx context.Context, g *ShareGrant, sessionHash []byte
 			return fmt.Errorf("store: unable to start the share's session: %w", err)
 		}
 		if err := auditTx(ctx, tx, g.Actor(), g.TargetID, g.Title, loupe.ActionShareOpened, at,
-			shareDiff(g.ID, "", map[string]any{"address": address})); err != nil {
+			shareDiff(g.ID, map[string]any{"address": address})); err != nil {
 			return err
 		}
 		opened = true
@@ -203,7 +199,7 @@ func (s *Store) PasswordFailed(ctx context.Context, g *ShareGrant, keys []string
 			return fmt.Errorf("store: unable to record a password failure: %w", err)
 		}
 		return auditTx(ctx, tx, g.Actor(), g.TargetID, g.Title, loupe.ActionSharePasswordFailed, at,
-			shareDiff(g.ID, "", map[string]any{"address": address}))
+			shareDiff(g.ID, map[string]any{"address": address}))
 	})
 }
 
@@ -232,7 +228,7 @@ func (s *Store) InsideShare(ctx context.Context, g *ShareGrant, itemID string) (
 // AuditShare records what an outsider did with an item through g.
 func (s *Store) AuditShare(ctx context.Context, g *ShareGrant, itemID, itemTitle string, action loupe.AuditAction, more map[string]any) error {
 	return s.inTx(ctx, func(tx *sqlx.Tx) error {
-		return auditTx(ctx, tx, g.Actor(), itemID, itemTitle, action, now(), shareDiff(g.ID, "", more))
+		return auditTx(ctx, tx, g.Actor(), itemID, itemTitle, action, now(), shareDiff(g.ID, more))
 	})
 }
 
@@ -246,7 +242,7 @@ func (s *Store) ShareUploadStarted(ctx context.Context, g *ShareGrant, up *Uploa
 			return fmt.Errorf("store: unable to record the share's upload: %w", err)
 		}
 		if err := auditTx(ctx, tx, g.Actor(), up.ItemID, fileName, loupe.ActionShareUpload, at,
-			shareDiff(g.ID, "", map[string]any{"uploadId": up.ID, "fileName": fileName, "size": up.Size})); err != nil {
+			shareDiff(g.ID, map[string]any{"uploadId": up.ID, "fileName": fileName, "size": up.Size})); err != nil {
 			return err
 		}
 		return emitTx(ctx, tx, g.TenantID, at, NewEvent{Type: loupe.EventShareUpload, ItemID: up.ItemID,

@@ -66,6 +66,15 @@ func (s *Store) TenantConfig(ctx context.Context, tenantID string) (*loupe.Tenan
 	return row.config()
 }
 
+// ShareLimits is the tenant's shareLimits over their defaults (docs/shares.md).
+func (s *Store) ShareLimits(ctx context.Context, tenantID string) (*loupe.ShareLimits, error) {
+	c, err := s.TenantConfig(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	return loupe.ParseShareLimits(c.ShareLimits)
+}
+
 // UpdateTenantConfig merges in (a JSON object of some keys) into the
 // principal's tenant configuration and returns all of it. The caller has
 // checked that the principal may. Returns EINVALID naming the first unknown

@@ -54,7 +54,7 @@ func (h *Handler) commentable(w http.ResponseWriter, r *http.Request, g *store.S
 	if err == nil {
 		it, err = h.Service.Item(r.Context(), g, chi.URLParam(r, "itemId"))
 	}
-	if err == nil && !Options(g).Comments {
+	if err == nil && !g.Settings().Comments {
 		err = loupe.Forbidden("This share does not allow comments.")
 	}
 	if err != nil {

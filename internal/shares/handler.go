@@ -181,15 +181,19 @@ type itemView struct {
 	MediaCreated *time.Time     `json:"mediaCreatedOn,omitempty"`
 }
 
+// linkTTL is how long a link handed to g's session lasts: as long as the
+// session (a minute at least).
+func linkTTL(g *store.ShareGrant) time.Duration {
+	return max(time.Until(*g.SessionExpiresOn), time.Minute)
+}
+
 func (h *Handler) view(g *store.ShareGrant, it *store.Item) itemView {
 	if browsable(g) != nil { // an upload share: where files go, nothing of what is there
 		return itemView{ID: it.ID, Title: it.Title, ItemType: it.ItemType, Metadata: map[string]any{},
 			CreatedOn: it.CreatedOn, CanDownload: []string{}, IsShareRoot: it.ID == g.TargetID,
-			CanUploadTo: it.ItemType == "folder" || Options(g).Versions}
+			CanUploadTo: it.ItemType == "folder" || g.Settings().Versions}
 	}
-	o := Options(g)
-	until := *g.SessionExpiresOn
-	ttl := max(time.Until(until), time.Minute)
+	o, ttl := g.Settings(), linkTTL(g)
 	link := func(name string) *string {
 		k := it.Generated.File(name)
 		if k == "" || h.Blobs == nil {
@@ -202,7 +206,7 @@ func (h *Handler) view(g *store.ShareGrant, it *store.Item) itemView {
 		Thumbnail: link(pipeline.OutPoster), Proxy: link(pipeline.OutProxy), Waveform: link(pipeline.OutWaveformImage),
 		Metadata: map[string]any{}, CreatedOn: it.CreatedOn, CanDownload: []string{},
 		CanComment: o.Comments && it.ItemType != "folder", IsShareRoot: it.ID == g.TargetID,
-		CanUploadTo: g.Access == loupe.ShareUpload && (it.ItemType == "folder" || o.Versions), MediaCreated: it.MediaCreatedOn}
+		MediaCreated: it.MediaCreatedOn}
 	if v.Proxy != nil {
 		t := it.ItemType
 		v.ProxyType = &t
@@ -342,7 +346,7 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request, g *store.Shar
 		h.fail(w, r, err)
 		return
 	}
-	now, ttl := time.Now(), max(time.Until(*g.SessionExpiresOn), time.Minute)
+	now, ttl := time.Now(), linkTTL(g)
 	var url, name string
 	if body.File == "proxy" {
 		url, name, err = h.proxyDownload(g, it, now, ttl)
@@ -361,7 +365,7 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request, g *store.Shar
 }
 
 func (h *Handler) proxyDownload(g *store.ShareGrant, it *store.Item, now time.Time, ttl time.Duration) (string, string, error) {
-	if !Options(g).DownloadProxy {
+	if !g.Settings().DownloadProxy {
 		return "", "", loupe.Forbidden("This share does not allow downloads of the proxy.")
 	}
 	key := it.Generated.File(pipeline.OutProxy)
@@ -376,7 +380,7 @@ func (h *Handler) proxyDownload(g *store.ShareGrant, it *store.Item, now time.Ti
 // creator's right to change the item now: a share never reaches further.
 func (h *Handler) originalDownload(ctx context.Context, g *store.ShareGrant, it *store.Item, now time.Time,
 	ttl time.Duration) (string, string, error) {
-	if !Options(g).DownloadOriginal {
+	if !g.Settings().DownloadOriginal {
 		return "", "", loupe.Forbidden("This share does not allow downloads of the original.")
 	}
 	access, err := h.Service.Store.AccessOf(ctx, g.Creator(), []string{it.ID})

@@ -2,8 +2,6 @@ package shares
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -15,8 +13,6 @@ import (
 // session may reach.
 type Service struct {
 	Store *store.Store
-	// Limits reads a tenant's shareLimits (the session's length).
-	Limits func(ctx context.Context, tenantID string) (*loupe.ShareLimits, error)
 }
 
 // Errors an outsider sees. A link or session that names nothing, and
@@ -59,10 +55,17 @@ func (t *Throttled) Seconds() int { return int((t.Wait + time.Second - 1) / time
 // Link is what a link's token says before it is opened: enough for the
 // page to draw its title and password form. It counts no use.
 func (s *Service) Link(ctx context.Context, token string) (*store.ShareGrant, error) {
-	if !wellFormed(token, TokenPrefix) {
+	return grantOf(ctx, token, TokenPrefix, s.Store.ShareByToken)
+}
+
+// grantOf is the share a secret of prefix names (looked up by its hash):
+// loupe.NotFound for a secret of another shape or none, Unavailable when
+// its creator was deactivated.
+func grantOf(ctx context.Context, secret, prefix string, lookup func(context.Context, []byte) (*store.ShareGrant, error)) (*store.ShareGrant, error) {
+	if !wellFormed(secret, prefix) {
 		return nil, loupe.NotFound()
 	}
-	g, err := s.Store.ShareByToken(ctx, Hash(token))
+	g, err := lookup(ctx, Hash(secret))
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +108,7 @@ func (s *Service) Open(ctx context.Context, token, password, address string) (*s
 			return nil, "", err
 		}
 	}
-	l, err := s.Limits(ctx, g.TenantID)
+	l, err := s.Store.ShareLimits(ctx, g.TenantID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -132,15 +135,9 @@ func (s *Service) Open(ctx context.Context, token, password, address string) (*s
 // Session is the share a session's secret opened, while it lasts and the
 // share stays open (revoked: at once; expired; its creator deactivated).
 func (s *Service) Session(ctx context.Context, secret string) (*store.ShareGrant, error) {
-	if !wellFormed(secret, SessionPrefix) {
-		return nil, loupe.NotFound()
-	}
-	g, err := s.Store.ShareBySession(ctx, Hash(secret))
+	g, err := grantOf(ctx, secret, SessionPrefix, s.Store.ShareBySession)
 	if err != nil {
 		return nil, err
-	}
-	if g.CreatorGone {
-		return nil, &Closed{State: Unavailable}
 	}
 	// A session outlives no revocation or expiry; maxUses counts opens,
 	// so a session opened with the last use goes on.
@@ -167,22 +164,4 @@ func (s *Service) Item(ctx context.Context, g *store.ShareGrant, itemID string) 
 		return nil, loupe.NotFound()
 	}
 	return it, err
-}
-
-// Options are g's options.
-func Options(g *store.ShareGrant) loupe.ShareOptions {
-	var o loupe.ShareOptions
-	if err := json.Unmarshal(g.Options, &o); err != nil {
-		return loupe.ShareOptions{} // nothing beyond looking
-	}
-	return o
-}
-
-// IsClosed reports whether err says a share no longer opens, and its state.
-func IsClosed(err error) (loupe.ShareState, bool) {
-	var c *Closed
-	if errors.As(err, &c) {
-		return c.State, true
-	}
-	return "", false
 }

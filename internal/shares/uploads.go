@@ -74,7 +74,7 @@ func (h *Handler) startUpload(w http.ResponseWriter, r *http.Request, g *store.S
 			return
 		}
 		req.FolderID = f.ID
-	case Options(g).Versions && body.FolderID == nil:
+	case g.Settings().Versions && body.FolderID == nil:
 		if _, err := h.Service.Item(r.Context(), g, g.TargetID); err != nil {
 			h.fail(w, r, err)
 			return
