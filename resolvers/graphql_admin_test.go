@@ -226,6 +226,7 @@ func TestGraphQLStatsAndActivity(t *testing.T) {
 			NextToken *string `json:"nextToken"`
 		} `json:"systemActivity"`
 	}
+	api.AwaitEvents(t)
 	got := map[string]int64{}
 	var after any
 	for pages := 0; ; pages++ {

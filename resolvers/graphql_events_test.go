@@ -65,6 +65,7 @@ func TestGraphQLEvents(t *testing.T) {
 	other := api.Tenant(t, "b")
 	other.CreateItem(t, map[string]any{"title": "Elsewhere", "itemType": "video"})
 
+	api.AwaitEvents(t)
 	_, start := readEvents(t, a, "", 100, nil) // the tenant's archive folder
 	private := a.CreateItem(t, map[string]any{"title": "Private", "itemType": "folder"})
 	a.Post(t, "/api/v1/folders/"+private, map[string]any{
@@ -74,6 +75,7 @@ func TestGraphQLEvents(t *testing.T) {
 	a.Patch(t, "/api/v1/itemMetadata/"+hidden, map[string]any{"metadataDelta": map[string]any{"formData": map[string]any{"notes": "x"}}}).Status(200)
 	a.Patch(t, "/api/v1/itemMetadata/"+open, map[string]any{"metadataDelta": map[string]any{"formData": map[string]any{"notes": "y"}}}).Status(200)
 
+	api.AwaitEvents(t)
 	all, end := readEvents(t, a, start, 2, nil)
 	want := []string{"itemCreation Private", "itemChange Private", "itemCreation Hidden", "itemCreation Open",
 		"itemChange Hidden", "itemChange Open"}

@@ -347,7 +347,7 @@ func TestSystemActivity(t *testing.T) {
 
 	since := "?since=" + url.QueryEscape(start.Format(time.RFC3339Nano))
 	var all activity
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		all = readActivity(t, a, since)
 		if len(all.Events) >= 4 || time.Now().After(deadline) {
 			break

@@ -426,3 +426,24 @@ func (a *API) Count(t testing.TB, query string, args ...any) int {
 	}
 	return n
 }
+
+// AwaitEvents waits until every event written so far is readable. An
+// event is held back while any older transaction in the cluster runs,
+// and tests in other packages share the cluster (docs/events.md).
+func (a *API) AwaitEvents(t testing.TB) {
+	t.Helper()
+	const readable = `SELECT NOT EXISTS (SELECT 1 FROM events WHERE tx >= pg_snapshot_xmin(pg_current_snapshot()))`
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var done bool
+		if err := a.DB.Get(&done, readable); err != nil {
+			t.Fatalf("events readable: %v", err)
+		}
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("events still held back after 30 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
