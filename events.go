@@ -40,6 +40,10 @@ const (
 	EventShareRevocation EventType = "shareRevocation"
 	EventShareOpening    EventType = "shareOpening"
 	EventShareUpload     EventType = "shareUpload"
+	// Renders (docs/render.md): a render-sequence request made its item's
+	// original (its processing follows), or failed.
+	EventRenderCompletion EventType = "renderCompletion"
+	EventRenderFailure    EventType = "renderFailure"
 	// EventWebhookDisabling: a hook was disabled (410, or every attempt of
 	// a message failed); its creator is notified.
 	EventWebhookDisabling EventType = "webhookDisabling"
@@ -52,6 +56,7 @@ var EventTypes = []EventType{
 	EventAnalysisCompletion, EventCommentCreation, EventCommentAssignment, EventCommentResolution,
 	EventUploadCompletion, EventIngestScanCompletion, EventNotification, EventWebhookDisabling,
 	EventShareCreation, EventShareRevocation, EventShareOpening, EventShareUpload,
+	EventRenderCompletion, EventRenderFailure,
 }
 
 // ParseEventType validates a type given by a client.

@@ -41,8 +41,10 @@ type ResolverRoot interface {
 	ItemMetadata() ItemMetadataResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
+	Preset() PresetResolver
 	Query() QueryResolver
 	Relation() RelationResolver
+	RenderSequenceRequest() RenderSequenceRequestResolver
 	Share() ShareResolver
 	StorageLocation() StorageLocationResolver
 	Subscription() SubscriptionResolver
@@ -266,6 +268,10 @@ type ComplexityRoot struct {
 	}
 
 	DeleteOptionListPayload struct {
+		ID func(childComplexity int) int
+	}
+
+	DeletePresetPayload struct {
 		ID func(childComplexity int) int
 	}
 
@@ -688,6 +694,8 @@ type ComplexityRoot struct {
 		CreateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
+		CreatePreset                     func(childComplexity int, input loupe.PresetInput) int
+		CreateRenderSequenceRequest      func(childComplexity int, input loupe.RenderSequenceInput) int
 		CreateShare                      func(childComplexity int, input loupe.ShareInput) int
 		CreateStorage                    func(childComplexity int, input model.StorageInput) int
 		CreateStorageLocation            func(childComplexity int, input model.StorageLocationInput) int
@@ -703,6 +711,7 @@ type ComplexityRoot struct {
 		DeleteItem                       func(childComplexity int, input model.ItemIDInput) int
 		DeleteMdf                        func(childComplexity int, input model.DeleteMdfInput) int
 		DeleteOptionList                 func(childComplexity int, input model.DeleteOptionListInput) int
+		DeletePreset                     func(childComplexity int, id string) int
 		DeleteRelation                   func(childComplexity int, input model.DeleteRelationInput) int
 		DeleteStorage                    func(childComplexity int, id string) int
 		DeleteStorageLocation            func(childComplexity int, input model.DeleteStorageLocationInput) int
@@ -741,6 +750,7 @@ type ComplexityRoot struct {
 		UpdateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
 		UpdateOptionList                 func(childComplexity int, input store.OptionListInput) int
+		UpdatePreset                     func(childComplexity int, id string, input loupe.PresetInput) int
 		UpdateSecuritySettings           func(childComplexity int, input model.SecuritySettingsInput) int
 		UpdateStorage                    func(childComplexity int, id string, input model.StorageInput) int
 		UpdateStorageLocation            func(childComplexity int, input model.StorageLocationInput) int
@@ -819,6 +829,67 @@ type ComplexityRoot struct {
 		Name        func(childComplexity int) int
 	}
 
+	Preset struct {
+		AudioMapping    func(childComplexity int) int
+		Capabilities    func(childComplexity int) int
+		CheckError      func(childComplexity int) int
+		CheckedOn       func(childComplexity int) int
+		CreatedByUserID func(childComplexity int) int
+		CreatedOn       func(childComplexity int) int
+		Filters         func(childComplexity int) int
+		ID              func(childComplexity int) int
+		ModifiedOn      func(childComplexity int) int
+		Name            func(childComplexity int) int
+		Output          func(childComplexity int) int
+		Type            func(childComplexity int) int
+		Usage           func(childComplexity int) int
+	}
+
+	PresetAudio struct {
+		BitrateKbps func(childComplexity int) int
+		Codec       func(childComplexity int) int
+		SampleRate  func(childComplexity int) int
+	}
+
+	PresetChoice struct {
+		Label func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	PresetFilters struct {
+		Choices func(childComplexity int) int
+		Type    func(childComplexity int) int
+	}
+
+	PresetList struct {
+		I func(childComplexity int) int
+		L func(childComplexity int) int
+		S func(childComplexity int) int
+		T func(childComplexity int) int
+	}
+
+	PresetOutput struct {
+		Audio     func(childComplexity int) int
+		Container func(childComplexity int) int
+		Video     func(childComplexity int) int
+	}
+
+	PresetUse struct {
+		ID     func(childComplexity int) int
+		ItemID func(childComplexity int) int
+		State  func(childComplexity int) int
+		Type   func(childComplexity int) int
+	}
+
+	PresetVideo struct {
+		BitrateKbps func(childComplexity int) int
+		Codec       func(childComplexity int) int
+		FrameRate   func(childComplexity int) int
+		Height      func(childComplexity int) int
+		Profile     func(childComplexity int) int
+		Width       func(childComplexity int) int
+	}
+
 	ProcessPayload struct {
 		Analysis         func(childComplexity int) int
 		ItemID           func(childComplexity int) int
@@ -855,6 +926,9 @@ type ComplexityRoot struct {
 		OptionList                          func(childComplexity int, id string) int
 		OptionLists                         func(childComplexity int) int
 		OriginalDownload                    func(childComplexity int, itemID string) int
+		Preset                              func(childComplexity int, id string) int
+		Presets                             func(childComplexity int, index *int, size *int) int
+		RenderSequenceRequest               func(childComplexity int, id string) int
 		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
 		SecuritySettings                    func(childComplexity int) int
 		Share                               func(childComplexity int, id string) int
@@ -896,6 +970,31 @@ type ComplexityRoot struct {
 
 	RelationsPayload struct {
 		Relations func(childComplexity int) int
+	}
+
+	RenderClip struct {
+		In     func(childComplexity int) int
+		ItemID func(childComplexity int) int
+		Out    func(childComplexity int) int
+	}
+
+	RenderSequenceRequest struct {
+		AnalyticConfig func(childComplexity int) int
+		Clips          func(childComplexity int) int
+		CreatedBy      func(childComplexity int) int
+		CreatedOn      func(childComplexity int) int
+		Duration       func(childComplexity int) int
+		EndedOn        func(childComplexity int) int
+		Error          func(childComplexity int) int
+		Frames         func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Percent        func(childComplexity int) int
+		PresetID       func(childComplexity int) int
+		StartedOn      func(childComplexity int) int
+		State          func(childComplexity int) int
+		Target         func(childComplexity int) int
+		TargetItemID   func(childComplexity int) int
+		TargetType     func(childComplexity int) int
 	}
 
 	ScanStorageState struct {
@@ -2114,6 +2213,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteOptionListPayload.ID(childComplexity), true
+
+	case "DeletePresetPayload.id":
+		if e.ComplexityRoot.DeletePresetPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeletePresetPayload.ID(childComplexity), true
 
 	case "DeleteStorageLocationPayload.id":
 		if e.ComplexityRoot.DeleteStorageLocationPayload.ID == nil {
@@ -4395,6 +4501,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.CreatePerson(childComplexity, args["input"].(model.CreatePersonInput)), true
 
+	case "Mutation.createPreset":
+		if e.ComplexityRoot.Mutation.CreatePreset == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createPreset_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreatePreset(childComplexity, args["input"].(loupe.PresetInput)), true
+
+	case "Mutation.createRenderSequenceRequest":
+		if e.ComplexityRoot.Mutation.CreateRenderSequenceRequest == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createRenderSequenceRequest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateRenderSequenceRequest(childComplexity, args["input"].(loupe.RenderSequenceInput)), true
+
 	case "Mutation.createShare":
 		if e.ComplexityRoot.Mutation.CreateShare == nil {
 			break
@@ -4574,6 +4704,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteOptionList(childComplexity, args["input"].(model.DeleteOptionListInput)), true
+
+	case "Mutation.deletePreset":
+		if e.ComplexityRoot.Mutation.DeletePreset == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deletePreset_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeletePreset(childComplexity, args["id"].(string)), true
 
 	case "Mutation.deleteRelation":
 		if e.ComplexityRoot.Mutation.DeleteRelation == nil {
@@ -5031,6 +5173,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.UpdateOptionList(childComplexity, args["input"].(store.OptionListInput)), true
 
+	case "Mutation.updatePreset":
+		if e.ComplexityRoot.Mutation.UpdatePreset == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updatePreset_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdatePreset(childComplexity, args["id"].(string), args["input"].(loupe.PresetInput)), true
+
 	case "Mutation.updateSecuritySettings":
 		if e.ComplexityRoot.Mutation.UpdateSecuritySettings == nil {
 			break
@@ -5393,6 +5547,265 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Person.Name(childComplexity), true
 
+	case "Preset.audioMapping":
+		if e.ComplexityRoot.Preset.AudioMapping == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.AudioMapping(childComplexity), true
+
+	case "Preset.capabilities":
+		if e.ComplexityRoot.Preset.Capabilities == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.Capabilities(childComplexity), true
+
+	case "Preset.checkError":
+		if e.ComplexityRoot.Preset.CheckError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.CheckError(childComplexity), true
+
+	case "Preset.checkedOn":
+		if e.ComplexityRoot.Preset.CheckedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.CheckedOn(childComplexity), true
+
+	case "Preset.createdByUserId":
+		if e.ComplexityRoot.Preset.CreatedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.CreatedByUserID(childComplexity), true
+
+	case "Preset.createdOn":
+		if e.ComplexityRoot.Preset.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.CreatedOn(childComplexity), true
+
+	case "Preset.filters":
+		if e.ComplexityRoot.Preset.Filters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.Filters(childComplexity), true
+
+	case "Preset.id":
+		if e.ComplexityRoot.Preset.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.ID(childComplexity), true
+
+	case "Preset.modifiedOn":
+		if e.ComplexityRoot.Preset.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.ModifiedOn(childComplexity), true
+
+	case "Preset.name":
+		if e.ComplexityRoot.Preset.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.Name(childComplexity), true
+
+	case "Preset.output":
+		if e.ComplexityRoot.Preset.Output == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.Output(childComplexity), true
+
+	case "Preset.type":
+		if e.ComplexityRoot.Preset.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.Type(childComplexity), true
+
+	case "Preset.usage":
+		if e.ComplexityRoot.Preset.Usage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Preset.Usage(childComplexity), true
+
+	case "PresetAudio.bitrateKbps":
+		if e.ComplexityRoot.PresetAudio.BitrateKbps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetAudio.BitrateKbps(childComplexity), true
+
+	case "PresetAudio.codec":
+		if e.ComplexityRoot.PresetAudio.Codec == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetAudio.Codec(childComplexity), true
+
+	case "PresetAudio.sampleRate":
+		if e.ComplexityRoot.PresetAudio.SampleRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetAudio.SampleRate(childComplexity), true
+
+	case "PresetChoice.label":
+		if e.ComplexityRoot.PresetChoice.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetChoice.Label(childComplexity), true
+
+	case "PresetChoice.value":
+		if e.ComplexityRoot.PresetChoice.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetChoice.Value(childComplexity), true
+
+	case "PresetFilters.choices":
+		if e.ComplexityRoot.PresetFilters.Choices == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetFilters.Choices(childComplexity), true
+
+	case "PresetFilters.type":
+		if e.ComplexityRoot.PresetFilters.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetFilters.Type(childComplexity), true
+
+	case "PresetList.i":
+		if e.ComplexityRoot.PresetList.I == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetList.I(childComplexity), true
+
+	case "PresetList.l":
+		if e.ComplexityRoot.PresetList.L == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetList.L(childComplexity), true
+
+	case "PresetList.s":
+		if e.ComplexityRoot.PresetList.S == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetList.S(childComplexity), true
+
+	case "PresetList.t":
+		if e.ComplexityRoot.PresetList.T == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetList.T(childComplexity), true
+
+	case "PresetOutput.audio":
+		if e.ComplexityRoot.PresetOutput.Audio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetOutput.Audio(childComplexity), true
+
+	case "PresetOutput.container":
+		if e.ComplexityRoot.PresetOutput.Container == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetOutput.Container(childComplexity), true
+
+	case "PresetOutput.video":
+		if e.ComplexityRoot.PresetOutput.Video == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetOutput.Video(childComplexity), true
+
+	case "PresetUse.id":
+		if e.ComplexityRoot.PresetUse.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetUse.ID(childComplexity), true
+
+	case "PresetUse.itemId":
+		if e.ComplexityRoot.PresetUse.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetUse.ItemID(childComplexity), true
+
+	case "PresetUse.state":
+		if e.ComplexityRoot.PresetUse.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetUse.State(childComplexity), true
+
+	case "PresetUse.type":
+		if e.ComplexityRoot.PresetUse.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetUse.Type(childComplexity), true
+
+	case "PresetVideo.bitrateKbps":
+		if e.ComplexityRoot.PresetVideo.BitrateKbps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetVideo.BitrateKbps(childComplexity), true
+
+	case "PresetVideo.codec":
+		if e.ComplexityRoot.PresetVideo.Codec == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetVideo.Codec(childComplexity), true
+
+	case "PresetVideo.frameRate":
+		if e.ComplexityRoot.PresetVideo.FrameRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetVideo.FrameRate(childComplexity), true
+
+	case "PresetVideo.height":
+		if e.ComplexityRoot.PresetVideo.Height == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetVideo.Height(childComplexity), true
+
+	case "PresetVideo.profile":
+		if e.ComplexityRoot.PresetVideo.Profile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetVideo.Profile(childComplexity), true
+
+	case "PresetVideo.width":
+		if e.ComplexityRoot.PresetVideo.Width == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PresetVideo.Width(childComplexity), true
+
 	case "ProcessPayload.analysis":
 		if e.ComplexityRoot.ProcessPayload.Analysis == nil {
 			break
@@ -5722,6 +6135,42 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.OriginalDownload(childComplexity, args["itemId"].(string)), true
 
+	case "Query.preset":
+		if e.ComplexityRoot.Query.Preset == nil {
+			break
+		}
+
+		args, err := ec.field_Query_preset_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Preset(childComplexity, args["id"].(string)), true
+
+	case "Query.presets":
+		if e.ComplexityRoot.Query.Presets == nil {
+			break
+		}
+
+		args, err := ec.field_Query_presets_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Presets(childComplexity, args["index"].(*int), args["size"].(*int)), true
+
+	case "Query.renderSequenceRequest":
+		if e.ComplexityRoot.Query.RenderSequenceRequest == nil {
+			break
+		}
+
+		args, err := ec.field_Query_renderSequenceRequest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RenderSequenceRequest(childComplexity, args["id"].(string)), true
+
 	case "Query.search":
 		if e.ComplexityRoot.Query.Search == nil {
 			break
@@ -6000,6 +6449,139 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RelationsPayload.Relations(childComplexity), true
+
+	case "RenderClip.in":
+		if e.ComplexityRoot.RenderClip.In == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderClip.In(childComplexity), true
+
+	case "RenderClip.itemId":
+		if e.ComplexityRoot.RenderClip.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderClip.ItemID(childComplexity), true
+
+	case "RenderClip.out":
+		if e.ComplexityRoot.RenderClip.Out == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderClip.Out(childComplexity), true
+
+	case "RenderSequenceRequest.analyticConfig":
+		if e.ComplexityRoot.RenderSequenceRequest.AnalyticConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.AnalyticConfig(childComplexity), true
+
+	case "RenderSequenceRequest.clips":
+		if e.ComplexityRoot.RenderSequenceRequest.Clips == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.Clips(childComplexity), true
+
+	case "RenderSequenceRequest.createdBy":
+		if e.ComplexityRoot.RenderSequenceRequest.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.CreatedBy(childComplexity), true
+
+	case "RenderSequenceRequest.createdOn":
+		if e.ComplexityRoot.RenderSequenceRequest.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.CreatedOn(childComplexity), true
+
+	case "RenderSequenceRequest.durationSeconds":
+		if e.ComplexityRoot.RenderSequenceRequest.Duration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.Duration(childComplexity), true
+
+	case "RenderSequenceRequest.endedOn":
+		if e.ComplexityRoot.RenderSequenceRequest.EndedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.EndedOn(childComplexity), true
+
+	case "RenderSequenceRequest.error":
+		if e.ComplexityRoot.RenderSequenceRequest.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.Error(childComplexity), true
+
+	case "RenderSequenceRequest.frames":
+		if e.ComplexityRoot.RenderSequenceRequest.Frames == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.Frames(childComplexity), true
+
+	case "RenderSequenceRequest.id":
+		if e.ComplexityRoot.RenderSequenceRequest.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.ID(childComplexity), true
+
+	case "RenderSequenceRequest.percent":
+		if e.ComplexityRoot.RenderSequenceRequest.Percent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.Percent(childComplexity), true
+
+	case "RenderSequenceRequest.presetId":
+		if e.ComplexityRoot.RenderSequenceRequest.PresetID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.PresetID(childComplexity), true
+
+	case "RenderSequenceRequest.startedOn":
+		if e.ComplexityRoot.RenderSequenceRequest.StartedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.StartedOn(childComplexity), true
+
+	case "RenderSequenceRequest.state":
+		if e.ComplexityRoot.RenderSequenceRequest.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.State(childComplexity), true
+
+	case "RenderSequenceRequest.target":
+		if e.ComplexityRoot.RenderSequenceRequest.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.Target(childComplexity), true
+
+	case "RenderSequenceRequest.targetItemId":
+		if e.ComplexityRoot.RenderSequenceRequest.TargetItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.TargetItemID(childComplexity), true
+
+	case "RenderSequenceRequest.targetType":
+		if e.ComplexityRoot.RenderSequenceRequest.TargetType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenderSequenceRequest.TargetType(childComplexity), true
 
 	case "ScanStorageState.message":
 		if e.ComplexityRoot.ScanStorageState.Message == nil {
@@ -7803,9 +8385,18 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputMigrateMediaLocationInput,
 		ec.unmarshalInputMoveItemInput,
 		ec.unmarshalInputOptionListInput,
+		ec.unmarshalInputPresetAudioInput,
+		ec.unmarshalInputPresetChoiceInput,
+		ec.unmarshalInputPresetFiltersInput,
+		ec.unmarshalInputPresetInput,
+		ec.unmarshalInputPresetOutputInput,
+		ec.unmarshalInputPresetVideoInput,
 		ec.unmarshalInputProcessInput,
 		ec.unmarshalInputReactToCommentInput,
 		ec.unmarshalInputRenameVersionInput,
+		ec.unmarshalInputRenderClipInput,
+		ec.unmarshalInputRenderSequenceInput,
+		ec.unmarshalInputRenderSequenceTargetInput,
 		ec.unmarshalInputSecuritySettingsInput,
 		ec.unmarshalInputSendNotificationInput,
 		ec.unmarshalInputSetCustomIconsInput,
@@ -7921,7 +8512,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -7944,8 +8535,10 @@ var sources = []*ast.Source{
 	{Name: "schema/items.graphqls", Input: sourceData("schema/items.graphqls"), BuiltIn: false},
 	{Name: "schema/mdfs.graphqls", Input: sourceData("schema/mdfs.graphqls"), BuiltIn: false},
 	{Name: "schema/notifications.graphqls", Input: sourceData("schema/notifications.graphqls"), BuiltIn: false},
+	{Name: "schema/presets.graphqls", Input: sourceData("schema/presets.graphqls"), BuiltIn: false},
 	{Name: "schema/processing.graphqls", Input: sourceData("schema/processing.graphqls"), BuiltIn: false},
 	{Name: "schema/relations.graphqls", Input: sourceData("schema/relations.graphqls"), BuiltIn: false},
+	{Name: "schema/renders.graphqls", Input: sourceData("schema/renders.graphqls"), BuiltIn: false},
 	{Name: "schema/root.graphqls", Input: sourceData("schema/root.graphqls"), BuiltIn: false},
 	{Name: "schema/search.graphqls", Input: sourceData("schema/search.graphqls"), BuiltIn: false},
 	{Name: "schema/security.graphqls", Input: sourceData("schema/security.graphqls"), BuiltIn: false},
@@ -8384,6 +8977,14 @@ func (ec *executionContext) childFields_DeleteOptionListPayload(ctx context.Cont
 		return ec.fieldContext_DeleteOptionListPayload_id(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteOptionListPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeletePresetPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeletePresetPayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeletePresetPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteStorageLocationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9308,6 +9909,128 @@ func (ec *executionContext) childFields_Person(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Person", field.Name)
 }
 
+func (ec *executionContext) childFields_Preset(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Preset_id(ctx, field)
+	case "type":
+		return ec.fieldContext_Preset_type(ctx, field)
+	case "filters":
+		return ec.fieldContext_Preset_filters(ctx, field)
+	case "name":
+		return ec.fieldContext_Preset_name(ctx, field)
+	case "capabilities":
+		return ec.fieldContext_Preset_capabilities(ctx, field)
+	case "audioMapping":
+		return ec.fieldContext_Preset_audioMapping(ctx, field)
+	case "createdByUserId":
+		return ec.fieldContext_Preset_createdByUserId(ctx, field)
+	case "usage":
+		return ec.fieldContext_Preset_usage(ctx, field)
+	case "output":
+		return ec.fieldContext_Preset_output(ctx, field)
+	case "checkError":
+		return ec.fieldContext_Preset_checkError(ctx, field)
+	case "checkedOn":
+		return ec.fieldContext_Preset_checkedOn(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Preset_createdOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_Preset_modifiedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Preset", field.Name)
+}
+
+func (ec *executionContext) childFields_PresetAudio(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "codec":
+		return ec.fieldContext_PresetAudio_codec(ctx, field)
+	case "sampleRate":
+		return ec.fieldContext_PresetAudio_sampleRate(ctx, field)
+	case "bitrateKbps":
+		return ec.fieldContext_PresetAudio_bitrateKbps(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PresetAudio", field.Name)
+}
+
+func (ec *executionContext) childFields_PresetChoice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "label":
+		return ec.fieldContext_PresetChoice_label(ctx, field)
+	case "value":
+		return ec.fieldContext_PresetChoice_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PresetChoice", field.Name)
+}
+
+func (ec *executionContext) childFields_PresetFilters(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_PresetFilters_type(ctx, field)
+	case "choices":
+		return ec.fieldContext_PresetFilters_choices(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PresetFilters", field.Name)
+}
+
+func (ec *executionContext) childFields_PresetList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "l":
+		return ec.fieldContext_PresetList_l(ctx, field)
+	case "i":
+		return ec.fieldContext_PresetList_i(ctx, field)
+	case "s":
+		return ec.fieldContext_PresetList_s(ctx, field)
+	case "t":
+		return ec.fieldContext_PresetList_t(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PresetList", field.Name)
+}
+
+func (ec *executionContext) childFields_PresetOutput(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "container":
+		return ec.fieldContext_PresetOutput_container(ctx, field)
+	case "video":
+		return ec.fieldContext_PresetOutput_video(ctx, field)
+	case "audio":
+		return ec.fieldContext_PresetOutput_audio(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PresetOutput", field.Name)
+}
+
+func (ec *executionContext) childFields_PresetUse(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_PresetUse_type(ctx, field)
+	case "id":
+		return ec.fieldContext_PresetUse_id(ctx, field)
+	case "state":
+		return ec.fieldContext_PresetUse_state(ctx, field)
+	case "itemId":
+		return ec.fieldContext_PresetUse_itemId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PresetUse", field.Name)
+}
+
+func (ec *executionContext) childFields_PresetVideo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "codec":
+		return ec.fieldContext_PresetVideo_codec(ctx, field)
+	case "profile":
+		return ec.fieldContext_PresetVideo_profile(ctx, field)
+	case "width":
+		return ec.fieldContext_PresetVideo_width(ctx, field)
+	case "height":
+		return ec.fieldContext_PresetVideo_height(ctx, field)
+	case "frameRate":
+		return ec.fieldContext_PresetVideo_frameRate(ctx, field)
+	case "bitrateKbps":
+		return ec.fieldContext_PresetVideo_bitrateKbps(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PresetVideo", field.Name)
+}
+
 func (ec *executionContext) childFields_ProcessPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "itemId":
@@ -9354,6 +10077,56 @@ func (ec *executionContext) childFields_RelationsPayload(ctx context.Context, fi
 		return ec.fieldContext_RelationsPayload_relations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RelationsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RenderClip(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "itemId":
+		return ec.fieldContext_RenderClip_itemId(ctx, field)
+	case "in":
+		return ec.fieldContext_RenderClip_in(ctx, field)
+	case "out":
+		return ec.fieldContext_RenderClip_out(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RenderClip", field.Name)
+}
+
+func (ec *executionContext) childFields_RenderSequenceRequest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RenderSequenceRequest_id(ctx, field)
+	case "presetId":
+		return ec.fieldContext_RenderSequenceRequest_presetId(ctx, field)
+	case "targetItemId":
+		return ec.fieldContext_RenderSequenceRequest_targetItemId(ctx, field)
+	case "target":
+		return ec.fieldContext_RenderSequenceRequest_target(ctx, field)
+	case "targetType":
+		return ec.fieldContext_RenderSequenceRequest_targetType(ctx, field)
+	case "clips":
+		return ec.fieldContext_RenderSequenceRequest_clips(ctx, field)
+	case "analyticConfig":
+		return ec.fieldContext_RenderSequenceRequest_analyticConfig(ctx, field)
+	case "state":
+		return ec.fieldContext_RenderSequenceRequest_state(ctx, field)
+	case "percent":
+		return ec.fieldContext_RenderSequenceRequest_percent(ctx, field)
+	case "error":
+		return ec.fieldContext_RenderSequenceRequest_error(ctx, field)
+	case "frames":
+		return ec.fieldContext_RenderSequenceRequest_frames(ctx, field)
+	case "durationSeconds":
+		return ec.fieldContext_RenderSequenceRequest_durationSeconds(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_RenderSequenceRequest_createdBy(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_RenderSequenceRequest_createdOn(ctx, field)
+	case "startedOn":
+		return ec.fieldContext_RenderSequenceRequest_startedOn(ctx, field)
+	case "endedOn":
+		return ec.fieldContext_RenderSequenceRequest_endedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RenderSequenceRequest", field.Name)
 }
 
 func (ec *executionContext) childFields_ScanStorageState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/mdf"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -47,6 +48,8 @@ type Loaders struct {
 	Access *Loader[string, store.ItemAccess]
 	// Mdf answers forms by id; hinted items hint their forms.
 	Mdf *Loader[string, *mdf.Mdf]
+	// UsageOfPreset is what uses each preset (docs/render.md).
+	UsageOfPreset *Loader[string, []*loupe.PresetUse]
 
 	// mu guards the request's items: ids in the order they were hinted,
 	// records when the hint had whole ones.
@@ -90,6 +93,7 @@ func New(st *store.Store) *Loaders {
 		})
 	l.TranscriptOfItem = newLoader(l, transcripts(st)).byItem(withoutItem[TranscriptKey], transcriptOf)
 	l.Mdf = newLoader(l, byID(st.MdfsByIDs))
+	l.UsageOfPreset = newLoader(l, listByID(ofTenant(st.PresetUsage)))
 	l.UploadOfItem = newLoader(l, byID(ofTenant(st.LatestUploads))).byItem(noArgs, uploadOf)
 	return l
 }

@@ -8,6 +8,7 @@ const (
 	msgDefinitionsAdminOnly = "Only administrators may change metadata forms and option lists."
 	msgConfigAdminOnly      = "Only administrators may change the tenant configuration."
 	msgUsageAdminOnly       = "Only administrators may read the tenant's usage figures."
+	msgPresetsAdminOnly     = "Only administrators may create, change and delete presets."
 	msgSecurityAdminOnly    = "only admins change the security settings"
 	msgSecurityReadOnly     = "only admins read the security settings"
 )

@@ -48,6 +48,9 @@ type Resolver struct {
 	// ShareBaseURL starts the links of new shares (the server's public
 	// address; "" makes them relative: /share/<token>).
 	ShareBaseURL string
+	// DryRun checks a preset's changed settings through ffmpeg (nil on a
+	// node without it: such changes are refused).
+	DryRun PresetDryRun
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

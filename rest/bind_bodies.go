@@ -165,6 +165,21 @@ func definitionBody(r *http.Request, vars map[string]any) error {
 	return nil
 }
 
+// presetBody binds a preset body to input. The keys a read answers and
+// the server owns (2.20's id, type, createdByUserId, usage; Loupe's dates
+// and check) are dropped, so that a record read can be written back.
+func presetBody(r *http.Request, vars map[string]any) error {
+	m, err := bodyObject(r)
+	if err != nil {
+		return err
+	}
+	for _, k := range []string{"id", "type", "createdByUserId", "usage", "checkError", "checkedOn", "createdOn", "modifiedOn"} {
+		delete(m, k)
+	}
+	vars["input"] = m
+	return nil
+}
+
 // attachmentDeleteBody binds the body of DELETE …/attachments. Clients of
 // the original service that overwrite an attachment delete it first with
 // the body they are about to create it with: every key of the create shape

@@ -327,6 +327,7 @@ var plausibleFields = map[string]any{
 	"UpdateCommentInput.text":            "edited",
 	"StorageInput.name":                  "Hostile",
 	"GatewayConfigInput.name":            "Hostile",
+	"PresetInput.name":                   "Hostile",
 	"SendNotificationInput.groups":       []any{"hostile"}, // seed's group
 	"WebhookInput.type":                  "itemCreation",
 	"WebhookInput.url":                   "http://127.0.0.1:9/hook",
@@ -350,6 +351,9 @@ var probedControls = map[string]bool{
 	"POST /ingest/api/v1/ingestStorageConfigs": true, "createIngestStorageConfig": true,
 	"POST /config/api/v1/configs/gateway": true, "createGatewayConfig": true,
 	"POST /ingest/api/v1/ingestFile": true, "ingestFile": true,
+	// A render needs a preset and processed media, and starts a render
+	// (render_test.go).
+	"POST /prime/api/v1/renderSequenceRequests": true, "createRenderSequenceRequest": true,
 }
 
 // plausibleStrings are values for String inputs by field name.

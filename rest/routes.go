@@ -324,6 +324,23 @@ var Routes = []Route{
 		Bind: all(queryInt("size", "", "first"), queryString("nextToken", "", "after"))},
 	{Method: "POST", Path: "/prime/api/v1/notifications", Op: "sendNotification", Field: "sendNotification",
 		Bind: requiredBodyAs("input")},
+	// Presets (2.20, 4.5, 2.28; docs/render.md). A record read can be
+	// written back: its read-only keys are dropped. One preset by id stays
+	// a 404 (section 7).
+	{Method: "GET", Path: "/prime/api/v1/presets", Op: "listPresets", Field: "presets",
+		Bind: all(queryInt("i", "", "index"), queryInt("index", "", "index"), queryInt("s", "", "size"),
+			queryInt("size", "", "size"))},
+	{Method: "POST", Path: "/prime/api/v1/presets", Op: "createPreset", Field: "createPreset", Bind: presetBody},
+	{Method: "PUT", Path: "/prime/api/v1/presets/{presetId}", Op: "updatePreset", Field: "updatePreset",
+		Bind: all(presetBody, path("presetId", "id"))},
+	{Method: "DELETE", Path: "/prime/api/v1/presets/{presetId}", Op: "deletePreset", Field: "deletePreset",
+		Bind: path("presetId", "id")},
+
+	// Render sequences (4.5; docs/render.md): a target that is not a
+	// valid RenderSequenceTarget is the spec's 400 (the resolver's message).
+	{Method: "POST", Path: "/prime/api/v1/renderSequenceRequests", Op: "createRenderSequenceRequest",
+		Field: "createRenderSequenceRequest", Bind: requiredBodyAs("input")},
+
 	// Shares (4.5, 2.28; docs/shares.md). One share by id stays a 404 (section
 	// 7); revoking is GraphQL's revokeShare.
 	{Method: "GET", Path: "/prime/api/v1/shares", Op: "listShares", Field: "shares",

@@ -19,6 +19,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
 	"github.com/loupe-mam/loupe/internal/events/retention"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/media/renderjob"
 	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
@@ -174,6 +175,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res.BucketEventsTarget = cfg.BucketEventsTarget
 	res.Webhooks = webhookGuard(cfg)
 	res.ShareBaseURL = cfg.PublicURL
+	res.DryRun = renderjob.DryRun
 	if res.ShareBaseURL == "" && cfg.Blobs != nil {
 		res.ShareBaseURL = cfg.Blobs.BaseURL()
 	}

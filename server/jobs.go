@@ -17,6 +17,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/events/retention"
 	"github.com/loupe-mam/loupe/internal/events/webhooks"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/media/renderjob"
 	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
 	"github.com/loupe-mam/loupe/internal/storage/transfer"
@@ -38,7 +39,9 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	river.AddWorker(w, &retention.Worker{Store: deps.store, Keep: deps.cfg.EventsRetention})
 	// Webhook deliveries (docs/events.md).
 	river.AddWorker(w, &webhooks.Worker{Store: deps.store, Guard: webhookGuard(deps.cfg), Schedule: deps.cfg.WebhookSchedule})
-	kinds += 4
+	// Presets' dry runs (docs/render.md) need ffmpeg alone.
+	river.AddWorker(w, &renderjob.CheckWorker{Store: deps.store})
+	kinds += 5
 	// Processing (docs/processing.md) reads originals from and writes
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
@@ -49,6 +52,10 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 		// writes transcripts through the metered file store.
 		river.AddWorker(w, &analysisworker.Worker{Store: deps.store, Files: deps.cfg.Files, Node: deps.cfg.Jobs.NodeID,
 			Logger: deps.logger, Engines: analysisEngines(deps.cfg), Transcripts: svc.transcripts})
+		kinds++
+		// Render sequences (docs/render.md) read originals where they lie
+		// and write the target's new original to the file store.
+		river.AddWorker(w, &renderjob.Worker{Store: deps.store, Files: deps.cfg.Files, Sources: svc.sources})
 		kinds++
 	}
 	return w, kinds

@@ -202,6 +202,9 @@ func runBench(ctx context.Context, c benchConfig) error {
 	case strings.HasPrefix(c.only, "analysis"):
 		proc = analysisRows(ctx, dir)
 	}
+	if c.only == "" || strings.HasPrefix(c.only, "render") {
+		proc = append(proc, renderRows(ctx, c, dir, dbURL, seeded, log)...)
+	}
 	var events []eventRow
 	var cost []benchRow
 	if c.only == "" || strings.HasPrefix(c.only, "events") {

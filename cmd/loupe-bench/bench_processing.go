@@ -467,7 +467,7 @@ func processingReport(rows []procRow) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n## Processing and analysis (issues 16, 17)\n\n| scenario | time | realtime | value | note |\n|---|---:|---:|---|---|\n")
+	b.WriteString("\n## Processing, analysis and renders (issues 16, 17, 31)\n\n| scenario | time | realtime | value | note |\n|---|---:|---:|---|---|\n")
 	by := map[string]procRow{}
 	for _, r := range rows {
 		by[r.Scenario] = r
@@ -491,6 +491,10 @@ func processingReport(rows []procRow) string {
 	}
 	if bare, l := by[procBare4K], by[procLoupe4K]; bare.Took > 0 && l.Took > 0 {
 		fmt.Fprintf(&b, "4K HDR: Loupe %.2f× realtime, bare %.2f× (goal ≥ 1.0×).\n", l.realtime(), bare.realtime())
+	}
+	if bare, l := by[renderBare], by[renderLoupe]; bare.Took > 0 && l.Took > 0 {
+		fmt.Fprintf(&b, "Render: Loupe at %.2f× the speed of the same ffmpeg command bare (goal ≥ 0.9).\n",
+			bare.Took.Seconds()/l.Took.Seconds())
 	}
 	return b.String()
 }

@@ -208,6 +208,10 @@ type DeleteOptionListPayload struct {
 	ID string `json:"id"`
 }
 
+type DeletePresetPayload struct {
+	ID string `json:"id"`
+}
+
 type DeleteRelationInput struct {
 	ItemID        string `json:"itemId"`
 	RelationType  string `json:"relationType"`
@@ -515,6 +519,14 @@ type OriginalDownload struct {
 type PageInfo struct {
 	HasNextPage bool    `json:"hasNextPage"`
 	EndCursor   *string `json:"endCursor,omitempty"`
+}
+
+// A page of presets: l the list, i the index of the next page (null at the end), s the page size, t the total.
+type PresetList struct {
+	L []*loupe.Preset `json:"l"`
+	I *int            `json:"i,omitempty"`
+	S int             `json:"s"`
+	T int             `json:"t"`
 }
 
 // Ask for an item's media to be processed again (or for the first time): the

@@ -145,3 +145,105 @@ type DeliverWebhookArgs struct {
 
 // Kind is the job kind in River's tables.
 func (DeliverWebhookArgs) Kind() string { return "deliver_webhook" }
+
+// CheckPresetArgs asks for a preset's dry run (internal/media/renderjob):
+// a second of synthetic media through its output profile, which resolves
+// its type or says why it cannot. ModifiedOn is the preset's version the
+// check is of: a preset changed since is not touched.
+type CheckPresetArgs struct {
+	TenantID   string `json:"tenantId"`
+	PresetID   string `json:"presetId"`
+	ModifiedOn string `json:"modifiedOn"`
+}
+
+// Kind is the job kind in River's tables.
+func (CheckPresetArgs) Kind() string { return "check_preset" }
+
+// InsertOpts puts dry runs beside uploads' processing: a person waits.
+func (CheckPresetArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueInteractive, MaxAttempts: 3}
+}
+
+// RenderArgs asks for a render-sequence request to be rendered
+// (internal/media/renderjob); the request row holds the clips.
+type RenderArgs struct {
+	TenantID  string `json:"tenantId" river:"unique"`
+	RequestID string `json:"requestId" river:"unique"`
+	// DurationSeconds is the sequence's estimated length: the job's
+	// timeout scales with it.
+	DurationSeconds float64 `json:"durationSeconds"`
+}
+
+// Kind is the job kind in River's tables.
+func (RenderArgs) Kind() string { return "render_sequence" }
+
+// RenderAttempts is how often a render is tried: its last failure fails
+// the request with its reason.
+const RenderAttempts = 3
+
+// InsertOpts puts renders on the interactive queue, one job per request.
+func (RenderArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueInteractive, MaxAttempts: RenderAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// ReplicationRunArgs asks for a run of a replication source
+// (internal/storage/replicate; docs/replication.md): the items of its
+// scope — all of them, or ItemIDs only (the ingest trigger) — get a
+// transfer for each file to copy. A run asked for while one waits or runs
+// joins it.
+type ReplicationRunArgs struct {
+	TenantID string   `json:"tenantId" river:"unique"`
+	SourceID string   `json:"sourceId" river:"unique"`
+	ItemIDs  []string `json:"itemIds,omitempty" river:"unique"`
+	// Reason says what asked: "hand", "schedule", "ingest".
+	Reason string `json:"reason"`
+}
+
+// Kind is the job kind in River's tables.
+func (ReplicationRunArgs) Kind() string { return "replication_run" }
+
+// InsertOpts puts runs on the bulk queue, one waiting per source and items.
+func (ReplicationRunArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueBulk, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+			rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+}
+
+// TransferArgs asks for a transfer (one file copied or moved) to be worked
+// (internal/storage/replicate); the transfers row holds the rest. Takeover
+// numbers the jobs made for a transfer whose worker stopped renewing its
+// lease (a killed node): each resumes from the parts recorded.
+type TransferArgs struct {
+	TenantID   string `json:"tenantId" river:"unique"`
+	TransferID string `json:"transferId" river:"unique"`
+	Takeover   int    `json:"takeover,omitempty" river:"unique"`
+}
+
+// Kind is the job kind in River's tables.
+func (TransferArgs) Kind() string { return "transfer" }
+
+// TransferMaxAttempts is how often a transfer is tried before it fails.
+const TransferMaxAttempts = 8
+
+// InsertOpts puts transfers on the bulk queue, one job per transfer and
+// takeover.
+func (TransferArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueBulk, MaxAttempts: TransferMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// ReplicationTickArgs is the replication scheduler's periodic job
+// (internal/storage/replicate): it hands new originals to the ingest
+// trigger's sources, starts the scheduled runs that are due and takes over
+// transfers whose worker died.
+type ReplicationTickArgs struct{}
+
+// Kind is the job kind in River's tables.
+func (ReplicationTickArgs) Kind() string { return "replication_tick" }
+
+// InsertOpts keeps ticks short and ahead of bulk work, one waiting at a
+// time.
+func (ReplicationTickArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueInteractive, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+			rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+}
