@@ -189,20 +189,10 @@ func (r *queryResolver) GatewayConfigs(ctx context.Context, index *int, size *in
 	if err != nil {
 		return nil, err
 	}
-	i, n := 0, 100
-	if index != nil {
-		i = *index
-	}
-	if size != nil {
-		n = *size
-	}
+	i, n := indexPage(index, size)
 	l, total, err := r.Store.GatewayConfigs(ctx, p.TenantID, i, n)
 	if err != nil {
 		return nil, err
 	}
-	out := &model.GatewayConfigList{L: l, S: n, T: total}
-	if next := i + len(l); next < total {
-		out.I = &next
-	}
-	return out, nil
+	return &model.GatewayConfigList{L: l, I: nextIndex(i, len(l), total), S: n, T: total}, nil
 }

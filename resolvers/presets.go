@@ -15,6 +15,28 @@ type PresetDryRun func(ctx context.Context, out loupe.PresetOutput, mapping loup
 // errNoDryRun: a node without ffmpeg cannot check a preset's change.
 var errNoDryRun = errors.New("resolvers: no dry run of presets on this node")
 
+// indexPage reads the index and size of an {l, i, s, t} list (gateway
+// configs, presets): 0 and 100 by default.
+func indexPage(index, size *int) (i, n int) {
+	i, n = 0, 100
+	if index != nil {
+		i = *index
+	}
+	if size != nil {
+		n = *size
+	}
+	return i, n
+}
+
+// nextIndex is an {l, i, s, t} page's i: the next page's index after got
+// items from i, nil at the end.
+func nextIndex(i, got, total int) *int {
+	if next := i + got; next < total {
+		return &next
+	}
+	return nil
+}
+
 // presetSettings are a preset's current settings (what an update starts from).
 func presetSettings(p *loupe.Preset) loupe.PresetSettings {
 	return loupe.PresetSettings{Filters: p.Filters, Capabilities: p.Capabilities, AudioMapping: p.AudioMapping,

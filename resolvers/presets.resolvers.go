@@ -81,13 +81,7 @@ func (r *queryResolver) Presets(ctx context.Context, index *int, size *int) (*mo
 	if err != nil {
 		return nil, err
 	}
-	i, n := 0, 100
-	if index != nil {
-		i = *index
-	}
-	if size != nil {
-		n = *size
-	}
+	i, n := indexPage(index, size)
 	l, total, err := r.Store.Presets(ctx, p.TenantID, i, n)
 	if err != nil {
 		return nil, err
@@ -97,11 +91,7 @@ func (r *queryResolver) Presets(ctx context.Context, index *int, size *int) (*mo
 		ids[k] = pr.ID
 	}
 	loaders.For(ctx).UsageOfPreset.Hint(ids...)
-	out := &model.PresetList{L: l, S: n, T: total}
-	if next := i + len(l); next < total {
-		out.I = &next
-	}
-	return out, nil
+	return &model.PresetList{L: l, I: nextIndex(i, len(l), total), S: n, T: total}, nil
 }
 
 func (r *queryResolver) Preset(ctx context.Context, id string) (*loupe.Preset, error) {
