@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
 )
@@ -270,6 +272,31 @@ func TestRenderSequence(t *testing.T) {
 	}
 	if got := api.Count(t, `SELECT frame_count FROM items WHERE id = $1`, placeholder); got != 25 {
 		t.Fatalf("placeholder's frames: %d", got)
+	}
+
+	// A source that is no longer media fails the render, saying why, on
+	// the request and on its target; nothing is counted.
+	mediaSrc, err := api.Store.MediaSourceOf(context.Background(), a.TenantID, srcs[1].id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := loupe.FileKey(mediaSrc.Location)
+	if _, err := api.Files.Put(context.Background(), key, strings.NewReader(strings.Repeat("not media ", 1000))); err != nil {
+		t.Fatal(err)
+	}
+	req = a.Post(t, renderPath, map[string]any{"presetId": preset, "clips": clips[1:2],
+		"target": map[string]any{"type": "newItem", "analyticConfig": map[string]any{}}}).Status(http.StatusOK).Object()
+	failed := waitState(t, api, a, req["targetItemId"].(string), nil, "complete", "failed")
+	progress, _ := failed["progressInfo"].(map[string]any)
+	if failed["transcodingState"] != "failed" || progress == nil || !strings.Contains(fmt.Sprint(progress["error"]), "clips[0]") {
+		t.Fatalf("a render of a broken source: %v", failed)
+	}
+	var r struct {
+		RenderSequenceRequest struct{ State, Error string }
+	}
+	a.GraphQL(t, `query($id: ID!) { renderSequenceRequest(id: $id) { state error } }`, map[string]any{"id": req["id"]}).OK(&r)
+	if r.RenderSequenceRequest.State != "failed" || r.RenderSequenceRequest.Error != progress["error"] {
+		t.Fatalf("the failed request: %+v (item says %v)", r, progress["error"])
 	}
 
 	// The statistics count the two renders.
