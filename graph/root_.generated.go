@@ -45,11 +45,13 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Relation() RelationResolver
 	RenderSequenceRequest() RenderSequenceRequestResolver
+	ReplicationSource() ReplicationSourceResolver
 	Share() ShareResolver
 	StorageLocation() StorageLocationResolver
 	Subscription() SubscriptionResolver
 	Thumbnail() ThumbnailResolver
 	Transcript() TranscriptResolver
+	Transfer() TransferResolver
 	Upload() UploadResolver
 	Viewer() ViewerResolver
 	Webhook() WebhookResolver
@@ -723,6 +725,7 @@ type ComplexityRoot struct {
 		MigrateMediaLocation             func(childComplexity int, input model.MigrateMediaLocationInput) int
 		MoveItem                         func(childComplexity int, input model.MoveItemInput) int
 		ProcessItem                      func(childComplexity int, input model.ProcessInput) int
+		PutReplication                   func(childComplexity int, input loupe.PutReplicationInput) int
 		ReactToComment                   func(childComplexity int, input model.ReactToCommentInput) int
 		RemoveItemFromFolder             func(childComplexity int, input model.ItemFolderInput) int
 		RenameVersion                    func(childComplexity int, input model.RenameVersionInput) int
@@ -730,6 +733,7 @@ type ComplexityRoot struct {
 		ReplayWebhookDelivery            func(childComplexity int, webhookID string, deliveryID string) int
 		RevokeShare                      func(childComplexity int, id string) int
 		RotateWebhookSecret              func(childComplexity int, id string) int
+		RunReplicationSource             func(childComplexity int, id string) int
 		ScanIngestStorageConfig          func(childComplexity int, id string) int
 		SendNotification                 func(childComplexity int, input model.SendNotificationInput) int
 		SetBookmarkFolders               func(childComplexity int, folders []*model.BookmarkFolderInput) int
@@ -929,6 +933,8 @@ type ComplexityRoot struct {
 		Preset                              func(childComplexity int, id string) int
 		Presets                             func(childComplexity int, index *int, size *int) int
 		RenderSequenceRequest               func(childComplexity int, id string) int
+		Replication                         func(childComplexity int) int
+		ReplicationSource                   func(childComplexity int, id string) int
 		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
 		SecuritySettings                    func(childComplexity int) int
 		Share                               func(childComplexity int, id string) int
@@ -945,6 +951,8 @@ type ComplexityRoot struct {
 		TenantIds                           func(childComplexity int) int
 		ThumbnailAt                         func(childComplexity int, itemID string, position string) int
 		TranscriptionLanguageSettings       func(childComplexity int) int
+		Transfer                            func(childComplexity int, id string) int
+		Transfers                           func(childComplexity int, first *int, after *string, filter *store.TransferFilter) int
 		Upload                              func(childComplexity int, id string) int
 		UploadLocations                     func(childComplexity int) int
 		UserStatus                          func(childComplexity int) int
@@ -995,6 +1003,39 @@ type ComplexityRoot struct {
 		Target         func(childComplexity int) int
 		TargetItemID   func(childComplexity int) int
 		TargetType     func(childComplexity int) int
+	}
+
+	Replication struct {
+		Sources func(childComplexity int) int
+	}
+
+	ReplicationScope struct {
+		FolderID func(childComplexity int) int
+		Type     func(childComplexity int) int
+	}
+
+	ReplicationSource struct {
+		CreatedOn         func(childComplexity int) int
+		Enabled           func(childComplexity int) int
+		FromLocationID    func(childComplexity int) int
+		ID                func(childComplexity int) int
+		LastRunOn         func(childComplexity int) int
+		MaxBytesPerSecond func(childComplexity int) int
+		Media             func(childComplexity int) int
+		Mode              func(childComplexity int) int
+		ModifiedOn        func(childComplexity int) int
+		Name              func(childComplexity int) int
+		NextRunOn         func(childComplexity int) int
+		RunRequestedOn    func(childComplexity int) int
+		Scope             func(childComplexity int) int
+		ToLocationID      func(childComplexity int) int
+		TransferCounts    func(childComplexity int) int
+		Triggers          func(childComplexity int) int
+	}
+
+	ReplicationTriggers struct {
+		IntervalMinutes func(childComplexity int) int
+		OnIngest        func(childComplexity int) int
 	}
 
 	ScanStorageState struct {
@@ -1262,6 +1303,65 @@ type ComplexityRoot struct {
 		Embedded func(childComplexity int) int
 		IsSystem func(childComplexity int) int
 		Total    func(childComplexity int) int
+	}
+
+	Transfer struct {
+		Attempts          func(childComplexity int) int
+		BytesDone         func(childComplexity int) int
+		BytesPerSecond    func(childComplexity int) int
+		CreatedOn         func(childComplexity int) int
+		Error             func(childComplexity int) int
+		Errors            func(childComplexity int) int
+		ExpectedSHA256    func(childComplexity int) int
+		FinishedOn        func(childComplexity int) int
+		From              func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Item              func(childComplexity int) int
+		ItemID            func(childComplexity int) int
+		MaxBytesPerSecond func(childComplexity int) int
+		Media             func(childComplexity int) int
+		Mode              func(childComplexity int) int
+		ModifiedOn        func(childComplexity int) int
+		PartSize          func(childComplexity int) int
+		ResumedFromBytes  func(childComplexity int) int
+		SHA256            func(childComplexity int) int
+		Source            func(childComplexity int) int
+		SourceID          func(childComplexity int) int
+		StartedOn         func(childComplexity int) int
+		State             func(childComplexity int) int
+		To                func(childComplexity int) int
+		TotalBytes        func(childComplexity int) int
+	}
+
+	TransferConnection struct {
+		Edges     func(childComplexity int) int
+		NextToken func(childComplexity int) int
+		Nodes     func(childComplexity int) int
+		PageInfo  func(childComplexity int) int
+	}
+
+	TransferCounts struct {
+		Complete  func(childComplexity int) int
+		Copying   func(childComplexity int) int
+		Failed    func(childComplexity int) int
+		Queued    func(childComplexity int) int
+		Verifying func(childComplexity int) int
+	}
+
+	TransferEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TransferEnd struct {
+		Key        func(childComplexity int) int
+		LocationID func(childComplexity int) int
+	}
+
+	TransferError struct {
+		At      func(childComplexity int) int
+		Attempt func(childComplexity int) int
+		Message func(childComplexity int) int
 	}
 
 	UpdateItemMetadataPayload struct {
@@ -4849,6 +4949,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.ProcessItem(childComplexity, args["input"].(model.ProcessInput)), true
 
+	case "Mutation.putReplication":
+		if e.ComplexityRoot.Mutation.PutReplication == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_putReplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PutReplication(childComplexity, args["input"].(loupe.PutReplicationInput)), true
+
 	case "Mutation.reactToComment":
 		if e.ComplexityRoot.Mutation.ReactToComment == nil {
 			break
@@ -4932,6 +5044,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["id"].(string)), true
+
+	case "Mutation.runReplicationSource":
+		if e.ComplexityRoot.Mutation.RunReplicationSource == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_runReplicationSource_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RunReplicationSource(childComplexity, args["id"].(string)), true
 
 	case "Mutation.scanIngestStorageConfig":
 		if e.ComplexityRoot.Mutation.ScanIngestStorageConfig == nil {
@@ -6171,6 +6295,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.RenderSequenceRequest(childComplexity, args["id"].(string)), true
 
+	case "Query.replication":
+		if e.ComplexityRoot.Query.Replication == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Replication(childComplexity), true
+
+	case "Query.replicationSource":
+		if e.ComplexityRoot.Query.ReplicationSource == nil {
+			break
+		}
+
+		args, err := ec.field_Query_replicationSource_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ReplicationSource(childComplexity, args["id"].(string)), true
+
 	case "Query.search":
 		if e.ComplexityRoot.Query.Search == nil {
 			break
@@ -6322,6 +6465,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TranscriptionLanguageSettings(childComplexity), true
+
+	case "Query.transfer":
+		if e.ComplexityRoot.Query.Transfer == nil {
+			break
+		}
+
+		args, err := ec.field_Query_transfer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Transfer(childComplexity, args["id"].(string)), true
+
+	case "Query.transfers":
+		if e.ComplexityRoot.Query.Transfers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_transfers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Transfers(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(*store.TransferFilter)), true
 
 	case "Query.upload":
 		if e.ComplexityRoot.Query.Upload == nil {
@@ -6582,6 +6749,153 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RenderSequenceRequest.TargetType(childComplexity), true
+
+	case "Replication.sources":
+		if e.ComplexityRoot.Replication.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Replication.Sources(childComplexity), true
+
+	case "ReplicationScope.folderId":
+		if e.ComplexityRoot.ReplicationScope.FolderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationScope.FolderID(childComplexity), true
+
+	case "ReplicationScope.type":
+		if e.ComplexityRoot.ReplicationScope.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationScope.Type(childComplexity), true
+
+	case "ReplicationSource.createdOn":
+		if e.ComplexityRoot.ReplicationSource.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.CreatedOn(childComplexity), true
+
+	case "ReplicationSource.enabled":
+		if e.ComplexityRoot.ReplicationSource.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.Enabled(childComplexity), true
+
+	case "ReplicationSource.fromLocationId":
+		if e.ComplexityRoot.ReplicationSource.FromLocationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.FromLocationID(childComplexity), true
+
+	case "ReplicationSource.id":
+		if e.ComplexityRoot.ReplicationSource.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.ID(childComplexity), true
+
+	case "ReplicationSource.lastRunOn":
+		if e.ComplexityRoot.ReplicationSource.LastRunOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.LastRunOn(childComplexity), true
+
+	case "ReplicationSource.maxBytesPerSecond":
+		if e.ComplexityRoot.ReplicationSource.MaxBytesPerSecond == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.MaxBytesPerSecond(childComplexity), true
+
+	case "ReplicationSource.media":
+		if e.ComplexityRoot.ReplicationSource.Media == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.Media(childComplexity), true
+
+	case "ReplicationSource.mode":
+		if e.ComplexityRoot.ReplicationSource.Mode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.Mode(childComplexity), true
+
+	case "ReplicationSource.modifiedOn":
+		if e.ComplexityRoot.ReplicationSource.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.ModifiedOn(childComplexity), true
+
+	case "ReplicationSource.name":
+		if e.ComplexityRoot.ReplicationSource.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.Name(childComplexity), true
+
+	case "ReplicationSource.nextRunOn":
+		if e.ComplexityRoot.ReplicationSource.NextRunOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.NextRunOn(childComplexity), true
+
+	case "ReplicationSource.runRequestedOn":
+		if e.ComplexityRoot.ReplicationSource.RunRequestedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.RunRequestedOn(childComplexity), true
+
+	case "ReplicationSource.scope":
+		if e.ComplexityRoot.ReplicationSource.Scope == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.Scope(childComplexity), true
+
+	case "ReplicationSource.toLocationId":
+		if e.ComplexityRoot.ReplicationSource.ToLocationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.ToLocationID(childComplexity), true
+
+	case "ReplicationSource.transferCounts":
+		if e.ComplexityRoot.ReplicationSource.TransferCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.TransferCounts(childComplexity), true
+
+	case "ReplicationSource.triggers":
+		if e.ComplexityRoot.ReplicationSource.Triggers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationSource.Triggers(childComplexity), true
+
+	case "ReplicationTriggers.intervalMinutes":
+		if e.ComplexityRoot.ReplicationTriggers.IntervalMinutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationTriggers.IntervalMinutes(childComplexity), true
+
+	case "ReplicationTriggers.onIngest":
+		if e.ComplexityRoot.ReplicationTriggers.OnIngest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationTriggers.OnIngest(childComplexity), true
 
 	case "ScanStorageState.message":
 		if e.ComplexityRoot.ScanStorageState.Message == nil {
@@ -7795,6 +8109,293 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TranscriptionLanguageSettings.Total(childComplexity), true
 
+	case "Transfer.attempts":
+		if e.ComplexityRoot.Transfer.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.Attempts(childComplexity), true
+
+	case "Transfer.bytesDone":
+		if e.ComplexityRoot.Transfer.BytesDone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.BytesDone(childComplexity), true
+
+	case "Transfer.bytesPerSecond":
+		if e.ComplexityRoot.Transfer.BytesPerSecond == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.BytesPerSecond(childComplexity), true
+
+	case "Transfer.createdOn":
+		if e.ComplexityRoot.Transfer.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.CreatedOn(childComplexity), true
+
+	case "Transfer.error":
+		if e.ComplexityRoot.Transfer.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.Error(childComplexity), true
+
+	case "Transfer.errors":
+		if e.ComplexityRoot.Transfer.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.Errors(childComplexity), true
+
+	case "Transfer.expectedSha256":
+		if e.ComplexityRoot.Transfer.ExpectedSHA256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.ExpectedSHA256(childComplexity), true
+
+	case "Transfer.finishedOn":
+		if e.ComplexityRoot.Transfer.FinishedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.FinishedOn(childComplexity), true
+
+	case "Transfer.from":
+		if e.ComplexityRoot.Transfer.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.From(childComplexity), true
+
+	case "Transfer.id":
+		if e.ComplexityRoot.Transfer.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.ID(childComplexity), true
+
+	case "Transfer.item":
+		if e.ComplexityRoot.Transfer.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.Item(childComplexity), true
+
+	case "Transfer.itemId":
+		if e.ComplexityRoot.Transfer.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.ItemID(childComplexity), true
+
+	case "Transfer.maxBytesPerSecond":
+		if e.ComplexityRoot.Transfer.MaxBytesPerSecond == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.MaxBytesPerSecond(childComplexity), true
+
+	case "Transfer.media":
+		if e.ComplexityRoot.Transfer.Media == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.Media(childComplexity), true
+
+	case "Transfer.mode":
+		if e.ComplexityRoot.Transfer.Mode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.Mode(childComplexity), true
+
+	case "Transfer.modifiedOn":
+		if e.ComplexityRoot.Transfer.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.ModifiedOn(childComplexity), true
+
+	case "Transfer.partSize":
+		if e.ComplexityRoot.Transfer.PartSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.PartSize(childComplexity), true
+
+	case "Transfer.resumedFromBytes":
+		if e.ComplexityRoot.Transfer.ResumedFromBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.ResumedFromBytes(childComplexity), true
+
+	case "Transfer.sha256":
+		if e.ComplexityRoot.Transfer.SHA256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.SHA256(childComplexity), true
+
+	case "Transfer.source":
+		if e.ComplexityRoot.Transfer.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.Source(childComplexity), true
+
+	case "Transfer.sourceId":
+		if e.ComplexityRoot.Transfer.SourceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.SourceID(childComplexity), true
+
+	case "Transfer.startedOn":
+		if e.ComplexityRoot.Transfer.StartedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.StartedOn(childComplexity), true
+
+	case "Transfer.state":
+		if e.ComplexityRoot.Transfer.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.State(childComplexity), true
+
+	case "Transfer.to":
+		if e.ComplexityRoot.Transfer.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.To(childComplexity), true
+
+	case "Transfer.totalBytes":
+		if e.ComplexityRoot.Transfer.TotalBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transfer.TotalBytes(childComplexity), true
+
+	case "TransferConnection.edges":
+		if e.ComplexityRoot.TransferConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferConnection.Edges(childComplexity), true
+
+	case "TransferConnection.nextToken":
+		if e.ComplexityRoot.TransferConnection.NextToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferConnection.NextToken(childComplexity), true
+
+	case "TransferConnection.nodes":
+		if e.ComplexityRoot.TransferConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferConnection.Nodes(childComplexity), true
+
+	case "TransferConnection.pageInfo":
+		if e.ComplexityRoot.TransferConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferConnection.PageInfo(childComplexity), true
+
+	case "TransferCounts.complete":
+		if e.ComplexityRoot.TransferCounts.Complete == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferCounts.Complete(childComplexity), true
+
+	case "TransferCounts.copying":
+		if e.ComplexityRoot.TransferCounts.Copying == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferCounts.Copying(childComplexity), true
+
+	case "TransferCounts.failed":
+		if e.ComplexityRoot.TransferCounts.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferCounts.Failed(childComplexity), true
+
+	case "TransferCounts.queued":
+		if e.ComplexityRoot.TransferCounts.Queued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferCounts.Queued(childComplexity), true
+
+	case "TransferCounts.verifying":
+		if e.ComplexityRoot.TransferCounts.Verifying == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferCounts.Verifying(childComplexity), true
+
+	case "TransferEdge.cursor":
+		if e.ComplexityRoot.TransferEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferEdge.Cursor(childComplexity), true
+
+	case "TransferEdge.node":
+		if e.ComplexityRoot.TransferEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferEdge.Node(childComplexity), true
+
+	case "TransferEnd.key":
+		if e.ComplexityRoot.TransferEnd.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferEnd.Key(childComplexity), true
+
+	case "TransferEnd.locationId":
+		if e.ComplexityRoot.TransferEnd.LocationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferEnd.LocationID(childComplexity), true
+
+	case "TransferError.at":
+		if e.ComplexityRoot.TransferError.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferError.At(childComplexity), true
+
+	case "TransferError.attempt":
+		if e.ComplexityRoot.TransferError.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferError.Attempt(childComplexity), true
+
+	case "TransferError.message":
+		if e.ComplexityRoot.TransferError.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransferError.Message(childComplexity), true
+
 	case "UpdateItemMetadataPayload.item":
 		if e.ComplexityRoot.UpdateItemMetadataPayload.Item == nil {
 			break
@@ -8392,11 +8993,15 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputPresetOutputInput,
 		ec.unmarshalInputPresetVideoInput,
 		ec.unmarshalInputProcessInput,
+		ec.unmarshalInputPutReplicationInput,
 		ec.unmarshalInputReactToCommentInput,
 		ec.unmarshalInputRenameVersionInput,
 		ec.unmarshalInputRenderClipInput,
 		ec.unmarshalInputRenderSequenceInput,
 		ec.unmarshalInputRenderSequenceTargetInput,
+		ec.unmarshalInputReplicationScopeInput,
+		ec.unmarshalInputReplicationSourceInput,
+		ec.unmarshalInputReplicationTriggersInput,
 		ec.unmarshalInputSecuritySettingsInput,
 		ec.unmarshalInputSendNotificationInput,
 		ec.unmarshalInputSetCustomIconsInput,
@@ -8410,6 +9015,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputTimedMetadataInput,
 		ec.unmarshalInputTranscriptSegmentInput,
 		ec.unmarshalInputTranscriptionLanguageSettingInput,
+		ec.unmarshalInputTransferCountsInput,
+		ec.unmarshalInputTransferFilter,
 		ec.unmarshalInputUpdateAttachmentInput,
 		ec.unmarshalInputUpdateCommentInput,
 		ec.unmarshalInputUpdateFolderInput,
@@ -8512,7 +9119,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/replication.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -8539,6 +9146,7 @@ var sources = []*ast.Source{
 	{Name: "schema/processing.graphqls", Input: sourceData("schema/processing.graphqls"), BuiltIn: false},
 	{Name: "schema/relations.graphqls", Input: sourceData("schema/relations.graphqls"), BuiltIn: false},
 	{Name: "schema/renders.graphqls", Input: sourceData("schema/renders.graphqls"), BuiltIn: false},
+	{Name: "schema/replication.graphqls", Input: sourceData("schema/replication.graphqls"), BuiltIn: false},
 	{Name: "schema/root.graphqls", Input: sourceData("schema/root.graphqls"), BuiltIn: false},
 	{Name: "schema/search.graphqls", Input: sourceData("schema/search.graphqls"), BuiltIn: false},
 	{Name: "schema/security.graphqls", Input: sourceData("schema/security.graphqls"), BuiltIn: false},
@@ -10129,6 +10737,72 @@ func (ec *executionContext) childFields_RenderSequenceRequest(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type RenderSequenceRequest", field.Name)
 }
 
+func (ec *executionContext) childFields_Replication(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sources":
+		return ec.fieldContext_Replication_sources(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Replication", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplicationScope(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_ReplicationScope_type(ctx, field)
+	case "folderId":
+		return ec.fieldContext_ReplicationScope_folderId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplicationScope", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplicationSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ReplicationSource_id(ctx, field)
+	case "name":
+		return ec.fieldContext_ReplicationSource_name(ctx, field)
+	case "scope":
+		return ec.fieldContext_ReplicationSource_scope(ctx, field)
+	case "fromLocationId":
+		return ec.fieldContext_ReplicationSource_fromLocationId(ctx, field)
+	case "toLocationId":
+		return ec.fieldContext_ReplicationSource_toLocationId(ctx, field)
+	case "media":
+		return ec.fieldContext_ReplicationSource_media(ctx, field)
+	case "mode":
+		return ec.fieldContext_ReplicationSource_mode(ctx, field)
+	case "triggers":
+		return ec.fieldContext_ReplicationSource_triggers(ctx, field)
+	case "maxBytesPerSecond":
+		return ec.fieldContext_ReplicationSource_maxBytesPerSecond(ctx, field)
+	case "enabled":
+		return ec.fieldContext_ReplicationSource_enabled(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_ReplicationSource_createdOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_ReplicationSource_modifiedOn(ctx, field)
+	case "lastRunOn":
+		return ec.fieldContext_ReplicationSource_lastRunOn(ctx, field)
+	case "runRequestedOn":
+		return ec.fieldContext_ReplicationSource_runRequestedOn(ctx, field)
+	case "nextRunOn":
+		return ec.fieldContext_ReplicationSource_nextRunOn(ctx, field)
+	case "transferCounts":
+		return ec.fieldContext_ReplicationSource_transferCounts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplicationSource", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplicationTriggers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "onIngest":
+		return ec.fieldContext_ReplicationTriggers_onIngest(ctx, field)
+	case "intervalMinutes":
+		return ec.fieldContext_ReplicationTriggers_intervalMinutes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplicationTriggers", field.Name)
+}
+
 func (ec *executionContext) childFields_ScanStorageState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "message":
@@ -10647,6 +11321,124 @@ func (ec *executionContext) childFields_TranscriptionLanguageSettings(ctx contex
 		return ec.fieldContext_TranscriptionLanguageSettings_isSystem(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TranscriptionLanguageSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_Transfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Transfer_id(ctx, field)
+	case "sourceId":
+		return ec.fieldContext_Transfer_sourceId(ctx, field)
+	case "source":
+		return ec.fieldContext_Transfer_source(ctx, field)
+	case "itemId":
+		return ec.fieldContext_Transfer_itemId(ctx, field)
+	case "item":
+		return ec.fieldContext_Transfer_item(ctx, field)
+	case "media":
+		return ec.fieldContext_Transfer_media(ctx, field)
+	case "mode":
+		return ec.fieldContext_Transfer_mode(ctx, field)
+	case "state":
+		return ec.fieldContext_Transfer_state(ctx, field)
+	case "from":
+		return ec.fieldContext_Transfer_from(ctx, field)
+	case "to":
+		return ec.fieldContext_Transfer_to(ctx, field)
+	case "totalBytes":
+		return ec.fieldContext_Transfer_totalBytes(ctx, field)
+	case "bytesDone":
+		return ec.fieldContext_Transfer_bytesDone(ctx, field)
+	case "bytesPerSecond":
+		return ec.fieldContext_Transfer_bytesPerSecond(ctx, field)
+	case "maxBytesPerSecond":
+		return ec.fieldContext_Transfer_maxBytesPerSecond(ctx, field)
+	case "expectedSha256":
+		return ec.fieldContext_Transfer_expectedSha256(ctx, field)
+	case "sha256":
+		return ec.fieldContext_Transfer_sha256(ctx, field)
+	case "partSize":
+		return ec.fieldContext_Transfer_partSize(ctx, field)
+	case "attempts":
+		return ec.fieldContext_Transfer_attempts(ctx, field)
+	case "resumedFromBytes":
+		return ec.fieldContext_Transfer_resumedFromBytes(ctx, field)
+	case "errors":
+		return ec.fieldContext_Transfer_errors(ctx, field)
+	case "error":
+		return ec.fieldContext_Transfer_error(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Transfer_createdOn(ctx, field)
+	case "startedOn":
+		return ec.fieldContext_Transfer_startedOn(ctx, field)
+	case "finishedOn":
+		return ec.fieldContext_Transfer_finishedOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_Transfer_modifiedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Transfer", field.Name)
+}
+
+func (ec *executionContext) childFields_TransferConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TransferConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_TransferConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TransferConnection_pageInfo(ctx, field)
+	case "nextToken":
+		return ec.fieldContext_TransferConnection_nextToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransferConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TransferCounts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "queued":
+		return ec.fieldContext_TransferCounts_queued(ctx, field)
+	case "copying":
+		return ec.fieldContext_TransferCounts_copying(ctx, field)
+	case "verifying":
+		return ec.fieldContext_TransferCounts_verifying(ctx, field)
+	case "complete":
+		return ec.fieldContext_TransferCounts_complete(ctx, field)
+	case "failed":
+		return ec.fieldContext_TransferCounts_failed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransferCounts", field.Name)
+}
+
+func (ec *executionContext) childFields_TransferEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TransferEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TransferEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransferEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TransferEnd(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "locationId":
+		return ec.fieldContext_TransferEnd_locationId(ctx, field)
+	case "key":
+		return ec.fieldContext_TransferEnd_key(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransferEnd", field.Name)
+}
+
+func (ec *executionContext) childFields_TransferError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "at":
+		return ec.fieldContext_TransferError_at(ctx, field)
+	case "attempt":
+		return ec.fieldContext_TransferError_attempt(ctx, field)
+	case "message":
+		return ec.fieldContext_TransferError_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransferError", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateItemMetadataPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

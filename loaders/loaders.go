@@ -50,6 +50,10 @@ type Loaders struct {
 	Mdf *Loader[string, *mdf.Mdf]
 	// UsageOfPreset is what uses each preset (docs/render.md).
 	UsageOfPreset *Loader[string, []*loupe.PresetUse]
+	// ReplicationSource answers sources by id, TransferCountsOfSource
+	// their transfers by state (docs/replication.md).
+	ReplicationSource      *Loader[string, *loupe.ReplicationSource]
+	TransferCountsOfSource *Loader[string, *loupe.TransferCounts]
 
 	// mu guards the request's items: ids in the order they were hinted,
 	// records when the hint had whole ones.
@@ -94,6 +98,8 @@ func New(st *store.Store) *Loaders {
 	l.TranscriptOfItem = newLoader(l, transcripts(st)).byItem(withoutItem[TranscriptKey], transcriptOf)
 	l.Mdf = newLoader(l, byID(st.MdfsByIDs))
 	l.UsageOfPreset = newLoader(l, listByID(ofTenant(st.PresetUsage)))
+	l.ReplicationSource = newLoader(l, byID(ofTenant(st.ReplicationSourcesByID)))
+	l.TransferCountsOfSource = newLoader(l, byID(ofTenant(st.TransferCounts)))
 	l.UploadOfItem = newLoader(l, byID(ofTenant(st.LatestUploads))).byItem(noArgs, uploadOf)
 	return l
 }

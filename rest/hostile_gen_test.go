@@ -331,6 +331,9 @@ var plausibleFields = map[string]any{
 	"SendNotificationInput.groups":       []any{"hostile"}, // seed's group
 	"WebhookInput.type":                  "itemCreation",
 	"WebhookInput.url":                   "http://127.0.0.1:9/hook",
+	"ReplicationSourceInput.name":        "Hostile",
+	"ReplicationSourceInput.media":       []any{"original"},
+	"ReplicationScopeInput.type":         "tenant",
 }
 
 // probedControls are the inputs whose plausible control is left out: a
@@ -354,6 +357,9 @@ var probedControls = map[string]bool{
 	// A render needs a preset and processed media, and starts a render
 	// (render_test.go).
 	"POST /prime/api/v1/renderSequenceRequests": true, "createRenderSequenceRequest": true,
+	// Replication sources name a storage location (probed on save) and a
+	// run starts transfers (replication_test.go).
+	"PUT /prime/api/v1/replication": true, "putReplication": true, "runReplicationSource": true,
 }
 
 // plausibleStrings are values for String inputs by field name.

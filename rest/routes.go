@@ -341,6 +341,21 @@ var Routes = []Route{
 	{Method: "POST", Path: "/prime/api/v1/renderSequenceRequests", Op: "createRenderSequenceRequest",
 		Field: "createRenderSequenceRequest", Bind: requiredBodyAs("input")},
 
+	// Replication and transfers (4.5, 2.28 {sources}; docs/replication.md).
+	// PUT replaces the tenant's set of sources ({sources}; run: ids to run
+	// now) and without a body is the spec's 400. Transfers page by
+	// nextToken, filtered by state, sourceId, itemId and media. The absent
+	// paths of section 7 (/api/v1/replication, /prime/api/v1/transfers, …)
+	// are not in this table: they stay 404.
+	{Method: "GET", Path: "/prime/api/v1/replication", Op: "getReplication", Field: "replication"},
+	{Method: "PUT", Path: "/prime/api/v1/replication", Op: "putReplication", Field: "putReplication",
+		Bind:   bodyOr("input", func() error { return loupe.Invalid(loupe.MsgMissingReplicationBody) }),
+		NoBody: loupe.Invalid(loupe.MsgMissingReplicationBody)},
+	{Method: "GET", Path: "/auxiliary/api/v1/transfers", Op: "listTransfers", Field: "transfers",
+		Bind: all(queryInt("size", "", "first"), queryString("nextToken", "", "after"),
+			queryOptionalList("filter", "state", "state"), queryString("sourceId", "filter", "sourceId"),
+			queryString("itemId", "filter", "itemId"), queryString("media", "filter", "media"))},
+
 	// Shares (4.5, 2.28; docs/shares.md). One share by id stays a 404 (section
 	// 7); revoking is GraphQL's revokeShare.
 	{Method: "GET", Path: "/prime/api/v1/shares", Op: "listShares", Field: "shares",

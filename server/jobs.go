@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
 
 	"github.com/loupe-mam/loupe/internal/analysis"
@@ -20,6 +21,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/media/renderjob"
 	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
+	"github.com/loupe-mam/loupe/internal/storage/replicate"
 	"github.com/loupe-mam/loupe/internal/storage/transfer"
 	"github.com/loupe-mam/loupe/internal/storage/upload"
 	"github.com/loupe-mam/loupe/store"
@@ -42,6 +44,11 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	// Presets' dry runs (docs/render.md) need ffmpeg alone.
 	river.AddWorker(w, &renderjob.CheckWorker{Store: deps.store})
 	kinds += 5
+	// Replication (docs/replication.md): runs of sources, and the
+	// transfers they make.
+	river.AddWorker(w, &replicate.RunWorker{Store: deps.store, Files: deps.cfg.Files})
+	river.AddWorker(w, &replicate.TransferWorker{Store: deps.store, Sources: svc.sources})
+	kinds += 2
 	// Processing (docs/processing.md) reads originals from and writes
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
@@ -109,6 +116,9 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	if err := c.Start(ctx); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	// The replication scheduler ticks on every working node, on the job
+	// queue's pool: its statements are not a request's (docs/replication.md).
+	go (&replicate.Scheduler{Store: st.On(sqlx.NewDb(cfg.JobsDB, "postgres")), Logger: logger}).Run(ctx)
 	return c, nil
 }
 

@@ -574,6 +574,11 @@ type RenameVersionInput struct {
 	Name      string `json:"name"`
 }
 
+// The container of the tenant's replication sources (spec 2.28).
+type Replication struct {
+	Sources []*loupe.ReplicationSource `json:"sources"`
+}
+
 type SearchEmbedded struct {
 	Collection []*store.Item `json:"collection"`
 }
@@ -781,6 +786,19 @@ type TranscriptionLanguageSettingInput struct {
 	LanguageCode         string `json:"languageCode"`
 	TranscriptionService string `json:"transcriptionService"`
 	Label                string `json:"label"`
+}
+
+type TransferConnection struct {
+	Edges    []*TransferEdge   `json:"edges"`
+	Nodes    []*store.Transfer `json:"nodes"`
+	PageInfo *PageInfo         `json:"pageInfo"`
+	// The next page's after (empty at the end): REST's nextToken.
+	NextToken string `json:"nextToken"`
+}
+
+type TransferEdge struct {
+	Cursor string          `json:"cursor"`
+	Node   *store.Transfer `json:"node"`
 }
 
 type UpdateFolderInput struct {

@@ -230,20 +230,3 @@ const TransferMaxAttempts = 8
 func (TransferArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueBulk, MaxAttempts: TransferMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
-
-// ReplicationTickArgs is the replication scheduler's periodic job
-// (internal/storage/replicate): it hands new originals to the ingest
-// trigger's sources, starts the scheduled runs that are due and takes over
-// transfers whose worker died.
-type ReplicationTickArgs struct{}
-
-// Kind is the job kind in River's tables.
-func (ReplicationTickArgs) Kind() string { return "replication_tick" }
-
-// InsertOpts keeps ticks short and ahead of bulk work, one waiting at a
-// time.
-func (ReplicationTickArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueInteractive, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-			rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
-}
