@@ -205,6 +205,9 @@ func runBench(ctx context.Context, c benchConfig) error {
 	if c.only == "" || strings.HasPrefix(c.only, "render") {
 		proc = append(proc, renderRows(ctx, c, dir, dbURL, seeded, log)...)
 	}
+	if c.only == "" || strings.HasPrefix(c.only, "transfer") {
+		proc = append(proc, transferRows(ctx, c, dir, dbURL, seeded, log)...)
+	}
 	var events []eventRow
 	var cost []benchRow
 	if c.only == "" || strings.HasPrefix(c.only, "events") {

@@ -467,7 +467,7 @@ func processingReport(rows []procRow) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n## Processing, analysis and renders (issues 16, 17, 31)\n\n| scenario | time | realtime | value | note |\n|---|---:|---:|---|---|\n")
+	b.WriteString("\n## Processing, analysis, renders and transfers (issues 16, 17, 31)\n\n| scenario | time | realtime | value | note |\n|---|---:|---:|---|---|\n")
 	by := map[string]procRow{}
 	for _, r := range rows {
 		by[r.Scenario] = r
@@ -495,6 +495,10 @@ func processingReport(rows []procRow) string {
 	if bare, l := by[renderBare], by[renderLoupe]; bare.Took > 0 && l.Took > 0 {
 		fmt.Fprintf(&b, "Render: Loupe at %.2f× the speed of the same ffmpeg command bare (goal ≥ 0.9).\n",
 			bare.Took.Seconds()/l.Took.Seconds())
+	}
+	if sdk, l := by[transferSDK], by[transferLoupe]; sdk.Took > 0 && l.Took > 0 {
+		fmt.Fprintf(&b, "Transfer: Loupe at %.2f× the speed of the AWS SDK putting the same file directly (goal ≥ 0.8).\n",
+			sdk.Took.Seconds()/l.Took.Seconds())
 	}
 	return b.String()
 }
