@@ -52,7 +52,7 @@ func DryRun(ctx context.Context, p Profile, dir string) (string, error) {
 	}
 
 	src, clip := synthetic(p)
-	j, err := build([]placed{{clip: clip, src: src, rate: src.rate}}, p, abs)
+	j, err := build([]placed{{clip: clip, src: src, rate: src.rate}}, p, abs, nil)
 	if err != nil {
 		return "", err
 	}

@@ -9,12 +9,16 @@ import (
 )
 
 // build makes the command of a render of items into out (an absolute
-// path) with p (docs/render-engine.md, "The filter graph").
-func build(items []placed, p Profile, out string) (*Job, error) {
+// path) with p (docs/render-engine.md, "The command"); with cp the video
+// is copied from the sources ("Stream copy") and the graph makes the
+// sound only.
+func build(items []placed, p Profile, out string, cp *copyPlan) (*Job, error) {
 	frames, samples := boundaries(items, p)
 	n := len(items)
 	j := &Job{Output: out, Frames: frames[n], Samples: samples[n], Channels: p.Audio.Channels()}
 	hasVideo, hasAudio := p.Video != nil, p.hasAudio()
+	copying := hasVideo && cp != nil
+	j.StreamCopy = copying
 	var fo Rational
 	if hasVideo {
 		fo = p.Video.FrameRate.reduced()
@@ -51,27 +55,49 @@ func build(items []placed, p Profile, out string) (*Job, error) {
 		// the graph sees the file's own timestamps), and the point before
 		// it the input is seeked to (counted from the container's start).
 		k := segments
+		segments++
+		if copying && !hasAudio {
+			continue // the clip's input would be for its sound only
+		}
 		at := it.src.origin + float64(it.clip.In)*float64(it.rate.Den)/float64(it.rate.Num)
 		if seek := at - it.src.start - seekMargin; it.src.seekable && seek > 0 {
 			args = append(args, "-ss", seconds(math.Floor(seek*1000)/1000))
 		}
 		args = append(args, it.src.input...)
-		if hasVideo {
+		if hasVideo && !copying {
 			g.video(k, it, p.Video, at, c.Frames)
 		}
 		if hasAudio {
 			g.audio(k, it, p.Audio, at, c.Samples)
 		}
-		segments++
 	}
 	if segments == 0 {
 		return nil, fmt.Errorf("the sequence is too short to make a frame of the output")
 	}
 
+	// The copied video: the concat demuxer's script, after the clips'
+	// inputs (their numbers are the graph's).
+	copyInput := 0
+	if copying {
+		if len(cp.clips) != segments {
+			return nil, fmt.Errorf("render: %d clips to copy for %d segments", len(cp.clips), segments)
+		}
+		script := cp.script(frames, fo)
+		if len(script) > maxGraph {
+			return nil, fmt.Errorf("the sequence's concat script is %d kB, over the %d kB one command takes: render it in parts",
+				len(script)>>10, maxGraph>>10)
+		}
+		if hasAudio {
+			copyInput = segments // after the clips' inputs
+		}
+		args = append(args, "-f", "concat", "-safe", "0", "-auto_convert", "0", "-i", script)
+	}
+	graphVideo := hasVideo && !copying
+
 	// Concatenate, then number the frames and samples afresh from 0.
 	var ins strings.Builder
 	for k := range segments {
-		if hasVideo {
+		if graphVideo {
 			fmt.Fprintf(&ins, "[v%d]", k)
 		}
 		for r := range j.Channels {
@@ -79,14 +105,16 @@ func build(items []placed, p Profile, out string) (*Job, error) {
 		}
 	}
 	var outs strings.Builder
-	if hasVideo {
+	if graphVideo {
 		outs.WriteString("[vcat]")
 	}
 	for r := range j.Channels {
 		fmt.Fprintf(&outs, "[acat%d]", r)
 	}
-	g.add("%sconcat=n=%d:v=%d:a=%d%s", ins.String(), segments, b2i(hasVideo), j.Channels, outs.String())
-	if hasVideo {
+	if graphVideo || hasAudio {
+		g.add("%sconcat=n=%d:v=%d:a=%d%s", ins.String(), segments, b2i(graphVideo), j.Channels, outs.String())
+	}
+	if graphVideo {
 		g.add("[vcat]settb=%d/%d,setpts=N[vout]", fo.Den, fo.Num)
 	}
 	if hasAudio {
@@ -98,8 +126,16 @@ func build(items []placed, p Profile, out string) (*Job, error) {
 			len(j.Graph)>>10, maxGraph>>10)
 	}
 
-	args = append(args, "-filter_complex", j.Graph)
-	if hasVideo {
+	if j.Graph != "" {
+		args = append(args, "-filter_complex", j.Graph)
+	}
+	switch {
+	case copying:
+		args = append(args, "-map", strconv.Itoa(copyInput)+":"+strconv.Itoa(cp.stream), "-c:v", "copy")
+		if p.Video.Codec == "hevc" && p.Container != "mxf" {
+			args = append(args, "-tag:v", "hvc1")
+		}
+	case hasVideo:
 		args = append(args, "-map", "[vout]")
 		args = append(args, videoArgs(p.Video, p.Container)...)
 	}

@@ -81,6 +81,15 @@ type Job struct {
 	Cuts []Cut
 	// Graph is the filter graph (also in Args).
 	Graph string
+	// StreamCopy: the video is copied from the sources, packet for
+	// packet, not re-encoded (every clip's source matches the profile's
+	// video and every cut is on a keyframe: docs/render-engine.md,
+	// "Stream copy"); the sound goes through Graph all the same.
+	StreamCopy bool
+	// Reencoded says why the video is re-encoded rather than copied
+	// ("clips[1]: in 30 is not on a keyframe"); "" when it is copied or
+	// the output has no video.
+	Reencoded string
 	// Output is the file the job writes.
 	Output string
 	// sources are the clips' sources as given and as ffmpeg reads them:
@@ -92,6 +101,12 @@ type Job struct {
 // length, and plans the render of the sequence into out (a local path)
 // with profile p.
 func Plan(ctx context.Context, clips []Clip, p Profile, out string) (*Job, error) {
+	return plan(ctx, clips, p, out, true)
+}
+
+// plan is Plan; copying false never copies the video (the tests' and
+// benchmarks' reference).
+func plan(ctx context.Context, clips []Clip, p Profile, out string, copying bool) (*Job, error) {
 	if err := Validate(p); err != nil {
 		return nil, err
 	}
@@ -136,15 +151,33 @@ func Plan(ctx context.Context, clips []Clip, p Profile, out string) (*Job, error
 	if err != nil {
 		return nil, err
 	}
-	j, err := build(items, p, abs)
+	var cp *copyPlan
+	why := "not tried"
+	if copying {
+		if cp, why, err = planCopy(ctx, items, p); err != nil {
+			return nil, err
+		}
+	}
+	j, err := build(items, p, abs, cp)
 	if err != nil {
 		return nil, err
 	}
+	if p.Video != nil && cp == nil {
+		j.Reencoded = scrub(errors.New(why), sourceNames(clips)...).Error()
+	}
+	j.sources = sourceNames(clips)
+	return j, nil
+}
+
+// sourceNames are the clips' sources as given and as ffmpeg reads them,
+// to be taken out of messages.
+func sourceNames(clips []Clip) []string {
+	var names []string
 	for _, c := range clips {
 		in, _, _ := inputOf(c.Source)
-		j.sources = append(j.sources, c.Source, in)
+		names = append(names, c.Source, in)
 	}
-	return j, nil
+	return names
 }
 
 // profileRate is the rate clips without video count at.

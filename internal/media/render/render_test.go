@@ -433,10 +433,10 @@ func TestGraphTooLong(t *testing.T) {
 	for i := range items {
 		items[i] = placed{index: i, clip: Clip{In: 1000, Out: 1100}, src: src, rate: src.rate}
 	}
-	if _, err := build(items, p, "/out.mov"); err == nil || !strings.Contains(err.Error(), "render it in parts") {
+	if _, err := build(items, p, "/out.mov", nil); err == nil || !strings.Contains(err.Error(), "render it in parts") {
 		t.Errorf("%d clips of 16 channels: %v", MaxClips, err)
 	}
-	j, err := build(items[:60], p, "/out.mov")
+	j, err := build(items[:60], p, "/out.mov", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

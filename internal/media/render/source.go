@@ -40,6 +40,13 @@ type source struct {
 	// point asked (an indexed container); else every clip of it is
 	// decoded from the start.
 	seekable bool
+	// url is the source as ffmpeg reads it (a file: URL or http(s)),
+	// remote whether it is http(s); format is the demuxer's name as
+	// ffprobe says it ("mov,mp4,m4a,3gp,3g2,mj2"). The stream copy's
+	// checks read them (copy.go).
+	url    string
+	remote bool
+	format string
 }
 
 // seekableFormats are the demuxers whose seek lands on a keyframe at or
@@ -56,6 +63,12 @@ type videoStream struct {
 	width, height int
 	// matrix is the source's YUV matrix, as scale's in_color_matrix.
 	matrix string
+	// index is the stream's index in the file (0:<index>); probed is
+	// what ffprobe says of it; interlaced whether any of the first
+	// frames decoded is (the stream copy's checks, copy.go).
+	index      int
+	probed     media.Stream
+	interlaced bool
 }
 
 type audioStream struct {
@@ -125,7 +138,7 @@ func probeSource(ctx context.Context, src string) (*source, error) {
 	if err != nil {
 		return nil, scrub(err, src, in)
 	}
-	s := &source{input: append(opts, "-i", in)}
+	s := &source{input: append(opts, "-i", in), url: in, remote: len(opts) > 0, format: p.Format.FormatName}
 	for _, name := range strings.Split(p.Format.FormatName, ",") {
 		s.seekable = s.seekable || seekableFormats[name]
 	}
@@ -133,7 +146,7 @@ func probeSource(ctx context.Context, src string) (*source, error) {
 	s.origin = s.start
 	total := p.Duration()
 	if v != nil {
-		s.video = &videoStream{ordinal: vOrdinal, matrix: matrixOf(v)}
+		s.video = &videoStream{ordinal: vOrdinal, matrix: matrixOf(v), index: v.Index, probed: *v, interlaced: starts.interlaced()}
 		s.video.width, s.video.height = v.DisplaySize()
 		if s.video.width <= 0 || s.video.height <= 0 {
 			return nil, errors.New("the source's video has no picture size")
@@ -259,8 +272,19 @@ type starts struct {
 		StartTime string `json:"start_time"`
 	} `json:"format"`
 	Frames []struct {
-		Time string `json:"best_effort_timestamp_time"`
+		Time       string `json:"best_effort_timestamp_time"`
+		Interlaced int    `json:"interlaced_frame"`
 	} `json:"frames"`
+}
+
+// interlaced reports whether any frame decoded is interlaced.
+func (s *starts) interlaced() bool {
+	for _, f := range s.Frames {
+		if f.Interlaced != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // firstFrame is the earliest time of the frames decoded (false: none).
@@ -287,7 +311,7 @@ func probeStarts(ctx context.Context, in string, ordinal int) (*starts, error) {
 	args := []string{"-v", "error", "-print_format", "json", "-show_entries", "format=start_time"}
 	if ordinal >= 0 {
 		args = []string{"-v", "error", "-print_format", "json", "-show_entries",
-			"format=start_time:frame=best_effort_timestamp_time", "-select_streams", "v:" + strconv.Itoa(ordinal),
+			"format=start_time:frame=best_effort_timestamp_time,interlaced_frame", "-select_streams", "v:" + strconv.Itoa(ordinal),
 			"-read_intervals", "%+#5"}
 	}
 	var out bytes.Buffer
