@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -113,26 +110,7 @@ func transferThroughLoupe(ctx context.Context, c benchConfig, work, dbURL string
 		return 0, err
 	}
 	call := func(method, path string, body, out any) error {
-		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, err := http.NewRequestWithContext(ctx, method, srv.url+path, rd)
-		if err != nil {
-			return err
-		}
-		req.Header = authHeader(seeded.APIKey)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, data)
-		}
-		return json.Unmarshal(data, out)
+		return apiCall(ctx, srv.url, seeded.APIKey, method, path, body, out)
 	}
 	var loc struct{ ID string }
 	if err := call("POST", "/prime/api/v1/storages", map[string]any{"name": "bench", "bucketName": bucket.Bucket,
