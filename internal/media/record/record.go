@@ -1,0 +1,247 @@
+// Package record records a live source with ffmpeg into HLS segments
+// (fragmented MP4) on local disk, a run at a time: the source's streams
+// copied (or, with Transcode, made into an H.264/AAC proxy), each segment
+// handed to the caller as soon as it is complete, so that what is
+// recorded can be stored and played while the recording goes on. A
+// source that drops ends a run; the next run starts when the source is
+// back, and the time between is reported as a gap. It knows neither items
+// nor storage (docs/live.md).
+package record
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// Options describe a recording.
+type Options struct {
+	// Source is the live source's URL (checked by the caller).
+	Source string
+	// Dir is where the runs' playlists and segments are written.
+	Dir string
+	// Until is when the recording ends.
+	Until time.Time
+	// SegmentSeconds is the segments' length (default 2).
+	SegmentSeconds int
+	// Transcode makes an H.264/AAC proxy instead of copying the streams.
+	Transcode bool
+	// Retry is the wait before the source is tried again (default 1 s).
+	Retry time.Duration
+	// StallSeconds is how long a source may send nothing before its run
+	// ends (default 3).
+	StallSeconds int
+	// OnSegment receives each complete segment, in order.
+	OnSegment func(Segment)
+	// OnGap receives each stretch the source was away.
+	OnGap func(Gap)
+}
+
+// Segment is one complete segment of a run.
+type Segment struct {
+	// Run numbers the runs from 0; Index the segments of a run from 0.
+	Run, Index int
+	// Path is the segment's file, Init the run's initialization segment
+	// (its first segment's Init must be stored with it).
+	Path, Init string
+	// Duration is the segment's length.
+	Duration float64
+}
+
+// Gap is a stretch without media: the source dropped at From and was back
+// at To (or the recording ended).
+type Gap struct {
+	From, To time.Time
+	Reason   string
+}
+
+func (o *Options) defaults() {
+	if o.SegmentSeconds <= 0 {
+		o.SegmentSeconds = 2
+	}
+	if o.Retry <= 0 {
+		o.Retry = time.Second
+	}
+	if o.StallSeconds <= 0 {
+		o.StallSeconds = 3
+	}
+}
+
+// Run records until o.Until (or ctx ends), run after run.
+func Run(ctx context.Context, o Options) error {
+	o.defaults()
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return err
+	}
+	var gap *Gap
+	for run := 0; ; run++ {
+		left := time.Until(o.Until)
+		if left <= 0 || ctx.Err() != nil {
+			break
+		}
+		r, err := o.run(ctx, run, left)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if r.seconds > 0 && gap != nil {
+			// The source came back: the gap ends where this run's media
+			// began (its first segment's end, less its length).
+			gap.To = r.firstAt.Add(-time.Duration(r.first * float64(time.Second)))
+			o.gap(*gap)
+			gap = nil
+		}
+		if time.Until(o.Until) <= 0 {
+			break
+		}
+		if gap == nil {
+			// A live source is recorded as it is sent: its media stopped
+			// where the run's length ends.
+			reason := "the source stopped sending"
+			if err != nil {
+				reason = oneLine(err.Error())
+			}
+			from := time.Now()
+			if r.seconds > 0 {
+				from = r.firstAt.Add(time.Duration((r.seconds - r.first) * float64(time.Second)))
+			}
+			gap = &Gap{From: from, Reason: reason}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(o.Retry):
+		}
+	}
+	if gap != nil {
+		gap.To = o.Until
+		o.gap(*gap)
+	}
+	return nil
+}
+
+func (o *Options) gap(g Gap) {
+	if o.OnGap != nil {
+		o.OnGap(g)
+	}
+}
+
+// ran is what a run made: its media's length, its first segment's length
+// and when that segment was complete.
+type ran struct {
+	seconds, first float64
+	firstAt        time.Time
+}
+
+// run is one ffmpeg run of at most left.
+func (o *Options) run(ctx context.Context, run int, left time.Duration) (ran, error) {
+	name := fmt.Sprintf("r%03d", run)
+	playlist := filepath.Join(o.Dir, name+".m3u8")
+	// A source that sends nothing for StallSeconds ends the run.
+	args := []string{"-rw_timeout", strconv.Itoa(o.StallSeconds * 1_000_000)}
+	if isHLS(o.Source) {
+		// A live playlist that stops growing ends the run too; a run starts
+		// at the live edge.
+		args = append(args, "-m3u8_hold_counters", strconv.Itoa(o.StallSeconds), "-live_start_index", "-1")
+	}
+	args = append(args,
+		"-i", o.Source,
+		"-t", strconv.FormatFloat(left.Seconds(), 'f', 3, 64),
+		"-map", "0:v:0?", "-map", "0:a?")
+	if o.Transcode {
+		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-g", strconv.Itoa(25*o.SegmentSeconds),
+			"-force_key_frames", fmt.Sprintf("expr:gte(t,n_forced*%d)", o.SegmentSeconds), "-c:a", "aac")
+	} else {
+		args = append(args, "-c", "copy", "-bsf:a", "aac_adtstoasc")
+	}
+	args = append(args, "-f", "hls", "-hls_time", strconv.Itoa(o.SegmentSeconds), "-hls_segment_type", "fmp4",
+		"-hls_playlist_type", "event", "-hls_fmp4_init_filename", name+"-init.mp4",
+		"-hls_segment_filename", filepath.Join(o.Dir, name+"-%05d.m4s"), playlist)
+	done := make(chan error, 1)
+	go func() { done <- media.Run(ctx, media.Command{Args: args}) }()
+	var r ran
+	seen := 0
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			o.emit(run, name, playlist, &seen, &r)
+			return r, err
+		case <-tick.C:
+			o.emit(run, name, playlist, &seen, &r)
+		}
+	}
+}
+
+// emit hands over the playlist's segments after the *seen first (those
+// listed are complete: ffmpeg lists a segment once it is written), adding
+// them to r.
+func (o *Options) emit(run int, name, playlist string, seen *int, r *ran) {
+	segs, err := readPlaylist(playlist)
+	if err != nil {
+		return
+	}
+	for ; *seen < len(segs); *seen++ {
+		s := segs[*seen]
+		if *seen == 0 {
+			r.first, r.firstAt = s.duration, time.Now()
+		}
+		r.seconds += s.duration
+		if o.OnSegment != nil {
+			o.OnSegment(Segment{Run: run, Index: *seen, Path: filepath.Join(o.Dir, s.name),
+				Init: filepath.Join(o.Dir, name+"-init.mp4"), Duration: s.duration})
+		}
+	}
+}
+
+type listed struct {
+	name     string
+	duration float64
+}
+
+// readPlaylist reads a media playlist's segments.
+func readPlaylist(path string) ([]listed, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []listed
+	var d float64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "#EXTINF:"):
+			v, _, _ := strings.Cut(strings.TrimPrefix(line, "#EXTINF:"), ",")
+			d, _ = strconv.ParseFloat(v, 64)
+		case line != "" && !strings.HasPrefix(line, "#"):
+			out = append(out, listed{name: line, duration: d})
+		}
+	}
+	return out, sc.Err()
+}
+
+// isHLS says whether a source is an HLS playlist.
+func isHLS(src string) bool {
+	u := strings.ToLower(src)
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	return (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) && strings.HasSuffix(u, ".m3u8")
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

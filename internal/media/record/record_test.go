@@ -1,0 +1,149 @@
+package record_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loupe-mam/loupe/internal/media/record"
+	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
+)
+
+// sender is a live source: ffmpeg sending 320×180 at 25 fps with a tone,
+// in real time, as an SRT listener on port.
+func sender(t *testing.T, port int) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
+		"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
+		"-c:a", "aac", "-f", "mpegts", fmt.Sprintf("srt://127.0.0.1:%d?mode=listener", port))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) //nolint:errcheck
+	return cmd
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.LocalAddr().(*net.UDPAddr).Port
+}
+
+// recording records the source until d from now and answers its segments
+// and gaps.
+func recording(t *testing.T, src string, d time.Duration) ([]record.Segment, []record.Gap) {
+	t.Helper()
+	var mu sync.Mutex
+	var segs []record.Segment
+	var gaps []record.Gap
+	err := record.Run(context.Background(), record.Options{Source: src, Dir: t.TempDir(), Until: time.Now().Add(d),
+		OnSegment: func(s record.Segment) { mu.Lock(); segs = append(segs, s); mu.Unlock() },
+		OnGap:     func(g record.Gap) { mu.Lock(); gaps = append(gaps, g); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return segs, gaps
+}
+
+// playable joins a run's init segment and segments and answers the
+// duration ffprobe reads.
+func playable(t *testing.T, segs []record.Segment, run int) float64 {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "run.mp4")
+	var data []byte
+	for i, s := range segs {
+		if s.Run != run {
+			continue
+		}
+		if len(data) == 0 {
+			b, err := os.ReadFile(s.Init)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = append(data, b...)
+		}
+		b, err := os.ReadFile(s.Path)
+		if err != nil {
+			t.Fatalf("segment %d: %v", i, err)
+		}
+		data = append(data, b...)
+	}
+	if err := os.WriteFile(out, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d float64
+	fmt.Sscan(string(b), &d) //nolint:errcheck
+	return d
+}
+
+// An 8 s recording of a live SRT source: segments arrive as it records,
+// each of them complete, and together they play for 8 s ± a segment.
+func TestRecordsALiveSource(t *testing.T) {
+	mediatest.Need(t, "ffmpeg", "ffprobe")
+	port := freePort(t)
+	sender(t, port)
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	segs, gaps := recording(t, fmt.Sprintf("srt://127.0.0.1:%d?mode=caller", port), 8*time.Second)
+	if len(gaps) != 0 {
+		t.Fatalf("gaps: %+v", gaps)
+	}
+	var total float64
+	for _, s := range segs {
+		total += s.Duration
+	}
+	if math.Abs(total-8) > 2 || len(segs) < 3 {
+		t.Fatalf("%d segments, %.2f s: %+v", len(segs), total, segs)
+	}
+	if d := playable(t, segs, 0); math.Abs(d-total) > 0.1 {
+		t.Fatalf("the segments play %.2f s, their playlist says %.2f s", d, total)
+	}
+	t.Logf("8 s recorded in %v: %d segments, %.2f s", time.Since(start).Round(time.Millisecond), len(segs), total)
+}
+
+// The source drops for about 3 s mid-recording: the recording goes on in
+// a new run when it is back, and the time away is one gap.
+func TestSourceDropIsAGap(t *testing.T) {
+	mediatest.Need(t, "ffmpeg", "ffprobe")
+	port := freePort(t)
+	first := sender(t, port)
+	go func() {
+		time.Sleep(4 * time.Second)
+		first.Process.Kill() //nolint:errcheck
+		time.Sleep(3 * time.Second)
+		sender(t, port)
+	}()
+	time.Sleep(500 * time.Millisecond)
+	segs, gaps := recording(t, fmt.Sprintf("srt://127.0.0.1:%d?mode=caller", port), 14*time.Second)
+	if len(gaps) != 1 {
+		t.Fatalf("gaps: %+v", gaps)
+	}
+	away := gaps[0].To.Sub(gaps[0].From).Seconds()
+	runs := map[int]float64{}
+	for _, s := range segs {
+		runs[s.Run] += s.Duration
+	}
+	var total float64
+	for _, d := range runs {
+		total += d
+	}
+	t.Logf("gap %.2f s (%s); runs %v", away, gaps[0].Reason, runs)
+	if away < 2 || away > 9 || len(runs) < 2 || math.Abs(total+away-13.5) > 3 {
+		t.Fatalf("gap %.2f s, runs %v (%.2f s recorded)", away, runs, total)
+	}
+}
