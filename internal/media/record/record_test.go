@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -91,6 +92,24 @@ func playable(t *testing.T, segs []record.Segment, run int) float64 {
 	return d
 }
 
+// decoded is how long a playlist's video plays, decoded by ffmpeg to its
+// end (the last frame's time).
+func decoded(t *testing.T, list string) float64 {
+	t.Helper()
+	out, err := exec.Command("ffmpeg", "-v", "error", "-allowed_extensions", "ALL", "-i", list, "-map", "0:v:0",
+		"-f", "null", "-progress", "pipe:1", "-").Output()
+	if err != nil {
+		t.Fatalf("%s: %v", list, err)
+	}
+	var us int64
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "out_time_us="); ok {
+			fmt.Sscan(v, &us) //nolint:errcheck
+		}
+	}
+	return float64(us) / 1e6
+}
+
 // An 8 s recording of a live SRT source: segments arrive as it records,
 // each of them complete, and together they play for 8 s ± a segment.
 func TestRecordsALiveSource(t *testing.T) {
@@ -143,6 +162,24 @@ func TestSourceDropIsAGap(t *testing.T) {
 		total += d
 	}
 	t.Logf("gap %.2f s (%s); runs %v", away, gaps[0].Reason, runs)
+	// The whole recording as one playlist: both runs play, one after the
+	// other, for what was recorded.
+	stored := make([]record.Stored, len(segs))
+	for i, s := range segs {
+		stored[i] = record.Stored{Run: s.Run, URI: s.Path, InitURI: s.Init, Duration: s.Duration}
+	}
+	list := filepath.Join(t.TempDir(), "recording.m3u8")
+	f, err := os.Create(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := record.Playlist(f, stored, true); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if d := decoded(t, list); math.Abs(d-total) > 0.2 {
+		t.Fatalf("the playlist plays %.2f s; its segments are %.2f s", d, total)
+	}
 	if away < 2 || away > 9 || len(runs) < 2 || math.Abs(total+away-13.5) > 3 {
 		t.Fatalf("gap %.2f s, runs %v (%.2f s recorded)", away, runs, total)
 	}
