@@ -132,6 +132,15 @@ func TestRecordsALiveSource(t *testing.T) {
 	if d := playable(t, segs, 0); math.Abs(d-total) > 0.1 {
 		t.Fatalf("the segments play %.2f s, their playlist says %.2f s", d, total)
 	}
+	// A thumbnail of a segment as it arrives.
+	thumb := filepath.Join(t.TempDir(), "thumb.jpg")
+	if err := record.Thumbnail(context.Background(), segs[1], 160, thumb); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0",
+		thumb).Output(); err != nil || strings.TrimSpace(string(b)) != "mjpeg,160,90" {
+		t.Fatalf("thumbnail: %s %v", b, err)
+	}
 	t.Logf("8 s recorded in %v: %d segments, %.2f s", time.Since(start).Round(time.Millisecond), len(segs), total)
 }
 

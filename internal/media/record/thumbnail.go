@@ -1,0 +1,18 @@
+package record
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/loupe-mam/loupe/internal/media"
+)
+
+// Thumbnail writes a JPEG of a segment's first frame, width px wide, to
+// out: thumbnails as the recording goes. A segment of fragmented MP4 is
+// read after its run's init segment (the concat protocol joins the
+// bytes).
+func Thumbnail(ctx context.Context, s Segment, width int, out string) error {
+	return media.Run(ctx, media.Command{Args: []string{
+		"-i", "concat:" + s.Init + "|" + s.Path, "-map", "0:v:0", "-frames:v", "1",
+		"-vf", "scale=" + strconv.Itoa(width) + ":-2", "-q:v", "4", "-f", "image2", out}})
+}
