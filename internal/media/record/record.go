@@ -1,7 +1,8 @@
 // Package record records a live source with ffmpeg into HLS segments
 // (fragmented MP4) on local disk, a run at a time: the source's streams
-// copied (or, with Transcode, made into an H.264/AAC proxy), each segment
-// handed to the caller as soon as it is complete, so that what is
+// copied as the original and, with Proxy, an H.264/AAC proxy made beside
+// them by the same ffmpeg (for sources a browser cannot play), each
+// segment handed to the caller as soon as it is complete, so that what is
 // recorded can be stored and played while the recording goes on. A
 // source that drops ends a run; the next run starts when the source is
 // back, and the time between is reported as a gap. It knows neither items
@@ -31,8 +32,14 @@ type Options struct {
 	Until time.Time
 	// SegmentSeconds is the segments' length (default 2).
 	SegmentSeconds int
-	// Transcode makes an H.264/AAC proxy instead of copying the streams.
-	Transcode bool
+	// AudioCodec is the source's audio codec as its probe named it ("":
+	// aac, what live sources mostly send): AAC in ADTS (MPEG-TS) gets the
+	// headers MP4 wants; other codecs are copied as they are.
+	AudioCodec string
+	// Proxy makes an H.264/AAC proxy (short side ProxyHeight, default
+	// 720) beside the copied original.
+	Proxy       bool
+	ProxyHeight int
 	// Retry is the wait before the source is tried again (default 1 s).
 	Retry time.Duration
 	// StallSeconds is how long a source may send nothing before its run
@@ -44,8 +51,16 @@ type Options struct {
 	OnGap func(Gap)
 }
 
+// What a segment is of.
+const (
+	Original = "original"
+	ProxyOut = "proxy"
+)
+
 // Segment is one complete segment of a run.
 type Segment struct {
+	// Of is Original or ProxyOut.
+	Of string
 	// Run numbers the runs from 0; Index the segments of a run from 0.
 	Run, Index int
 	// Path is the segment's file, Init the run's initialization segment
@@ -71,6 +86,9 @@ func (o *Options) defaults() {
 	}
 	if o.StallSeconds <= 0 {
 		o.StallSeconds = 3
+	}
+	if o.ProxyHeight <= 0 {
+		o.ProxyHeight = 720
 	}
 }
 
@@ -142,7 +160,6 @@ type ran struct {
 // run is one ffmpeg run of at most left.
 func (o *Options) run(ctx context.Context, run int, left time.Duration) (ran, error) {
 	name := fmt.Sprintf("r%03d", run)
-	playlist := filepath.Join(o.Dir, name+".m3u8")
 	// A source that sends nothing for StallSeconds ends the run.
 	args := []string{"-rw_timeout", strconv.Itoa(o.StallSeconds * 1_000_000)}
 	if isHLS(o.Source) {
@@ -150,53 +167,75 @@ func (o *Options) run(ctx context.Context, run int, left time.Duration) (ran, er
 		// at the live edge.
 		args = append(args, "-m3u8_hold_counters", strconv.Itoa(o.StallSeconds), "-live_start_index", "-1")
 	}
-	args = append(args,
-		"-i", o.Source,
-		"-t", strconv.FormatFloat(left.Seconds(), 'f', 3, 64),
-		"-map", "0:v:0?", "-map", "0:a?")
-	if o.Transcode {
-		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-g", strconv.Itoa(25*o.SegmentSeconds),
-			"-force_key_frames", fmt.Sprintf("expr:gte(t,n_forced*%d)", o.SegmentSeconds), "-c:a", "aac")
-	} else {
-		args = append(args, "-c", "copy", "-bsf:a", "aac_adtstoasc")
+	args = append(args, "-i", o.Source, "-map", "0:v:0?", "-map", "0:a?")
+	hls := func(name string) []string {
+		return []string{"-t", strconv.FormatFloat(left.Seconds(), 'f', 3, 64), "-f", "hls", "-hls_time", strconv.Itoa(o.SegmentSeconds), "-hls_segment_type", "fmp4",
+			"-hls_playlist_type", "event", "-hls_fmp4_init_filename", name + "-init.mp4",
+			"-hls_segment_filename", filepath.Join(o.Dir, name+"-%05d.m4s"), filepath.Join(o.Dir, name+".m3u8")}
 	}
-	args = append(args, "-f", "hls", "-hls_time", strconv.Itoa(o.SegmentSeconds), "-hls_segment_type", "fmp4",
-		"-hls_playlist_type", "event", "-hls_fmp4_init_filename", name+"-init.mp4",
-		"-hls_segment_filename", filepath.Join(o.Dir, name+"-%05d.m4s"), playlist)
+	// The original: the source's streams as they are.
+	args = append(args, "-c", "copy")
+	if o.AudioCodec == "" || o.AudioCodec == "aac" {
+		args = append(args, "-bsf:a", "aac_adtstoasc")
+	}
+	args = append(args, hls(name)...)
+	outs := []output{{Original, name}}
+	if o.Proxy {
+		// The proxy: a keyframe at each segment's start, so that every
+		// segment plays on its own.
+		p := name + "-proxy"
+		args = append(args, "-map", "0:v:0?", "-map", "0:a:0?",
+			"-vf", fmt.Sprintf("scale=-2:'min(%d,ih)',format=yuv420p", o.ProxyHeight),
+			"-c:v", "libx264", "-preset", "veryfast", "-profile:v", "high",
+			"-force_key_frames", fmt.Sprintf("expr:gte(t,n_forced*%d)", o.SegmentSeconds),
+			"-c:a", "aac", "-ac", "2", "-ar", "48000")
+		args = append(args, hls(p)...)
+		outs = append(outs, output{ProxyOut, p})
+	}
 	done := make(chan error, 1)
 	go func() { done <- media.Run(ctx, media.Command{Args: args}) }()
 	var r ran
-	seen := 0
+	seen := make([]int, len(outs))
+	emit := func() {
+		for i, out := range outs {
+			o.emit(run, out, &seen[i], &r)
+		}
+	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case err := <-done:
-			o.emit(run, name, playlist, &seen, &r)
+			emit()
 			return r, err
 		case <-tick.C:
-			o.emit(run, name, playlist, &seen, &r)
+			emit()
 		}
 	}
 }
 
-// emit hands over the playlist's segments after the *seen first (those
-// listed are complete: ffmpeg lists a segment once it is written), adding
-// them to r.
-func (o *Options) emit(run int, name, playlist string, seen *int, r *ran) {
-	segs, err := readPlaylist(playlist)
+// output is one of a run's playlists.
+type output struct{ of, name string }
+
+// emit hands over an output's segments after the *seen first (those
+// listed are complete: ffmpeg lists a segment once it is written); the
+// original's count in r.
+func (o *Options) emit(run int, out output, seen *int, r *ran) {
+	segs, err := readPlaylist(filepath.Join(o.Dir, out.name+".m3u8"))
 	if err != nil {
 		return
 	}
 	for ; *seen < len(segs); *seen++ {
 		s := segs[*seen]
-		if *seen == 0 {
-			r.first, r.firstAt = s.duration, time.Now()
+		if out.of == Original {
+			if *seen == 0 {
+				r.first, r.firstAt = s.duration, time.Now()
+			}
+			r.seconds += s.duration
 		}
-		r.seconds += s.duration
 		if o.OnSegment != nil {
-			o.OnSegment(Segment{Run: run, Index: *seen, Path: filepath.Join(o.Dir, s.name),
-				Init: filepath.Join(o.Dir, name+"-init.mp4"), Duration: s.duration})
+			o.OnSegment(Segment{Of: out.of, Run: run, Index: *seen, Path: filepath.Join(o.Dir, s.name),
+				Init: filepath.Join(o.Dir, out.name+"-init.mp4"), Duration: s.duration})
 		}
 	}
 }

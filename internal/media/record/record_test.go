@@ -18,12 +18,16 @@ import (
 )
 
 // sender is a live source: ffmpeg sending 320×180 at 25 fps with a tone,
-// in real time, as an SRT listener on port.
-func sender(t *testing.T, port int) *exec.Cmd {
+// in real time, as an SRT listener on port (H.264/AAC, or with codecs
+// the arguments given).
+func sender(t *testing.T, port int, codecs ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
-		"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
-		"-c:a", "aac", "-f", "mpegts", fmt.Sprintf("srt://127.0.0.1:%d?mode=listener", port))
+	if len(codecs) == 0 {
+		codecs = []string{"-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac"}
+	}
+	args := append([]string{"-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
+		"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"}, codecs...)
+	cmd := exec.Command("ffmpeg", append(args, "-f", "mpegts", fmt.Sprintf("srt://127.0.0.1:%d?mode=listener", port))...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -41,16 +45,21 @@ func freePort(t *testing.T) int {
 	return l.LocalAddr().(*net.UDPAddr).Port
 }
 
-// recording records the source until d from now and answers its segments
-// and gaps.
-func recording(t *testing.T, src string, d time.Duration) ([]record.Segment, []record.Gap) {
+// recording records the source until d from now with o and answers its
+// segments and gaps.
+func recording(t *testing.T, src string, d time.Duration, o ...record.Options) ([]record.Segment, []record.Gap) {
 	t.Helper()
 	var mu sync.Mutex
 	var segs []record.Segment
 	var gaps []record.Gap
-	err := record.Run(context.Background(), record.Options{Source: src, Dir: t.TempDir(), Until: time.Now().Add(d),
-		OnSegment: func(s record.Segment) { mu.Lock(); segs = append(segs, s); mu.Unlock() },
-		OnGap:     func(g record.Gap) { mu.Lock(); gaps = append(gaps, g); mu.Unlock() }})
+	opts := record.Options{}
+	if len(o) > 0 {
+		opts = o[0]
+	}
+	opts.Source, opts.Dir, opts.Until = src, t.TempDir(), time.Now().Add(d)
+	opts.OnSegment = func(s record.Segment) { mu.Lock(); segs = append(segs, s); mu.Unlock() }
+	opts.OnGap = func(g record.Gap) { mu.Lock(); gaps = append(gaps, g); mu.Unlock() }
+	err := record.Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,5 +200,46 @@ func TestSourceDropIsAGap(t *testing.T) {
 	}
 	if away < 2 || away > 9 || len(runs) < 2 || math.Abs(total+away-13.5) > 3 {
 		t.Fatalf("gap %.2f s, runs %v (%.2f s recorded)", away, runs, total)
+	}
+}
+
+// A broadcast source a browser cannot play (MPEG-2 video, MP2 audio):
+// the original keeps its codecs, and the proxy beside it is H.264/AAC,
+// segment for segment as long.
+func TestProxyBesideTheOriginal(t *testing.T) {
+	mediatest.Need(t, "ffmpeg", "ffprobe")
+	port := freePort(t)
+	sender(t, port, "-c:v", "mpeg2video", "-g", "25", "-c:a", "mp2")
+	time.Sleep(500 * time.Millisecond)
+	segs, gaps := recording(t, fmt.Sprintf("srt://127.0.0.1:%d?mode=caller", port), 6*time.Second,
+		record.Options{AudioCodec: "mp2", Proxy: true, ProxyHeight: 144})
+	if len(gaps) != 0 {
+		t.Fatalf("gaps: %+v", gaps)
+	}
+	var of = map[string][]record.Segment{}
+	var total = map[string]float64{}
+	for _, s := range segs {
+		of[s.Of] = append(of[s.Of], s)
+		total[s.Of] += s.Duration
+	}
+	if math.Abs(total[record.Original]-6) > 2 || math.Abs(total[record.ProxyOut]-total[record.Original]) > 0.5 {
+		t.Fatalf("original %.2f s, proxy %.2f s", total[record.Original], total[record.ProxyOut])
+	}
+	codecs := func(s record.Segment) string {
+		t.Helper()
+		b, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=codec_name,height", "-of", "csv=p=0",
+			"concat:"+s.Init+"|"+s.Path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(strings.ReplaceAll(string(b), ",", " ")), " ")
+	}
+	// (MPEG-1 Layer II in MP4 is object type 0x6B, which ffprobe names mp3:
+	// the same bytes.)
+	if got := codecs(of[record.Original][0]); got != "mpeg2video 180 mp3" {
+		t.Fatalf("original: %s", got)
+	}
+	if got := codecs(of[record.ProxyOut][0]); got != "h264 144 aac" {
+		t.Fatalf("proxy: %s", got)
 	}
 }
