@@ -105,8 +105,11 @@ func playable(t *testing.T, segs []record.Segment, run int) float64 {
 // end (the last frame's time).
 func decoded(t *testing.T, list string) float64 {
 	t.Helper()
-	out, err := exec.Command("ffmpeg", "-v", "error", "-allowed_extensions", "ALL", "-i", list, "-map", "0:v:0",
-		"-f", "null", "-progress", "pipe:1", "-").Output()
+	args := []string{"-v", "error"}
+	if strings.HasSuffix(list, ".m3u8") {
+		args = append(args, "-allowed_extensions", "ALL")
+	}
+	out, err := exec.Command("ffmpeg", append(args, "-i", list, "-map", "0:v:0", "-f", "null", "-progress", "pipe:1", "-")...).Output()
 	if err != nil {
 		t.Fatalf("%s: %v", list, err)
 	}
@@ -197,6 +200,15 @@ func TestSourceDropIsAGap(t *testing.T) {
 	f.Close()
 	if d := decoded(t, list); math.Abs(d-total) > 0.2 {
 		t.Fatalf("the playlist plays %.2f s; its segments are %.2f s", d, total)
+	}
+	// At the end, the segments become one original of both runs.
+	dir := t.TempDir()
+	original := filepath.Join(dir, "original.mp4")
+	if err := record.Join(context.Background(), segs, dir, original); err != nil {
+		t.Fatal(err)
+	}
+	if d := decoded(t, original); math.Abs(d-total) > 0.2 {
+		t.Fatalf("the joined original plays %.2f s; its segments are %.2f s", d, total)
 	}
 	if away < 2 || away > 9 || len(runs) < 2 || math.Abs(total+away-13.5) > 3 {
 		t.Fatalf("gap %.2f s, runs %v (%.2f s recorded)", away, runs, total)
