@@ -39,6 +39,7 @@ type ResolverRoot interface {
 	Item() ItemResolver
 	ItemConnection() ItemConnectionResolver
 	ItemMetadata() ItemMetadataResolver
+	LiveSource() LiveSourceResolver
 	Mutation() MutationResolver
 	Notification() NotificationResolver
 	Preset() PresetResolver
@@ -262,6 +263,10 @@ type ComplexityRoot struct {
 	}
 
 	DeleteIngestStorageConfigPayload struct {
+		ID func(childComplexity int) int
+	}
+
+	DeleteLivePipelinePayload struct {
 		ID func(childComplexity int) int
 	}
 
@@ -590,6 +595,73 @@ type ComplexityRoot struct {
 		VersionState     func(childComplexity int) int
 	}
 
+	LiveAudio struct {
+		Channels   func(childComplexity int) int
+		Codec      func(childComplexity int) int
+		SampleRate func(childComplexity int) int
+	}
+
+	LiveDynamicSources struct {
+		Current              func(childComplexity int) int
+		DynamicSourceListKey func(childComplexity int) int
+	}
+
+	LiveMeasurement struct {
+		Address func(childComplexity int) int
+		Audio   func(childComplexity int) int
+		Format  func(childComplexity int) int
+		Video   func(childComplexity int) int
+	}
+
+	LivePipeline struct {
+		AudioOnly                   func(childComplexity int) int
+		CheckedOn                   func(childComplexity int) int
+		Cidr                        func(childComplexity int) int
+		CreatedByUserID             func(childComplexity int) int
+		CreatedOn                   func(childComplexity int) int
+		LiveSourceID                func(childComplexity int) int
+		LiveSourceName              func(childComplexity int) int
+		LiveSourceType              func(childComplexity int) int
+		Measured                    func(childComplexity int) int
+		MediaPipelineDynamicSources func(childComplexity int) int
+		MediaPipelineStatus         func(childComplexity int) int
+		ModifiedOn                  func(childComplexity int) int
+		MxfWithTsProxy              func(childComplexity int) int
+		ObjectOutput                func(childComplexity int) int
+		PipelineID                  func(childComplexity int) int
+		PipelineLocationID          func(childComplexity int) int
+		PipelineName                func(childComplexity int) int
+		Sources                     func(childComplexity int) int
+		Stale                       func(childComplexity int) int
+		Status                      func(childComplexity int) int
+	}
+
+	LivePipelineStatus struct {
+		ActiveDynamicSource func(childComplexity int) int
+		Source              func(childComplexity int) int
+	}
+
+	LiveSource struct {
+		Key  func(childComplexity int) int
+		Name func(childComplexity int) int
+		Type func(childComplexity int) int
+		URL  func(childComplexity int) int
+	}
+
+	LiveSourceStatus struct {
+		ErrorMessage func(childComplexity int) int
+		Reason       func(childComplexity int) int
+		Type         func(childComplexity int) int
+	}
+
+	LiveVideo struct {
+		Codec     func(childComplexity int) int
+		FrameRate func(childComplexity int) int
+		Height    func(childComplexity int) int
+		Profile   func(childComplexity int) int
+		Width     func(childComplexity int) int
+	}
+
 	Mdf struct {
 		Active        func(childComplexity int) int
 		Color         func(childComplexity int) int
@@ -693,6 +765,7 @@ type ComplexityRoot struct {
 		CreateGeneratedMediaLocation     func(childComplexity int, input model.GeneratedMediaLocationInput) int
 		CreateIngestStorageConfig        func(childComplexity int, input model.IngestStorageConfigInput) int
 		CreateItem                       func(childComplexity int, input loupe.CreateItemInput) int
+		CreateLivePipeline               func(childComplexity int, input loupe.LivePipelineInput) int
 		CreateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
@@ -711,6 +784,7 @@ type ComplexityRoot struct {
 		DeleteGatewayConfig              func(childComplexity int, id string) int
 		DeleteIngestStorageConfig        func(childComplexity int, id string) int
 		DeleteItem                       func(childComplexity int, input model.ItemIDInput) int
+		DeleteLivePipeline               func(childComplexity int, id string) int
 		DeleteMdf                        func(childComplexity int, input model.DeleteMdfInput) int
 		DeleteOptionList                 func(childComplexity int, input model.DeleteOptionListInput) int
 		DeletePreset                     func(childComplexity int, id string) int
@@ -724,6 +798,7 @@ type ComplexityRoot struct {
 		LockUpload                       func(childComplexity int, input model.LockUploadInput) int
 		MigrateMediaLocation             func(childComplexity int, input model.MigrateMediaLocationInput) int
 		MoveItem                         func(childComplexity int, input model.MoveItemInput) int
+		ProbeLivePipeline                func(childComplexity int, id string) int
 		ProcessItem                      func(childComplexity int, input model.ProcessInput) int
 		PutReplication                   func(childComplexity int, input loupe.PutReplicationInput) int
 		ReactToComment                   func(childComplexity int, input model.ReactToCommentInput) int
@@ -742,6 +817,7 @@ type ComplexityRoot struct {
 		SetRelations                     func(childComplexity int, input model.SetRelationsInput) int
 		SetTranscriptionLanguageSettings func(childComplexity int, input []*model.TranscriptionLanguageSettingInput) int
 		StartUpload                      func(childComplexity int, input model.StartUploadInput) int
+		SwitchLivePipelineSource         func(childComplexity int, id string, key string) int
 		ToggleArchive                    func(childComplexity int, input model.ItemIDInput) int
 		UndeleteItem                     func(childComplexity int, input model.ItemIDInput) int
 		UndismissNotifications           func(childComplexity int, ids []string) int
@@ -751,6 +827,7 @@ type ComplexityRoot struct {
 		UpdateComment                    func(childComplexity int, input loupe.UpdateCommentInput) int
 		UpdateFolder                     func(childComplexity int, input model.UpdateFolderInput) int
 		UpdateItemMetadata               func(childComplexity int, input model.UpdateItemMetadataInput) int
+		UpdateLivePipeline               func(childComplexity int, id string, input loupe.LivePipelineInput) int
 		UpdateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
 		UpdateOptionList                 func(childComplexity int, input store.OptionListInput) int
@@ -921,6 +998,8 @@ type ComplexityRoot struct {
 		ItemChanges                         func(childComplexity int, since time.Time, first *int, after *string) int
 		Items                               func(childComplexity int, first *int, after *string, filter *model.ItemFilter, orderBy *model.ItemOrder) int
 		ItemsByExternalID                   func(childComplexity int, externalIds []string) int
+		LivePipeline                        func(childComplexity int, id string) int
+		LivePipelines                       func(childComplexity int) int
 		Mdf                                 func(childComplexity int, id string) int
 		Mdfs                                func(childComplexity int) int
 		Metering                            func(childComplexity int, startDay *int, endDay *int, tenantIds []string) int
@@ -2299,6 +2378,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteIngestStorageConfigPayload.ID(childComplexity), true
+
+	case "DeleteLivePipelinePayload.id":
+		if e.ComplexityRoot.DeleteLivePipelinePayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteLivePipelinePayload.ID(childComplexity), true
 
 	case "DeleteMdfPayload.id":
 		if e.ComplexityRoot.DeleteMdfPayload.ID == nil {
@@ -4074,6 +4160,307 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ItemVersion.VersionState(childComplexity), true
 
+	case "LiveAudio.channels":
+		if e.ComplexityRoot.LiveAudio.Channels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveAudio.Channels(childComplexity), true
+
+	case "LiveAudio.codec":
+		if e.ComplexityRoot.LiveAudio.Codec == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveAudio.Codec(childComplexity), true
+
+	case "LiveAudio.sampleRate":
+		if e.ComplexityRoot.LiveAudio.SampleRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveAudio.SampleRate(childComplexity), true
+
+	case "LiveDynamicSources.current":
+		if e.ComplexityRoot.LiveDynamicSources.Current == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveDynamicSources.Current(childComplexity), true
+
+	case "LiveDynamicSources.dynamicSourceListKey":
+		if e.ComplexityRoot.LiveDynamicSources.DynamicSourceListKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveDynamicSources.DynamicSourceListKey(childComplexity), true
+
+	case "LiveMeasurement.address":
+		if e.ComplexityRoot.LiveMeasurement.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveMeasurement.Address(childComplexity), true
+
+	case "LiveMeasurement.audio":
+		if e.ComplexityRoot.LiveMeasurement.Audio == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveMeasurement.Audio(childComplexity), true
+
+	case "LiveMeasurement.format":
+		if e.ComplexityRoot.LiveMeasurement.Format == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveMeasurement.Format(childComplexity), true
+
+	case "LiveMeasurement.video":
+		if e.ComplexityRoot.LiveMeasurement.Video == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveMeasurement.Video(childComplexity), true
+
+	case "LivePipeline.audioOnly":
+		if e.ComplexityRoot.LivePipeline.AudioOnly == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.AudioOnly(childComplexity), true
+
+	case "LivePipeline.checkedOn":
+		if e.ComplexityRoot.LivePipeline.CheckedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.CheckedOn(childComplexity), true
+
+	case "LivePipeline.cidr":
+		if e.ComplexityRoot.LivePipeline.Cidr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.Cidr(childComplexity), true
+
+	case "LivePipeline.createdByUserId":
+		if e.ComplexityRoot.LivePipeline.CreatedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.CreatedByUserID(childComplexity), true
+
+	case "LivePipeline.createdOn":
+		if e.ComplexityRoot.LivePipeline.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.CreatedOn(childComplexity), true
+
+	case "LivePipeline.liveSourceId":
+		if e.ComplexityRoot.LivePipeline.LiveSourceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.LiveSourceID(childComplexity), true
+
+	case "LivePipeline.liveSourceName":
+		if e.ComplexityRoot.LivePipeline.LiveSourceName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.LiveSourceName(childComplexity), true
+
+	case "LivePipeline.liveSourceType":
+		if e.ComplexityRoot.LivePipeline.LiveSourceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.LiveSourceType(childComplexity), true
+
+	case "LivePipeline.measured":
+		if e.ComplexityRoot.LivePipeline.Measured == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.Measured(childComplexity), true
+
+	case "LivePipeline.mediaPipelineDynamicSources":
+		if e.ComplexityRoot.LivePipeline.MediaPipelineDynamicSources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.MediaPipelineDynamicSources(childComplexity), true
+
+	case "LivePipeline.mediaPipelineStatus":
+		if e.ComplexityRoot.LivePipeline.MediaPipelineStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.MediaPipelineStatus(childComplexity), true
+
+	case "LivePipeline.modifiedOn":
+		if e.ComplexityRoot.LivePipeline.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.ModifiedOn(childComplexity), true
+
+	case "LivePipeline.mxfWithTsProxy":
+		if e.ComplexityRoot.LivePipeline.MxfWithTsProxy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.MxfWithTsProxy(childComplexity), true
+
+	case "LivePipeline.objectOutput":
+		if e.ComplexityRoot.LivePipeline.ObjectOutput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.ObjectOutput(childComplexity), true
+
+	case "LivePipeline.pipelineId":
+		if e.ComplexityRoot.LivePipeline.PipelineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.PipelineID(childComplexity), true
+
+	case "LivePipeline.pipelineLocationId":
+		if e.ComplexityRoot.LivePipeline.PipelineLocationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.PipelineLocationID(childComplexity), true
+
+	case "LivePipeline.pipelineName":
+		if e.ComplexityRoot.LivePipeline.PipelineName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.PipelineName(childComplexity), true
+
+	case "LivePipeline.sources":
+		if e.ComplexityRoot.LivePipeline.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.Sources(childComplexity), true
+
+	case "LivePipeline.stale":
+		if e.ComplexityRoot.LivePipeline.Stale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.Stale(childComplexity), true
+
+	case "LivePipeline.status":
+		if e.ComplexityRoot.LivePipeline.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipeline.Status(childComplexity), true
+
+	case "LivePipelineStatus.activeDynamicSource":
+		if e.ComplexityRoot.LivePipelineStatus.ActiveDynamicSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipelineStatus.ActiveDynamicSource(childComplexity), true
+
+	case "LivePipelineStatus.source":
+		if e.ComplexityRoot.LivePipelineStatus.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LivePipelineStatus.Source(childComplexity), true
+
+	case "LiveSource.key":
+		if e.ComplexityRoot.LiveSource.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveSource.Key(childComplexity), true
+
+	case "LiveSource.name":
+		if e.ComplexityRoot.LiveSource.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveSource.Name(childComplexity), true
+
+	case "LiveSource.type":
+		if e.ComplexityRoot.LiveSource.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveSource.Type(childComplexity), true
+
+	case "LiveSource.url":
+		if e.ComplexityRoot.LiveSource.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveSource.URL(childComplexity), true
+
+	case "LiveSourceStatus.errorMessage":
+		if e.ComplexityRoot.LiveSourceStatus.ErrorMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveSourceStatus.ErrorMessage(childComplexity), true
+
+	case "LiveSourceStatus.reason":
+		if e.ComplexityRoot.LiveSourceStatus.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveSourceStatus.Reason(childComplexity), true
+
+	case "LiveSourceStatus.type":
+		if e.ComplexityRoot.LiveSourceStatus.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveSourceStatus.Type(childComplexity), true
+
+	case "LiveVideo.codec":
+		if e.ComplexityRoot.LiveVideo.Codec == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveVideo.Codec(childComplexity), true
+
+	case "LiveVideo.frameRate":
+		if e.ComplexityRoot.LiveVideo.FrameRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveVideo.FrameRate(childComplexity), true
+
+	case "LiveVideo.height":
+		if e.ComplexityRoot.LiveVideo.Height == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveVideo.Height(childComplexity), true
+
+	case "LiveVideo.profile":
+		if e.ComplexityRoot.LiveVideo.Profile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveVideo.Profile(childComplexity), true
+
+	case "LiveVideo.width":
+		if e.ComplexityRoot.LiveVideo.Width == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LiveVideo.Width(childComplexity), true
+
 	case "Mdf.active":
 		if e.ComplexityRoot.Mdf.Active == nil {
 			break
@@ -4565,6 +4952,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.CreateItem(childComplexity, args["input"].(loupe.CreateItemInput)), true
 
+	case "Mutation.createLivePipeline":
+		if e.ComplexityRoot.Mutation.CreateLivePipeline == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createLivePipeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateLivePipeline(childComplexity, args["input"].(loupe.LivePipelineInput)), true
+
 	case "Mutation.createMdf":
 		if e.ComplexityRoot.Mutation.CreateMdf == nil {
 			break
@@ -4781,6 +5180,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.DeleteItem(childComplexity, args["input"].(model.ItemIDInput)), true
 
+	case "Mutation.deleteLivePipeline":
+		if e.ComplexityRoot.Mutation.DeleteLivePipeline == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteLivePipeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteLivePipeline(childComplexity, args["id"].(string)), true
+
 	case "Mutation.deleteMdf":
 		if e.ComplexityRoot.Mutation.DeleteMdf == nil {
 			break
@@ -4936,6 +5347,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MoveItem(childComplexity, args["input"].(model.MoveItemInput)), true
+
+	case "Mutation.probeLivePipeline":
+		if e.ComplexityRoot.Mutation.ProbeLivePipeline == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_probeLivePipeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ProbeLivePipeline(childComplexity, args["id"].(string)), true
 
 	case "Mutation.processItem":
 		if e.ComplexityRoot.Mutation.ProcessItem == nil {
@@ -5153,6 +5576,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.StartUpload(childComplexity, args["input"].(model.StartUploadInput)), true
 
+	case "Mutation.switchLivePipelineSource":
+		if e.ComplexityRoot.Mutation.SwitchLivePipelineSource == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_switchLivePipelineSource_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SwitchLivePipelineSource(childComplexity, args["id"].(string), args["key"].(string)), true
+
 	case "Mutation.toggleArchive":
 		if e.ComplexityRoot.Mutation.ToggleArchive == nil {
 			break
@@ -5260,6 +5695,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateItemMetadata(childComplexity, args["input"].(model.UpdateItemMetadataInput)), true
+
+	case "Mutation.updateLivePipeline":
+		if e.ComplexityRoot.Mutation.UpdateLivePipeline == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateLivePipeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateLivePipeline(childComplexity, args["id"].(string), args["input"].(loupe.LivePipelineInput)), true
 
 	case "Mutation.updateMdf":
 		if e.ComplexityRoot.Mutation.UpdateMdf == nil {
@@ -6160,6 +6607,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ItemsByExternalID(childComplexity, args["externalIds"].([]string)), true
+
+	case "Query.livePipeline":
+		if e.ComplexityRoot.Query.LivePipeline == nil {
+			break
+		}
+
+		args, err := ec.field_Query_livePipeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LivePipeline(childComplexity, args["id"].(string)), true
+
+	case "Query.livePipelines":
+		if e.ComplexityRoot.Query.LivePipelines == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.LivePipelines(childComplexity), true
 
 	case "Query.mdf":
 		if e.ComplexityRoot.Query.Mdf == nil {
@@ -8980,6 +9446,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputItemFolderInput,
 		ec.unmarshalInputItemIdInput,
 		ec.unmarshalInputItemMetadataInput,
+		ec.unmarshalInputLivePipelineInput,
+		ec.unmarshalInputLiveSourceInput,
 		ec.unmarshalInputLockUploadInput,
 		ec.unmarshalInputMdfFieldInput,
 		ec.unmarshalInputMdfInput,
@@ -9119,7 +9587,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/replication.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/live.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/replication.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -9140,6 +9608,7 @@ var sources = []*ast.Source{
 	{Name: "schema/generated_media.graphqls", Input: sourceData("schema/generated_media.graphqls"), BuiltIn: false},
 	{Name: "schema/ingest.graphqls", Input: sourceData("schema/ingest.graphqls"), BuiltIn: false},
 	{Name: "schema/items.graphqls", Input: sourceData("schema/items.graphqls"), BuiltIn: false},
+	{Name: "schema/live.graphqls", Input: sourceData("schema/live.graphqls"), BuiltIn: false},
 	{Name: "schema/mdfs.graphqls", Input: sourceData("schema/mdfs.graphqls"), BuiltIn: false},
 	{Name: "schema/notifications.graphqls", Input: sourceData("schema/notifications.graphqls"), BuiltIn: false},
 	{Name: "schema/presets.graphqls", Input: sourceData("schema/presets.graphqls"), BuiltIn: false},
@@ -9569,6 +10038,14 @@ func (ec *executionContext) childFields_DeleteIngestStorageConfigPayload(ctx con
 		return ec.fieldContext_DeleteIngestStorageConfigPayload_id(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteIngestStorageConfigPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteLivePipelinePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteLivePipelinePayload_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteLivePipelinePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteMdfPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10195,6 +10672,140 @@ func (ec *executionContext) childFields_ItemVersion(ctx context.Context, field g
 		return ec.fieldContext_ItemVersion_createdBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ItemVersion", field.Name)
+}
+
+func (ec *executionContext) childFields_LiveAudio(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "codec":
+		return ec.fieldContext_LiveAudio_codec(ctx, field)
+	case "channels":
+		return ec.fieldContext_LiveAudio_channels(ctx, field)
+	case "sampleRate":
+		return ec.fieldContext_LiveAudio_sampleRate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LiveAudio", field.Name)
+}
+
+func (ec *executionContext) childFields_LiveDynamicSources(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "current":
+		return ec.fieldContext_LiveDynamicSources_current(ctx, field)
+	case "dynamicSourceListKey":
+		return ec.fieldContext_LiveDynamicSources_dynamicSourceListKey(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LiveDynamicSources", field.Name)
+}
+
+func (ec *executionContext) childFields_LiveMeasurement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "format":
+		return ec.fieldContext_LiveMeasurement_format(ctx, field)
+	case "video":
+		return ec.fieldContext_LiveMeasurement_video(ctx, field)
+	case "audio":
+		return ec.fieldContext_LiveMeasurement_audio(ctx, field)
+	case "address":
+		return ec.fieldContext_LiveMeasurement_address(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LiveMeasurement", field.Name)
+}
+
+func (ec *executionContext) childFields_LivePipeline(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_LivePipeline_status(ctx, field)
+	case "liveSourceId":
+		return ec.fieldContext_LivePipeline_liveSourceId(ctx, field)
+	case "liveSourceType":
+		return ec.fieldContext_LivePipeline_liveSourceType(ctx, field)
+	case "liveSourceName":
+		return ec.fieldContext_LivePipeline_liveSourceName(ctx, field)
+	case "cidr":
+		return ec.fieldContext_LivePipeline_cidr(ctx, field)
+	case "pipelineId":
+		return ec.fieldContext_LivePipeline_pipelineId(ctx, field)
+	case "pipelineName":
+		return ec.fieldContext_LivePipeline_pipelineName(ctx, field)
+	case "pipelineLocationId":
+		return ec.fieldContext_LivePipeline_pipelineLocationId(ctx, field)
+	case "objectOutput":
+		return ec.fieldContext_LivePipeline_objectOutput(ctx, field)
+	case "audioOnly":
+		return ec.fieldContext_LivePipeline_audioOnly(ctx, field)
+	case "mxfWithTsProxy":
+		return ec.fieldContext_LivePipeline_mxfWithTsProxy(ctx, field)
+	case "mediaPipelineDynamicSources":
+		return ec.fieldContext_LivePipeline_mediaPipelineDynamicSources(ctx, field)
+	case "mediaPipelineStatus":
+		return ec.fieldContext_LivePipeline_mediaPipelineStatus(ctx, field)
+	case "sources":
+		return ec.fieldContext_LivePipeline_sources(ctx, field)
+	case "measured":
+		return ec.fieldContext_LivePipeline_measured(ctx, field)
+	case "checkedOn":
+		return ec.fieldContext_LivePipeline_checkedOn(ctx, field)
+	case "stale":
+		return ec.fieldContext_LivePipeline_stale(ctx, field)
+	case "createdByUserId":
+		return ec.fieldContext_LivePipeline_createdByUserId(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_LivePipeline_createdOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_LivePipeline_modifiedOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LivePipeline", field.Name)
+}
+
+func (ec *executionContext) childFields_LivePipelineStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "activeDynamicSource":
+		return ec.fieldContext_LivePipelineStatus_activeDynamicSource(ctx, field)
+	case "source":
+		return ec.fieldContext_LivePipelineStatus_source(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LivePipelineStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_LiveSource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_LiveSource_key(ctx, field)
+	case "name":
+		return ec.fieldContext_LiveSource_name(ctx, field)
+	case "url":
+		return ec.fieldContext_LiveSource_url(ctx, field)
+	case "type":
+		return ec.fieldContext_LiveSource_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LiveSource", field.Name)
+}
+
+func (ec *executionContext) childFields_LiveSourceStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_LiveSourceStatus_type(ctx, field)
+	case "errorMessage":
+		return ec.fieldContext_LiveSourceStatus_errorMessage(ctx, field)
+	case "reason":
+		return ec.fieldContext_LiveSourceStatus_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LiveSourceStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_LiveVideo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "codec":
+		return ec.fieldContext_LiveVideo_codec(ctx, field)
+	case "profile":
+		return ec.fieldContext_LiveVideo_profile(ctx, field)
+	case "width":
+		return ec.fieldContext_LiveVideo_width(ctx, field)
+	case "height":
+		return ec.fieldContext_LiveVideo_height(ctx, field)
+	case "frameRate":
+		return ec.fieldContext_LiveVideo_frameRate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LiveVideo", field.Name)
 }
 
 func (ec *executionContext) childFields_Mdf(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/events/feed"
 	"github.com/loupe-mam/loupe/internal/events/webhooks"
+	"github.com/loupe-mam/loupe/internal/live"
 
 	"github.com/loupe-mam/loupe/internal/analysis/transcripts"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
@@ -51,6 +52,9 @@ type Resolver struct {
 	// DryRun checks a preset's changed settings through ffmpeg (nil on a
 	// node without it: such changes are refused).
 	DryRun PresetDryRun
+	// Live measures pipelines and checks their sources with the server's
+	// address policy (docs/live.md; nil: the defaults).
+	Live *live.Service
 }
 
 // URLChecker refuses key set URLs the server must not fetch.

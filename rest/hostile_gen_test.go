@@ -334,6 +334,8 @@ var plausibleFields = map[string]any{
 	"ReplicationSourceInput.name":        "Hostile",
 	"ReplicationSourceInput.media":       []any{"original"},
 	"ReplicationScopeInput.type":         "tenant",
+	"LivePipelineInput.pipelineName":     "Hostile",
+	"LivePipelineInput.sources":          []any{obj{{"key", "main"}, {"url", "srt://10.20.1.5:9000"}}},
 }
 
 // probedControls are the inputs whose plausible control is left out: a
@@ -360,6 +362,10 @@ var probedControls = map[string]bool{
 	// Replication sources name a storage location (probed on save) and a
 	// run starts transfers (replication_test.go).
 	"PUT /prime/api/v1/replication": true, "putReplication": true, "runReplicationSource": true,
+	// A live pipeline's save resolves its sources, and a saved one is
+	// measured in the background, which writes its row
+	// (live_pipelines_test.go).
+	"createLivePipeline": true,
 }
 
 // plausibleStrings are values for String inputs by field name.

@@ -356,6 +356,11 @@ var Routes = []Route{
 			queryOptionalList("filter", "state", "state"), queryString("sourceId", "filter", "sourceId"),
 			queryString("itemId", "filter", "itemId"), queryString("media", "filter", "media"))},
 
+	// Live pipelines (2.21, 4.6; docs/live.md): the read is REST's, the
+	// writes GraphQL's. /prime/api/v1/live, …/live/sources and
+	// …/live/series/{id} stay 404 (section 7).
+	{Method: "GET", Path: "/prime/api/v1/live/pipelines", Op: "listLivePipelines", Field: "livePipelines"},
+
 	// Shares (4.5, 2.28; docs/shares.md). One share by id stays a 404 (section
 	// 7); revoking is GraphQL's revokeShare.
 	{Method: "GET", Path: "/prime/api/v1/shares", Op: "listShares", Field: "shares",

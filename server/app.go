@@ -19,6 +19,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/auth/jwtauth"
 	"github.com/loupe-mam/loupe/internal/events/retention"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/live"
 	"github.com/loupe-mam/loupe/internal/media/renderjob"
 	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
@@ -132,6 +133,9 @@ type Config struct {
 	// PublicURL starts the upload URLs the server answers (the request's
 	// host when empty).
 	PublicURL string
+	// Live configures live pipelines' measurements and source address
+	// policy (LOUPE_LIVE_*; docs/live.md).
+	Live live.Config
 }
 
 // DefaultConfig is the configuration without any LOUPE_* settings.
@@ -176,6 +180,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res.Webhooks = webhookGuard(cfg)
 	res.ShareBaseURL = cfg.PublicURL
 	res.DryRun = renderjob.DryRun
+	res.Live = live.New(cfg.Live)
 	if res.ShareBaseURL == "" && cfg.Blobs != nil {
 		res.ShareBaseURL = cfg.Blobs.BaseURL()
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/events/retention"
 	"github.com/loupe-mam/loupe/internal/events/webhooks"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/live"
 	"github.com/loupe-mam/loupe/internal/media/renderjob"
 	mediaworker "github.com/loupe-mam/loupe/internal/media/worker"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
@@ -119,6 +120,8 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	// The replication scheduler ticks on every working node, on the job
 	// queue's pool: its statements are not a request's (docs/replication.md).
 	go (&replicate.Scheduler{Store: st.On(sqlx.NewDb(cfg.JobsDB, "postgres")), Logger: logger}).Run(ctx)
+	// Live pipelines' measurements (docs/live.md) tick the same way.
+	go (&live.Scheduler{Store: st.On(sqlx.NewDb(cfg.JobsDB, "postgres")), Service: live.New(cfg.Live), Logger: logger}).Run(ctx)
 	return c, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loupe-mam/loupe/internal/live"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/server"
 )
@@ -68,6 +69,10 @@ func loadConfig() config {
 	c.App.AllowPrivateJWKS = envBool("LOUPE_JWKS_ALLOW_PRIVATE", false)
 	c.App.AllowPrivateStorage = envBool("LOUPE_STORAGE_ALLOW_PRIVATE", false)
 	c.App.AllowPrivateWebhooks = envBool("LOUPE_WEBHOOKS_ALLOW_PRIVATE", false)
+	// Live pipelines' sources and measurements (docs/live.md).
+	c.App.Live = live.Config{AllowLoopback: envBool("LOUPE_LIVE_ALLOW_LOOPBACK", false),
+		DenyPrivate: envBool("LOUPE_LIVE_DENY_PRIVATE", false), ProbeInterval: envDuration("LOUPE_LIVE_PROBE_INTERVAL", 0),
+		ProbeTimeout: envDuration("LOUPE_LIVE_PROBE_TIMEOUT", 0)}
 	c.App.BucketEventsTarget = os.Getenv("LOUPE_BUCKET_EVENTS_ARN")
 	// The externalSpeechToText service (docs/analysis.md).
 	c.App.SpeechToTextURL, c.App.SpeechToTextModel = os.Getenv("LOUPE_STT_URL"), os.Getenv("LOUPE_STT_MODEL")

@@ -192,6 +192,10 @@ type DeleteIngestStorageConfigPayload struct {
 	ID string `json:"id"`
 }
 
+type DeleteLivePipelinePayload struct {
+	ID string `json:"id"`
+}
+
 type DeleteMdfInput struct {
 	ID string `json:"id"`
 }
