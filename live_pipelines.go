@@ -350,7 +350,15 @@ func (in *LivePipelineInput) Apply(base LiveSettings) (out LiveSettings, measure
 				return out, false, Invalid("sources[%d].key %q is given twice", i, s.Key)
 			}
 			seen[s.Key] = true
-			u, err := ParseLiveSourceURL("sources["+strconv.Itoa(i)+"].url", s.URL)
+			// A source read back (its URL redacted) and written again keeps
+			// its URL (live_redact.go).
+			raw := s.URL
+			for _, b := range base.Sources {
+				if b.Key == s.Key {
+					raw = KeepRedacted(raw, b.URL)
+				}
+			}
+			u, err := ParseLiveSourceURL("sources["+strconv.Itoa(i)+"].url", raw)
 			if err != nil {
 				return out, false, err
 			}

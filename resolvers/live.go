@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/live"
 )
 
@@ -37,4 +38,17 @@ func (r *Resolver) checkLiveSettings(ctx context.Context, p *loupe.Principal, s 
 		}
 	}
 	return nil
+}
+
+// adminPipeline is the pipeline an admin's write is about, as it is now.
+func (r *Resolver) adminPipeline(ctx context.Context, id string) (*loupe.Principal, *loupe.LivePipeline, error) {
+	p, err := auth.RequireAdmin(ctx, msgLiveAdminOnly)
+	if err != nil {
+		return nil, nil, err
+	}
+	cur, err := r.Store.LivePipeline(ctx, p.TenantID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, cur, nil
 }

@@ -40,21 +40,9 @@ func (r *mutationResolver) CreateLivePipeline(ctx context.Context, input loupe.L
 }
 
 func (r *mutationResolver) UpdateLivePipeline(ctx context.Context, id string, input loupe.LivePipelineInput) (*loupe.LivePipeline, error) {
-	p, err := auth.RequireAdmin(ctx, msgLiveAdminOnly)
+	p, cur, err := r.adminPipeline(ctx, id)
 	if err != nil {
 		return nil, err
-	}
-	cur, err := r.Store.LivePipeline(ctx, p.TenantID, id)
-	if err != nil {
-		return nil, err
-	}
-	// A source read back (its URL redacted) and written again keeps its URL.
-	for i, in := range input.Sources {
-		for _, s := range cur.Sources {
-			if s.Key == in.Key {
-				input.Sources[i].URL = loupe.KeepRedacted(in.URL, s.URL)
-			}
-		}
 	}
 	s, measure, err := input.Apply(cur.Settings())
 	if err != nil {
@@ -78,11 +66,7 @@ func (r *mutationResolver) DeleteLivePipeline(ctx context.Context, id string) (*
 }
 
 func (r *mutationResolver) ProbeLivePipeline(ctx context.Context, id string) (*loupe.LivePipeline, error) {
-	p, err := auth.RequireAdmin(ctx, msgLiveAdminOnly)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := r.Store.LivePipeline(ctx, p.TenantID, id)
+	p, cur, err := r.adminPipeline(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -93,11 +77,7 @@ func (r *mutationResolver) ProbeLivePipeline(ctx context.Context, id string) (*l
 }
 
 func (r *mutationResolver) SwitchLivePipelineSource(ctx context.Context, id string, key string) (*loupe.LivePipeline, error) {
-	p, err := auth.RequireAdmin(ctx, msgLiveAdminOnly)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := r.Store.LivePipeline(ctx, p.TenantID, id)
+	p, cur, err := r.adminPipeline(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,9 +121,7 @@ func renderThroughLoupe(ctx context.Context, c benchConfig, work, dbURL string, 
 			return 0, "", fmt.Errorf("source %s: %s", id, ws[id].failed)
 		}
 	}
-	call := func(method, path string, body, out any) error {
-		return apiCall(ctx, srv.url, seeded.APIKey, method, path, body, out)
-	}
+	call := func(method, path string, body, out any) error { return api.client().Do(ctx, method, path, body, out) }
 	var preset struct{ ID string }
 	if err := call("POST", "/prime/api/v1/presets", map[string]any{"name": "bench 1080p25", "output": output}, &preset); err != nil {
 		return 0, "", err
@@ -168,32 +163,4 @@ func renderThroughLoupe(ctx context.Context, c benchConfig, work, dbURL string, 
 			return 0, "", fmt.Errorf("not rendered within 10 minutes (%s)", r.State)
 		}
 	}
-}
-
-// apiCall sends a JSON request (no body when body is nil) with key and
-// decodes a 200's answer into out.
-func apiCall(ctx context.Context, base, key, method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header = authHeader(key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, data)
-	}
-	return json.Unmarshal(data, out)
 }

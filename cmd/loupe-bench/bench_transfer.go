@@ -109,9 +109,7 @@ func transferThroughLoupe(ctx context.Context, c benchConfig, work, dbURL string
 	if _, _, err := api.upload(ctx, path); err != nil {
 		return 0, err
 	}
-	call := func(method, path string, body, out any) error {
-		return apiCall(ctx, srv.url, seeded.APIKey, method, path, body, out)
-	}
+	call := func(method, path string, body, out any) error { return api.client().Do(ctx, method, path, body, out) }
 	var loc struct{ ID string }
 	if err := call("POST", "/prime/api/v1/storages", map[string]any{"name": "bench", "bucketName": bucket.Bucket,
 		"endpoint": bucket.Endpoint, "region": bucket.Region, "pathStyle": true, "accessType": "key-user",

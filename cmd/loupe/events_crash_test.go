@@ -43,6 +43,35 @@ func startNode(t *testing.T, env []string, addr string) *node {
 }
 
 // kill is kill -9: no shutdown, no grace.
+// nodeEnv is the environment of a test's nodes (one database, file store
+// and keys; jobs polled often), with more, set on this process too, for
+// the commands the test runs in it.
+func nodeEnv(t *testing.T, more ...string) []string {
+	t.Helper()
+	env := append([]string{"LOUPE_BLOB_DIR=" + t.TempDir(), "LOUPE_BLOB_KEY=" + strings.Repeat("5a", 32),
+		"LOUPE_CREDENTIALS_KEY=" + strings.Repeat("6b", 32), "LOUPE_JOBS_POLL=50ms"}, more...)
+	for _, e := range env {
+		k, v, _ := strings.Cut(e, "=")
+		t.Setenv(k, v)
+	}
+	return env
+}
+
+// tenantKey makes a tenant as `loupe tenant create` does and answers
+// its admin's key.
+func tenantKey(t *testing.T, name string) string {
+	t.Helper()
+	code, out := runCaptured(t, context.Background(), "tenant", "create", "--name", name, "--admin-email", "boss@"+name+".test")
+	if code != 0 {
+		t.Fatalf("tenant create exited %d: %s", code, out)
+	}
+	var tenant struct{ APIKey string }
+	if err := json.Unmarshal([]byte(lastLine(out)), &tenant); err != nil {
+		t.Fatal(err)
+	}
+	return tenant.APIKey
+}
+
 func (n *node) kill() {
 	if n.cmd.ProcessState == nil {
 		n.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // gone already is fine
@@ -112,22 +141,8 @@ func sseSubscribe(t *testing.T, base, key, query string, vars map[string]any, id
 // resumes on another node from the last event it got, without a gap.
 func TestKilledNodesLoseNoEvent(t *testing.T) {
 	t.Setenv("DATABASE_URL", pgtest.DB(t))
-	env := []string{"LOUPE_BLOB_DIR=" + t.TempDir(), "LOUPE_BLOB_KEY=" + strings.Repeat("5a", 32),
-		"LOUPE_CREDENTIALS_KEY=" + strings.Repeat("6b", 32), "LOUPE_WEBHOOKS_ALLOW_PRIVATE=true",
-		"LOUPE_JOBS_POLL=50ms"}
-	for _, e := range env {
-		k, v, _ := strings.Cut(e, "=")
-		t.Setenv(k, v)
-	}
-	code, out := runCaptured(t, context.Background(), "tenant", "create", "--name", "k", "--admin-email", "boss@k.test")
-	if code != 0 {
-		t.Fatalf("tenant create exited %d: %s", code, out)
-	}
-	var tenant struct{ APIKey string }
-	if err := json.Unmarshal([]byte(lastLine(out)), &tenant); err != nil {
-		t.Fatal(err)
-	}
-	key := tenant.APIKey
+	env := nodeEnv(t, "LOUPE_WEBHOOKS_ALLOW_PRIVATE=true")
+	key := tenantKey(t, "k")
 
 	// A receiver that holds each request a while (so that a node dies with
 	// one in flight) and counts the messages by webhook-id.

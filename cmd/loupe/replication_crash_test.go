@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,22 +50,8 @@ func TestTransferResumesAfterKill(t *testing.T) {
 	cfg := s3test.Bucket(t)
 	dbURL := pgtest.DB(t)
 	t.Setenv("DATABASE_URL", dbURL)
-	env := []string{"LOUPE_BLOB_DIR=" + t.TempDir(), "LOUPE_BLOB_KEY=" + strings.Repeat("5a", 32),
-		"LOUPE_CREDENTIALS_KEY=" + strings.Repeat("6b", 32), "LOUPE_STORAGE_ALLOW_PRIVATE=true",
-		"LOUPE_JOBS_POLL=50ms"}
-	for _, e := range env {
-		k, v, _ := strings.Cut(e, "=")
-		t.Setenv(k, v)
-	}
-	code, out := runCaptured(t, context.Background(), "tenant", "create", "--name", "r", "--admin-email", "boss@r.test")
-	if code != 0 {
-		t.Fatalf("tenant create exited %d: %s", code, out)
-	}
-	var tenant struct{ APIKey string }
-	if err := json.Unmarshal([]byte(lastLine(out)), &tenant); err != nil {
-		t.Fatal(err)
-	}
-	key := tenant.APIKey
+	env := nodeEnv(t, "LOUPE_STORAGE_ALLOW_PRIVATE=true")
+	key := tenantKey(t, "r")
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	n := startNode(t, env, addr)
 

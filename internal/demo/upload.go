@@ -62,8 +62,9 @@ func (c *Client) unreachable(err error) error {
 	return fmt.Errorf("cannot reach Loupe at %s (is it running? `make run` starts it): %w", c.base(), err)
 }
 
-// do sends a JSON request and decodes a JSON answer into out (when not nil).
-func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+// Do sends a JSON request (no body when body is nil) and decodes a 2xx
+// JSON answer into out (when not nil).
+func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -137,7 +138,7 @@ func (c *Client) Check(ctx context.Context) error {
 			Typename string `json:"__typename"`
 		} `json:"data"`
 	}
-	if err := c.do(ctx, http.MethodPost, "/graphql", map[string]string{"query": "{ __typename }"}, &out); err != nil {
+	if err := c.Do(ctx, http.MethodPost, "/graphql", map[string]string{"query": "{ __typename }"}, &out); err != nil {
 		return err
 	}
 	if out.Data.Typename == "" {
@@ -152,7 +153,7 @@ func (c *Client) CreateItem(ctx context.Context, f File) (string, error) {
 		ID string `json:"id"`
 	}
 	body := map[string]any{"title": f.Title, "itemType": f.ItemType, "originalFileName": f.FileName}
-	if err := c.do(ctx, http.MethodPost, "/api/v1/items", body, &out); err != nil {
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/items", body, &out); err != nil {
 		return "", fmt.Errorf("create item %q: %w", f.Title, err)
 	}
 	if out.ID == "" {

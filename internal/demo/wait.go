@@ -43,7 +43,7 @@ func (it *Item) Done() bool {
 // Item reads an item.
 func (c *Client) Item(ctx context.Context, id string) (*Item, error) {
 	var it Item
-	if err := c.do(ctx, http.MethodGet, "/api/v1/items/"+id, nil, &it); err != nil {
+	if err := c.Do(ctx, http.MethodGet, "/api/v1/items/"+id, nil, &it); err != nil {
 		return nil, err
 	}
 	return &it, nil

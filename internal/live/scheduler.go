@@ -3,11 +3,11 @@ package live
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -30,22 +30,7 @@ func (c Config) tick() time.Duration {
 
 // Run ticks until ctx ends.
 func (s *Scheduler) Run(ctx context.Context) {
-	c := s.Service.Config()
-	logger := s.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	for {
-		wait := c.tick() + time.Duration(rand.Int64N(int64(c.tick()/5)+1))
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
-			logger.Warn("live: measurements failed", "error", err)
-		}
-	}
+	jobs.Every(ctx, s.Service.Config().tick(), s.Logger, "live: measurements", s.Tick)
 }
 
 // Tick takes the due measurements (up to the concurrency, twice over) and

@@ -3,9 +3,8 @@ package replicate
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
-	"time"
 
+	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -33,23 +32,7 @@ const (
 
 // Run ticks until ctx ends.
 func (s *Scheduler) Run(ctx context.Context) {
-	c := s.Config.withDefaults()
-	logger := s.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	for {
-		// A little jitter keeps nodes started together apart.
-		wait := c.Tick + time.Duration(rand.Int64N(int64(c.Tick/5)+1))
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
-			logger.Warn("replication: tick failed", "error", err)
-		}
-	}
+	jobs.Every(ctx, s.Config.withDefaults().Tick, s.Logger, "replication: tick", s.Tick)
 }
 
 // Tick runs the scheduler's steps once.
