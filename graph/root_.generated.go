@@ -47,6 +47,7 @@ type ResolverRoot interface {
 	Relation() RelationResolver
 	RenderSequenceRequest() RenderSequenceRequestResolver
 	ReplicationSource() ReplicationSourceResolver
+	ScheduledRecording() ScheduledRecordingResolver
 	Share() ShareResolver
 	StorageLocation() StorageLocationResolver
 	Subscription() SubscriptionResolver
@@ -280,6 +281,11 @@ type ComplexityRoot struct {
 
 	DeletePresetPayload struct {
 		ID func(childComplexity int) int
+	}
+
+	DeleteRecordingSeriesPayload struct {
+		Cancelled func(childComplexity int) int
+		ID        func(childComplexity int) int
 	}
 
 	DeleteStorageLocationPayload struct {
@@ -519,6 +525,7 @@ type ComplexityRoot struct {
 		ProxyAudioTrackUrls          func(childComplexity int) int
 		ProxySize                    func(childComplexity int) int
 		Record                       func(childComplexity int, readableFields *bool) int
+		Recording                    func(childComplexity int) int
 		Relations                    func(childComplexity int, relationType *string) int
 		SourceFileLocation           func(childComplexity int) int
 		SrtURL                       func(childComplexity int) int
@@ -756,6 +763,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddItemToFolder                  func(childComplexity int, input model.ItemFolderInput) int
+		CancelScheduledRecording         func(childComplexity int, id string) int
 		CreateAPIKey                     func(childComplexity int, input model.CreateAPIKeyInput) int
 		CreateAttachment                 func(childComplexity int, input loupe.CreateAttachmentInput) int
 		CreateBookmark                   func(childComplexity int, input model.BookmarkInput) int
@@ -770,6 +778,7 @@ type ComplexityRoot struct {
 		CreateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		CreatePerson                     func(childComplexity int, input model.CreatePersonInput) int
 		CreatePreset                     func(childComplexity int, input loupe.PresetInput) int
+		CreateRecordingSeries            func(childComplexity int, input loupe.RecordingSeriesInput) int
 		CreateRenderSequenceRequest      func(childComplexity int, input loupe.RenderSequenceInput) int
 		CreateShare                      func(childComplexity int, input loupe.ShareInput) int
 		CreateStorage                    func(childComplexity int, input model.StorageInput) int
@@ -788,6 +797,7 @@ type ComplexityRoot struct {
 		DeleteMdf                        func(childComplexity int, input model.DeleteMdfInput) int
 		DeleteOptionList                 func(childComplexity int, input model.DeleteOptionListInput) int
 		DeletePreset                     func(childComplexity int, id string) int
+		DeleteRecordingSeries            func(childComplexity int, id string) int
 		DeleteRelation                   func(childComplexity int, input model.DeleteRelationInput) int
 		DeleteStorage                    func(childComplexity int, id string) int
 		DeleteStorageLocation            func(childComplexity int, input model.DeleteStorageLocationInput) int
@@ -803,6 +813,7 @@ type ComplexityRoot struct {
 		PutReplication                   func(childComplexity int, input loupe.PutReplicationInput) int
 		ReactToComment                   func(childComplexity int, input model.ReactToCommentInput) int
 		RemoveItemFromFolder             func(childComplexity int, input model.ItemFolderInput) int
+		RemoveSeriesOccurrence           func(childComplexity int, seriesID string, start time.Time) int
 		RenameVersion                    func(childComplexity int, input model.RenameVersionInput) int
 		ReplaceBookmarks                 func(childComplexity int, input []*model.BookmarkInput) int
 		ReplayWebhookDelivery            func(childComplexity int, webhookID string, deliveryID string) int
@@ -810,12 +821,14 @@ type ComplexityRoot struct {
 		RotateWebhookSecret              func(childComplexity int, id string) int
 		RunReplicationSource             func(childComplexity int, id string) int
 		ScanIngestStorageConfig          func(childComplexity int, id string) int
+		ScheduleRecording                func(childComplexity int, input loupe.ScheduleRecordingInput) int
 		SendNotification                 func(childComplexity int, input model.SendNotificationInput) int
 		SetBookmarkFolders               func(childComplexity int, folders []*model.BookmarkFolderInput) int
 		SetCustomIcons                   func(childComplexity int, input model.SetCustomIconsInput) int
 		SetFolderMetadata                func(childComplexity int, input model.FolderMetadataInput) int
 		SetRelations                     func(childComplexity int, input model.SetRelationsInput) int
 		SetTranscriptionLanguageSettings func(childComplexity int, input []*model.TranscriptionLanguageSettingInput) int
+		StartCrashRecording              func(childComplexity int, pipelineID string, title *string, durationSeconds *int, folderID *string) int
 		StartUpload                      func(childComplexity int, input model.StartUploadInput) int
 		SwitchLivePipelineSource         func(childComplexity int, id string, key string) int
 		ToggleArchive                    func(childComplexity int, input model.ItemIDInput) int
@@ -832,6 +845,7 @@ type ComplexityRoot struct {
 		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
 		UpdateOptionList                 func(childComplexity int, input store.OptionListInput) int
 		UpdatePreset                     func(childComplexity int, id string, input loupe.PresetInput) int
+		UpdateScheduledRecording         func(childComplexity int, id string, input loupe.UpdateScheduledRecordingInput) int
 		UpdateSecuritySettings           func(childComplexity int, input model.SecuritySettingsInput) int
 		UpdateStorage                    func(childComplexity int, id string, input model.StorageInput) int
 		UpdateStorageLocation            func(childComplexity int, input model.StorageLocationInput) int
@@ -1011,9 +1025,12 @@ type ComplexityRoot struct {
 		OriginalDownload                    func(childComplexity int, itemID string) int
 		Preset                              func(childComplexity int, id string) int
 		Presets                             func(childComplexity int, index *int, size *int) int
+		RecordingSeries                     func(childComplexity int, id string) int
 		RenderSequenceRequest               func(childComplexity int, id string) int
 		Replication                         func(childComplexity int) int
 		ReplicationSource                   func(childComplexity int, id string) int
+		ScheduledRecording                  func(childComplexity int, id string) int
+		ScheduledRecordings                 func(childComplexity int, from *time.Time, to *time.Time) int
 		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
 		SecuritySettings                    func(childComplexity int) int
 		Share                               func(childComplexity int, id string) int
@@ -1045,6 +1062,32 @@ type ComplexityRoot struct {
 		CreatedOn func(childComplexity int) int
 		Reaction  func(childComplexity int) int
 		UserID    func(childComplexity int) int
+	}
+
+	RecordingGap struct {
+		From   func(childComplexity int) int
+		Reason func(childComplexity int) int
+		To     func(childComplexity int) int
+	}
+
+	RecordingSeries struct {
+		Count           func(childComplexity int) int
+		CreatedByUserID func(childComplexity int) int
+		CreatedOn       func(childComplexity int) int
+		Days            func(childComplexity int) int
+		DurationSeconds func(childComplexity int) int
+		Exceptions      func(childComplexity int) int
+		FirstStart      func(childComplexity int) int
+		FolderID        func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Metadata        func(childComplexity int) int
+		ModifiedOn      func(childComplexity int) int
+		Occurrences     func(childComplexity int) int
+		PipelineID      func(childComplexity int) int
+		Repeat          func(childComplexity int) int
+		TimeZone        func(childComplexity int) int
+		Title           func(childComplexity int) int
+		Until           func(childComplexity int) int
 	}
 
 	Relation struct {
@@ -1123,6 +1166,35 @@ type ComplexityRoot struct {
 		State      func(childComplexity int) int
 	}
 
+	ScheduledRecording struct {
+		Crash           func(childComplexity int) int
+		CreatedByUserID func(childComplexity int) int
+		CreatedOn       func(childComplexity int) int
+		DurationSeconds func(childComplexity int) int
+		End             func(childComplexity int) int
+		EndedOn         func(childComplexity int) int
+		Error           func(childComplexity int) int
+		FolderID        func(childComplexity int) int
+		Gaps            func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Item            func(childComplexity int) int
+		PipelineID      func(childComplexity int) int
+		Proxy           func(childComplexity int) int
+		RecordedSeconds func(childComplexity int) int
+		RecordingNode   func(childComplexity int) int
+		SeriesID        func(childComplexity int) int
+		Start           func(childComplexity int) int
+		StartedOn       func(childComplexity int) int
+		State           func(childComplexity int) int
+		Title           func(childComplexity int) int
+	}
+
+	ScheduledRecordings struct {
+		Recordings func(childComplexity int) int
+		Series     func(childComplexity int) int
+		Truncated  func(childComplexity int) int
+	}
+
 	SearchEmbedded struct {
 		Collection func(childComplexity int) int
 	}
@@ -1139,6 +1211,12 @@ type ComplexityRoot struct {
 
 	SendNotificationResult struct {
 		Sent func(childComplexity int) int
+	}
+
+	SeriesOccurrence struct {
+		End    func(childComplexity int) int
+		ItemID func(childComplexity int) int
+		Start  func(childComplexity int) int
 	}
 
 	SetCustomIconsPayload struct {
@@ -2406,6 +2484,20 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeletePresetPayload.ID(childComplexity), true
+
+	case "DeleteRecordingSeriesPayload.cancelled":
+		if e.ComplexityRoot.DeleteRecordingSeriesPayload.Cancelled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteRecordingSeriesPayload.Cancelled(childComplexity), true
+
+	case "DeleteRecordingSeriesPayload.id":
+		if e.ComplexityRoot.DeleteRecordingSeriesPayload.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteRecordingSeriesPayload.ID(childComplexity), true
 
 	case "DeleteStorageLocationPayload.id":
 		if e.ComplexityRoot.DeleteStorageLocationPayload.ID == nil {
@@ -3727,6 +3819,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Item.Record(childComplexity, args["readableFields"].(*bool)), true
 
+	case "Item.recording":
+		if e.ComplexityRoot.Item.Recording == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.Recording(childComplexity), true
+
 	case "Item.relations":
 		if e.ComplexityRoot.Item.Relations == nil {
 			break
@@ -4844,6 +4943,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.AddItemToFolder(childComplexity, args["input"].(model.ItemFolderInput)), true
 
+	case "Mutation.cancelScheduledRecording":
+		if e.ComplexityRoot.Mutation.CancelScheduledRecording == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelScheduledRecording_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelScheduledRecording(childComplexity, args["id"].(string)), true
+
 	case "Mutation.createApiKey":
 		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
 			break
@@ -5011,6 +5122,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreatePreset(childComplexity, args["input"].(loupe.PresetInput)), true
+
+	case "Mutation.createRecordingSeries":
+		if e.ComplexityRoot.Mutation.CreateRecordingSeries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createRecordingSeries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateRecordingSeries(childComplexity, args["input"].(loupe.RecordingSeriesInput)), true
 
 	case "Mutation.createRenderSequenceRequest":
 		if e.ComplexityRoot.Mutation.CreateRenderSequenceRequest == nil {
@@ -5228,6 +5351,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.DeletePreset(childComplexity, args["id"].(string)), true
 
+	case "Mutation.deleteRecordingSeries":
+		if e.ComplexityRoot.Mutation.DeleteRecordingSeries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteRecordingSeries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteRecordingSeries(childComplexity, args["id"].(string)), true
+
 	case "Mutation.deleteRelation":
 		if e.ComplexityRoot.Mutation.DeleteRelation == nil {
 			break
@@ -5408,6 +5543,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.RemoveItemFromFolder(childComplexity, args["input"].(model.ItemFolderInput)), true
 
+	case "Mutation.removeSeriesOccurrence":
+		if e.ComplexityRoot.Mutation.RemoveSeriesOccurrence == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeSeriesOccurrence_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveSeriesOccurrence(childComplexity, args["seriesId"].(string), args["start"].(time.Time)), true
+
 	case "Mutation.renameVersion":
 		if e.ComplexityRoot.Mutation.RenameVersion == nil {
 			break
@@ -5492,6 +5639,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.ScanIngestStorageConfig(childComplexity, args["id"].(string)), true
 
+	case "Mutation.scheduleRecording":
+		if e.ComplexityRoot.Mutation.ScheduleRecording == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_scheduleRecording_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ScheduleRecording(childComplexity, args["input"].(loupe.ScheduleRecordingInput)), true
+
 	case "Mutation.sendNotification":
 		if e.ComplexityRoot.Mutation.SendNotification == nil {
 			break
@@ -5563,6 +5722,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetTranscriptionLanguageSettings(childComplexity, args["input"].([]*model.TranscriptionLanguageSettingInput)), true
+
+	case "Mutation.startCrashRecording":
+		if e.ComplexityRoot.Mutation.StartCrashRecording == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_startCrashRecording_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StartCrashRecording(childComplexity, args["pipelineId"].(string), args["title"].(*string), args["durationSeconds"].(*int), args["folderId"].(*string)), true
 
 	case "Mutation.startUpload":
 		if e.ComplexityRoot.Mutation.StartUpload == nil {
@@ -5755,6 +5926,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdatePreset(childComplexity, args["id"].(string), args["input"].(loupe.PresetInput)), true
+
+	case "Mutation.updateScheduledRecording":
+		if e.ComplexityRoot.Mutation.UpdateScheduledRecording == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateScheduledRecording_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateScheduledRecording(childComplexity, args["id"].(string), args["input"].(loupe.UpdateScheduledRecordingInput)), true
 
 	case "Mutation.updateSecuritySettings":
 		if e.ComplexityRoot.Mutation.UpdateSecuritySettings == nil {
@@ -6749,6 +6932,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Presets(childComplexity, args["index"].(*int), args["size"].(*int)), true
 
+	case "Query.recordingSeries":
+		if e.ComplexityRoot.Query.RecordingSeries == nil {
+			break
+		}
+
+		args, err := ec.field_Query_recordingSeries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RecordingSeries(childComplexity, args["id"].(string)), true
+
 	case "Query.renderSequenceRequest":
 		if e.ComplexityRoot.Query.RenderSequenceRequest == nil {
 			break
@@ -6779,6 +6974,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ReplicationSource(childComplexity, args["id"].(string)), true
+
+	case "Query.scheduledRecording":
+		if e.ComplexityRoot.Query.ScheduledRecording == nil {
+			break
+		}
+
+		args, err := ec.field_Query_scheduledRecording_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ScheduledRecording(childComplexity, args["id"].(string)), true
+
+	case "Query.scheduledRecordings":
+		if e.ComplexityRoot.Query.ScheduledRecordings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_scheduledRecordings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ScheduledRecordings(childComplexity, args["from"].(*time.Time), args["to"].(*time.Time)), true
 
 	case "Query.search":
 		if e.ComplexityRoot.Query.Search == nil {
@@ -7040,6 +7259,146 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Reaction.UserID(childComplexity), true
+
+	case "RecordingGap.from":
+		if e.ComplexityRoot.RecordingGap.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingGap.From(childComplexity), true
+
+	case "RecordingGap.reason":
+		if e.ComplexityRoot.RecordingGap.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingGap.Reason(childComplexity), true
+
+	case "RecordingGap.to":
+		if e.ComplexityRoot.RecordingGap.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingGap.To(childComplexity), true
+
+	case "RecordingSeries.count":
+		if e.ComplexityRoot.RecordingSeries.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.Count(childComplexity), true
+
+	case "RecordingSeries.createdByUserId":
+		if e.ComplexityRoot.RecordingSeries.CreatedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.CreatedByUserID(childComplexity), true
+
+	case "RecordingSeries.createdOn":
+		if e.ComplexityRoot.RecordingSeries.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.CreatedOn(childComplexity), true
+
+	case "RecordingSeries.days":
+		if e.ComplexityRoot.RecordingSeries.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.Days(childComplexity), true
+
+	case "RecordingSeries.durationSeconds":
+		if e.ComplexityRoot.RecordingSeries.DurationSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.DurationSeconds(childComplexity), true
+
+	case "RecordingSeries.exceptions":
+		if e.ComplexityRoot.RecordingSeries.Exceptions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.Exceptions(childComplexity), true
+
+	case "RecordingSeries.firstStart":
+		if e.ComplexityRoot.RecordingSeries.FirstStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.FirstStart(childComplexity), true
+
+	case "RecordingSeries.folderId":
+		if e.ComplexityRoot.RecordingSeries.FolderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.FolderID(childComplexity), true
+
+	case "RecordingSeries.id":
+		if e.ComplexityRoot.RecordingSeries.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.ID(childComplexity), true
+
+	case "RecordingSeries.metadata":
+		if e.ComplexityRoot.RecordingSeries.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.Metadata(childComplexity), true
+
+	case "RecordingSeries.modifiedOn":
+		if e.ComplexityRoot.RecordingSeries.ModifiedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.ModifiedOn(childComplexity), true
+
+	case "RecordingSeries.occurrences":
+		if e.ComplexityRoot.RecordingSeries.Occurrences == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.Occurrences(childComplexity), true
+
+	case "RecordingSeries.pipelineId":
+		if e.ComplexityRoot.RecordingSeries.PipelineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.PipelineID(childComplexity), true
+
+	case "RecordingSeries.repeat":
+		if e.ComplexityRoot.RecordingSeries.Repeat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.Repeat(childComplexity), true
+
+	case "RecordingSeries.timeZone":
+		if e.ComplexityRoot.RecordingSeries.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.TimeZone(childComplexity), true
+
+	case "RecordingSeries.title":
+		if e.ComplexityRoot.RecordingSeries.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.Title(childComplexity), true
+
+	case "RecordingSeries.until":
+		if e.ComplexityRoot.RecordingSeries.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordingSeries.Until(childComplexity), true
 
 	case "Relation.createdOn":
 		if e.ComplexityRoot.Relation.CreatedOn == nil {
@@ -7384,6 +7743,167 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ScanStorageState.State(childComplexity), true
 
+	case "ScheduledRecording.crash":
+		if e.ComplexityRoot.ScheduledRecording.Crash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.Crash(childComplexity), true
+
+	case "ScheduledRecording.createdByUserId":
+		if e.ComplexityRoot.ScheduledRecording.CreatedByUserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.CreatedByUserID(childComplexity), true
+
+	case "ScheduledRecording.createdOn":
+		if e.ComplexityRoot.ScheduledRecording.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.CreatedOn(childComplexity), true
+
+	case "ScheduledRecording.durationSeconds":
+		if e.ComplexityRoot.ScheduledRecording.DurationSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.DurationSeconds(childComplexity), true
+
+	case "ScheduledRecording.end":
+		if e.ComplexityRoot.ScheduledRecording.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.End(childComplexity), true
+
+	case "ScheduledRecording.endedOn":
+		if e.ComplexityRoot.ScheduledRecording.EndedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.EndedOn(childComplexity), true
+
+	case "ScheduledRecording.error":
+		if e.ComplexityRoot.ScheduledRecording.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.Error(childComplexity), true
+
+	case "ScheduledRecording.folderId":
+		if e.ComplexityRoot.ScheduledRecording.FolderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.FolderID(childComplexity), true
+
+	case "ScheduledRecording.gaps":
+		if e.ComplexityRoot.ScheduledRecording.Gaps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.Gaps(childComplexity), true
+
+	case "ScheduledRecording.id":
+		if e.ComplexityRoot.ScheduledRecording.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.ID(childComplexity), true
+
+	case "ScheduledRecording.item":
+		if e.ComplexityRoot.ScheduledRecording.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.Item(childComplexity), true
+
+	case "ScheduledRecording.pipelineId":
+		if e.ComplexityRoot.ScheduledRecording.PipelineID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.PipelineID(childComplexity), true
+
+	case "ScheduledRecording.proxy":
+		if e.ComplexityRoot.ScheduledRecording.Proxy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.Proxy(childComplexity), true
+
+	case "ScheduledRecording.recordedSeconds":
+		if e.ComplexityRoot.ScheduledRecording.RecordedSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.RecordedSeconds(childComplexity), true
+
+	case "ScheduledRecording.recordingNode":
+		if e.ComplexityRoot.ScheduledRecording.RecordingNode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.RecordingNode(childComplexity), true
+
+	case "ScheduledRecording.seriesId":
+		if e.ComplexityRoot.ScheduledRecording.SeriesID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.SeriesID(childComplexity), true
+
+	case "ScheduledRecording.start":
+		if e.ComplexityRoot.ScheduledRecording.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.Start(childComplexity), true
+
+	case "ScheduledRecording.startedOn":
+		if e.ComplexityRoot.ScheduledRecording.StartedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.StartedOn(childComplexity), true
+
+	case "ScheduledRecording.state":
+		if e.ComplexityRoot.ScheduledRecording.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.State(childComplexity), true
+
+	case "ScheduledRecording.title":
+		if e.ComplexityRoot.ScheduledRecording.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecording.Title(childComplexity), true
+
+	case "ScheduledRecordings.recordings":
+		if e.ComplexityRoot.ScheduledRecordings.Recordings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecordings.Recordings(childComplexity), true
+
+	case "ScheduledRecordings.series":
+		if e.ComplexityRoot.ScheduledRecordings.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecordings.Series(childComplexity), true
+
+	case "ScheduledRecordings.truncated":
+		if e.ComplexityRoot.ScheduledRecordings.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduledRecordings.Truncated(childComplexity), true
+
 	case "SearchEmbedded.collection":
 		if e.ComplexityRoot.SearchEmbedded.Collection == nil {
 			break
@@ -7425,6 +7945,27 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SendNotificationResult.Sent(childComplexity), true
+
+	case "SeriesOccurrence.end":
+		if e.ComplexityRoot.SeriesOccurrence.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SeriesOccurrence.End(childComplexity), true
+
+	case "SeriesOccurrence.itemId":
+		if e.ComplexityRoot.SeriesOccurrence.ItemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SeriesOccurrence.ItemID(childComplexity), true
+
+	case "SeriesOccurrence.start":
+		if e.ComplexityRoot.SeriesOccurrence.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SeriesOccurrence.Start(childComplexity), true
 
 	case "SetCustomIconsPayload.customIcons":
 		if e.ComplexityRoot.SetCustomIconsPayload.CustomIcons == nil {
@@ -9463,6 +10004,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputProcessInput,
 		ec.unmarshalInputPutReplicationInput,
 		ec.unmarshalInputReactToCommentInput,
+		ec.unmarshalInputRecordingSeriesInput,
 		ec.unmarshalInputRenameVersionInput,
 		ec.unmarshalInputRenderClipInput,
 		ec.unmarshalInputRenderSequenceInput,
@@ -9470,6 +10012,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputReplicationScopeInput,
 		ec.unmarshalInputReplicationSourceInput,
 		ec.unmarshalInputReplicationTriggersInput,
+		ec.unmarshalInputScheduleRecordingInput,
 		ec.unmarshalInputSecuritySettingsInput,
 		ec.unmarshalInputSendNotificationInput,
 		ec.unmarshalInputSetCustomIconsInput,
@@ -9490,6 +10033,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateFolderInput,
 		ec.unmarshalInputUpdateItemMetadataInput,
 		ec.unmarshalInputUpdateMediaUsageInput,
+		ec.unmarshalInputUpdateScheduledRecordingInput,
 		ec.unmarshalInputUpdateTimedMetadataInput,
 		ec.unmarshalInputUpdateTranscriptInput,
 		ec.unmarshalInputUserRefInput,
@@ -9587,7 +10131,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/live.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/replication.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/live.graphqls" "schema/live_recordings.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/replication.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -9609,6 +10153,7 @@ var sources = []*ast.Source{
 	{Name: "schema/ingest.graphqls", Input: sourceData("schema/ingest.graphqls"), BuiltIn: false},
 	{Name: "schema/items.graphqls", Input: sourceData("schema/items.graphqls"), BuiltIn: false},
 	{Name: "schema/live.graphqls", Input: sourceData("schema/live.graphqls"), BuiltIn: false},
+	{Name: "schema/live_recordings.graphqls", Input: sourceData("schema/live_recordings.graphqls"), BuiltIn: false},
 	{Name: "schema/mdfs.graphqls", Input: sourceData("schema/mdfs.graphqls"), BuiltIn: false},
 	{Name: "schema/notifications.graphqls", Input: sourceData("schema/notifications.graphqls"), BuiltIn: false},
 	{Name: "schema/presets.graphqls", Input: sourceData("schema/presets.graphqls"), BuiltIn: false},
@@ -10070,6 +10615,16 @@ func (ec *executionContext) childFields_DeletePresetPayload(ctx context.Context,
 		return ec.fieldContext_DeletePresetPayload_id(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeletePresetPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteRecordingSeriesPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DeleteRecordingSeriesPayload_id(ctx, field)
+	case "cancelled":
+		return ec.fieldContext_DeleteRecordingSeriesPayload_cancelled(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteRecordingSeriesPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteStorageLocationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10600,6 +11155,8 @@ func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.
 		return ec.fieldContext_Item_uploadRequestedAt(ctx, field)
 	case "record":
 		return ec.fieldContext_Item_record(ctx, field)
+	case "recording":
+		return ec.fieldContext_Item_recording(ctx, field)
 	case "upload":
 		return ec.fieldContext_Item_upload(ctx, field)
 	case "mediaSha256":
@@ -11274,6 +11831,58 @@ func (ec *executionContext) childFields_Reaction(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Reaction", field.Name)
 }
 
+func (ec *executionContext) childFields_RecordingGap(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_RecordingGap_from(ctx, field)
+	case "to":
+		return ec.fieldContext_RecordingGap_to(ctx, field)
+	case "reason":
+		return ec.fieldContext_RecordingGap_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordingGap", field.Name)
+}
+
+func (ec *executionContext) childFields_RecordingSeries(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RecordingSeries_id(ctx, field)
+	case "title":
+		return ec.fieldContext_RecordingSeries_title(ctx, field)
+	case "pipelineId":
+		return ec.fieldContext_RecordingSeries_pipelineId(ctx, field)
+	case "folderId":
+		return ec.fieldContext_RecordingSeries_folderId(ctx, field)
+	case "metadata":
+		return ec.fieldContext_RecordingSeries_metadata(ctx, field)
+	case "firstStart":
+		return ec.fieldContext_RecordingSeries_firstStart(ctx, field)
+	case "timeZone":
+		return ec.fieldContext_RecordingSeries_timeZone(ctx, field)
+	case "durationSeconds":
+		return ec.fieldContext_RecordingSeries_durationSeconds(ctx, field)
+	case "repeat":
+		return ec.fieldContext_RecordingSeries_repeat(ctx, field)
+	case "days":
+		return ec.fieldContext_RecordingSeries_days(ctx, field)
+	case "until":
+		return ec.fieldContext_RecordingSeries_until(ctx, field)
+	case "count":
+		return ec.fieldContext_RecordingSeries_count(ctx, field)
+	case "exceptions":
+		return ec.fieldContext_RecordingSeries_exceptions(ctx, field)
+	case "createdByUserId":
+		return ec.fieldContext_RecordingSeries_createdByUserId(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_RecordingSeries_createdOn(ctx, field)
+	case "modifiedOn":
+		return ec.fieldContext_RecordingSeries_modifiedOn(ctx, field)
+	case "occurrences":
+		return ec.fieldContext_RecordingSeries_occurrences(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordingSeries", field.Name)
+}
+
 func (ec *executionContext) childFields_Relation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "relationType":
@@ -11426,6 +12035,64 @@ func (ec *executionContext) childFields_ScanStorageState(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type ScanStorageState", field.Name)
 }
 
+func (ec *executionContext) childFields_ScheduledRecording(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ScheduledRecording_id(ctx, field)
+	case "title":
+		return ec.fieldContext_ScheduledRecording_title(ctx, field)
+	case "pipelineId":
+		return ec.fieldContext_ScheduledRecording_pipelineId(ctx, field)
+	case "seriesId":
+		return ec.fieldContext_ScheduledRecording_seriesId(ctx, field)
+	case "folderId":
+		return ec.fieldContext_ScheduledRecording_folderId(ctx, field)
+	case "start":
+		return ec.fieldContext_ScheduledRecording_start(ctx, field)
+	case "end":
+		return ec.fieldContext_ScheduledRecording_end(ctx, field)
+	case "durationSeconds":
+		return ec.fieldContext_ScheduledRecording_durationSeconds(ctx, field)
+	case "state":
+		return ec.fieldContext_ScheduledRecording_state(ctx, field)
+	case "recordedSeconds":
+		return ec.fieldContext_ScheduledRecording_recordedSeconds(ctx, field)
+	case "gaps":
+		return ec.fieldContext_ScheduledRecording_gaps(ctx, field)
+	case "error":
+		return ec.fieldContext_ScheduledRecording_error(ctx, field)
+	case "crash":
+		return ec.fieldContext_ScheduledRecording_crash(ctx, field)
+	case "recordingNode":
+		return ec.fieldContext_ScheduledRecording_recordingNode(ctx, field)
+	case "startedOn":
+		return ec.fieldContext_ScheduledRecording_startedOn(ctx, field)
+	case "endedOn":
+		return ec.fieldContext_ScheduledRecording_endedOn(ctx, field)
+	case "createdByUserId":
+		return ec.fieldContext_ScheduledRecording_createdByUserId(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_ScheduledRecording_createdOn(ctx, field)
+	case "item":
+		return ec.fieldContext_ScheduledRecording_item(ctx, field)
+	case "proxy":
+		return ec.fieldContext_ScheduledRecording_proxy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScheduledRecording", field.Name)
+}
+
+func (ec *executionContext) childFields_ScheduledRecordings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recordings":
+		return ec.fieldContext_ScheduledRecordings_recordings(ctx, field)
+	case "series":
+		return ec.fieldContext_ScheduledRecordings_series(ctx, field)
+	case "truncated":
+		return ec.fieldContext_ScheduledRecordings_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScheduledRecordings", field.Name)
+}
+
 func (ec *executionContext) childFields_SearchEmbedded(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "collection":
@@ -11460,6 +12127,18 @@ func (ec *executionContext) childFields_SendNotificationResult(ctx context.Conte
 		return ec.fieldContext_SendNotificationResult_sent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SendNotificationResult", field.Name)
+}
+
+func (ec *executionContext) childFields_SeriesOccurrence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_SeriesOccurrence_start(ctx, field)
+	case "end":
+		return ec.fieldContext_SeriesOccurrence_end(ctx, field)
+	case "itemId":
+		return ec.fieldContext_SeriesOccurrence_itemId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SeriesOccurrence", field.Name)
 }
 
 func (ec *executionContext) childFields_SetCustomIconsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

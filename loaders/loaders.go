@@ -54,6 +54,9 @@ type Loaders struct {
 	// their transfers by state (docs/replication.md).
 	ReplicationSource      *Loader[string, *loupe.ReplicationSource]
 	TransferCountsOfSource *Loader[string, *loupe.TransferCounts]
+	// RecordingOfItem answers the items' scheduled recordings (ENOTFOUND:
+	// not a recording; docs/live.md).
+	RecordingOfItem *Loader[string, *loupe.ScheduledRecording]
 
 	// mu guards the request's items: ids in the order they were hinted,
 	// records when the hint had whole ones.
@@ -101,6 +104,7 @@ func New(st *store.Store) *Loaders {
 	l.ReplicationSource = newLoader(l, byID(ofTenant(st.ReplicationSourcesByID)))
 	l.TransferCountsOfSource = newLoader(l, byID(ofTenant(st.TransferCounts)))
 	l.UploadOfItem = newLoader(l, byID(ofTenant(st.LatestUploads))).byItem(noArgs, uploadOf)
+	l.RecordingOfItem = newLoader(l, byID(ofTenant(st.RecordingsOfItems))).byItem(noArgs, anyItem)
 	return l
 }
 

@@ -215,11 +215,11 @@ func (r *itemResolver) Analysis(ctx context.Context, obj *store.Item) (loupe.JSO
 }
 
 func (r *itemResolver) Proxy(ctx context.Context, obj *store.Item) (*string, error) {
-	return r.orStored(obj, pipeline.OutProxy, obj.ItemMedia.Proxy), nil
+	return r.orStored(obj, pipeline.OutProxy, r.orLive(obj, obj.ItemMedia.Proxy)), nil
 }
 
 func (r *itemResolver) WebProxyLocation(ctx context.Context, obj *store.Item) (*string, error) {
-	return r.orStored(obj, pipeline.OutProxy, obj.WebProxyLocation), nil
+	return r.orStored(obj, pipeline.OutProxy, r.orLive(obj, obj.WebProxyLocation)), nil
 }
 
 func (r *itemResolver) ProxyAudioTrackUrls(ctx context.Context, obj *store.Item) (loupe.JSON, error) {
@@ -234,7 +234,7 @@ func (r *itemResolver) Thumbnail(ctx context.Context, obj *store.Item) (*string,
 		link := r.Blobs.URL("GET", u.Key, time.Now(), blob.LinkValidity)
 		return &link, nil
 	}
-	return r.orStored(obj, pipeline.OutPoster, obj.ItemMedia.Thumbnail), nil
+	return r.orStored(obj, pipeline.OutPoster, r.orLiveThumbnail(obj, obj.ItemMedia.Thumbnail)), nil
 }
 
 // ThumbnailInfo answers Item.thumbnailInfo: for a poster a user chose,

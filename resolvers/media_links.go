@@ -58,3 +58,24 @@ func (r *Resolver) stripLink(it *store.Item) *string {
 	}
 	return it.ThumbnailStrip
 }
+
+// orLive is a recording's growing playlist while it records (no proxy
+// made yet), else stored: a directory link, so that the playlist's
+// relative segment names resolve under it (blob.Signer.DirURL).
+func (r *Resolver) orLive(it *store.Item, stored *string) *string {
+	if k := it.LivePlaylist; k != nil && *k != "" {
+		dir, name := path.Split(*k)
+		u := r.Blobs.DirURL(dir, name, time.Now(), blob.LinkValidity)
+		return &u
+	}
+	return stored
+}
+
+// orLiveThumbnail is a recording's latest thumbnail while it records,
+// else stored.
+func (r *Resolver) orLiveThumbnail(it *store.Item, stored *string) *string {
+	if k := it.LiveThumbnail; k != nil && *k != "" {
+		return r.generatedLink(*k)
+	}
+	return stored
+}

@@ -366,6 +366,10 @@ var probedControls = map[string]bool{
 	// measured in the background, which writes its row
 	// (live_pipelines_test.go).
 	"createLivePipeline": true,
+	// A recording names a pipeline (the fixtures have none, and a saved one
+	// is measured), and a crash recording starts the recorder
+	// (live_scheduled_test.go).
+	"scheduleRecording": true, "startCrashRecording": true, "createRecordingSeries": true,
 }
 
 // plausibleStrings are values for String inputs by field name.

@@ -360,6 +360,11 @@ var Routes = []Route{
 	// writes GraphQL's. /prime/api/v1/live, …/live/sources and
 	// …/live/series/{id} stay 404 (section 7).
 	{Method: "GET", Path: "/prime/api/v1/live/pipelines", Op: "listLivePipelines", Field: "livePipelines"},
+	{Method: "GET", Path: "/prime/api/v1/live/scheduled", Op: "listScheduledRecordings", Field: "scheduledRecordings",
+		Bind: all(queryCheck("from", loupe.CheckPeriodParam("from")), queryString("from", "", "from"),
+			queryCheck("to", loupe.CheckPeriodParam("to")), queryString("to", "", "to"))},
+	{Method: "GET", Path: "/prime/api/v1/live/scheduled/{id}", Op: "getScheduledRecording", Field: "scheduledRecording",
+		Bind: path("id", "id")},
 
 	// Shares (4.5, 2.28; docs/shares.md). One share by id stays a 404 (section
 	// 7); revoking is GraphQL's revokeShare.

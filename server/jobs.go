@@ -121,7 +121,12 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	// queue's pool: its statements are not a request's (docs/replication.md).
 	go (&replicate.Scheduler{Store: st.On(sqlx.NewDb(cfg.JobsDB, "postgres")), Logger: logger}).Run(ctx)
 	// Live pipelines' measurements (docs/live.md) tick the same way.
-	go (&live.Scheduler{Store: st.On(sqlx.NewDb(cfg.JobsDB, "postgres")), Service: live.New(cfg.Live), Logger: logger}).Run(ctx)
+	liveStore := st.On(sqlx.NewDb(cfg.JobsDB, "postgres"))
+	go (&live.Scheduler{Store: liveStore, Service: live.New(cfg.Live), Logger: logger}).Run(ctx)
+	// …and so does the recorder of scheduled recordings: exactly one node
+	// records each, under a lease (docs/live.md "How a recording runs").
+	go (&live.Recorder{Store: liveStore, Service: live.New(cfg.Live), Files: cfg.Files, Node: cfg.Jobs.NodeID,
+		Logger: logger}).Run(ctx)
 	return c, nil
 }
 

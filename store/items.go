@@ -117,6 +117,11 @@ type ItemMedia struct {
 	// Generated is what processing made (media_processing.go); its keys are
 	// answered as signed links in the fields above.
 	Generated *GeneratedMedia `json:"generated,omitempty"`
+	// LivePlaylist and LiveThumbnail are a recording's growing HLS playlist
+	// and latest thumbnail while it records (live_recorder.go): the item's
+	// proxy and thumbnail until processing has made its own.
+	LivePlaylist  *string `json:"livePlaylist,omitempty"`
+	LiveThumbnail *string `json:"liveThumbnail,omitempty"`
 
 	VttURL                       *string `json:"vttUrl,omitempty"`
 	SrtURL                       *string `json:"srtUrl,omitempty"`

@@ -277,6 +277,9 @@ func (s *Store) changeState(ctx context.Context, p *loupe.Principal, id, change 
 			if err := s.cancelProcessingTx(ctx, tx, p.TenantID, ids); err != nil {
 				return err
 			}
+			if err := stopRecordingsTx(ctx, tx, p.TenantID, ids, at); err != nil {
+				return err
+			}
 		case loupe.ActionUndelete:
 			if err := s.requeueRestoredTx(ctx, tx, p.TenantID, ids); err != nil {
 				return err

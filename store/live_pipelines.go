@@ -47,7 +47,12 @@ stale_after = CASE WHEN $13 THEN NULL ELSE stale_after END,
 next_probe_on = CASE WHEN $13 THEN $14 ELSE next_probe_on END,
 probe_lease = NULL, modified_on = $14
 WHERE tenant_id = $1 AND id = $2 AND modified_on = $3 RETURNING ` + livePipelineColumns
-	deleteLivePipelineSQL = `DELETE FROM live_pipelines WHERE tenant_id = $1 AND id = $2`
+	// deleteLivePipelineSQL removes a pipeline nothing is to record from.
+	deleteLivePipelineSQL = `DELETE FROM live_pipelines WHERE tenant_id = $1 AND id = $2
+AND NOT EXISTS (SELECT 1 FROM live_recordings r WHERE r.tenant_id = $1 AND r.pipeline_id = $2
+                  AND r.state IN ('scheduled', 'recording', 'finishing'))
+AND NOT EXISTS (SELECT 1 FROM live_series s WHERE s.tenant_id = $1 AND s.pipeline_id = $2)`
+	livePipelineExistsSQL = `SELECT EXISTS (SELECT 1 FROM live_pipelines WHERE tenant_id = $1 AND id = $2)`
 	// liveProbedSQL records a measurement of the pipeline as it was at $3
 	// (a pipeline changed since is left alone) and when the next is due.
 	liveProbedSQL = `UPDATE live_pipelines SET status = $4, reason = $5, error_message = $6, measured_key = $7,
@@ -55,10 +60,14 @@ measured = $8, checked_on = $9, stale_after = $10, next_probe_on = $11, probe_le
 WHERE tenant_id = $1 AND id = $2 AND modified_on = $3`
 	// claimDueLiveSQL takes up to $1 due measurements across tenants for
 	// $2 (a lease; a node that dies lets it lapse), SKIP LOCKED so that
-	// nodes ticking at once share them.
+	// nodes ticking at once share them — not of a pipeline that records:
+	// the recording reads the source (a source may take one reader, like
+	// an SRT listener), and its segments say more than a probe.
 	claimDueLiveSQL = `UPDATE live_pipelines p SET probe_lease = $2
-FROM (SELECT tenant_id, id FROM live_pipelines WHERE next_probe_on <= $3 AND (probe_lease IS NULL OR probe_lease < $3)
-      ORDER BY next_probe_on LIMIT $1 FOR UPDATE SKIP LOCKED) due
+FROM (SELECT tenant_id, id FROM live_pipelines l WHERE next_probe_on <= $3 AND (probe_lease IS NULL OR probe_lease < $3)
+        AND NOT EXISTS (SELECT 1 FROM live_recordings r WHERE r.tenant_id = l.tenant_id AND r.pipeline_id = l.id
+                          AND r.state = 'recording')
+      ORDER BY next_probe_on LIMIT $1 FOR UPDATE OF l SKIP LOCKED) due
 WHERE p.tenant_id = due.tenant_id AND p.id = due.id RETURNING ` + "p.tenant_id, p.id, p.name, p.sources, p.current, p.list_key, p.cidr, p.location_id, p.object_output, p.audio_only, p.mxf_with_ts_proxy, p.status, p.reason, p.error_message, p.measured_key, p.measured, p.checked_on, p.stale_after, p.created_by, p.created_on, p.modified_on"
 )
 
@@ -142,7 +151,8 @@ func (s *Store) UpdateLivePipeline(ctx context.Context, tenantID, id string, mod
 	return decodedLive(&out), nil
 }
 
-// DeleteLivePipeline removes a pipeline; ENOTFOUND when missing.
+// DeleteLivePipeline removes a pipeline; ENOTFOUND when missing, EINVALID
+// while a recording or a series is to record from it.
 func (s *Store) DeleteLivePipeline(ctx context.Context, tenantID, id string) error {
 	if !loupe.ValidID(id) {
 		return loupe.NotFound()
@@ -151,7 +161,17 @@ func (s *Store) DeleteLivePipeline(ctx context.Context, tenantID, id string) err
 	if err != nil {
 		return fmt.Errorf("store: unable to delete live pipeline: %w", err)
 	}
-	return oneRow(res)
+	if n, _ := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	var exists bool
+	if err := s.db.GetContext(ctx, &exists, livePipelineExistsSQL, tenantID, id); err != nil {
+		return fmt.Errorf("store: unable to delete live pipeline: %w", err)
+	}
+	if !exists {
+		return loupe.NotFound()
+	}
+	return loupe.Invalid("the pipeline has recordings to make or a series: cancel them (and delete the series) first")
 }
 
 // LiveProbed records a measurement of the pipeline as it was at

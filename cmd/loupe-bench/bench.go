@@ -208,6 +208,9 @@ func runBench(ctx context.Context, c benchConfig) error {
 	if c.only == "" || strings.HasPrefix(c.only, "transfer") {
 		proc = append(proc, transferRows(ctx, c, dir, dbURL, seeded, log)...)
 	}
+	if c.only == "" || strings.HasPrefix(c.only, "recording") {
+		proc = append(proc, recordingRows(ctx, dir, log)...)
+	}
 	var events []eventRow
 	var cost []benchRow
 	if c.only == "" || strings.HasPrefix(c.only, "events") {

@@ -72,7 +72,8 @@ func loadConfig() config {
 	// Live pipelines' sources and measurements (docs/live.md).
 	c.App.Live = live.Config{AllowLoopback: envBool("LOUPE_LIVE_ALLOW_LOOPBACK", false),
 		DenyPrivate: envBool("LOUPE_LIVE_DENY_PRIVATE", false), ProbeInterval: envDuration("LOUPE_LIVE_PROBE_INTERVAL", 0),
-		ProbeTimeout: envDuration("LOUPE_LIVE_PROBE_TIMEOUT", 0)}
+		ProbeTimeout: envDuration("LOUPE_LIVE_PROBE_TIMEOUT", 0), SegmentSeconds: envInt("LOUPE_LIVE_SEGMENT_SECONDS", 0),
+		RecordingLease: envDuration("LOUPE_LIVE_RECORDING_LEASE", 0), MaxRecordings: envInt("LOUPE_LIVE_MAX_RECORDINGS", 0)}
 	c.App.BucketEventsTarget = os.Getenv("LOUPE_BUCKET_EVENTS_ARN")
 	// The externalSpeechToText service (docs/analysis.md).
 	c.App.SpeechToTextURL, c.App.SpeechToTextModel = os.Getenv("LOUPE_STT_URL"), os.Getenv("LOUPE_STT_MODEL")

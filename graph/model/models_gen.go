@@ -216,6 +216,12 @@ type DeletePresetPayload struct {
 	ID string `json:"id"`
 }
 
+type DeleteRecordingSeriesPayload struct {
+	ID string `json:"id"`
+	// The recordings cancelled with it (occurrences not started).
+	Cancelled []string `json:"cancelled"`
+}
+
 type DeleteRelationInput struct {
 	ItemID        string `json:"itemId"`
 	RelationType  string `json:"relationType"`
@@ -581,6 +587,16 @@ type RenameVersionInput struct {
 // The container of the tenant's replication sources (spec 2.28).
 type Replication struct {
 	Sources []*loupe.ReplicationSource `json:"sources"`
+}
+
+// The answer of scheduledRecordings (REST: {recordings, series}).
+type ScheduledRecordings struct {
+	// Recordings whose start lies in the period (not cancelled), by start then id; at most 1000.
+	Recordings []*loupe.ScheduledRecording `json:"recordings"`
+	// Series with at least one occurrence in the period, each with those occurrences.
+	Series []*loupe.RecordingSeries `json:"series"`
+	// More recordings start in the period than were answered: ask again from the last one's start.
+	Truncated bool `json:"truncated"`
 }
 
 type SearchEmbedded struct {

@@ -32,6 +32,25 @@ type Config struct {
 	DenyPrivate bool
 	// Concurrency is how many measurements a node runs at once (2).
 	Concurrency int
+
+	// SegmentSeconds is the length of a recording's segments
+	// (LOUPE_LIVE_SEGMENT_SECONDS; 4): the growing proxy is playable
+	// about two of them after the source sent a frame.
+	SegmentSeconds int
+	// RecordingLease is how long a node holds a recording without
+	// renewing it (LOUPE_LIVE_RECORDING_LEASE; 2 s): a dead node's
+	// recording goes on elsewhere after at most about this long.
+	RecordingLease time.Duration
+	// MaxRecordings is how many recordings a node records at once
+	// (LOUPE_LIVE_MAX_RECORDINGS; 16).
+	MaxRecordings int
+}
+
+func (c Config) maxRecordings() int {
+	if c.MaxRecordings > 0 {
+		return c.MaxRecordings
+	}
+	return 16
 }
 
 // WithDefaults fills what is unset.

@@ -77,6 +77,50 @@ func target(u *url.URL, addr netip.Addr) (string, string, bool) {
 	return pinned.String(), headers, true
 }
 
+// Input is what ffmpeg reads a pipeline's active source from, its
+// address checked now.
+type Input struct {
+	// URL is the source's, with the checked address in place of its name
+	// (except over TLS); Headers the HTTP headers to send with it (the
+	// name as Host); Protocols ffmpeg's protocol whitelist for its type.
+	URL, Headers, Protocols string
+	// Address is the address connected to ("" over TLS).
+	Address string
+	url     *url.URL
+}
+
+// Input resolves and checks the pipeline's active source's address
+// (policy and cidr) and answers what ffmpeg reads it from.
+func (s *Service) Input(ctx context.Context, p *loupe.LivePipeline) (Input, error) {
+	in, _, err := s.input(ctx, p)
+	return in, err
+}
+
+// input is Input with the reason of a failure.
+func (s *Service) input(ctx context.Context, p *loupe.LivePipeline) (Input, string, error) {
+	src := p.Active()
+	u, err := url.Parse(src.URL)
+	if err != nil {
+		return Input{}, loupe.LiveReasonAddress, fmt.Errorf("The source URL cannot be read: %w", err)
+	}
+	cidr, _ := loupe.ParseCIDR(p.Network)
+	addrs, err := s.cfg.Policy().resolve(ctx, u, cidr)
+	var dns *errDNS
+	switch {
+	case errors.As(err, &dns):
+		return Input{}, loupe.LiveReasonUnreachable, dns
+	case err != nil:
+		return Input{}, loupe.LiveReasonAddress, fmt.Errorf("The source's address is not allowed: %w", err)
+	}
+	in := Input{Protocols: protocols[src.Type], url: u}
+	var pinned bool
+	in.URL, in.Headers, pinned = target(u, addrs[0])
+	if pinned {
+		in.Address = addrs[0].String()
+	}
+	return in, "", nil
+}
+
 // probeArgv is the ffprobe command of one measurement.
 func probeArgv(typ, input, headers string, timeout time.Duration) []string {
 	us := strconv.FormatInt((timeout - time.Second/2).Microseconds(), 10)
@@ -109,24 +153,12 @@ func (s *Service) measure(ctx context.Context, p *loupe.LivePipeline) loupe.Live
 		r.Reason, r.Message = reason, msg
 		return r
 	}
-	u, err := url.Parse(src.URL)
+	in, reason, err := s.input(ctx, p)
 	if err != nil {
-		return fail(loupe.LiveReasonAddress, "The source URL cannot be read: "+err.Error())
+		return fail(reason, err.Error())
 	}
-	cidr, _ := loupe.ParseCIDR(p.Network)
-	addrs, err := s.cfg.Policy().resolve(ctx, u, cidr)
-	var dns *errDNS
-	switch {
-	case errors.As(err, &dns):
-		return fail(loupe.LiveReasonUnreachable, dns.Error())
-	case err != nil:
-		return fail(loupe.LiveReasonAddress, "The source's address is not allowed: "+err.Error())
-	}
-	input, headers, pinned := target(u, addrs[0])
-	measured := &loupe.LiveMeasurement{}
-	if pinned {
-		measured.Address = addrs[0].String()
-	}
+	u, input, headers := in.url, in.URL, in.Headers
+	measured := &loupe.LiveMeasurement{Address: in.Address}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ProbeTimeout)
 	defer cancel()
 	argv := probeArgv(src.Type, input, headers, s.cfg.ProbeTimeout)

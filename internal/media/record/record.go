@@ -26,10 +26,15 @@ import (
 type Options struct {
 	// Source is the live source's URL (checked by the caller).
 	Source string
+	// Protocols is ffmpeg's protocol whitelist for the source ("": any),
+	// Headers the HTTP headers it sends (a pinned address's Host).
+	Protocols, Headers string
 	// Dir is where the runs' playlists and segments are written.
 	Dir string
-	// Until is when the recording ends.
+	// Until is when the recording ends; End, when set, is asked instead
+	// before each run (a recording extended while it runs).
 	Until time.Time
+	End   func() time.Time
 	// SegmentSeconds is the segments' length (default 2).
 	SegmentSeconds int
 	// AudioCodec is the source's audio codec as its probe named it ("":
@@ -49,6 +54,10 @@ type Options struct {
 	OnSegment func(Segment)
 	// OnGap receives each stretch the source was away.
 	OnGap func(Gap)
+	// Missing, when set, is a gap open at the start (From and Reason): the
+	// media missing since an earlier recorder stopped. It closes where this
+	// one's media begins.
+	Missing *Gap
 }
 
 // What a segment is of.
@@ -98,8 +107,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return err
 	}
-	var gap *Gap
+	gap := o.Missing
 	for run := 0; ; run++ {
+		o.refresh()
 		left := time.Until(o.Until)
 		if left <= 0 || ctx.Err() != nil {
 			break
@@ -110,13 +120,26 @@ func Run(ctx context.Context, o Options) error {
 		}
 		if r.seconds > 0 && gap != nil {
 			// The source came back: the gap ends where this run's media
-			// began (its first segment's end, less its length).
-			gap.To = r.firstAt.Add(-time.Duration(r.first * float64(time.Second)))
+			// began — when it connected (a live source sends in real
+			// time from then; ffmpeg's first output comes only after
+			// its analysis of the stream).
+			gap.To = r.began
 			o.gap(*gap)
 			gap = nil
 		}
+		o.refresh()
 		if time.Until(o.Until) <= 0 {
 			break
+		}
+		if r.seconds >= left.Seconds()-0.5 {
+			// The run recorded all it was asked for (an HLS source starts
+			// at its live edge, a segment in the past, and so ends early
+			// by the clock): no gap. The end moved later meanwhile: a new
+			// run, unless less than a second is left.
+			if time.Until(o.Until) < time.Second {
+				break
+			}
+			continue
 		}
 		if gap == nil {
 			// A live source is recorded as it is sent: its media stopped
@@ -127,7 +150,10 @@ func Run(ctx context.Context, o Options) error {
 			}
 			from := time.Now()
 			if r.seconds > 0 {
-				from = r.firstAt.Add(time.Duration((r.seconds - r.first) * float64(time.Second)))
+				from = r.began.Add(time.Duration(r.seconds * float64(time.Second)))
+				if from.After(time.Now()) {
+					from = time.Now()
+				}
 			}
 			gap = &Gap{From: from, Reason: reason}
 		}
@@ -144,24 +170,39 @@ func Run(ctx context.Context, o Options) error {
 	return nil
 }
 
+// refresh takes the end End says now.
+func (o *Options) refresh() {
+	if o.End != nil {
+		o.Until = o.End()
+	}
+}
+
 func (o *Options) gap(g Gap) {
 	if o.OnGap != nil {
 		o.OnGap(g)
 	}
 }
 
-// ran is what a run made: its media's length, its first segment's length
-// and when that segment was complete.
+// ran is what a run made: its media's length, and when it began (ffmpeg
+// started: it connects at once).
 type ran struct {
-	seconds, first float64
-	firstAt        time.Time
+	seconds float64
+	began   time.Time
 }
 
 // run is one ffmpeg run of at most left.
 func (o *Options) run(ctx context.Context, run int, left time.Duration) (ran, error) {
 	name := fmt.Sprintf("r%03d", run)
-	// A source that sends nothing for StallSeconds ends the run.
-	args := []string{"-rw_timeout", strconv.Itoa(o.StallSeconds * 1_000_000)}
+	// A source that sends nothing for StallSeconds ends the run; 2 s of
+	// analysis at most (ffmpeg's default reads up to 5 s before it writes:
+	// latency, and media a drop would lose).
+	args := []string{"-rw_timeout", strconv.Itoa(o.StallSeconds * 1_000_000), "-analyzeduration", "2000000"}
+	if o.Protocols != "" {
+		args = append(args, "-protocol_whitelist", o.Protocols)
+	}
+	if o.Headers != "" {
+		args = append(args, "-headers", o.Headers)
+	}
 	if isHLS(o.Source) {
 		// A live playlist that stops growing ends the run too; a run starts
 		// at the live edge.
@@ -193,8 +234,9 @@ func (o *Options) run(ctx context.Context, run int, left time.Duration) (ran, er
 		outs = append(outs, output{ProxyOut, p})
 	}
 	done := make(chan error, 1)
+	began := time.Now()
 	go func() { done <- media.Run(ctx, media.Command{Args: args}) }()
-	var r ran
+	r := ran{began: began}
 	seen := make([]int, len(outs))
 	emit := func() {
 		for i, out := range outs {
@@ -228,9 +270,6 @@ func (o *Options) emit(run int, out output, seen *int, r *ran) {
 	for ; *seen < len(segs); *seen++ {
 		s := segs[*seen]
 		if out.of == Original {
-			if *seen == 0 {
-				r.first, r.firstAt = s.duration, time.Now()
-			}
 			r.seconds += s.duration
 		}
 		if o.OnSegment != nil {

@@ -154,6 +154,11 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, key string) {
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Content-Security-Policy", "sandbox; default-src 'none'")
 	hdr.Set("Cache-Control", "private, max-age=3600")
+	if path.Ext(name) == ".m3u8" {
+		// A live recording's playlist grows under the same key: a player
+		// reloads it and must get the new one (revalidated by its ETag).
+		hdr.Set("Cache-Control", "private, no-cache")
+	}
 	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
 		hdr.Set("Content-Type", ct)
 	}
