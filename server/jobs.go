@@ -65,6 +65,9 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 		// and write the target's new original to the file store.
 		river.AddWorker(w, &renderjob.Worker{Store: deps.store, Files: deps.cfg.Files, Sources: svc.sources})
 		kinds++
+		// Finished recordings' live segments (docs/live.md).
+		river.AddWorker(w, &live.PurgeWorker{Store: deps.store, Files: deps.cfg.Files})
+		kinds++
 	}
 	return w, kinds
 }

@@ -144,6 +144,15 @@ UPDATE live_recordings SET
     ends_on = CASE WHEN state = 'recording' THEN GREATEST($3, starts_on + interval '1 millisecond') ELSE ends_on END
 WHERE tenant_id = $1 AND item_id = ANY($2::uuid[]) AND state IN ('scheduled', 'recording')`
 
+	// liveLeftSQL says what is left of a recording's item for the purge:
+	// its processing's state, and whether it is deleted.
+	liveLeftSQL = `SELECT transcoding_state, deleted_on IS NOT NULL FROM items WHERE tenant_id = $1 AND id = $2`
+
+	deleteRecordingSegmentsSQL = `DELETE FROM live_recording_segments WHERE tenant_id = $1 AND item_id = $2`
+
+	forgetLiveMediaSQL = `
+UPDATE items SET media = media - 'livePlaylist' - 'liveThumbnail' WHERE tenant_id = $1 AND id = $2`
+
 	recordingGapMetadataSQL = `
 INSERT INTO timed_metadata (tenant_id, item_id, id, start_ms, end_ms, form_id, form_data, modified_on)
 VALUES ($1, $2, $3, $4, $5, 'default', $6, $7)
@@ -350,6 +359,11 @@ func (s *Store) CompleteRecording(ctx context.Context, l *RecordingLease, f Reco
 			Analyze: analyses}, ProcessInsertOpts(jobs.QueueInteractive)); err != nil {
 			return fmt.Errorf("store: unable to ask for processing: %w", err)
 		}
+		purge := jobs.PurgeLiveArgs{TenantID: l.TenantID, ItemID: l.ItemID}.InsertOpts()
+		purge.ScheduledAt = at.Add(jobs.LiveSegmentsKept)
+		if _, err := s.enqueue(ctx, tx, jobs.PurgeLiveArgs{TenantID: l.TenantID, ItemID: l.ItemID}, &purge); err != nil {
+			return fmt.Errorf("store: unable to plan the live segments' removal: %w", err)
+		}
 		return emitTx(ctx, tx, l.TenantID, at, NewEvent{Type: loupe.EventUploadCompletion, ItemID: l.ItemID,
 			ActorID: l.CreatedBy, Data: map[string]any{"recording": true, "size": f.Size, "gaps": len(gaps)}})
 	})
@@ -389,4 +403,31 @@ func gapMarks(gaps []RecordingGap, start time.Time) []gapMark {
 		away += length
 	}
 	return out
+}
+
+// LiveLeft answers a recording's item's processing state and whether it
+// is deleted (gone: no such item at all).
+func (s *Store) LiveLeft(ctx context.Context, tenantID, itemID string) (state string, deleted, gone bool, err error) {
+	err = s.db.QueryRowxContext(ctx, liveLeftSQL, tenantID, itemID).Scan(&state, &deleted)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, true, nil
+	}
+	if err != nil {
+		return "", false, false, fmt.Errorf("store: unable to read a recording's item: %w", err)
+	}
+	return state, deleted, false, nil
+}
+
+// ForgetLiveMedia removes a recording's segments' rows and the item's live
+// playlist and thumbnail (their files are the caller's to delete first).
+func (s *Store) ForgetLiveMedia(ctx context.Context, tenantID, itemID string) error {
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, deleteRecordingSegmentsSQL, tenantID, itemID); err != nil {
+			return fmt.Errorf("store: unable to forget live segments: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, forgetLiveMediaSQL, tenantID, itemID); err != nil {
+			return fmt.Errorf("store: unable to forget live media: %w", err)
+		}
+		return nil
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/media/record"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 )
 
 // The recording rows (issue 32; docs/live.md "Measured"): live 1080p25
@@ -24,8 +26,8 @@ import (
 // children, taken before the senders are waited) over the wall time;
 // "per core" is its inverse. The latency row is, for every segment, the
 // time from the source sending its first frame to the segment being
-// handed over (where the recorder stores it and rewrites the playlist),
-// in segment lengths (goal ≤ 2).
+// stored (a disk store) and listed in the rewritten playlist, in segment
+// lengths (goal ≤ 2).
 
 const (
 	recordingCopy    = "recording: 1080p25 live sources, streams copied (recordings per core)"
@@ -94,6 +96,12 @@ func recordingRun(ctx context.Context, work, clip string, n int, proxy bool, log
 	}
 	time.Sleep(500 * time.Millisecond) // the listeners listen
 
+	files, err := blob.NewDisk(filepath.Join(work, fmt.Sprintf("store-%v", proxy)))
+	if err != nil {
+		row.Unmeasured = err.Error()
+		return row, lat
+	}
+	played := make([][]record.Stored, n)
 	before := childCPU()
 	start := time.Now()
 	until := start.Add(recordingSeconds * time.Second)
@@ -112,6 +120,20 @@ func recordingRun(ctx context.Context, work, clip string, n int, proxy bool, log
 				OnSegment: func(s record.Segment) {
 					if s.Of != record.Original || s.Run != 0 {
 						return
+					}
+					// Stored and listed as the recorder does: the segment
+					// put in a disk store, the playlist so far rewritten.
+					key := fmt.Sprintf("rec%d/%05d.m4s", i, s.Index)
+					if err := putFile(ctx, files, key, s.Path); err != nil {
+						mu.Lock()
+						errs = append(errs, err)
+						mu.Unlock()
+						return
+					}
+					played[i] = append(played[i], record.Stored{URI: key, InitURI: "init.mp4", Duration: s.Duration})
+					var pl bytes.Buffer
+					if err := record.Playlist(&pl, played[i], false); err == nil {
+						_, err = files.Put(ctx, fmt.Sprintf("rec%d/index.m3u8", i), &pl)
 					}
 					// Its first frame left the source about when the run
 					// began plus the media before it.
@@ -164,4 +186,15 @@ func udpPort() (int, error) {
 	}
 	defer l.Close()
 	return l.LocalAddr().(*net.UDPAddr).Port, nil
+}
+
+// putFile stores the file at path under key.
+func putFile(ctx context.Context, files blob.Store, key, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = files.Put(ctx, key, f)
+	return err
 }

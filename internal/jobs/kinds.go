@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -229,4 +230,24 @@ const TransferMaxAttempts = 8
 // takeover.
 func (TransferArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueBulk, MaxAttempts: TransferMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// PurgeLiveArgs asks for a finished recording's live segments, playlist
+// and thumbnails to be removed (internal/live; docs/live.md "At the
+// end") once its item has its processed proxy: an hour after it ended,
+// so that a player still on the live playlist plays on.
+type PurgeLiveArgs struct {
+	TenantID string `json:"tenantId" river:"unique"`
+	ItemID   string `json:"itemId" river:"unique"`
+}
+
+// Kind is the job kind in River's tables.
+func (PurgeLiveArgs) Kind() string { return "purge_live_segments" }
+
+// LiveSegmentsKept is how long a finished recording's live segments stay.
+const LiveSegmentsKept = time.Hour
+
+// InsertOpts puts purges on the bulk queue, one per recording.
+func (PurgeLiveArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueBulk, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }

@@ -1,9 +1,11 @@
 package live_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,4 +217,33 @@ func TestScheduledRecordingsRecord(t *testing.T) {
 		t.Fatalf("timed metadata %v", timed)
 	}
 	t.Logf("gap %+v marked as %v", g, entries[0])
+
+	// An hour later (brought forward here) the live segments go: the
+	// processed proxy and the original hold what they held.
+	if _, err := api.DB.Exec(`UPDATE river_job SET scheduled_at = now() WHERE kind = 'purge_live_segments'`); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		left := api.Count(t, `SELECT count(*) FROM live_recording_segments`)
+		objs, _, err := api.Files.List(context.Background(), "", "", 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live := 0
+		for _, o := range objs {
+			if strings.Contains(o.Key, "/live/") {
+				live++
+			}
+		}
+		if left == 0 && live == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the purge: %d segments recorded, %d live files", left, live)
+		}
+	}
+	it := a.Get(t, "/api/v1/items/"+whole).Status(http.StatusOK).Object()
+	if proxy, _ := it["proxy"].(string); !strings.Contains(proxy, ".mp4") {
+		t.Errorf("after the purge the proxy is %q", proxy)
+	}
 }
