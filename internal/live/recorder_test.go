@@ -10,18 +10,27 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/live"
+	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/testkit/livetest"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
 	"github.com/loupe-mam/loupe/internal/testkit/mediatest"
+	"github.com/loupe-mam/loupe/internal/testkit/s3test"
 	"github.com/loupe-mam/loupe/internal/testkit/webtest"
 	"github.com/loupe-mam/loupe/server"
 )
 
 // recordingAPI is a server whose nodes may read sources on loopback, with
-// 2 s segments.
+// 2 s segments, its files in S3 (served by presigned links where a link
+// names one file; the growing playlist's directory link stays Loupe's).
 func recordingAPI(t *testing.T) *loupetest.API {
+	s3, err := blob.NewS3(context.Background(), s3test.Bucket(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return loupetest.New(t, func(c *server.Config) {
 		c.Live = live.Config{AllowLoopback: true, ProbeInterval: time.Minute, ProbeTimeout: 5 * time.Second, SegmentSeconds: 2}
+		c.Files = s3
+		c.Blobs.DirectDownloads(s3)
 	})
 }
 
@@ -123,7 +132,8 @@ func processed(t *testing.T, a *loupetest.Client, id string) float64 {
 	}
 }
 
-// A scheduled recording records for real: while it records, its item's
+// A scheduled recording records for real, its segments stored in S3 as
+// they arrive: while it records, its item's
 // proxy is a playlist that plays in Chromium from the recording's start
 // and grows, its length so far is readable and grows, a thumbnail is
 // there; after it, the item is the 20 s recorded (± one segment) and
