@@ -22,6 +22,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/live"
 	"github.com/loupe-mam/loupe/internal/media/renderjob"
 	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
+	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
 	"github.com/loupe-mam/loupe/internal/shares"
@@ -136,6 +137,12 @@ type Config struct {
 	// Live configures live pipelines' measurements and source address
 	// policy (LOUPE_LIVE_*; docs/live.md).
 	Live live.Config
+	// Metrics is the server's Prometheus registry and instruments
+	// (docs/operations.md, "Metrics"): requests, operations, pools, the
+	// job queue, uploads, processing, the events feed. New and StartJobs
+	// of one configuration share it; nil counts nothing. The server does
+	// not serve it: cmd/loupe does, on its own address.
+	Metrics *metrics.Metrics
 }
 
 // DefaultConfig is the configuration without any LOUPE_* settings.
@@ -150,6 +157,7 @@ func DefaultConfig() Config {
 		// Twice the cores: one operation's share of the work waits on the
 		// database while another's runs.
 		GraphQLInFlight: 2 * runtime.GOMAXPROCS(0),
+		Metrics:         metrics.New(),
 	}
 }
 
@@ -192,7 +200,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		var err error
 		uploads, err = upload.New(upload.Config{
 			Store: st, Files: mp, Temp: cfg.Files, InstanceID: cfg.InstanceID, PartSize: cfg.UploadPartSize, ReadAhead: cfg.UploadReadAhead,
-			SpoolDir: cfg.UploadSpoolDir, BaseURL: cfg.PublicURL, Logger: logger,
+			SpoolDir: cfg.UploadSpoolDir, BaseURL: cfg.PublicURL, Logger: logger, Metrics: cfg.Metrics,
 		})
 		if err != nil {
 			panic(err) // a configuration New checks above
@@ -209,6 +217,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	gopt := cfg.GraphQL
 	gopt.Streams = streamOptions(authn, st, cfg.CORSOrigins)
 	engine := graph.NewEngine(es, gopt)
+	// /graphql's operations by name; REST's stored documents, run by
+	// engine.Exec, are counted by their routes.
+	if x := cfg.Metrics.GraphQL(); x != nil {
+		engine.HTTP.Use(x)
+	}
+	cfg.Metrics.WatchDB("api", st.DB().DB)
 	if cfg.DatabaseURL != "" {
 		srv.keys = auth.NewKeyCache(st, cfg.KeyCacheSize)
 		st.OnAuthChange(srv.keys.InvalidateUser)
@@ -219,7 +233,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res.Feed = startEvents(ctx, cfg, st, logger)
 
 	r := chi.NewRouter()
-	r.Use(requestLog(logger), recoverPanics)
+	r.Use(requestLog(logger, cfg.Metrics), recoverPanics)
 	if cors := crossorigin.Middleware(cfg.CORSOrigins, cfg.APIKeyHeaders); cors != nil {
 		r.Use(cors)
 	}

@@ -25,6 +25,7 @@ func startEvents(ctx context.Context, cfg Config, st *store.Store, logger *slog.
 		st = st.On(sqlx.NewDb(cfg.JobsDB, "postgres"))
 	}
 	f := feed.New(st, logger)
+	f.Metrics = cfg.Metrics
 	go f.Run(ctx, store.DSN(cfg.DatabaseURL))
 	go (&notify.Producer{Store: st, Feed: f, Log: logger}).Run(ctx)
 	go (&webhooks.Dispatcher{Store: st, Feed: f, Log: logger}).Run(ctx)

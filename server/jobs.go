@@ -54,7 +54,8 @@ func workers(deps jobDeps) (w *river.Workers, kinds int) {
 	// outputs to the server's file store.
 	if deps.cfg.Files != nil {
 		river.AddWorker(w, &mediaworker.Worker{Store: deps.store, Files: deps.cfg.Files, Sources: svc.sources, Node: deps.cfg.Jobs.NodeID,
-			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, TimeoutFloor: deps.cfg.TranscodeFloor})
+			Logger: deps.logger, Concurrency: deps.cfg.Transcodes, TimeoutFloor: deps.cfg.TranscodeFloor,
+			Metrics: deps.cfg.Metrics})
 		kinds++
 		// Analysis (docs/analysis.md) reads processing's outputs and
 		// writes transcripts through the metered file store.
@@ -98,6 +99,10 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	if cfg.Jobs.NodeID == "" {
 		cfg.Jobs.NodeID = upload.NewInstanceID()
 	}
+	// The queue's depth and the jobs pool, whether or not this node works
+	// the queue (docs/operations.md, "Metrics").
+	cfg.Metrics.WatchDB("jobs", cfg.JobsDB)
+	cfg.Metrics.WatchJobQueue(cfg.JobsDB, jobs.Kinds)
 	w, kinds := workers(jobDeps{store: st, cfg: cfg, logger: logger})
 	if cfg.Jobs.Workers < 0 || kinds == 0 {
 		c, err := jobs.NewInserter(cfg.JobsDB)
@@ -109,6 +114,9 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	}
 	jc := cfg.Jobs
 	jc.Logger = logger
+	if mw := cfg.Metrics.JobMiddleware(); mw != nil {
+		jc.Middleware = append(jc.Middleware, mw)
+	}
 	if cfg.EventsRetention > 0 {
 		jc.Periodic = append(jc.Periodic, retention.Periodic())
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/graph"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 	"github.com/loupe-mam/loupe/internal/shares"
 	"github.com/loupe-mam/loupe/rest"
@@ -34,7 +35,7 @@ const requestIDHeader = "X-Request-Id"
 // requestLog gives each request an id (kept from a proxy's header when it
 // is sane), a logger tagged with it, and one log line when it ends — its
 // path without the share token a link's path holds (a credential).
-func requestLog(logger *slog.Logger) func(http.Handler) http.Handler {
+func requestLog(logger *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id := r.Header.Get(requestIDHeader)
@@ -47,9 +48,13 @@ func requestLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 			start := time.Now()
 			next.ServeHTTP(ww, r.WithContext(reqlog.With(r.Context(), logger, id)))
+			elapsed := time.Since(start)
+			// The route context is the router's own (r's): filled in
+			// by the routing that has now happened.
+			m.ObserveHTTP(r, ww.Status(), elapsed, isStream(r))
 			logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
 				slog.String("method", r.Method), slog.String("path", shares.Redact(r.URL.Path)),
-				slog.Int("status", ww.Status()), slog.Duration("duration", time.Since(start)))
+				slog.Int("status", ww.Status()), slog.Duration("duration", elapsed))
 		})
 	}
 }

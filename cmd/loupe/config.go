@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/live"
+	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/server"
 )
@@ -35,6 +36,13 @@ type config struct {
 	DBPool          int
 	// PprofAddr serves pprof when set (LOUPE_PPROF_ADDR).
 	PprofAddr string
+	// MetricsAddr serves Prometheus's /metrics (LOUPE_METRICS_ADDR;
+	// metrics.DefaultAddr unless set; "off" or "none": not served).
+	// MetricsAddrSet says it was set: then an address that cannot be
+	// listened on stops the start, where the default is only warned about
+	// (a second node on one machine).
+	MetricsAddr    string
+	MetricsAddrSet bool
 	// APIKeyHeaders is LOUPE_API_KEY_HEADERS as set: cmdServe parses it
 	// into App.APIKeyHeaders and refuses to start on a bad name.
 	APIKeyHeaders string
@@ -59,6 +67,8 @@ func loadConfig() config {
 		CORSOrigins:    os.Getenv("LOUPE_CORS_ORIGINS"),
 		App:            server.DefaultConfig(),
 	}
+	c.MetricsAddr = env("LOUPE_METRICS_ADDR", metrics.DefaultAddr)
+	c.MetricsAddrSet = os.Getenv("LOUPE_METRICS_ADDR") != ""
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.S3 = s3FromEnv()
 	c.DirectDownloads = envBool("LOUPE_S3_DIRECT_DOWNLOADS", true)

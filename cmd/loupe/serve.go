@@ -63,6 +63,13 @@ func cmdServe(ctx context.Context, c config) error {
 	if c.App.CORSOrigins, err = crossorigin.ParseOrigins(c.CORSOrigins); err != nil {
 		return fmt.Errorf("LOUPE_CORS_ORIGINS: %w", err)
 	}
+	// Metrics on their own address, before anything else opens: a taken
+	// address set by the operator stops the start.
+	stopMetrics, err := startMetrics(c)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err

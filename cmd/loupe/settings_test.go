@@ -16,6 +16,7 @@ func TestServeRefusesABadSetting(t *testing.T) {
 		{"LOUPE_API_KEY_HEADERS", "x key"},
 		{"LOUPE_CORS_ORIGINS", "https://app.example.com/"},
 		{"LOUPE_CORS_ORIGINS", "*,https://app.example.com"},
+		{"LOUPE_METRICS_ADDR", "127.0.0.1:notaport"},
 	} {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
 			t.Setenv(c.name, c.value)

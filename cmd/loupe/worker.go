@@ -20,6 +20,13 @@ func cmdWorker(ctx context.Context, c config) error {
 	if c.App.Jobs.Workers < 0 {
 		return errors.New("worker needs workers: LOUPE_WORKERS must not be negative")
 	}
+	// A worker's metrics (its jobs, processing throughput, pools) on
+	// their own address too.
+	stopMetrics, err := startMetrics(c)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err

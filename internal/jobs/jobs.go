@@ -19,6 +19,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // The queues. Interactive and bulk processing are apart so that a backfill
@@ -78,6 +79,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Periodic are the jobs the cluster's leader inserts on a schedule.
 	Periodic []*river.PeriodicJob
+	// Middleware wraps the workers' attempts (metrics: counts and times
+	// them by kind).
+	Middleware []rivertype.Middleware
 }
 
 func (c Config) withDefaults() Config {
@@ -137,6 +141,7 @@ func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
 		SkipUnknownJobCheck: true,
 		FetchOnlyKnownKinds: true,
 		PeriodicJobs:        cfg.Periodic,
+		Middleware:          cfg.Middleware,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)

@@ -251,3 +251,12 @@ const LiveSegmentsKept = time.Hour
 func (PurgeLiveArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueBulk, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
+
+// Kinds lists every job kind above (a test holds it to them): the job
+// queue's metrics report each, with 0 where none waits, so that a
+// dashboard's series exist before the first job of a kind.
+var Kinds = []string{
+	ProcessArgs{}.Kind(), ScanArgs{}.Kind(), MigrateArgs{}.Kind(), AnalyzeArgs{}.Kind(), PruneEventsArgs{}.Kind(),
+	DeliverWebhookArgs{}.Kind(), CheckPresetArgs{}.Kind(), RenderArgs{}.Kind(), ReplicationRunArgs{}.Kind(),
+	TransferArgs{}.Kind(), PurgeLiveArgs{}.Kind(),
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -59,6 +60,9 @@ const (
 type Feed struct {
 	r   Reader
 	log *slog.Logger
+	// Metrics, set before Run, records the events read and how far
+	// behind the reads are (nil: nothing).
+	Metrics *metrics.Metrics
 
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
@@ -232,6 +236,7 @@ func (f *Feed) read(ctx context.Context) bool {
 		if len(f.subs) == 0 {
 			f.idle = true
 			f.mu.Unlock()
+			f.Metrics.EventsRead(0, time.Time{}) // nobody waits on it
 			return false
 		}
 		after := f.cursor
@@ -244,9 +249,11 @@ func (f *Feed) read(ctx context.Context) bool {
 			return false
 		}
 		if len(events) == 0 {
+			f.Metrics.EventsRead(0, time.Time{})
 			held, err := f.r.EventsHeldBack(ctx, after)
 			return err == nil && held
 		}
+		f.Metrics.EventsRead(len(events), events[len(events)-1].OccurredOn)
 		f.mu.Lock()
 		f.cursor = events[len(events)-1].Cursor()
 		for s := range f.subs {

@@ -32,6 +32,8 @@ type run struct {
 	lastProgress  time.Time
 	cancelOnStale context.CancelFunc
 	known         *media.Probe // the first phase's probe of a still image
+	// mediaSeconds is the duration of the media the run processed.
+	mediaSeconds float64
 }
 
 func (r *run) do(ctx context.Context) error {
@@ -70,6 +72,7 @@ func (r *run) do(ctx context.Context) error {
 		// are not.
 		return permanent("%s", strings.ReplaceAll(err.Error(), input, "the original"))
 	}
+	r.mediaSeconds = res.Duration
 	if res.NotMedia != nil && media.ClaimsMedia(claim.FileName) {
 		// A document is kept as it is; one named as media is a mistake
 		// (a wrong file, a renamed one) a person should hear of.

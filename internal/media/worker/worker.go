@@ -20,6 +20,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/media"
 	"github.com/loupe-mam/loupe/internal/media/pipeline"
+	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/storage/sources"
 	"github.com/loupe-mam/loupe/store"
@@ -72,6 +73,9 @@ type Worker struct {
 	// TimeoutFloor is the least time a run is given (default
 	// transcodeFloor); see Timeout.
 	TimeoutFloor time.Duration
+	// Metrics counts the runs by outcome and the media seconds processed
+	// (nil: none).
+	Metrics *metrics.Metrics
 }
 
 // Work implements river.Worker.
@@ -122,11 +126,16 @@ func (w *Worker) transcode(ctx context.Context, job *river.Job[jobs.ProcessArgs]
 	err = r.do(ctx)
 	var perm *permanentError
 	switch {
-	case err == nil, errors.Is(err, store.ErrStaleRun), loupe.ErrorKind(err) == loupe.ENOTFOUND:
-		// Done, taken over by a newer run, or the item is gone: nothing
-		// more to do.
+	case err == nil:
+		w.Metrics.ProcessingRun(metrics.ProcessingSucceeded, r.mediaSeconds)
+		return nil
+	case errors.Is(err, store.ErrStaleRun), loupe.ErrorKind(err) == loupe.ENOTFOUND:
+		// Taken over by a newer run, or the item is gone: nothing more
+		// to do.
+		w.Metrics.ProcessingRun(metrics.ProcessingSuperseded, 0)
 		return nil
 	case errors.As(err, &perm):
+		w.Metrics.ProcessingRun(metrics.ProcessingFailed, 0)
 		w.log().Warn("processing failed", "tenant", a.TenantID, "item", a.ItemID, "reason", perm.reason)
 		if ferr := w.Store.FailProcessing(context.WithoutCancel(ctx), a.TenantID, a.ItemID, r.runKey, perm.reason,
 			store.MediaOperation{Kind: store.OperationTranscoding, Provider: Service}); ferr != nil && !errors.Is(ferr, store.ErrStaleRun) {
@@ -136,6 +145,7 @@ func (w *Worker) transcode(ctx context.Context, job *river.Job[jobs.ProcessArgs]
 	default:
 		// Transient (storage, database, a timeout): River retries with
 		// backoff; the item shows the attempt's error meanwhile.
+		w.Metrics.ProcessingRun(metrics.ProcessingRetried, 0)
 		r.progress(context.WithoutCancel(ctx), map[string]any{"step": "retrying", "error": err.Error()}, true) //nolint:errcheck
 		return err
 	}

@@ -217,6 +217,7 @@ func (u *upload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (w
 		}
 		row.Received, row.HashState, row.Head, row.TailKey, row.TailSize = c.To, state, head, c.TailKey, c.TailSize
 		written += n
+		s.Metrics.UploadReceived(n)
 		if time.Since(lastProgress) >= time.Second {
 			s.progress(ctx, &row)
 			lastProgress = time.Now()

@@ -30,6 +30,7 @@ import (
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/platform/reqlog"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/store"
@@ -86,6 +87,8 @@ type Config struct {
 	LockLease time.Duration
 	LockPoll  time.Duration
 	Logger    *slog.Logger
+	// Metrics counts the bytes stored (nil: none).
+	Metrics *metrics.Metrics
 }
 
 // Service is the tus endpoint and what GraphQL asks of uploads.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/jobs"
+	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
@@ -43,6 +44,9 @@ type API struct {
 	// Jobs is the server's job queue client (nil while no job kind has a
 	// worker).
 	Jobs *jobs.Client
+	// Metrics is the server's Prometheus registry (Metrics.Handler serves
+	// what /metrics on LOUPE_METRICS_ADDR would).
+	Metrics *metrics.Metrics
 
 	dbURL string
 }
@@ -142,6 +146,7 @@ func (a *API) serve(t testing.TB, opts []Option) {
 		}
 	}
 	a.URL, a.Blobs, a.Files = url, cfg.Blobs, cfg.Files
+	a.Metrics = cfg.Metrics
 }
 
 // Credentials is the box the test servers seal credentials with (a test
