@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/loupe-mam/loupe/internal/live"
@@ -46,6 +48,9 @@ type config struct {
 	// APIKeyHeaders is LOUPE_API_KEY_HEADERS as set: cmdServe parses it
 	// into App.APIKeyHeaders and refuses to start on a bad name.
 	APIKeyHeaders string
+	// Problems are the settings whose values cannot be used, one line each
+	// ("LOUPE_X: …"): serve and worker refuse to start on any.
+	Problems []string
 	// CORSOrigins is LOUPE_CORS_ORIGINS as set: cmdServe parses it into
 	// App.CORSOrigins and refuses to start on an entry that is no origin.
 	CORSOrigins string
@@ -55,20 +60,20 @@ type config struct {
 func loadConfig() config {
 	c := config{
 		Addr:           env("LOUPE_ADDR", ":8080"),
-		DatabaseURL:    os.Getenv("DATABASE_URL"),
+		DatabaseURL:    env("DATABASE_URL", ""),
 		DataDir:        env("LOUPE_DATA_DIR", ".loupe"),
-		PGDir:          os.Getenv("LOUPE_PG_DIR"),
+		PGDir:          env("LOUPE_PG_DIR", ""),
 		PGPort:         envInt("LOUPE_PG_PORT", 54329),
-		BlobKey:        os.Getenv("LOUPE_BLOB_KEY"),
-		CredentialsKey: os.Getenv("LOUPE_CREDENTIALS_KEY"),
+		BlobKey:        env("LOUPE_BLOB_KEY", ""),
+		CredentialsKey: env("LOUPE_CREDENTIALS_KEY", ""),
 		DBPool:         envInt("LOUPE_DB_POOL", 8),
-		PprofAddr:      os.Getenv("LOUPE_PPROF_ADDR"),
-		APIKeyHeaders:  os.Getenv("LOUPE_API_KEY_HEADERS"),
-		CORSOrigins:    os.Getenv("LOUPE_CORS_ORIGINS"),
+		PprofAddr:      env("LOUPE_PPROF_ADDR", ""),
+		APIKeyHeaders:  env("LOUPE_API_KEY_HEADERS", ""),
+		CORSOrigins:    env("LOUPE_CORS_ORIGINS", ""),
 		App:            server.DefaultConfig(),
 	}
 	c.MetricsAddr = env("LOUPE_METRICS_ADDR", metrics.DefaultAddr)
-	c.MetricsAddrSet = os.Getenv("LOUPE_METRICS_ADDR") != ""
+	c.MetricsAddrSet = env("LOUPE_METRICS_ADDR", "") != ""
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))
 	c.S3 = s3FromEnv()
 	c.DirectDownloads = envBool("LOUPE_S3_DIRECT_DOWNLOADS", true)
@@ -84,16 +89,16 @@ func loadConfig() config {
 		DenyPrivate: envBool("LOUPE_LIVE_DENY_PRIVATE", false), ProbeInterval: envDuration("LOUPE_LIVE_PROBE_INTERVAL", 0),
 		ProbeTimeout: envDuration("LOUPE_LIVE_PROBE_TIMEOUT", 0), SegmentSeconds: envInt("LOUPE_LIVE_SEGMENT_SECONDS", 0),
 		RecordingLease: envDuration("LOUPE_LIVE_RECORDING_LEASE", 0), MaxRecordings: envInt("LOUPE_LIVE_MAX_RECORDINGS", 0)}
-	c.App.BucketEventsTarget = os.Getenv("LOUPE_BUCKET_EVENTS_ARN")
+	c.App.BucketEventsTarget = env("LOUPE_BUCKET_EVENTS_ARN", "")
 	// The externalSpeechToText service (docs/analysis.md).
-	c.App.SpeechToTextURL, c.App.SpeechToTextModel = os.Getenv("LOUPE_STT_URL"), os.Getenv("LOUPE_STT_MODEL")
+	c.App.SpeechToTextURL, c.App.SpeechToTextModel = env("LOUPE_STT_URL", ""), env("LOUPE_STT_MODEL", "")
 	c.App.GraphQLInFlight = envInt("LOUPE_GRAPHQL_IN_FLIGHT", c.App.GraphQLInFlight)
 	// Resumable uploads (docs/uploads.md): this node's name in upload
 	// locks, the smallest part, where a body of unknown length is spooled.
-	c.App.InstanceID = os.Getenv("LOUPE_INSTANCE_ID")
+	c.App.InstanceID = env("LOUPE_INSTANCE_ID", "")
 	c.App.UploadPartSize = int64(envInt("LOUPE_UPLOAD_PART_SIZE", 0))
 	c.App.UploadReadAhead = int64(envInt("LOUPE_UPLOAD_READ_AHEAD", 0))
-	c.App.UploadSpoolDir = os.Getenv("LOUPE_UPLOAD_SPOOL_DIR")
+	c.App.UploadSpoolDir = env("LOUPE_UPLOAD_SPOOL_DIR", "")
 	// Background work (internal/jobs): 0 = one worker per core and queue,
 	// -1 = this node only serves the API and asks others for the work.
 	c.App.Jobs.Workers = envInt("LOUPE_WORKERS", 0)
@@ -112,50 +117,100 @@ func loadConfig() config {
 	g.MaxAliases = envInt("LOUPE_GRAPHQL_ALIASES", g.MaxAliases)
 	g.TokenLimit = envInt("LOUPE_GRAPHQL_TOKENS", g.TokenLimit)
 	g.MaxDocumentBytes = envInt("LOUPE_GRAPHQL_MAX_BYTES", g.MaxDocumentBytes)
+	// The log's settings are read at the process's start (main.go); here
+	// they are checked with the others.
+	if v := env("LOUPE_LOG_LEVEL", ""); v != "" {
+		var l slog.Level
+		if l.UnmarshalText([]byte(v)) != nil {
+			badSetting("LOUPE_LOG_LEVEL", v, "a level (debug, info, warn, error)")
+		}
+	}
+	if v := env("LOUPE_LOG_FORMAT", ""); v != "" && v != "text" && v != "json" {
+		badSetting("LOUPE_LOG_FORMAT", v, "text or json")
+	}
+	c.Problems = takeProblems()
 	return c
 }
 
+// The settings read: every env* call names its variable, so that the
+// configuration is checked as a whole (loadConfig gathers each bad value
+// into config.Problems: the start stops with one line per bad setting,
+// never running on a default the operator did not choose) and the settings
+// read can be held against the documented ones (settings_test.go).
+var settingsRead struct {
+	sync.Mutex
+	names    map[string]bool
+	problems []string
+}
+
+// readSetting records that name was read and answers its value.
+func readSetting(name string) string {
+	settingsRead.Lock()
+	defer settingsRead.Unlock()
+	if settingsRead.names == nil {
+		settingsRead.names = map[string]bool{}
+	}
+	settingsRead.names[name] = true
+	return os.Getenv(name)
+}
+
+// badSetting records a value that cannot be used.
+func badSetting(name, v, want string) {
+	settingsRead.Lock()
+	defer settingsRead.Unlock()
+	settingsRead.problems = append(settingsRead.problems, fmt.Sprintf("%s: %q is not %s", name, v, want))
+}
+
+// takeProblems answers the bad values recorded since the last call.
+func takeProblems() []string {
+	settingsRead.Lock()
+	defer settingsRead.Unlock()
+	p := settingsRead.problems
+	settingsRead.problems = nil
+	return p
+}
+
 func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
+	if v := readSetting(name); v != "" {
 		return v
 	}
 	return def
 }
 
 func envInt(name string, def int) int {
-	v := os.Getenv(name)
+	v := readSetting(name)
 	if v == "" {
 		return def
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "loupe: %s=%q is not an integer; using %d\n", name, v, def)
+		badSetting(name, v, "an integer")
 		return def
 	}
 	return n
 }
 
 func envBool(name string, def bool) bool {
-	v := os.Getenv(name)
+	v := readSetting(name)
 	if v == "" {
 		return def
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "loupe: %s=%q is not a boolean; using %v\n", name, v, def)
+		badSetting(name, v, "a boolean (true or false)")
 		return def
 	}
 	return b
 }
 
 func envDuration(name string, def time.Duration) time.Duration {
-	v := os.Getenv(name)
+	v := readSetting(name)
 	if v == "" {
 		return def
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "loupe: %s=%q is not a duration; using %v\n", name, v, def)
+	if err != nil || d < 0 {
+		badSetting(name, v, "a duration (like 500ms, 10s or 2m)")
 		return def
 	}
 	return d

@@ -17,16 +17,16 @@ import (
 // without, on local disk under LOUPE_BLOB_DIR.
 func s3FromEnv() blob.S3Config {
 	return blob.S3Config{
-		Endpoint:        os.Getenv("LOUPE_S3_ENDPOINT"),
-		Region:          os.Getenv("LOUPE_S3_REGION"),
-		Bucket:          os.Getenv("LOUPE_S3_BUCKET"),
+		Endpoint:        env("LOUPE_S3_ENDPOINT", ""),
+		Region:          env("LOUPE_S3_REGION", ""),
+		Bucket:          env("LOUPE_S3_BUCKET", ""),
 		PathStyle:       envBool("LOUPE_S3_PATH_STYLE", false),
-		AccessKeyID:     os.Getenv("LOUPE_S3_ACCESS_KEY_ID"),
-		SecretAccessKey: os.Getenv("LOUPE_S3_SECRET_ACCESS_KEY"),
-		SessionToken:    os.Getenv("LOUPE_S3_SESSION_TOKEN"),
-		RoleARN:         os.Getenv("LOUPE_S3_ROLE_ARN"),
-		ExternalID:      os.Getenv("LOUPE_S3_EXTERNAL_ID"),
-		STSEndpoint:     os.Getenv("LOUPE_S3_STS_ENDPOINT"),
+		AccessKeyID:     env("LOUPE_S3_ACCESS_KEY_ID", ""),
+		SecretAccessKey: env("LOUPE_S3_SECRET_ACCESS_KEY", ""),
+		SessionToken:    env("LOUPE_S3_SESSION_TOKEN", ""),
+		RoleARN:         env("LOUPE_S3_ROLE_ARN", ""),
+		ExternalID:      env("LOUPE_S3_EXTERNAL_ID", ""),
+		STSEndpoint:     env("LOUPE_S3_STS_ENDPOINT", ""),
 		PartSize:        int64(envInt("LOUPE_S3_PART_SIZE", 0)),
 		Concurrency:     envInt("LOUPE_S3_CONCURRENCY", 0),
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -27,7 +28,8 @@ Usage:
                                        server (env LOUPE_URL, LOUPE_API_KEY); docs/demo.md
   loupe with-postgres -- CMD [ARGS]    run CMD against a throwaway Postgres (tests)
 
-Configuration is read from the environment; see README.md.
+Configuration is read from the environment: loupe help serve lists every
+setting with its default (README.md, Configuration).
 `
 
 func main() { runProcess(os.Args[1:]) }
@@ -65,6 +67,9 @@ func run(ctx context.Context, args []string) int {
 		err = cmdDemo(ctx, rest)
 	case cmd == "with-postgres":
 		return cmdWithPostgres(ctx, rest)
+	case (cmd == "help" || cmd == "-h" || cmd == "--help") && len(rest) > 0 && (rest[0] == "serve" || rest[0] == "worker"):
+		settingsHelp(os.Stdout)
+		return 0
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Print(usage)
 		return 0
@@ -73,7 +78,10 @@ func run(ctx context.Context, args []string) int {
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "loupe:", err)
+		// One line per problem (the settings refused together).
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintln(os.Stderr, "loupe:", line)
+		}
 		return 1
 	}
 	return 0

@@ -47,6 +47,10 @@ const (
 )
 
 func cmdServe(ctx context.Context, c config) error {
+	// The settings are checked as a whole before anything starts.
+	if err := checkSettings(c); err != nil {
+		return err
+	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}

@@ -14,6 +14,9 @@ import (
 // an existing database (DATABASE_URL) and the same file store (LOUPE_S3_*)
 // and credentials key (LOUPE_CREDENTIALS_KEY) as the other nodes.
 func cmdWorker(ctx context.Context, c config) error {
+	if err := checkSettings(c); err != nil {
+		return err
+	}
 	if c.DatabaseURL == "" {
 		return errors.New("worker joins the database of serving nodes: set DATABASE_URL")
 	}
