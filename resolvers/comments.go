@@ -9,17 +9,18 @@ import (
 	"github.com/loupe-mam/loupe/store"
 )
 
-// commentConnection is a page of comments; mScrollId is the endCursor while
-// more follow, null at the end. Its edges are made only when asked for
-// (commentEdges): a grid asks each item's comments for nodes only.
-func commentConnection(page []*store.Comment, more bool) *model.CommentConnection {
-	c := &model.CommentConnection{Nodes: page, PageInfo: &model.PageInfo{HasNextPage: more}}
+// commentConnection is a page of comments (continued: asked with an after
+// cursor); mScrollId is the endCursor while more follow, null at the end.
+// Its edges are made only when asked for (commentEdges): a grid asks each
+// item's comments for nodes only.
+func commentConnection(page []*store.Comment, continued, more bool) *model.CommentConnection {
+	var ends []string
 	if n := len(page); n > 0 {
-		end := encodeCursor(page[n-1].ID)
-		c.PageInfo.EndCursor = &end
-		if more {
-			c.MScrollID = c.PageInfo.EndCursor
-		}
+		ends = []string{encodeCursor(page[0].ID), encodeCursor(page[n-1].ID)}
+	}
+	c := &model.CommentConnection{Nodes: page, PageInfo: pageInfo(continued, more, ends)}
+	if more {
+		c.MScrollID = c.PageInfo.EndCursor
 	}
 	return c
 }

@@ -60,14 +60,13 @@ func (r *folderResolver) Children(ctx context.Context, obj *store.Folder, first 
 		return nil, err
 	}
 	r.hints(ctx).HintFolders(folders...)
-	c := &model.FolderConnection{Nodes: folders, Edges: make([]*model.FolderEdge, len(folders)),
-		PageInfo: &model.PageInfo{HasNextPage: more}}
+	c := &model.FolderConnection{Nodes: folders, Edges: make([]*model.FolderEdge, len(folders))}
+	cursors := make([]string, len(folders))
 	for i, sub := range folders {
-		c.Edges[i] = &model.FolderEdge{Cursor: store.SubfolderCursor(sub), Node: sub}
+		cursors[i] = store.SubfolderCursor(sub)
+		c.Edges[i] = &model.FolderEdge{Cursor: cursors[i], Node: sub}
 	}
-	if len(folders) > 0 {
-		c.PageInfo.EndCursor = &c.Edges[len(folders)-1].Cursor
-	}
+	c.PageInfo = pageInfo(cursor != "", more, cursors)
 	return c, nil
 }
 

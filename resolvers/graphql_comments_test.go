@@ -378,8 +378,10 @@ type commentsConn struct {
 	} `json:"edges"`
 	Nodes    []gqlComment `json:"nodes"`
 	PageInfo struct {
-		HasNextPage bool    `json:"hasNextPage"`
-		EndCursor   *string `json:"endCursor"`
+		HasPreviousPage bool    `json:"hasPreviousPage"`
+		HasNextPage     bool    `json:"hasNextPage"`
+		StartCursor     *string `json:"startCursor"`
+		EndCursor       *string `json:"endCursor"`
 	} `json:"pageInfo"`
 	MScrollID *string `json:"mScrollId"`
 }
@@ -390,7 +392,7 @@ func commentsOf(t *testing.T, c *loupetest.Client, itemID string, first int, aft
 		Item struct{ Comments commentsConn }
 	}
 	c.GraphQL(t, `query($id: ID!, $first: Int, $after: String) { item(id: $id) { comments(first: $first, after: $after) {
-		edges { cursor node { id } } nodes { `+commentFields+` } pageInfo { hasNextPage endCursor } mScrollId } } }`,
+		edges { cursor node { id } } nodes { `+commentFields+` } pageInfo { hasPreviousPage hasNextPage startCursor endCursor } mScrollId } } }`,
 		map[string]any{"id": itemID, "first": first, "after": after}).OK(&out)
 	return out.Item.Comments
 }
@@ -420,6 +422,12 @@ func TestItemCommentsIsAConnectionWithMScrollId(t *testing.T) {
 		if conn.PageInfo.EndCursor == nil || *conn.PageInfo.EndCursor != last {
 			t.Fatalf("endCursor %v, last cursor %s", conn.PageInfo.EndCursor, last)
 		}
+		if conn.PageInfo.StartCursor == nil || *conn.PageInfo.StartCursor != conn.Edges[0].Cursor {
+			t.Fatalf("startCursor %v, first cursor %s", conn.PageInfo.StartCursor, conn.Edges[0].Cursor)
+		}
+		if conn.PageInfo.HasPreviousPage != (page > 0) {
+			t.Fatalf("page %d: hasPreviousPage %v", page, conn.PageInfo.HasPreviousPage)
+		}
 		more := page < 2
 		if conn.PageInfo.HasNextPage != more || (conn.MScrollID != nil) != more ||
 			(more && *conn.MScrollID != last) {
@@ -435,8 +443,8 @@ func TestItemCommentsIsAConnectionWithMScrollId(t *testing.T) {
 	}
 	// An item without comments has an empty page.
 	empty := createItem(t, a, map[string]any{"title": "Quiet", "itemType": "video"}).ID
-	if conn := commentsOf(t, a, empty, 3, nil); len(conn.Nodes) != 0 || conn.PageInfo.HasNextPage ||
-		conn.PageInfo.EndCursor != nil || conn.MScrollID != nil {
+	if conn := commentsOf(t, a, empty, 3, nil); len(conn.Nodes) != 0 || conn.PageInfo.HasNextPage || conn.PageInfo.HasPreviousPage ||
+		conn.PageInfo.StartCursor != nil || conn.PageInfo.EndCursor != nil || conn.MScrollID != nil {
 		t.Fatalf("empty item's comments %+v", conn)
 	}
 	// Bad paging is refused.

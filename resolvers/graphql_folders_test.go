@@ -23,26 +23,30 @@ func TestFolderFieldsInGraphQL(t *testing.T) {
 			Children struct {
 				Nodes    []struct{ Name string }
 				PageInfo struct {
-					HasNextPage bool
-					EndCursor   string
+					HasPreviousPage bool
+					HasNextPage     bool
+					StartCursor     string
+					EndCursor       string
 				}
 			}
 			Items struct{ Nodes []struct{ ID string } }
 		}
 	}
 	q := `query($id: ID!, $after: String) { folder(id: $id) {
-		children(first: 2, after: $after) { nodes { name } pageInfo { hasNextPage endCursor } }
+		children(first: 2, after: $after) { nodes { name } pageInfo { hasPreviousPage hasNextPage startCursor endCursor } }
 		items { nodes { id } } } }`
 	a.GraphQL(t, q, map[string]any{"id": top.ID}).OK(&out)
 	names := []string{}
 	for _, n := range out.Folder.Children.Nodes {
 		names = append(names, n.Name)
 	}
-	if !slices.Equal(names, []string{"a", "b"}) || !out.Folder.Children.PageInfo.HasNextPage || len(out.Folder.Items.Nodes) != 3 {
+	if p := out.Folder.Children.PageInfo; !slices.Equal(names, []string{"a", "b"}) || !p.HasNextPage || p.HasPreviousPage ||
+		p.StartCursor == "" || p.StartCursor == p.EndCursor || len(out.Folder.Items.Nodes) != 3 {
 		t.Fatalf("first page: %+v", out.Folder)
 	}
 	a.GraphQL(t, q, map[string]any{"id": top.ID, "after": out.Folder.Children.PageInfo.EndCursor}).OK(&out)
-	if len(out.Folder.Children.Nodes) != 1 || out.Folder.Children.Nodes[0].Name != "c" || out.Folder.Children.PageInfo.HasNextPage {
+	if p := out.Folder.Children.PageInfo; len(out.Folder.Children.Nodes) != 1 || out.Folder.Children.Nodes[0].Name != "c" || p.HasNextPage ||
+		!p.HasPreviousPage || p.StartCursor != p.EndCursor {
 		t.Fatalf("second page: %+v", out.Folder.Children)
 	}
 

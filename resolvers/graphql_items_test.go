@@ -363,8 +363,10 @@ type page struct {
 			ID string `json:"id"`
 		} `json:"nodes"`
 		PageInfo struct {
-			HasNextPage bool    `json:"hasNextPage"`
-			EndCursor   *string `json:"endCursor"`
+			HasPreviousPage bool    `json:"hasPreviousPage"`
+			HasNextPage     bool    `json:"hasNextPage"`
+			StartCursor     *string `json:"startCursor"`
+			EndCursor       *string `json:"endCursor"`
 		} `json:"pageInfo"`
 		TotalCount int `json:"totalCount"`
 	}
@@ -374,7 +376,7 @@ const itemsQuery = `query($first: Int, $after: String, $filter: ItemFilter, $ord
   items(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
     edges { cursor node { id } }
     nodes { id }
-    pageInfo { hasNextPage endCursor }
+    pageInfo { hasPreviousPage hasNextPage startCursor endCursor }
     totalCount
   }
 }`
@@ -411,14 +413,21 @@ func listAll(t *testing.T, c *loupetest.Client, first int, filter map[string]any
 		} else if got.TotalCount != total {
 			t.Fatalf("page %d: totalCount %d, was %d on the first page", n, got.TotalCount, total)
 		}
+		// Relay: a page asked with after continues the list (hasPreviousPage).
+		if got.PageInfo.HasPreviousPage != (n > 0) {
+			t.Fatalf("page %d: hasPreviousPage %v", n, got.PageInfo.HasPreviousPage)
+		}
 		if len(got.Edges) == 0 {
 			if n > 0 {
 				t.Fatalf("page %d is empty, yet the page before it said hasNextPage", n)
 			}
-			if got.PageInfo.EndCursor != nil || got.PageInfo.HasNextPage {
+			if got.PageInfo.EndCursor != nil || got.PageInfo.StartCursor != nil || got.PageInfo.HasNextPage {
 				t.Fatalf("page %d: empty page with pageInfo %+v", n, got.PageInfo)
 			}
 			break
+		}
+		if start := got.PageInfo.StartCursor; start == nil || *start != got.Edges[0].Cursor {
+			t.Fatalf("page %d: startCursor %v, want the first edge's cursor %s", n, start, got.Edges[0].Cursor)
 		}
 		if end := got.PageInfo.EndCursor; end == nil || *end != got.Edges[len(got.Edges)-1].Cursor {
 			t.Fatalf("page %d: endCursor %v, want the last edge's cursor %s", n, end, got.Edges[len(got.Edges)-1].Cursor)

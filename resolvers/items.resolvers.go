@@ -104,7 +104,7 @@ func (r *itemResolver) Comments(ctx context.Context, obj *store.Item, first *int
 	} else if page, more, err = r.Store.Comments(ctx, p.TenantID, q); err != nil {
 		return nil, err
 	}
-	return commentConnection(page, more), nil
+	return commentConnection(page, q.After != "", more), nil
 }
 
 // Relations answers an item's relations in both directions, through

@@ -25,6 +25,19 @@ func decodeCursor(c string) (string, error) {
 	return string(b), nil
 }
 
+// pageInfo is a forward page's place in its list (the Relay connection
+// spec): continued tells whether the page was asked with an after cursor
+// (hasPreviousPage; Loupe does not look back, as Relay allows for forward
+// paging), more whether items follow; the cursors are the first and last
+// edge's, null on an empty page.
+func pageInfo(continued, more bool, cursors []string) *model.PageInfo {
+	pi := &model.PageInfo{HasPreviousPage: continued, HasNextPage: more}
+	if n := len(cursors); n > 0 {
+		pi.StartCursor, pi.EndCursor = &cursors[0], &cursors[n-1]
+	}
+	return pi
+}
+
 // timePage reads the arguments of a list paged by store.TimeCursor
 // (nextToken): the size (50 by default) and where it continues.
 func timePage(first *int, after *string) (int, *store.TimeCursor, error) {
@@ -122,16 +135,15 @@ func itemConnection(p *loupe.Principal, q store.ItemQuery, items []*store.Item, 
 	c := &model.ItemConnection{
 		Edges:     make([]*model.ItemEdge, len(items)),
 		Nodes:     items,
-		PageInfo:  &model.PageInfo{HasNextPage: more},
 		Principal: p,
 		Query:     q,
 	}
+	cursors := make([]string, len(items))
 	for i, it := range items {
-		c.Edges[i] = &model.ItemEdge{Cursor: cursor(it), Node: it}
+		cursors[i] = cursor(it)
+		c.Edges[i] = &model.ItemEdge{Cursor: cursors[i], Node: it}
 	}
-	if n := len(items); n > 0 {
-		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
-	}
+	c.PageInfo = pageInfo(q.After != "", more, cursors)
 	return c
 }
 

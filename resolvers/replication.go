@@ -25,13 +25,15 @@ func replicationOf(ctx context.Context, sources []*loupe.ReplicationSource) *mod
 	return &model.Replication{Sources: sources}
 }
 
-// transferConnection is a page of transfers, their sources and items
-// hinted so that nested fields of the page are one query each.
-func transferConnection(ctx context.Context, list []*store.Transfer, more bool) *model.TransferConnection {
-	out := &model.TransferConnection{Edges: make([]*model.TransferEdge, len(list)), Nodes: list,
-		PageInfo: &model.PageInfo{HasNextPage: more}}
+// transferConnection is a page of transfers (continued: asked with an after
+// cursor), their sources and items hinted so that nested fields of the page
+// are one query each.
+func transferConnection(ctx context.Context, list []*store.Transfer, continued, more bool) *model.TransferConnection {
+	out := &model.TransferConnection{Edges: make([]*model.TransferEdge, len(list)), Nodes: list}
 	var sources, items []string
+	cursors := make([]string, len(list))
 	for i, t := range list {
+		cursors[i] = t.ID
 		out.Edges[i] = &model.TransferEdge{Cursor: t.ID, Node: t}
 		if t.SourceID != nil {
 			sources = append(sources, *t.SourceID)
@@ -41,12 +43,9 @@ func transferConnection(ctx context.Context, list []*store.Transfer, more bool) 
 	l := loaders.For(ctx)
 	l.ReplicationSource.Hint(sources...)
 	l.HintItemIDs(items...)
-	if len(list) > 0 {
-		end := list[len(list)-1].ID
-		out.PageInfo.EndCursor = &end
-		if more {
-			out.NextToken = end
-		}
+	out.PageInfo = pageInfo(continued, more, cursors)
+	if more && out.PageInfo.EndCursor != nil {
+		out.NextToken = *out.PageInfo.EndCursor
 	}
 	return out
 }

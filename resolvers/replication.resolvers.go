@@ -87,7 +87,7 @@ func (r *queryResolver) Transfers(ctx context.Context, first *int, after *string
 	if err != nil {
 		return nil, err
 	}
-	return transferConnection(ctx, list, more), nil
+	return transferConnection(ctx, list, cursor != "", more), nil
 }
 
 func (r *queryResolver) Transfer(ctx context.Context, id string) (*store.Transfer, error) {

@@ -19,13 +19,17 @@ type UploadLocation interface {
 	IsUploadLocation()
 }
 
+// An access rule to set.
 type AccessInput struct {
-	Level  loupe.AccessLevel `json:"level"`
-	Groups []string          `json:"groups,omitempty"`
+	// Everyone in the tenant, or the listed groups.
+	Level loupe.AccessLevel `json:"level"`
+	// Group ids or tenantId:groupName strings (for selected_groups).
+	Groups []string `json:"groups,omitempty"`
 }
 
 // Folder paths of one item or folder.
 type Ancestry struct {
+	// The item or folder asked for.
 	ID string `json:"id"`
 	// One path per folder it sits in, each from the top folder down.
 	Paths [][]*store.PathEntry `json:"paths"`
@@ -33,16 +37,23 @@ type Ancestry struct {
 
 // The tenant's archive folder.
 type ArchiveTarget struct {
-	FolderID   string `json:"folderId"`
+	// The archive folder's id.
+	FolderID string `json:"folderId"`
+	// The archive folder's name (Archive).
 	FolderName string `json:"folderName"`
 }
 
+// Which of the asked file names an item already has attachments for.
 type AttachmentsPrecheck struct {
+	// The names the item already has, in the order asked, each once.
 	ExistingFileNames []string `json:"existingFileNames"`
 }
 
+// Which audit records itemAnalytics answers; every field given must match.
 type AuditFilter struct {
-	ItemID     *string            `json:"itemId,omitempty"`
+	// Only records of this item.
+	ItemID *string `json:"itemId,omitempty"`
+	// Only records of this action.
 	ActionType *loupe.AuditAction `json:"actionType,omitempty"`
 	// User id of the actor.
 	ExecutedBy *string `json:"executedBy,omitempty"`
@@ -52,55 +63,82 @@ type AuditFilter struct {
 	Until *time.Time `json:"until,omitempty"`
 }
 
+// A page of audit records (the REST answer {total, hits}).
 type AuditSearchResult struct {
 	// Number of matching records.
-	Total int                  `json:"total"`
-	Hits  []*store.AuditRecord `json:"hits"`
+	Total int `json:"total"`
+	// The page's records, newest first.
+	Hits []*store.AuditRecord `json:"hits"`
 }
 
+// A bookmark folder to write (setBookmarkFolders).
 type BookmarkFolderInput struct {
-	ID           string  `json:"id"`
-	Title        string  `json:"title"`
+	// The folder's id: 1 to 128 of A-Z a-z 0-9 _ . : -, unique in the set.
+	ID string `json:"id"`
+	// The folder's name, 1 to 256 characters, not blank.
+	Title string `json:"title"`
+	// Id of another folder of the same set to sit in (no cycles); null at the top.
 	ParentFolder *string `json:"parentFolder,omitempty"`
-	SortKey      *string `json:"sortKey,omitempty"`
+	// Sorts the folders, at most 256 characters.
+	SortKey *string `json:"sortKey,omitempty"`
 }
 
 // The tenant's bookmark folders.
 type BookmarkFolders struct {
+	// The folders, by sortKey, then title, then id.
 	Folders []*loupe.BookmarkFolder `json:"folders"`
 }
 
+// A system bookmark to write (spec 2.11); unknown keys are refused.
 type BookmarkInput struct {
 	// Kept when given on replaceBookmarks (so links to bookmarks survive), else made.
-	ID               *string  `json:"id,omitempty"`
-	Title            *string  `json:"title,omitempty"`
-	Path             *string  `json:"path,omitempty"`
-	Icon             *string  `json:"icon,omitempty"`
-	IsFilterBookmark *bool    `json:"isFilterBookmark,omitempty"`
-	ParentFolder     *string  `json:"parentFolder,omitempty"`
-	VisibleToGroups  []string `json:"visibleToGroups,omitempty"`
-	SortKey          *string  `json:"sortKey,omitempty"`
+	ID *string `json:"id,omitempty"`
+	// The name shown, 1 to 256 characters, not blank (required on create).
+	Title *string `json:"title,omitempty"`
+	// An application route with a query string: 1 to 2048 characters, starting
+	// with a single / (required on create).
+	Path *string `json:"path,omitempty"`
+	// Name of the icon, 1 to 256 characters (required on create).
+	Icon *string `json:"icon,omitempty"`
+	// Whether the route is a saved search filter.
+	IsFilterBookmark *bool `json:"isFilterBookmark,omitempty"`
+	// Id of the bookmark folder to put it in; must exist.
+	ParentFolder *string `json:"parentFolder,omitempty"`
+	// Groups that see it (group ids or tenantId:groupName), at most 100; empty or absent: everyone.
+	VisibleToGroups []string `json:"visibleToGroups,omitempty"`
+	// Sorts the bookmarks, at most 256 characters.
+	SortKey *string `json:"sortKey,omitempty"`
 	// Refused: API version 2 and later take parentFolder instead.
 	FolderTreePath *string `json:"folderTreePath,omitempty"`
 }
 
 // A page of comments. mScrollId continues the list (null at the end).
 type CommentConnection struct {
-	Nodes     []*store.Comment `json:"nodes"`
-	PageInfo  *PageInfo        `json:"pageInfo"`
-	MScrollID *string          `json:"mScrollId,omitempty"`
+	// The page's comments.
+	Nodes []*store.Comment `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// The endCursor while more comments follow, else null: the REST list's mScrollId (spec 2.5).
+	MScrollID *string `json:"mScrollId,omitempty"`
 }
 
+// A comment on a page, with its cursor.
 type CommentEdge struct {
-	Cursor string         `json:"cursor"`
-	Node   *store.Comment `json:"node"`
+	// Opaque position of the comment in the list: pass it as after to read what follows.
+	Cursor string `json:"cursor"`
+	// The comment.
+	Node *store.Comment `json:"node"`
 }
 
+// Names one comment.
 type CommentIDInput struct {
+	// The comment's id.
 	ID string `json:"id"`
 }
 
+// An API key to create (POST /auth/api/v1/keys).
 type CreateAPIKeyInput struct {
+	// A name for the key, 1 to 200 characters.
 	Label string `json:"label"`
 	// A future timestamp (RFC 3339), or "indefinite" (the default).
 	ExpiryDate *string `json:"expiryDate,omitempty"`
@@ -108,50 +146,74 @@ type CreateAPIKeyInput struct {
 	MaxUnusedDays *int `json:"maxUnusedDays,omitempty"`
 }
 
+// A registered attachment and where to upload its file.
 type CreateAttachmentPayload struct {
 	// Signed PUT link for the file, valid 432000 seconds.
-	UploadURL  string            `json:"uploadUrl"`
+	UploadURL string `json:"uploadUrl"`
+	// The attachment as registered.
 	Attachment *store.Attachment `json:"attachment"`
 }
 
+// What createItem answers.
 type CreateItemPayload struct {
+	// The new item.
 	Item *store.Item `json:"item"`
 }
 
+// A person to create.
 type CreatePersonInput struct {
-	Name        string   `json:"name"`
-	Description *string  `json:"description,omitempty"`
-	ImageIds    []string `json:"imageIds,omitempty"`
+	// 1 to 256 characters once trimmed.
+	Name string `json:"name"`
+	// At most 10000 characters (default empty).
+	Description *string `json:"description,omitempty"`
+	// Live items of the tenant showing the person, at most 100, none twice (default none).
+	ImageIds []string `json:"imageIds,omitempty"`
 }
 
+// What createShare answers: the share and its links, shown once.
 type CreateShareResult struct {
+	// The new share.
 	Share *store.Share `json:"share"`
+	// Its links: one per recipient, and the public link.
 	Links []*ShareLink `json:"links"`
 }
 
+// A new thumbnail of an item; one at the same position is replaced.
 type CreateThumbnailInput struct {
-	ItemID     string `json:"itemId"`
-	PositionMs int    `json:"positionMs"`
-	Width      *int   `json:"width,omitempty"`
-	Height     *int   `json:"height,omitempty"`
+	// The item.
+	ItemID string `json:"itemId"`
+	// Milliseconds from the start of the media, 0 or more.
+	PositionMs int `json:"positionMs"`
+	// Width of the image in pixels, 1 to 16384, when known.
+	Width *int `json:"width,omitempty"`
+	// Height of the image in pixels, 1 to 16384, when known.
+	Height *int `json:"height,omitempty"`
 }
 
+// A registered thumbnail and where to upload its image.
 type CreateThumbnailPayload struct {
 	// Signed PUT link for the image, valid 432000 seconds.
-	UploadURL string           `json:"uploadUrl"`
+	UploadURL string `json:"uploadUrl"`
+	// The thumbnail as registered.
 	Thumbnail *store.Thumbnail `json:"thumbnail"`
 }
 
 // The default upload location (spec 2.15): the tenant's oldest ingest configuration of type default_upload_location.
 type DefaultUploadLocation struct {
-	ID                  string `json:"id"`
-	Name                string `json:"name"`
-	AreCredentialsSaved bool   `json:"areCredentialsSaved"`
+	// The ingest configuration's id.
+	ID string `json:"id"`
+	// The ingest configuration's title.
+	Name string `json:"name"`
+	// Credentials are saved (a secret is never answered).
+	AreCredentialsSaved bool `json:"areCredentialsSaved"`
 	// objBucket.
-	Type          string `json:"type"`
-	PathPrefix    string `json:"pathPrefix"`
-	DeleteEnabled bool   `json:"deleteEnabled"`
-	AccessType    string `json:"accessType"`
+	Type string `json:"type"`
+	// The configuration's sourceKeyPrefix.
+	PathPrefix string `json:"pathPrefix"`
+	// The configuration's deleteEnabled.
+	DeleteEnabled bool `json:"deleteEnabled"`
+	// key-user or assume-role.
+	AccessType string `json:"accessType"`
 	// The external id (assume-role), else empty.
 	ExternalID string `json:"externalId"`
 }
@@ -159,88 +221,128 @@ type DefaultUploadLocation struct {
 // A page of recorded form and option list writes.
 type DefinitionChanges struct {
 	// Number of matching records.
-	Total int                       `json:"total"`
-	Hits  []*store.DefinitionChange `json:"hits"`
+	Total int `json:"total"`
+	// The page's records, newest first.
+	Hits []*store.DefinitionChange `json:"hits"`
 }
 
+// The attachment to remove (DELETE /api/v1/items/{itemId}/attachments).
 type DeleteAttachmentInput struct {
-	ItemID   string `json:"itemId"`
+	// The item.
+	ItemID string `json:"itemId"`
+	// The attachment's file name.
 	FileName string `json:"fileName"`
 	// Accepted and not compared: an item has one attachment per file name. Integrations send the type they are about to write (docs/attachments.md).
 	Type *loupe.AttachmentType `json:"type,omitempty"`
 }
 
+// What deleteAttachment answers.
 type DeleteAttachmentPayload struct {
+	// The removed attachment's file name.
 	FileName string `json:"fileName"`
 }
 
+// What deleteBookmark answers.
 type DeleteBookmarkPayload struct {
+	// Id of the deleted bookmark.
 	ID string `json:"id"`
 }
 
+// What deleteFolder answers.
 type DeleteFolderPayload struct {
+	// The deleted folder's id.
 	ID string `json:"id"`
 	// Items and subfolders moved to the recycle bin with the folder (itself included).
 	DeletedCount int `json:"deletedCount"`
 }
 
+// What deleteGatewayConfig answers.
 type DeleteGatewayConfigPayload struct {
+	// The deleted gateway config's id.
 	ID string `json:"id"`
 }
 
+// What deleteIngestStorageConfig answers.
 type DeleteIngestStorageConfigPayload struct {
+	// The deleted configuration's id.
 	ID string `json:"id"`
 }
 
+// What deleteLivePipeline answers.
 type DeleteLivePipelinePayload struct {
+	// The deleted pipeline's id.
 	ID string `json:"id"`
 }
 
+// Names the form to delete.
 type DeleteMdfInput struct {
+	// The form's id.
 	ID string `json:"id"`
 }
 
+// What deleteMdf answers.
 type DeleteMdfPayload struct {
+	// The deleted form's id.
 	ID string `json:"id"`
 }
 
+// Names the option list to delete.
 type DeleteOptionListInput struct {
+	// The option list's id.
 	ID string `json:"id"`
 }
 
+// What deleteOptionList answers.
 type DeleteOptionListPayload struct {
+	// The deleted option list's id.
 	ID string `json:"id"`
 }
 
+// What deletePreset answers.
 type DeletePresetPayload struct {
+	// The deleted preset's id.
 	ID string `json:"id"`
 }
 
+// What deleteRecordingSeries answers.
 type DeleteRecordingSeriesPayload struct {
+	// The deleted series' id.
 	ID string `json:"id"`
 	// The recordings cancelled with it (occurrences not started).
 	Cancelled []string `json:"cancelled"`
 }
 
+// One relation to remove (DELETE /api/v1/items/{itemId}/relations/{relationType}/{relatedItemId}).
 type DeleteRelationInput struct {
-	ItemID        string `json:"itemId"`
-	RelationType  string `json:"relationType"`
+	// The item it goes from.
+	ItemID string `json:"itemId"`
+	// Its type.
+	RelationType string `json:"relationType"`
+	// The item it goes to.
 	RelatedItemID string `json:"relatedItemId"`
 }
 
+// Names the storage location to delete.
 type DeleteStorageLocationInput struct {
+	// The location's id.
 	ID string `json:"id"`
 }
 
+// What deleteStorageLocation answers.
 type DeleteStorageLocationPayload struct {
+	// The deleted location's id.
 	ID string `json:"id"`
 }
 
+// What deleteStorage answers.
 type DeleteStoragePayload struct {
+	// The deleted storage's id.
 	ID string `json:"id"`
 }
 
+// A page of events.
 type EventPage struct {
+	// The page's events, oldest first.
 	Events []*store.Event `json:"events"`
 	// Where the next page starts: the last event's id (since itself when the page is empty).
 	NextSince *string `json:"nextSince,omitempty"`
@@ -248,75 +350,111 @@ type EventPage struct {
 	HasMore bool `json:"hasMore"`
 }
 
+// A page of folders.
 type FolderConnection struct {
-	Edges    []*FolderEdge   `json:"edges"`
-	Nodes    []*store.Folder `json:"nodes"`
-	PageInfo *PageInfo       `json:"pageInfo"`
+	// The page's folders with their cursors.
+	Edges []*FolderEdge `json:"edges"`
+	// The page's folders.
+	Nodes []*store.Folder `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
 // A page of a folder's content (spec 2.10: {total, hits, from}, plus nextToken).
 type FolderContent struct {
-	Total int                  `json:"total"`
-	Hits  []*store.FolderEntry `json:"hits"`
-	From  int                  `json:"from"`
+	// Number of entries in the folder.
+	Total int `json:"total"`
+	// The page's entries.
+	Hits []*store.FolderEntry `json:"hits"`
+	// Offset of the page's first entry.
+	From int `json:"from"`
 	// Continues after this page (after / nextToken); null at the end.
 	NextToken *string `json:"nextToken,omitempty"`
 }
 
+// A folder on a page, with its cursor.
 type FolderEdge struct {
-	Cursor string        `json:"cursor"`
-	Node   *store.Folder `json:"node"`
+	// Opaque position of the folder in the list: pass it as after to read what follows.
+	Cursor string `json:"cursor"`
+	// The folder.
+	Node *store.Folder `json:"node"`
 }
 
+// A folder's new metadata (PUT /api/v1/folders/{folderId}/metadata).
 type FolderMetadataInput struct {
-	ID       string                   `json:"id"`
+	// The folder's id.
+	ID string `json:"id"`
+	// The form and its values.
 	Metadata *loupe.ItemMetadataInput `json:"metadata"`
 }
 
+// A folder path to make (POST /api/v1/folders/path).
 type FolderPathInput struct {
 	// Slash-separated folder names, e.g. /Projects/2026/Promo.
 	Path string `json:"path"`
 }
 
+// A gateway config to create.
 type GatewayConfigInput struct {
-	Name       *string `json:"name,omitempty"`
-	Endpoint   *string `json:"endpoint,omitempty"`
+	// The gateway's name.
+	Name *string `json:"name,omitempty"`
+	// The S3 service's URL; absent: AWS.
+	Endpoint *string `json:"endpoint,omitempty"`
+	// The bucket it uploads into.
 	BucketName *string `json:"bucketName,omitempty"`
+	// The key prefix under the bucket.
 	PathPrefix *string `json:"pathPrefix,omitempty"`
-	AccessKey  *string `json:"accessKey,omitempty"`
+	// The access key id.
+	AccessKey *string `json:"accessKey,omitempty"`
 	// Stored encrypted, never answered.
-	SecretKey     *string `json:"secretKey,omitempty"`
-	DeleteEnabled *bool   `json:"deleteEnabled,omitempty"`
+	SecretKey *string `json:"secretKey,omitempty"`
+	// Whether Loupe may delete the gateway's files.
+	DeleteEnabled *bool `json:"deleteEnabled,omitempty"`
 }
 
 // A page of gateway configs: l the list, i the index of the next page (null at the end), s the page size, t the total.
 type GatewayConfigList struct {
+	// The page's gateway configs, oldest first.
 	L []*loupe.GatewayConfig `json:"l"`
-	I *int                   `json:"i,omitempty"`
-	S int                    `json:"s"`
-	T int                    `json:"t"`
+	// Index of the next page (from 0); null at the end.
+	I *int `json:"i,omitempty"`
+	// The page size.
+	S int `json:"s"`
+	// The total number of gateway configs.
+	T int `json:"t"`
 }
 
 // A file an edge gateway reports.
 type GatewayIngestFileInput struct {
 	// The object's key in the gateway's bucket.
-	Key    *string `json:"key,omitempty"`
+	Key *string `json:"key,omitempty"`
+	// An item the object becomes a new version of; absent: a new item.
 	ItemID *string `json:"itemId,omitempty"`
 	// The Loupe folder path the item goes in.
-	TargetFolder   *string `json:"targetFolder,omitempty"`
-	SkipProcessing *bool   `json:"skipProcessing,omitempty"`
+	TargetFolder *string `json:"targetFolder,omitempty"`
+	// true: the item is not processed (transcodingState skipped).
+	SkipProcessing *bool `json:"skipProcessing,omitempty"`
 }
 
 // A gateway's upload location (spec 2.15, first shape).
 type GatewayLocation struct {
-	ID                          string     `json:"id"`
-	ModifiedOn                  time.Time  `json:"modifiedOn"`
-	Endpoint                    string     `json:"endpoint"`
-	BucketName                  string     `json:"bucketName"`
-	AccessKey                   *string    `json:"accessKey,omitempty"`
-	DeleteEnabled               bool       `json:"deleteEnabled"`
-	GatewayID                   string     `json:"gatewayId"`
-	GatewayName                 string     `json:"gatewayName"`
+	// The gateway's id.
+	ID string `json:"id"`
+	// When the gateway config last changed.
+	ModifiedOn time.Time `json:"modifiedOn"`
+	// The S3 service's URL; empty: AWS.
+	Endpoint string `json:"endpoint"`
+	// The bucket the gateway uploads into.
+	BucketName string `json:"bucketName"`
+	// The access key id the gateway uses.
+	AccessKey *string `json:"accessKey,omitempty"`
+	// Whether Loupe may delete the gateway's files.
+	DeleteEnabled bool `json:"deleteEnabled"`
+	// The gateway's id (as id).
+	GatewayID string `json:"gatewayId"`
+	// The gateway's name.
+	GatewayName string `json:"gatewayName"`
+	// When the gateway last reported a file (gatewayIngestFile); null if never.
 	LastObjServerKeysUploadedAt *time.Time `json:"lastObjServerKeysUploadedAt,omitempty"`
 }
 
@@ -327,26 +465,39 @@ func (GatewayLocation) IsUploadLocation() {}
 // the others false).
 type GeneratedMediaLocationInput struct {
 	// A name for the storage location it is (default: the bucket and prefix).
-	Name       *string `json:"name,omitempty"`
-	BucketName string  `json:"bucketName"`
+	Name *string `json:"name,omitempty"`
+	// The S3 bucket (S3's bucket naming rule).
+	BucketName string `json:"bucketName"`
+	// Where under the bucket the files go; stored without a leading / and with one trailing /.
 	PathPrefix *string `json:"pathPrefix,omitempty"`
-	Endpoint   *string `json:"endpoint,omitempty"`
-	Region     *string `json:"region,omitempty"`
-	PathStyle  *bool   `json:"pathStyle,omitempty"`
+	// The S3 service's URL (http or https, no credentials); absent: AWS.
+	Endpoint *string `json:"endpoint,omitempty"`
+	// The signing region; absent: us-east-1.
+	Region *string `json:"region,omitempty"`
+	// Address the bucket as <endpoint>/<bucket>.
+	PathStyle *bool `json:"pathStyle,omitempty"`
 	// key-user (the default) or assume-role.
 	AccessType *string `json:"accessType,omitempty"`
-	AccessKey  *string `json:"accessKey,omitempty"`
+	// The access key id (key-user).
+	AccessKey *string `json:"accessKey,omitempty"`
 	// The secret access key (key-user): stored encrypted, never answered.
-	SecretKey      *string `json:"secretKey,omitempty"`
+	SecretKey *string `json:"secretKey,omitempty"`
+	// The role's ARN (assume-role).
 	RoleIdentifier *string `json:"roleIdentifier,omitempty"`
-	ExternalID     *string `json:"externalId,omitempty"`
+	// The external id of the role's trust policy (assume-role).
+	ExternalID *string `json:"externalId,omitempty"`
 	// obj_native (the default).
-	StorageProvider      *string `json:"storageProvider,omitempty"`
-	Backup               *bool   `json:"backup,omitempty"`
-	DeleteEnabled        *bool   `json:"deleteEnabled,omitempty"`
-	AutoCreateItems      *bool   `json:"autoCreateItems,omitempty"`
-	UploadGeneratedMedia *bool   `json:"uploadGeneratedMedia,omitempty"`
-	PlatformFolderID     *string `json:"platformFolderId,omitempty"`
+	StorageProvider *string `json:"storageProvider,omitempty"`
+	// A backup copy of generated media rather than the one served (default false).
+	Backup *bool `json:"backup,omitempty"`
+	// Loupe may delete the files it wrote here (default false).
+	DeleteEnabled *bool `json:"deleteEnabled,omitempty"`
+	// Objects that appear under the prefix become items (default false).
+	AutoCreateItems *bool `json:"autoCreateItems,omitempty"`
+	// Processing writes its outputs here (default true).
+	UploadGeneratedMedia *bool `json:"uploadGeneratedMedia,omitempty"`
+	// The folder auto-created items go to.
+	PlatformFolderID *string `json:"platformFolderId,omitempty"`
 }
 
 // One object to ingest now.
@@ -364,55 +515,91 @@ type IngestFileResult struct {
 	// The item the object is (new, a new version, or already ingested).
 	ItemID string `json:"itemId"`
 	// created, version or known.
-	Result           string `json:"result"`
+	Result string `json:"result"`
+	// The item's transcodingState after the ingest (skipped when not processed).
 	TranscodingState string `json:"transcodingState"`
 }
 
 // An ingest storage configuration to create.
 type IngestStorageConfigInput struct {
+	// The configuration's name, 1 to 256 characters (required).
 	Title *string `json:"title,omitempty"`
 	// ingest_media (the default) or default_upload_location.
 	IngestConfigType *string `json:"ingestConfigType,omitempty"`
-	IsDisabled       *bool   `json:"isDisabled,omitempty"`
+	// A disabled configuration is not scanned.
+	IsDisabled *bool `json:"isDisabled,omitempty"`
 	// obj_native (the default and only value).
 	StorageProvider *string `json:"storageProvider,omitempty"`
-	SourceBucket    *string `json:"sourceBucket,omitempty"`
+	// The S3 bucket (S3's bucket naming rule).
+	SourceBucket *string `json:"sourceBucket,omitempty"`
+	// The key prefix to ingest; stored without a leading / and with one trailing /.
 	SourceKeyPrefix *string `json:"sourceKeyPrefix,omitempty"`
-	SourceEndpoint  *string `json:"sourceEndpoint,omitempty"`
+	// The S3 service's URL (http or https, no credentials), addressed path-style; absent: AWS.
+	SourceEndpoint *string `json:"sourceEndpoint,omitempty"`
 	// key-user (the default) or assume-role.
 	AccessType *string `json:"accessType,omitempty"`
-	AccessKey  *string `json:"accessKey,omitempty"`
+	// The access key id (key-user) or the role's ARN (assume-role).
+	AccessKey *string `json:"accessKey,omitempty"`
 	// The secret access key (key-user): stored encrypted, never answered.
-	SecretKey                      *string    `json:"secretKey,omitempty"`
-	ExternalID                     *string    `json:"externalId,omitempty"`
-	CloudAccountID                 *string    `json:"cloudAccountId,omitempty"`
-	IngestFileExtensions           *string    `json:"ingestFileExtensions,omitempty"`
-	IngestFileTags                 []string   `json:"ingestFileTags,omitempty"`
-	IngestIfAnyTagsMatch           *bool      `json:"ingestIfAnyTagsMatch,omitempty"`
-	HighresFolder                  *string    `json:"highresFolder,omitempty"`
-	TargetFolder                   *string    `json:"targetFolder,omitempty"`
-	TargetFolderRemoveSourcePrefix *bool      `json:"targetFolderRemoveSourcePrefix,omitempty"`
-	RequireSidecar                 *bool      `json:"requireSidecar,omitempty"`
-	SidecarParser                  *string    `json:"sidecarParser,omitempty"`
-	SidecarFileName                *string    `json:"sidecarFileName,omitempty"`
-	Confidence                     *int       `json:"confidence,omitempty"`
-	SourceLastModified             *time.Time `json:"sourceLastModified,omitempty"`
-	AnalyticConfig                 loupe.JSON `json:"analyticConfig,omitempty"`
-	EnableObjAcceleration          *bool      `json:"enableObjAcceleration,omitempty"`
-	IsProxyOnlyIngestConfig        *bool      `json:"isProxyOnlyIngestConfig,omitempty"`
-	DefaultMetadata                loupe.JSON `json:"defaultMetadata,omitempty"`
-	DefaultTimedMetadata           loupe.JSON `json:"defaultTimedMetadata,omitempty"`
-	DeleteEnabled                  *bool      `json:"deleteEnabled,omitempty"`
-	VisibleTo                      loupe.JSON `json:"visibleTo,omitempty"`
-	VisibleToGroupList             []string   `json:"visibleToGroupList,omitempty"`
-	SkipProcessing                 *bool      `json:"skipProcessing,omitempty"`
+	SecretKey *string `json:"secretKey,omitempty"`
+	// The external id of the role's trust policy (required for assume-role).
+	ExternalID *string `json:"externalId,omitempty"`
+	// Kept and answered, not acted on.
+	CloudAccountID *string `json:"cloudAccountId,omitempty"`
+	// * or a comma-separated list of extensions (mp4, .MOV), case-insensitive; absent: every object.
+	IngestFileExtensions *string `json:"ingestFileExtensions,omitempty"`
+	// Up to 10 object tags (key or key=value) an object must carry.
+	IngestFileTags []string `json:"ingestFileTags,omitempty"`
+	// true: any of ingestFileTags suffices; otherwise all are needed.
+	IngestIfAnyTagsMatch *bool `json:"ingestIfAnyTagsMatch,omitempty"`
+	// A key prefix holding high-resolution files: not ingested; each item's highRes points there.
+	HighresFolder *string `json:"highresFolder,omitempty"`
+	// The Loupe folder path ingested items go in (/Ingest/Cams); absent: no folder.
+	TargetFolder *string `json:"targetFolder,omitempty"`
+	// true: only the key's folders below sourceKeyPrefix become folders under targetFolder.
+	TargetFolderRemoveSourcePrefix *bool `json:"targetFolderRemoveSourcePrefix,omitempty"`
+	// Ingest only objects with a JSON sidecar, and apply its metadata.
+	RequireSidecar *bool `json:"requireSidecar,omitempty"`
+	// json (the one parser).
+	SidecarParser *string `json:"sidecarParser,omitempty"`
+	// The sidecar's name next to the object; {name} and {base} stand for the file
+	// name with and without extension (default {name}.json).
+	SidecarFileName *string `json:"sidecarFileName,omitempty"`
+	// 0 to 100; kept and answered, not acted on.
+	Confidence *int `json:"confidence,omitempty"`
+	// Kept and answered, not acted on.
+	SourceLastModified *time.Time `json:"sourceLastModified,omitempty"`
+	// The analysis switches (textDetectionEnabled, labelDetectionEnabled,
+	// personDetectionEnabled, celebrityDetectionEnabled, transcriptionEnabled;
+	// false unless given) and optional settings copied to each item.
+	AnalyticConfig loupe.JSON `json:"analyticConfig,omitempty"`
+	// Kept and answered, not acted on.
+	EnableObjAcceleration *bool `json:"enableObjAcceleration,omitempty"`
+	// Kept and answered, not acted on.
+	IsProxyOnlyIngestConfig *bool `json:"isProxyOnlyIngestConfig,omitempty"`
+	// {formId?, formData?} every ingested item starts with; checked against its form.
+	DefaultMetadata loupe.JSON `json:"defaultMetadata,omitempty"`
+	// Kept and answered, not acted on.
+	DefaultTimedMetadata loupe.JSON `json:"defaultTimedMetadata,omitempty"`
+	// Kept and answered, not acted on.
+	DeleteEnabled *bool `json:"deleteEnabled,omitempty"`
+	// An access rule ({level, groups}); kept and answered, not acted on.
+	VisibleTo loupe.JSON `json:"visibleTo,omitempty"`
+	// Groups; kept and answered, not acted on.
+	VisibleToGroupList []string `json:"visibleToGroupList,omitempty"`
+	// true: ingested items are not processed (transcodingState skipped).
+	SkipProcessing *bool `json:"skipProcessing,omitempty"`
 }
 
+// An item on a page, with its cursor.
 type ItemEdge struct {
-	Cursor string      `json:"cursor"`
-	Node   *store.Item `json:"node"`
+	// Opaque position of the item in the list: pass it as after to read what follows.
+	Cursor string `json:"cursor"`
+	// The item.
+	Node *store.Item `json:"node"`
 }
 
+// Which items a list answers; every field given must match.
 type ItemFilter struct {
 	// Only items of this itemType.
 	ItemType *string `json:"itemType,omitempty"`
@@ -422,17 +609,23 @@ type ItemFilter struct {
 	InRecycleBin *bool `json:"inRecycleBin,omitempty"`
 }
 
+// An item and a folder.
 type ItemFolderInput struct {
-	ItemID   string `json:"itemId"`
+	// The item.
+	ItemID string `json:"itemId"`
+	// The folder (it must be updatable by the caller).
 	FolderID string `json:"folderId"`
 }
 
+// Names one item (or folder).
 type ItemIDInput struct {
+	// The item's id.
 	ID string `json:"id"`
 }
 
 // Result of a delete or undelete.
 type ItemStatePayload struct {
+	// The item's id.
 	ID string `json:"id"`
 	// EXISTS after undelete, IN_RECYCLE_BIN after delete.
 	VersionState loupe.VersionState `json:"versionState"`
@@ -440,27 +633,39 @@ type ItemStatePayload struct {
 	Item *store.Item `json:"item"`
 }
 
+// An upload lock to take.
 type LockUploadInput struct {
-	ID              string `json:"id"`
+	// The item's id.
+	ID string `json:"id"`
+	// The uploader instance that holds the lock (the item's uploadLockOwnerInstanceId).
 	OwnerInstanceID string `json:"ownerInstanceId"`
 }
 
 // The tenant's forms (spec 2.22 list shape).
 type MdfCollection struct {
-	Total    int          `json:"total"`
+	// Number of forms (at most 500).
+	Total int `json:"total"`
+	// The forms (spec 2.22: _embedded.collection).
 	Embedded *MdfEmbedded `json:"_embedded"`
 }
 
+// The forms of a list answer.
 type MdfEmbedded struct {
+	// The forms, by id.
 	Collection []*mdf.Mdf `json:"collection"`
 }
 
+// What a form write answers.
 type MdfPayload struct {
+	// The form as stored.
 	Mdf *mdf.Mdf `json:"mdf"`
 }
 
+// What updateMediaUsage answers.
 type MediaUsagePayload struct {
-	ItemID     string            `json:"itemId"`
+	// The item.
+	ItemID string `json:"itemId"`
+	// The recorded use.
 	MediaUsage *store.MediaUsage `json:"mediaUsage"`
 }
 
@@ -469,42 +674,59 @@ type MediaUsagePayload struct {
 // where it was when Loupe owns it (an object ingested in place stays in the
 // tenant's bucket). A job does it: the item's mediaMigration shows its state.
 type MigrateMediaLocationInput struct {
+	// The item.
 	ItemID string `json:"itemId"`
 	// The storage location to move to; default: the tenant's default location.
 	StorageLocationID *string `json:"storageLocationId,omitempty"`
 }
 
+// What migrateMediaLocation answers (spec 3: {message, statusCode}).
 type MigrateMediaLocationPayload struct {
-	Message    string `json:"message"`
-	StatusCode int    `json:"statusCode"`
+	// What happened, for a person.
+	Message string `json:"message"`
+	// 202 when the move was queued.
+	StatusCode int `json:"statusCode"`
 }
 
+// An item's move from one folder to another.
 type MoveItemInput struct {
-	ItemID       string `json:"itemId"`
+	// The item.
+	ItemID string `json:"itemId"`
+	// The folder it leaves (one it is in).
 	FromFolderID string `json:"fromFolderId"`
-	ToFolderID   string `json:"toFolderId"`
+	// The folder it goes to.
+	ToFolderID string `json:"toFolderId"`
 }
 
+// The entry points for writing.
 type Mutation struct {
 }
 
 // A page of notifications; nextToken continues it (empty at the end).
 type NotificationPage struct {
+	// The page's notifications, newest first.
 	Notifications []*store.Notification `json:"notifications"`
-	NextToken     string                `json:"nextToken"`
+	// The after of the next page; empty at the end.
+	NextToken string `json:"nextToken"`
 }
 
 // The tenant's option lists.
 type OptionListCollection struct {
-	Total    int                 `json:"total"`
+	// Number of option lists (at most 1000).
+	Total int `json:"total"`
+	// The option lists (_embedded.collection).
 	Embedded *OptionListEmbedded `json:"_embedded"`
 }
 
+// The option lists of a list answer.
 type OptionListEmbedded struct {
+	// The option lists, by name.
 	Collection []*store.OptionList `json:"collection"`
 }
 
+// What an option list write answers.
 type OptionListPayload struct {
+	// The option list as stored.
 	OptionList *store.OptionList `json:"optionList"`
 }
 
@@ -526,23 +748,39 @@ type OriginalDownload struct {
 	ExpiresOn time.Time `json:"expiresOn"`
 }
 
+// Where a page of a cursor connection lies in its list (the Relay connection
+// spec's PageInfo). Loupe's connections page forward only: first and after.
 type PageInfo struct {
-	HasNextPage bool    `json:"hasNextPage"`
-	EndCursor   *string `json:"endCursor,omitempty"`
+	// True when the page was asked with an after cursor, i.e. it continues a list
+	// whose earlier items came on pages before. Loupe does not look back (Relay
+	// allows this for forward paging), so it is also true after a cursor whose
+	// earlier items have since been deleted; false on a first page.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// True when more items follow this page: ask again with after set to endCursor.
+	HasNextPage bool `json:"hasNextPage"`
+	// The first edge's cursor; null when the page is empty.
+	StartCursor *string `json:"startCursor,omitempty"`
+	// The last edge's cursor, the after of the next page; null when the page is empty.
+	EndCursor *string `json:"endCursor,omitempty"`
 }
 
 // A page of presets: l the list, i the index of the next page (null at the end), s the page size, t the total.
 type PresetList struct {
+	// The page's presets, oldest first.
 	L []*loupe.Preset `json:"l"`
-	I *int            `json:"i,omitempty"`
-	S int             `json:"s"`
-	T int             `json:"t"`
+	// Index of the next page (from 0); null at the end.
+	I *int `json:"i,omitempty"`
+	// The page size.
+	S int `json:"s"`
+	// The total number of presets.
+	T int `json:"t"`
 }
 
 // Ask for an item's media to be processed again (or for the first time): the
 // original is probed and what the media allows is made — proxy, audio track
 // proxies, poster and thumbnails, strip, waveform, image renditions.
 type ProcessInput struct {
+	// The item; it must have an original.
 	ItemID string `json:"itemId"`
 	// The steps to run: processing's proxy, thumbnails, strip, waveform, and analysis's transcription,
 	// translation, textDetection, personDetection (docs/analysis.md). Default: all processing, then the
@@ -555,7 +793,9 @@ type ProcessInput struct {
 	Force *bool `json:"force,omitempty"`
 }
 
+// What processItem answers.
 type ProcessPayload struct {
+	// The item.
 	ItemID string `json:"itemId"`
 	// queued: the request waits for a worker (or joins the one already waiting or running); the item's current state when only analysis was asked for.
 	TranscodingState string `json:"transcodingState"`
@@ -563,11 +803,16 @@ type ProcessPayload struct {
 	Analysis []string `json:"analysis"`
 }
 
+// The entry points for reading.
 type Query struct {
 }
 
+// A reaction of the caller's to add or take back.
 type ReactToCommentInput struct {
-	ID       string `json:"id"`
+	// The comment's id.
+	ID string `json:"id"`
+	// An emoji or short word, 1 to 32 characters once trimmed; at most 20
+	// different ones per user and comment.
 	Reaction string `json:"reaction"`
 	// Take the caller's reaction back instead of adding it.
 	Remove *bool `json:"remove,omitempty"`
@@ -575,17 +820,23 @@ type ReactToCommentInput struct {
 
 // Relations of an item after a change.
 type RelationsPayload struct {
+	// All relations of the item, both directions.
 	Relations []*store.Relation `json:"relations"`
 }
 
+// A new name for a version (PUT /api/v1/items/{itemId}/versionsHistory).
 type RenameVersionInput struct {
-	ItemID    string `json:"itemId"`
+	// The item.
+	ItemID string `json:"itemId"`
+	// The version's id.
 	VersionID string `json:"versionId"`
-	Name      string `json:"name"`
+	// The new name.
+	Name string `json:"name"`
 }
 
 // The container of the tenant's replication sources (spec 2.28).
 type Replication struct {
+	// The sources, in the order they were given.
 	Sources []*loupe.ReplicationSource `json:"sources"`
 }
 
@@ -599,22 +850,29 @@ type ScheduledRecordings struct {
 	Truncated bool `json:"truncated"`
 }
 
+// The hits of a search page.
 type SearchEmbedded struct {
+	// The page's items, best match first.
 	Collection []*store.Item `json:"collection"`
 }
 
 // Search hits (spec shape: {total, _embedded: {collection}}).
 type SearchResult struct {
-	Total    int             `json:"total"`
+	// Number of hits.
+	Total int `json:"total"`
+	// The page's hits (_embedded.collection).
 	Embedded *SearchEmbedded `json:"_embedded"`
 }
 
 // A change of the security settings: the keys given replace theirs (jwksUrl null removes the key set).
 type SecuritySettingsInput struct {
-	JwksURL                         *string `json:"jwksUrl,omitempty"`
-	AutoAddUsersToOrganizationGroup *bool   `json:"autoAddUsersToOrganizationGroup,omitempty"`
+	// The identity provider's key set URL (https); null removes it.
+	JwksURL *string `json:"jwksUrl,omitempty"`
+	// Users first seen through a token join the organisation group.
+	AutoAddUsersToOrganizationGroup *bool `json:"autoAddUsersToOrganizationGroup,omitempty"`
 }
 
+// A custom notification to send (POST /prime/api/v1/notifications).
 type SendNotificationInput struct {
 	// Defaults to "Message from <sender's email>"; at most 200 bytes.
 	Title *string `json:"title,omitempty"`
@@ -628,12 +886,15 @@ type SendNotificationInput struct {
 	Groups []string `json:"groups,omitempty"`
 }
 
+// What sendNotification answers.
 type SendNotificationResult struct {
 	// How many users it reached.
 	Sent int `json:"sent"`
 }
 
+// Custom icons to write (PUT or PATCH /api/v1/items/{itemId}/customIcons).
 type SetCustomIconsInput struct {
+	// The item.
 	ItemID string `json:"itemId"`
 	// An object with keys pos1 to pos8; a null value empties a position.
 	CustomIcons loupe.JSON `json:"customIcons"`
@@ -641,13 +902,19 @@ type SetCustomIconsInput struct {
 	Merge *bool `json:"merge,omitempty"`
 }
 
+// What setCustomIcons answers.
 type SetCustomIconsPayload struct {
+	// The icons after the write.
 	CustomIcons *store.CustomIcons `json:"customIcons"`
-	Item        *store.Item        `json:"item"`
+	// The item after the write.
+	Item *store.Item `json:"item"`
 }
 
+// The relations of one type from an item, replacing those it had.
 type SetRelationsInput struct {
-	ItemID       string `json:"itemId"`
+	// The item the relations go from.
+	ItemID string `json:"itemId"`
+	// The type: 1 to 64 ASCII letters, digits, _ and -, starting with a letter.
 	RelationType string `json:"relationType"`
 	// The complete set of related items of this type (may be empty).
 	RelatedItemIds []string `json:"relatedItemIds"`
@@ -658,16 +925,20 @@ type ShareLink struct {
 	// The recipient it is for (null: the public link).
 	Recipient *string `json:"recipient,omitempty"`
 	// The page to open: <server>/share/<token>.
-	URL   string `json:"url"`
+	URL string `json:"url"`
+	// The link's secret token: shown this once, only its hash is kept.
 	Token string `json:"token"`
 }
 
 // A page of shares; nextToken continues it (empty at the end).
 type SharePage struct {
-	Shares    []*store.Share `json:"shares"`
-	NextToken string         `json:"nextToken"`
+	// The page's shares, newest first.
+	Shares []*store.Share `json:"shares"`
+	// The after of the next page; empty at the end.
+	NextToken string `json:"nextToken"`
 }
 
+// A resumable upload to start.
 type StartUploadInput struct {
 	// The item whose original this is; without it, a new item is made.
 	ItemID *string `json:"itemId,omitempty"`
@@ -685,11 +956,14 @@ type StartUploadInput struct {
 	FileType *string `json:"fileType,omitempty"`
 }
 
+// What startUpload answers.
 type StartUploadPayload struct {
 	// The tus URL of the upload.
-	UploadURL string        `json:"uploadUrl"`
-	Upload    *store.Upload `json:"upload"`
-	Item      *store.Item   `json:"item"`
+	UploadURL string `json:"uploadUrl"`
+	// The new upload.
+	Upload *store.Upload `json:"upload"`
+	// The item the upload is for (new or named).
+	Item *store.Item `json:"item"`
 }
 
 // Usage statistics (spec 2.26).
@@ -697,27 +971,36 @@ type Stats struct {
 	// Counters keyed by name: {sum, maxHourly?: {value, hour}} (the spec's shape).
 	Counts loupe.JSON `json:"counts"`
 	// The same counters as a list, spec's counters first.
-	Counters  []*store.StatsCounter `json:"counters"`
-	DateRange StatsDateRange        `json:"dateRange"`
+	Counters []*store.StatsCounter `json:"counters"`
+	// The range the counters cover.
+	DateRange StatsDateRange `json:"dateRange"`
 }
 
+// The storages of a list answer.
 type StorageCollection struct {
+	// The storages, by name.
 	Collection []*loupe.Storage `json:"collection"`
 }
 
 // A storage to create, or the fields of one to change (fields not given stay).
 type StorageInput struct {
 	// Ignored on create (a new id is made); on update, when given, it must be the storage's.
-	ID          *string `json:"id,omitempty"`
-	Name        *string `json:"name,omitempty"`
-	Private     *bool   `json:"private,omitempty"`
+	ID *string `json:"id,omitempty"`
+	// The storage's name, 1 to 256 characters (required on create).
+	Name *string `json:"name,omitempty"`
+	// Meant for its owner only (default false; not enforced yet).
+	Private *bool `json:"private,omitempty"`
+	// Free text, at most 4096 characters.
 	Description *string `json:"description,omitempty"`
-	Owner       *string `json:"owner,omitempty"`
+	// Who owns it, at most 256 characters (default: the creating user's id).
+	Owner *string `json:"owner,omitempty"`
 }
 
 // The tenant's storages as the spec lists them: {total, _embedded: {collection}}.
 type StorageList struct {
-	Total    int                `json:"total"`
+	// Number of storages (at most 1000).
+	Total int `json:"total"`
+	// The storages (_embedded.collection).
 	Embedded *StorageCollection `json:"_embedded"`
 }
 
@@ -725,28 +1008,41 @@ type StorageList struct {
 // fields not given stay; a secretKey not given keeps the saved one.
 type StorageLocationInput struct {
 	// Required on update; ignored on create.
-	ID        *string `json:"id,omitempty"`
+	ID *string `json:"id,omitempty"`
+	// A storage of the tenant it belongs to; null clears it.
 	StorageID *string `json:"storageId,omitempty"`
-	Name      *string `json:"name,omitempty"`
+	// The location's name, 1 to 256 characters (required on create).
+	Name *string `json:"name,omitempty"`
 	// s3 (the default).
-	Type       *string `json:"type,omitempty"`
+	Type *string `json:"type,omitempty"`
+	// The S3 bucket: 3 to 63 of a-z 0-9 . - (required on create).
 	BucketName *string `json:"bucketName,omitempty"`
+	// Where under the bucket; stored without a leading / and with one trailing /,
+	// at most 512 characters.
 	PathPrefix *string `json:"pathPrefix,omitempty"`
-	Endpoint   *string `json:"endpoint,omitempty"`
-	Region     *string `json:"region,omitempty"`
-	PathStyle  *bool   `json:"pathStyle,omitempty"`
+	// The S3 service's URL (http or https, no credentials); empty: AWS.
+	Endpoint *string `json:"endpoint,omitempty"`
+	// The signing region: empty (us-east-1) or 1 to 64 of a-z 0-9 -.
+	Region *string `json:"region,omitempty"`
+	// Address the bucket as <endpoint>/<bucket> (MinIO, Ceph, versitygw).
+	PathStyle *bool `json:"pathStyle,omitempty"`
 	// key-user (the default) or assume-role.
 	AccessType *string `json:"accessType,omitempty"`
-	AccessKey  *string `json:"accessKey,omitempty"`
+	// The access key id (required for key-user).
+	AccessKey *string `json:"accessKey,omitempty"`
 	// The secret access key (key-user): stored encrypted, never answered.
-	SecretKey      *string `json:"secretKey,omitempty"`
+	SecretKey *string `json:"secretKey,omitempty"`
+	// The role's ARN (required for assume-role).
 	RoleIdentifier *string `json:"roleIdentifier,omitempty"`
-	ExternalID     *string `json:"externalId,omitempty"`
-	IsDefault      *bool   `json:"isDefault,omitempty"`
+	// The external id of the role's trust policy, 2 to 1224 characters (required for assume-role).
+	ExternalID *string `json:"externalId,omitempty"`
+	// Make it the tenant's default location (taking that from the previous one).
+	IsDefault *bool `json:"isDefault,omitempty"`
 }
 
 // A storage manager: where the server keeps files (id files), or a tenant's storage location (id: the location's), and whether it answers a probe now (system scope).
 type StorageManager struct {
+	// files for the server's own store, else the storage location's id.
 	ID string `json:"id"`
 	// disk (the server's local files) or s3 (the server's bucket, or a tenant's storage location).
 	Type string `json:"type"`
@@ -762,15 +1058,19 @@ type StorageManager struct {
 	Message *string `json:"message,omitempty"`
 }
 
+// Live events (graphql-transport-ws or Server-Sent Events; docs/events.md).
 type Subscription struct {
 }
 
 // A page of system activity ({events}): the outbox's events, oldest first; nextToken continues it (null at the end).
 type SystemActivity struct {
-	Events    []*store.Event `json:"events"`
-	NextToken *string        `json:"nextToken,omitempty"`
+	// The page's events, oldest first.
+	Events []*store.Event `json:"events"`
+	// The after of the next page; null at the end.
+	NextToken *string `json:"nextToken,omitempty"`
 }
 
+// Which events systemActivity answers.
 type SystemActivityFilter struct {
 	// Only these event types.
 	Types []loupe.EventType `json:"types,omitempty"`
@@ -782,46 +1082,67 @@ type SystemActivityFilter struct {
 
 // Ids of every tenant (system scope).
 type TenantIds struct {
+	// The tenant ids.
 	Ids []string `json:"ids"`
 }
 
 // A page of thumbnails; nextIndex continues it (null at the end).
 type ThumbnailPage struct {
+	// The page's thumbnails, by position.
 	Thumbnails []*store.Thumbnail `json:"thumbnails"`
-	NextIndex  *int               `json:"nextIndex,omitempty"`
+	// The index (0-based ordinal) of the next page's first thumbnail; null at the end.
+	NextIndex *int `json:"nextIndex,omitempty"`
 }
 
+// An item's timed metadata after a write (spec 2.28 {items}).
 type TimedMetadataPayload struct {
+	// All the item's entries.
 	Items []*store.TimedMetadata `json:"items"`
 }
 
+// What toggleArchive answers (PUT /api/v1/items/{itemId}/archive).
 type ToggleArchivePayload struct {
 	// archive when the item was archived, unarchive when it was brought back.
-	Type    string         `json:"type"`
+	Type string `json:"type"`
+	// The tenant's archive folder.
 	Payload *ArchiveTarget `json:"payload"`
-	Item    *store.Item    `json:"item"`
+	// The item after the change.
+	Item *store.Item `json:"item"`
 }
 
+// A language to offer for transcription (spec 2.24).
 type TranscriptionLanguageSettingInput struct {
-	LanguageCode         string `json:"languageCode"`
+	// xx-XX, e.g. en-US.
+	LanguageCode string `json:"languageCode"`
+	// The service that transcribes it, e.g. externalSpeechToText.
 	TranscriptionService string `json:"transcriptionService"`
-	Label                string `json:"label"`
+	// The language's name as shown.
+	Label string `json:"label"`
 }
 
+// A page of transfers.
 type TransferConnection struct {
-	Edges    []*TransferEdge   `json:"edges"`
-	Nodes    []*store.Transfer `json:"nodes"`
-	PageInfo *PageInfo         `json:"pageInfo"`
+	// The page's transfers with their cursors.
+	Edges []*TransferEdge `json:"edges"`
+	// The page's transfers.
+	Nodes []*store.Transfer `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
 	// The next page's after (empty at the end): REST's nextToken.
 	NextToken string `json:"nextToken"`
 }
 
+// A transfer on a page, with its cursor.
 type TransferEdge struct {
-	Cursor string          `json:"cursor"`
-	Node   *store.Transfer `json:"node"`
+	// Opaque position of the transfer in the list: pass it as after to read what follows.
+	Cursor string `json:"cursor"`
+	// The transfer.
+	Node *store.Transfer `json:"node"`
 }
 
+// Changes to a folder (POST /api/v1/folders/{folderId}); what is not given stays.
 type UpdateFolderInput struct {
+	// The folder's id.
 	ID string `json:"id"`
 	// Rename.
 	Name *string `json:"name,omitempty"`
@@ -830,30 +1151,44 @@ type UpdateFolderInput struct {
 	// Move to the top (no parent).
 	ToTop *bool `json:"toTop,omitempty"`
 	// Id of the user who owns the folder.
-	Owner       *string      `json:"owner,omitempty"`
-	VisibleTo   *AccessInput `json:"visibleTo,omitempty"`
+	Owner *string `json:"owner,omitempty"`
+	// Who can see the folder.
+	VisibleTo *AccessInput `json:"visibleTo,omitempty"`
+	// Who can change the folder.
 	UpdatableBy *AccessInput `json:"updatableBy,omitempty"`
-	SortKey     *string      `json:"sortKey,omitempty"`
+	// A key clients sort folders by.
+	SortKey *string `json:"sortKey,omitempty"`
 }
 
+// A metadata delta for an item (PATCH /api/v1/itemMetadata/{id}).
 type UpdateItemMetadataInput struct {
-	ID                      string                   `json:"id"`
-	MetadataDelta           *loupe.ItemMetadataInput `json:"metadataDelta"`
-	RequiredMetadataVersion *int                     `json:"requiredMetadataVersion,omitempty"`
+	// The item's id.
+	ID string `json:"id"`
+	// Merged key by key into the item's values (null removes a key); formId switches the form.
+	MetadataDelta *loupe.ItemMetadataInput `json:"metadataDelta"`
+	// The metadataVersion the item must be at; else CONFLICT and nothing is written.
+	RequiredMetadataVersion *int `json:"requiredMetadataVersion,omitempty"`
 }
 
+// What updateItemMetadata answers.
 type UpdateItemMetadataPayload struct {
+	// The item after the write.
 	Item *store.Item `json:"item"`
 }
 
+// A use of an item's media (POST /api/v1/items/{itemId}/mediaUsage).
 type UpdateMediaUsageInput struct {
-	ItemID           string `json:"itemId"`
+	// The item.
+	ItemID string `json:"itemId"`
+	// The workflow that used it.
 	LastUsedWorkflow string `json:"lastUsedWorkflow"`
 	// Default: now.
 	LastUsedOn *time.Time `json:"lastUsedOn,omitempty"`
 }
 
+// Changes to an item's timed metadata (PUT /api/v1/items/{itemId}/timedMetadata).
 type UpdateTimedMetadataInput struct {
+	// The item.
 	ItemID string `json:"itemId"`
 	// Entries to insert or replace, by id.
 	Upsert []*loupe.TimedMetadataInput `json:"upsert,omitempty"`
@@ -861,62 +1196,87 @@ type UpdateTimedMetadataInput struct {
 	Delete []string `json:"delete,omitempty"`
 }
 
+// A transcript that replaces an item's in one language (PUT /api/v1/items/{id}/transcript).
 type UpdateTranscriptInput struct {
+	// The item.
 	ItemID string `json:"itemId"`
 	// BCP 47, such as en-US.
-	LanguageCode    string                     `json:"languageCode"`
+	LanguageCode string `json:"languageCode"`
+	// The segments, in order, at most 100000; empty clears the transcript.
 	TimedTranscript []*loupe.TranscriptSegment `json:"timedTranscript"`
 }
 
+// What a transcript write answers.
 type UpdateTranscriptPayload struct {
-	ItemID                string    `json:"itemId"`
-	LanguageCode          string    `json:"languageCode"`
+	// The item.
+	ItemID string `json:"itemId"`
+	// The transcript's language.
+	LanguageCode string `json:"languageCode"`
+	// When the transcript was written (the item's transcriptLastUpdated).
 	TranscriptLastUpdated time.Time `json:"transcriptLastUpdated"`
 	// Signed download link of the transcript's file: the JSON array of its segments.
 	TimedTranscriptURL string `json:"timedTranscriptUrl"`
 }
 
+// An item's upload lock state (GET /api/v1/items/{itemId}/upload).
 type UploadLockPayload struct {
+	// True while an upload holds the lock.
 	IsUploadLocked bool `json:"isUploadLocked"`
 }
 
+// Whether a user is deactivated (GET /auth/api/v1/user/status).
 type UserStatus struct {
+	// True when the user is deactivated.
 	IsDeactivated bool `json:"isDeactivated"`
 }
 
+// An item's version history (spec 2.7 {versions}).
 type VersionsPayload struct {
+	// The versions.
 	Versions []*store.ItemVersion `json:"versions"`
 }
 
 // The authenticated principal.
 type Viewer struct {
 	// User id.
-	ID       string `json:"id"`
-	Email    string `json:"email"`
+	ID string `json:"id"`
+	// The user's email.
+	Email string `json:"email"`
+	// The user's tenant.
 	TenantID string `json:"tenantId"`
-	IsAdmin  bool   `json:"isAdmin"`
+	// Whether the user is an admin of the tenant.
+	IsAdmin bool `json:"isAdmin"`
 	// Group names of the user.
 	Groups []string `json:"groups"`
 }
 
+// Which events of its type a webhook receives.
 type WebhookConditionRecord struct {
 	// always or itemTypeEquals.
-	Criteria string  `json:"criteria"`
+	Criteria string `json:"criteria"`
+	// The itemType the event's item must have (itemTypeEquals).
 	ItemType *string `json:"itemType,omitempty"`
 }
 
+// A page of a webhook's delivery log.
 type WebhookDeliveryPage struct {
+	// The page's deliveries, newest first.
 	Deliveries []*store.WebhookDelivery `json:"deliveries"`
 	// Continues the log (empty at the end).
 	NextToken string `json:"nextToken"`
 }
 
+// A header a webhook's requests carry.
 type WebhookHeaderRecord struct {
+	// The header name.
 	HeaderField string `json:"headerField"`
+	// The value, answered as ***.
 	HeaderValue string `json:"headerValue"`
 }
 
+// A webhook with its signing secret, answered once.
 type WebhookWithSecret struct {
+	// The webhook.
 	Webhook *loupe.Webhook `json:"webhook"`
 	// whsec_…: verify signatures with it (Standard Webhooks).
 	Secret string `json:"secret"`
@@ -926,7 +1286,9 @@ type WebhookWithSecret struct {
 type CommentOrder string
 
 const (
-	CommentOrderCreatedAsc  CommentOrder = "CREATED_ASC"
+	// Oldest first (the REST list's order).
+	CommentOrderCreatedAsc CommentOrder = "CREATED_ASC"
+	// Newest first.
 	CommentOrderCreatedDesc CommentOrder = "CREATED_DESC"
 )
 
@@ -978,10 +1340,13 @@ func (e CommentOrder) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// What a folder's content is sorted by.
 type FolderContentSort string
 
 const (
-	FolderContentSortName      FolderContentSort = "name"
+	// A folder's name or an item's title.
+	FolderContentSortName FolderContentSort = "name"
+	// Creation time.
 	FolderContentSortCreatedOn FolderContentSort = "createdOn"
 )
 
@@ -1033,10 +1398,13 @@ func (e FolderContentSort) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Order of an item list.
 type ItemOrder string
 
 const (
-	ItemOrderCreatedAsc  ItemOrder = "CREATED_ASC"
+	// Oldest first.
+	ItemOrderCreatedAsc ItemOrder = "CREATED_ASC"
+	// Newest first.
 	ItemOrderCreatedDesc ItemOrder = "CREATED_DESC"
 )
 
@@ -1088,10 +1456,13 @@ func (e ItemOrder) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Direction of a sort.
 type SortOrder string
 
 const (
-	SortOrderAsc  SortOrder = "asc"
+	// Ascending.
+	SortOrderAsc SortOrder = "asc"
+	// Descending.
 	SortOrderDesc SortOrder = "desc"
 )
 
@@ -1147,10 +1518,15 @@ func (e SortOrder) MarshalJSON() ([]byte, error) {
 type StatsDateRange string
 
 const (
-	StatsDateRangeAll         StatsDateRange = "ALL"
+	// Every hour recorded.
+	StatsDateRangeAll StatsDateRange = "ALL"
+	// The last 24 hours.
 	StatsDateRangeLast24Hours StatsDateRange = "LAST_24_HOURS"
-	StatsDateRangeLast7Days   StatsDateRange = "LAST_7_DAYS"
-	StatsDateRangeLast30Days  StatsDateRange = "LAST_30_DAYS"
+	// The last 7 days.
+	StatsDateRangeLast7Days StatsDateRange = "LAST_7_DAYS"
+	// The last 30 days.
+	StatsDateRangeLast30Days StatsDateRange = "LAST_30_DAYS"
+	// The last 365 days.
 	StatsDateRangeLast365Days StatsDateRange = "LAST_365_DAYS"
 )
 
