@@ -53,6 +53,9 @@ type Config struct {
 	MaxUploadBytes int64
 	// Logger receives the request log (slog.Default() when nil).
 	Logger *slog.Logger
+	// LogAllRequests logs a line per request at info; otherwise only
+	// failed (5xx) and slow ones are above debug (LOUPE_LOG_REQUESTS).
+	LogAllRequests bool
 	// DatabaseURL, when set, lets authentication cache keys: a connection
 	// listens for the changes that invalidate them (auth.KeyCache). Without
 	// it every request looks its key up.
@@ -233,7 +236,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res.Feed = startEvents(ctx, cfg, st, logger)
 
 	r := chi.NewRouter()
-	r.Use(requestLog(logger, cfg.Metrics), recoverPanics)
+	r.Use(requestLog(logger, cfg.Metrics, cfg.LogAllRequests), recoverPanics)
 	if cors := crossorigin.Middleware(cfg.CORSOrigins, cfg.APIKeyHeaders); cors != nil {
 		r.Use(cors)
 	}

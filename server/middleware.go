@@ -32,10 +32,16 @@ import (
 // requestIDHeader carries the request id to and from clients and proxies.
 const requestIDHeader = "X-Request-Id"
 
+// slowRequest is how long a request takes before its line is a warning
+// whatever LOUPE_LOG_REQUESTS says.
+const slowRequest = 5 * time.Second
+
 // requestLog gives each request an id (kept from a proxy's header when it
 // is sane), a logger tagged with it, and one log line when it ends — its
-// path without the share token a link's path holds (a credential).
-func requestLog(logger *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handler {
+// path without the share token a link's path holds (a credential): at
+// info with all, else at debug unless it failed (5xx: error) or was slow
+// (warn).
+func requestLog(logger *slog.Logger, m *metrics.Metrics, all bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id := r.Header.Get(requestIDHeader)
@@ -52,7 +58,16 @@ func requestLog(logger *slog.Logger, m *metrics.Metrics) func(http.Handler) http
 			// The route context is the router's own (r's): filled in
 			// by the routing that has now happened.
 			m.ObserveHTTP(r, ww.Status(), elapsed, isStream(r))
-			logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
+			level := slog.LevelDebug
+			switch {
+			case ww.Status() >= 500:
+				level = slog.LevelError
+			case elapsed >= slowRequest && !isStream(r):
+				level = slog.LevelWarn
+			case all:
+				level = slog.LevelInfo
+			}
+			logger.LogAttrs(r.Context(), level, "request", slog.String("request_id", id),
 				slog.String("method", r.Method), slog.String("path", shares.Redact(r.URL.Path)),
 				slog.Int("status", ww.Status()), slog.Duration("duration", elapsed))
 		})

@@ -98,7 +98,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // The request log names a share link's path without its token.
 func TestRequestLogKeepsNoShareToken(t *testing.T) {
 	var b bytes.Buffer
-	h := requestLog(slog.New(slog.NewTextHandler(&b, nil)), nil)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	h := requestLog(slog.New(slog.NewTextHandler(&b, nil)), nil, true)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	token := shares.NewToken()
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/share/api/links/"+token+"/open", nil))
 	if strings.Contains(b.String(), token) || !strings.Contains(b.String(), "/share/api/links/s_…/open") {

@@ -128,6 +128,16 @@ func loadConfig() config {
 	if v := env("LOUPE_LOG_FORMAT", ""); v != "" && v != "text" && v != "json" {
 		badSetting("LOUPE_LOG_FORMAT", v, "text or json")
 	}
+	// A line per request: by default for machines reading JSON logs, not
+	// on a person's terminal (failed and slow requests are logged always).
+	switch v := env("LOUPE_LOG_REQUESTS", ""); v {
+	case "":
+		c.App.LogAllRequests = !isTerminal(os.Stderr)
+	case "all", "errors":
+		c.App.LogAllRequests = v == "all"
+	default:
+		badSetting("LOUPE_LOG_REQUESTS", v, "all or errors")
+	}
 	c.Problems = takeProblems()
 	return c
 }

@@ -33,6 +33,8 @@ func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, clo
 		stop = func() {
 			if err := cl.Stop(); err != nil {
 				slog.Error("stopping the embedded Postgres cluster", "err", err)
+			} else if cl.Owned() {
+				slog.Info("embedded Postgres stopped", "dir", cl.Dir())
 			}
 			toolLog.Close()
 		}

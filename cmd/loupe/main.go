@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -68,7 +69,11 @@ func run(ctx context.Context, args []string) int {
 	case cmd == "with-postgres":
 		return cmdWithPostgres(ctx, rest)
 	case (cmd == "help" || cmd == "-h" || cmd == "--help") && len(rest) > 0 && (rest[0] == "serve" || rest[0] == "worker"):
-		settingsHelp(os.Stdout)
+		if slices.Contains(rest, "--markdown") {
+			settingsMarkdown(os.Stdout) // README.md's Configuration table
+		} else {
+			settingsHelp(os.Stdout)
+		}
 		return 0
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Print(usage)

@@ -108,6 +108,8 @@ var settingsTable = []setting{
 		Meaning: "Go's collector target (the server's default is 400, not Go's 100: fewer collections for a few MiB more)"},
 	{Names: []string{"LOUPE_LOG_LEVEL"}, Default: "`info`",
 		Meaning: "`debug`, `info`, `warn`, `error` (logs on stderr, with `request_id`)"},
+	{Names: []string{"LOUPE_LOG_REQUESTS"}, Default: "`errors` on a terminal, else `all`",
+		Meaning: "`all`: a line per request (info); `errors`: only failed (5xx, at error) and slow (≥ 5 s, at warn) ones, the others at debug"},
 	{Names: []string{"LOUPE_LOG_FORMAT"}, Default: "`text` on a terminal, else `json`",
 		Meaning: "log lines as text or JSON"},
 }

@@ -72,7 +72,8 @@ func TestReadmeSettingsTable(t *testing.T) {
 	var want strings.Builder
 	settingsMarkdown(&want)
 	if !strings.Contains(string(readme), want.String()) {
-		t.Fatalf("README.md's Configuration table is not settingsTable; it should read:\n%s", want.String())
+		t.Fatalf("README.md's Configuration table is not settingsTable (go run ./cmd/loupe help serve --markdown prints it); "+
+			"it should read:\n%s", want.String())
 	}
 }
 

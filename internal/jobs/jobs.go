@@ -10,6 +10,7 @@
 package jobs
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -134,7 +135,7 @@ func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
 		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
-		Logger:               cfg.Logger.With("component", "jobs"),
+		Logger:               slog.New(chatter{cfg.Logger.Handler()}).With("component", "jobs"),
 		// A kind another node works (or a later release) is inserted all
 		// the same and left waiting: only kinds this node works are
 		// fetched.
@@ -147,6 +148,34 @@ func New(db *sql.DB, workers *river.Workers, cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	return c, nil
+}
+
+// chatter is River's log as Loupe's console shows it: its information
+// (the client started, "poll only mode", the producers' job counts every
+// few seconds) at debug, its warnings and errors as they are. A person
+// watching a node sees the events that matter (LOUPE_LOG_LEVEL=debug
+// shows the rest).
+type chatter struct{ slog.Handler }
+
+func (c chatter) Enabled(ctx context.Context, l slog.Level) bool {
+	return c.Handler.Enabled(ctx, demote(l))
+}
+
+func (c chatter) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = demote(r.Level)
+	return c.Handler.Handle(ctx, r)
+}
+
+func (c chatter) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return chatter{c.Handler.WithAttrs(attrs)}
+}
+func (c chatter) WithGroup(name string) slog.Handler { return chatter{c.Handler.WithGroup(name)} }
+
+func demote(l slog.Level) slog.Level {
+	if l < slog.LevelWarn {
+		return slog.LevelDebug
+	}
+	return l
 }
 
 // quiet is the logger of insert-only clients, which have nothing to say

@@ -212,6 +212,10 @@ func (c *Cluster) URL(dbname string) string {
 // reusing one.
 func (c *Cluster) Created() bool { return c.created }
 
+// Owned says whether Start started the server (Stop stops it) rather than
+// attaching to one already running in its directory.
+func (c *Cluster) Owned() bool { return c.owned }
+
 // Dir is the cluster's data directory (absolute).
 func (c *Cluster) Dir() string { return c.dir }
 
