@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: run build test fuzz generate bench microbench playground-assets
+.PHONY: run build test fuzz generate bench microbench playground-assets released-schema
 
 # Serve on the embedded cluster unless DATABASE_URL is set. Built and run as
 # a binary (not `go run`) so that Ctrl-C and SIGTERM reach loupe itself,
@@ -32,6 +32,12 @@ fuzz:
 
 generate:
 	$(GO) generate ./...
+
+# At a release: snapshot the GraphQL schema into graph/released/schema.graphql
+# (what the breaking-change check compares with) and empty the declared
+# breaking changes, graph/released/breaking.txt (docs/graphql-schema.md).
+released-schema:
+	$(GO) test -count=1 -run '^TestSchemaBreaking$$' ./graph -update-released
 
 # The performance benchmark (docs/benchmarks.md): cmd/loupe-bench seeds a
 # realistic tenant in a throwaway Postgres, runs the built `loupe serve` and
