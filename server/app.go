@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -25,6 +26,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
+	"github.com/loupe-mam/loupe/internal/platform/tracing"
 	"github.com/loupe-mam/loupe/internal/shares"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/storage/ingest"
@@ -146,6 +148,13 @@ type Config struct {
 	// of one configuration share it; nil counts nothing. The server does
 	// not serve it: cmd/loupe does, on its own address.
 	Metrics *metrics.Metrics
+	// Tracing is the server's OpenTelemetry tracing (docs/operations.md,
+	// "Tracing"): spans of requests, GraphQL operations, storage calls and
+	// jobs, the trace carried into the jobs a request enqueues. New and
+	// StartJobs of one configuration share it; nil (unconfigured) installs
+	// nothing. Statements are spanned by the pool's connector
+	// (tracing.SQL, given to store.Open).
+	Tracing *tracing.Tracing
 }
 
 // DefaultConfig is the configuration without any LOUPE_* settings.
@@ -219,6 +228,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		KeyHeaders: cfg.APIKeyHeaders}
 	gopt := cfg.GraphQL
 	gopt.Streams = streamOptions(authn, st, cfg.CORSOrigins)
+	// Operation spans on both forms (REST's stored documents too); field
+	// spans only when asked for (LOUPE_TRACE_FIELDS).
+	gopt.Extensions = slices.Concat(gopt.Extensions, cfg.Tracing.GraphQL())
 	engine := graph.NewEngine(es, gopt)
 	// /graphql's operations by name; REST's stored documents, run by
 	// engine.Exec, are counted by their routes.
@@ -236,7 +248,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	res.Feed = startEvents(ctx, cfg, st, logger)
 
 	r := chi.NewRouter()
-	r.Use(requestLog(logger, cfg.Metrics, cfg.LogAllRequests), recoverPanics)
+	r.Use(requestLog(logger, cfg.Metrics, cfg.LogAllRequests), cfg.Tracing.HTTP, recoverPanics)
 	if cors := crossorigin.Middleware(cfg.CORSOrigins, cfg.APIKeyHeaders); cors != nil {
 		r.Use(cors)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
@@ -105,7 +106,7 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	cfg.Metrics.WatchJobQueue(cfg.JobsDB, jobs.Kinds)
 	w, kinds := workers(jobDeps{store: st, cfg: cfg, logger: logger})
 	if cfg.Jobs.Workers < 0 || kinds == 0 {
-		c, err := jobs.NewInserter(cfg.JobsDB)
+		c, err := jobs.NewInserter(cfg.JobsDB, cfg.Tracing.JobMiddleware()...)
 		if err != nil {
 			return nil, err
 		}
@@ -114,6 +115,8 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	}
 	jc := cfg.Jobs
 	jc.Logger = logger
+	// Tracing first: an attempt's span covers what metrics time.
+	jc.Middleware = slices.Concat(cfg.Tracing.JobMiddleware(), jc.Middleware)
 	if mw := cfg.Metrics.JobMiddleware(); mw != nil {
 		jc.Middleware = append(jc.Middleware, mw)
 	}

@@ -25,7 +25,7 @@ func newServices(cfg Config, st *store.Store) services {
 	src := &sources.Sources{Store: st, Files: cfg.Files, Credentials: cfg.Credentials, AllowPrivate: cfg.AllowPrivateStorage}
 	tr := &transcripts.Writer{Store: st}
 	if cfg.Files != nil {
-		tr.Files = usage.MeterFiles(cfg.Files, st)
+		tr.Files = usage.MeterFiles(cfg.Tracing.Files(cfg.Files), st)
 	}
 	return services{sources: src, ingest: &ingest.Service{Store: st, Sources: src}, transcripts: tr}
 }

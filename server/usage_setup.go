@@ -22,7 +22,7 @@ func usageOf(cfg Config, st *store.Store, logger *slog.Logger) (*usage.Recorder,
 	st.RecordUsageWith(rec)
 	var files blob.Store
 	if cfg.Files != nil {
-		files = usage.MeterFiles(cfg.Files, st)
+		files = usage.MeterFiles(cfg.Tracing.Files(cfg.Files), st)
 	}
 	return rec, files
 }

@@ -2,11 +2,12 @@ package store
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"net/url"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq" // the driver
+	"github.com/lib/pq"
 )
 
 // DSN adds the connection settings Loupe relies on to a Postgres URL:
@@ -27,12 +28,25 @@ func DSN(dbURL string) string {
 
 // Open opens a pool on dbURL. Idle connections are kept up to the pool size:
 // database/sql's default of 2 makes a loaded server reconnect constantly.
-func Open(dbURL string, pool int) (*sqlx.DB, error) {
-	db, err := sql.Open("postgres", DSN(dbURL))
+// Each of wrap, in order, wraps the driver's connector (tracing.SQL: a span
+// per statement); without any the pool is lib/pq's own.
+func Open(dbURL string, pool int, wrap ...func(driver.Connector) driver.Connector) (*sqlx.DB, error) {
+	if len(wrap) == 0 {
+		db, err := sql.Open("postgres", DSN(dbURL))
+		if err != nil {
+			return nil, err
+		}
+		return NewDB(db, pool), nil
+	}
+	conn, err := pq.NewConnector(DSN(dbURL))
 	if err != nil {
 		return nil, err
 	}
-	return NewDB(db, pool), nil
+	var c driver.Connector = conn
+	for _, w := range wrap {
+		c = w(c)
+	}
+	return NewDB(sql.OpenDB(c), pool), nil
 }
 
 // NewDB wraps an opened pool (tests pass one that counts statements).

@@ -190,6 +190,9 @@ func runBench(ctx context.Context, c benchConfig) error {
 			rows = append(rows, referenceRow(ctx, dbURL, seeded, measure))
 		}
 	}
+	if c.only == "" || strings.HasPrefix(c.only, "tracing") {
+		rows = append(rows, tracingRows(ctx, c, dbURL, srv, seeded, measure, log)...)
+	}
 	var media []mediaRow
 	var ingest []ingestRow
 	if c.only == "" || strings.HasPrefix(c.only, "upload") || strings.HasPrefix(c.only, "ingest") {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/live"
 	"github.com/loupe-mam/loupe/internal/platform/metrics"
+	"github.com/loupe-mam/loupe/internal/platform/tracing"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/server"
 )
@@ -54,7 +56,10 @@ type config struct {
 	// CORSOrigins is LOUPE_CORS_ORIGINS as set: cmdServe parses it into
 	// App.CORSOrigins and refuses to start on an entry that is no origin.
 	CORSOrigins string
-	App         server.Config
+	// Tracing is OpenTelemetry's setup (the OTEL_* variables,
+	// LOUPE_TRACE_FIELDS): serve and worker start it into App.Tracing.
+	Tracing tracing.Config
+	App     server.Config
 }
 
 func loadConfig() config {
@@ -117,6 +122,7 @@ func loadConfig() config {
 	g.MaxAliases = envInt("LOUPE_GRAPHQL_ALIASES", g.MaxAliases)
 	g.TokenLimit = envInt("LOUPE_GRAPHQL_TOKENS", g.TokenLimit)
 	g.MaxDocumentBytes = envInt("LOUPE_GRAPHQL_MAX_BYTES", g.MaxDocumentBytes)
+	readTracing(&c)
 	// The log's settings are read at the process's start (main.go); here
 	// they are checked with the others.
 	if v := env("LOUPE_LOG_LEVEL", ""); v != "" {
@@ -140,6 +146,45 @@ func loadConfig() config {
 	}
 	c.Problems = takeProblems()
 	return c
+}
+
+// readTracing reads OpenTelemetry's standard variables (docs/operations.md,
+// "Tracing"): spans are exported only when an endpoint is set.
+func readTracing(c *config) {
+	t := &c.Tracing
+	base, traces := env("OTEL_EXPORTER_OTLP_ENDPOINT", ""), env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	ep, err := tracing.TracesEndpoint(base, traces)
+	switch {
+	case err != nil && traces != "":
+		badSetting("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", traces, err.Error())
+	case err != nil:
+		badSetting("OTEL_EXPORTER_OTLP_ENDPOINT", base, err.Error())
+	default:
+		t.Endpoint = ep
+	}
+	// The signal's own headers are added to (and override) the common ones.
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		h, err := tracing.ParseHeaders(env(name, ""))
+		if err != nil {
+			badSetting(name, "…", err.Error()) // the value may hold a key: not shown
+			continue
+		}
+		if len(h) > 0 && t.Headers == nil {
+			t.Headers = map[string]string{}
+		}
+		maps.Copy(t.Headers, h)
+	}
+	t.ServiceName = env("OTEL_SERVICE_NAME", tracing.DefaultServiceName)
+	name, arg := env("OTEL_TRACES_SAMPLER", ""), env("OTEL_TRACES_SAMPLER_ARG", "")
+	switch s, err := tracing.ParseSampler(name, arg); {
+	case tracing.IsRatioError(err):
+		badSetting("OTEL_TRACES_SAMPLER_ARG", arg, err.Error())
+	case err != nil:
+		badSetting("OTEL_TRACES_SAMPLER", name, err.Error())
+	default:
+		t.Sampler = s
+	}
+	t.Fields = envBool("LOUPE_TRACE_FIELDS", false)
 }
 
 // The settings read: every env* call names its variable, so that the

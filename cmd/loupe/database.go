@@ -44,7 +44,7 @@ func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, clo
 		}
 		dbURL = cl.URL("loupe")
 	}
-	db, err = store.Open(dbURL, c.DBPool)
+	db, err = store.Open(dbURL, c.DBPool, sqlTracing(c)...)
 	if err != nil {
 		stop()
 		return nil, "", nil, fmt.Errorf("opening database: %w", err)

@@ -74,6 +74,13 @@ func cmdServe(ctx context.Context, c config) error {
 		return err
 	}
 	defer stopMetrics()
+	// Tracing before the database (its pool is traced), stopped last:
+	// the server's and the workers' last spans are sent.
+	stopTracing, err := startTracing(&c)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err

@@ -81,7 +81,8 @@ type Config struct {
 	// Periodic are the jobs the cluster's leader inserts on a schedule.
 	Periodic []*river.PeriodicJob
 	// Middleware wraps the workers' attempts (metrics: counts and times
-	// them by kind).
+	// them by kind; tracing: a span each) and the inserts (tracing: the
+	// inserting context's trace into the job's metadata).
 	Middleware []rivertype.Middleware
 }
 
@@ -105,9 +106,10 @@ func (c Config) withDefaults() Config {
 }
 
 // NewInserter makes a client that only inserts jobs: for a node (or a test)
-// that asks for work without doing it.
-func NewInserter(db *sql.DB) (*Client, error) {
-	c, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: quiet()})
+// that asks for work without doing it. Its middleware wraps the inserts
+// (tracing: the inserting request's trace into the job's metadata).
+func NewInserter(db *sql.DB, middleware ...rivertype.Middleware) (*Client, error) {
+	c, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: quiet(), Middleware: middleware})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}

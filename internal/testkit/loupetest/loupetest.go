@@ -23,6 +23,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
+	"github.com/loupe-mam/loupe/internal/platform/tracing"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 	"github.com/loupe-mam/loupe/internal/testkit/sqlcount"
@@ -54,12 +55,20 @@ type API struct {
 // Option changes the server's configuration before it starts.
 type Option func(*server.Config)
 
+// Traced makes the server trace with tr (its spans, its jobs', its
+// statements'): tracing.New on an endpoint of the test's.
+func Traced(tr *tracing.Tracing) Option {
+	return func(c *server.Config) { c.Tracing = tr }
+}
+
 // New starts a server on a fresh database.
 func New(t testing.TB, opts ...Option) *API {
 	t.Helper()
 	dbURL := pgtest.DB(t)
 	counter := &sqlcount.Counter{}
-	db := store.NewDB(sqlcount.Open(store.DSN(dbURL), counter), 8)
+	// Statements are spanned only inside a traced request or job (Traced);
+	// otherwise the wrapper only looks for a span and passes them on.
+	db := store.NewDB(sql.OpenDB(tracing.SQL(sqlcount.Connector(store.DSN(dbURL), counter))), 8)
 	t.Cleanup(func() { db.Close() })
 	a := &API{Store: store.New(db), DB: db, Statements: counter, dbURL: dbURL}
 	a.serve(t, opts)

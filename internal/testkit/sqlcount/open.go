@@ -12,11 +12,17 @@ import (
 // c. Like sql.Open it does not connect; a bad dsn shows up as an error from
 // the first use of the pool.
 func Open(dsn string, c *Counter) *sql.DB {
+	return sql.OpenDB(Connector(dsn, c))
+}
+
+// Connector is Open's connector, for a caller that wraps it further
+// (loupetest: tracing.SQL).
+func Connector(dsn string, c *Counter) driver.Connector {
 	inner, err := pq.NewConnector(dsn)
 	if err != nil {
-		return sql.OpenDB(failingConnector{err})
+		return failingConnector{err}
 	}
-	return sql.OpenDB(wrap(inner, c))
+	return wrap(inner, c)
 }
 
 // wrap counts the statements of the connections inner makes.
