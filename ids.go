@@ -11,3 +11,23 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 func ValidID(s string) bool {
 	return len(s) == 36 && uuid.Validate(s) == nil
 }
+
+// PlainName reports whether s is a plain identifier of at most 64 bytes
+// (^[A-Za-z_][A-Za-z0-9_]{0,63}$): how a name chosen outside the code (a
+// GraphQL operation's, a job kind read from the queue) may appear in a
+// metric's label or a span's name, which must stay a bounded, readable set.
+func PlainName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -95,3 +95,20 @@ func TestEnums(t *testing.T) {
 		t.Errorf("MarshalGQL = %s", buf.String())
 	}
 }
+
+// Names that may label a metric or name a span: plain identifiers of at
+// most 64 bytes, nothing else.
+func TestPlainName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"GetItem", true}, {"_x9", true}, {"a", true}, {strings.Repeat("a", 64), true},
+		{"", false}, {"9lives", false}, {"get-item", false}, {"naïve", false}, {"a b", false},
+		{strings.Repeat("a", 65), false}, {"/api/v1/items/1", false},
+	} {
+		if got := loupe.PlainName(c.name); got != c.want {
+			t.Errorf("loupe.PlainName(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

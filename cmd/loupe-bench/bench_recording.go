@@ -124,7 +124,7 @@ func recordingRun(ctx context.Context, work, clip string, n int, proxy bool, log
 					// Stored and listed as the recorder does: the segment
 					// put in a disk store, the playlist so far rewritten.
 					key := fmt.Sprintf("rec%d/%05d.m4s", i, s.Index)
-					if err := putFile(ctx, files, key, s.Path); err != nil {
+					if _, err := blob.PutFile(ctx, files, key, s.Path, "video/iso.segment"); err != nil {
 						mu.Lock()
 						errs = append(errs, err)
 						mu.Unlock()
@@ -186,15 +186,4 @@ func udpPort() (int, error) {
 	}
 	defer l.Close()
 	return l.LocalAddr().(*net.UDPAddr).Port, nil
-}
-
-// putFile stores the file at path under key.
-func putFile(ctx context.Context, files blob.Store, key, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = files.Put(ctx, key, f)
-	return err
 }

@@ -67,20 +67,11 @@ func cmdServe(ctx context.Context, c config) error {
 	if c.App.CORSOrigins, err = crossorigin.ParseOrigins(c.CORSOrigins); err != nil {
 		return fmt.Errorf("LOUPE_CORS_ORIGINS: %w", err)
 	}
-	// Metrics on their own address, before anything else opens: a taken
-	// address set by the operator stops the start.
-	stopMetrics, err := startMetrics(c)
+	stopObservability, err := startObservability(&c)
 	if err != nil {
 		return err
 	}
-	defer stopMetrics()
-	// Tracing before the database (its pool is traced), stopped last:
-	// the server's and the workers' last spans are sent.
-	stopTracing, err := startTracing(&c)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
+	defer stopObservability()
 	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err

@@ -43,3 +43,20 @@ func sqlTracing(c config) []func(driver.Connector) driver.Connector {
 	}
 	return []func(driver.Connector) driver.Connector{tracing.SQL}
 }
+
+// startObservability starts the metrics listener and tracing, before the
+// database (whose pool both watch; a taken metrics address set by the
+// operator stops the start), and answers what stops them — after the
+// database and the workers, so that their last spans are sent.
+func startObservability(c *config) (func(), error) {
+	stopMetrics, err := startMetrics(*c)
+	if err != nil {
+		return nil, err
+	}
+	stopTracing, err := startTracing(c)
+	if err != nil {
+		stopMetrics()
+		return nil, err
+	}
+	return func() { stopTracing(); stopMetrics() }, nil
+}

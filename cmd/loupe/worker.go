@@ -23,20 +23,13 @@ func cmdWorker(ctx context.Context, c config) error {
 	if c.App.Jobs.Workers < 0 {
 		return errors.New("worker needs workers: LOUPE_WORKERS must not be negative")
 	}
-	// A worker's metrics (its jobs, processing throughput, pools) on
-	// their own address too.
-	stopMetrics, err := startMetrics(c)
+	// A worker's metrics (its jobs, processing throughput, pools) and
+	// traces too.
+	stopObservability, err := startObservability(&c)
 	if err != nil {
 		return err
 	}
-	defer stopMetrics()
-	// Tracing before the database (its pool is traced), stopped last:
-	// the server's and the workers' last spans are sent.
-	stopTracing, err := startTracing(&c)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
+	defer stopObservability()
 	db, dbURL, closeDB, err := openDatabase(ctx, c)
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -421,27 +420,15 @@ func (w *writer) thumbnail(s record.Segment) error {
 	return w.r.Store.SetLiveMedia(w.ctx, w.l, "", key)
 }
 
-// put stores the file at path under key.
+// put stores the file at path under key: three tries, half a second
+// apart (a store may fail for a moment).
 func (w *writer) put(key, path, contentType string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	// A store may fail for a moment: three tries, half a second apart.
 	for try := 1; ; try++ {
-		_, err = w.r.Files.Put(w.ctx, key, f, blob.WithContentType(contentType), blob.WithSize(st.Size()))
+		_, err := blob.PutFile(w.ctx, w.r.Files, key, path, contentType)
 		if err == nil || try == 3 || w.ctx.Err() != nil {
 			return err
 		}
 		time.Sleep(500 * time.Millisecond)
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
 	}
 }
 
@@ -483,17 +470,8 @@ func (r *Recorder) finish(ctx context.Context, l *store.RecordingLease, dir stri
 	if err := record.Join(ctx, parts, dir, out); err != nil {
 		return fmt.Errorf("joining the segments: %w", err)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	key := loupe.ItemFilesPrefix(l.TenantID, l.ItemID) + "original/" + name + ext
-	obj, err := r.Files.Put(ctx, key, f, blob.WithContentType(contentType), blob.WithSize(st.Size()))
+	obj, err := blob.PutFile(ctx, r.Files, key, out, contentType)
 	if err != nil {
 		return err
 	}

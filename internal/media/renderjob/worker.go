@@ -163,19 +163,10 @@ var mediaTypes = map[string]string{"mp4": "video/mp4", "mov": "video/quicktime",
 
 // store puts the file under the target item's originals and switches it in.
 func (w *Worker) store(ctx context.Context, r *store.RenderRequest, preset *loupe.Preset, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	ext := preset.Output.Container
 	name := "render-" + r.ID + "." + ext
 	key := loupe.ItemFilesPrefix(r.TenantID, r.TargetItemID) + "original/render-" + r.ID + "/" + name
-	obj, err := w.Files.Put(ctx, key, f, blob.WithContentType(mediaTypes[ext]), blob.WithSize(st.Size()))
+	obj, err := blob.PutFile(ctx, w.Files, key, path, mediaTypes[ext])
 	if err != nil {
 		return err
 	}

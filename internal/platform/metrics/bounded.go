@@ -7,20 +7,3 @@ package metrics
 
 // Other is the label value of whatever is over a cap or not a name.
 const Other = "other"
-
-// validName reports whether s matches ^[A-Za-z_][A-Za-z0-9_]{0,63}$.
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}

@@ -6,21 +6,6 @@ import (
 	"testing"
 )
 
-func TestValidName(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		want bool
-	}{
-		{"GetItem", true}, {"_x9", true}, {"a", true}, {strings.Repeat("a", 64), true},
-		{"", false}, {"9lives", false}, {"get-item", false}, {"naïve", false}, {"a b", false},
-		{strings.Repeat("a", 65), false}, {"/api/v1/items/1", false},
-	} {
-		if got := validName(c.name); got != c.want {
-			t.Errorf("validName(%q) = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
 // Operation names past the cap, and names that are no identifiers, share
 // one series; unnamed operations theirs.
 func TestOperationNamesAreCapped(t *testing.T) {

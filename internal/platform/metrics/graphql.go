@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/loupe-mam/loupe"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -53,7 +54,7 @@ func (g *gqlMetrics) operation(name string) *gqlSeries {
 	switch {
 	case name == "":
 		name = Anonymous
-	case !validName(name):
+	case !loupe.PlainName(name):
 		name = Other
 	}
 	g.mu.RLock()

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -73,7 +74,7 @@ func (j *jobMetrics) kind(kind string) *jobSeries {
 		return s
 	}
 	label := kind
-	if !validName(kind) || len(j.kinds) >= MaxJobKinds {
+	if !loupe.PlainName(kind) || len(j.kinds) >= MaxJobKinds {
 		label = Other
 		if s := j.kinds[Other]; s != nil {
 			return s
@@ -233,7 +234,7 @@ func queryQueue(ctx context.Context, db *sql.DB, known []string) ([]queueRow, er
 	var order []key
 	kinds := map[string]bool{}
 	for _, k := range known {
-		if !validName(k) || kinds[k] || len(kinds) >= MaxJobKinds {
+		if !loupe.PlainName(k) || kinds[k] || len(kinds) >= MaxJobKinds {
 			continue
 		}
 		kinds[k] = true
@@ -247,7 +248,7 @@ func queryQueue(ctx context.Context, db *sql.DB, known []string) ([]queueRow, er
 		if err := rs.Scan(&r.kind, &r.state, &r.count, &r.age); err != nil {
 			return nil, err
 		}
-		if !validName(r.kind) || (!kinds[r.kind] && len(kinds) >= MaxJobKinds) {
+		if !loupe.PlainName(r.kind) || (!kinds[r.kind] && len(kinds) >= MaxJobKinds) {
 			r.kind = Other
 		} else {
 			kinds[r.kind] = true

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/loupe-mam/loupe"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -59,7 +60,7 @@ func (o operationSpans) InterceptResponse(ctx context.Context, next graphql.Resp
 	}
 	attrs := []attribute.KeyValue{attribute.String("graphql.operation.type", kind)}
 	spanName := kind
-	if validName(name) {
+	if loupe.PlainName(name) {
 		spanName = kind + " " + name
 		attrs = append(attrs, attribute.String("graphql.operation.name", name))
 	}

@@ -221,23 +221,3 @@ func ParseSampler(name, arg string) (sdktrace.Sampler, error) {
 	}
 	return nil, errors.New("always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio")
 }
-
-// validName reports whether s is a plain identifier of at most 64 bytes
-// (^[A-Za-z_][A-Za-z0-9_]{0,63}$): client-chosen names (GraphQL operation
-// names) are in span names only when they are, so that span names stay a
-// bounded, readable set.
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}

@@ -24,3 +24,18 @@ func Download(ctx context.Context, s Store, key, path string) error {
 	}
 	return f.Close()
 }
+
+// PutFile stores the local file at path under key, with its content type
+// and size (a tool's output: a render, a recording's segment or original).
+func PutFile(ctx context.Context, s Store, key, path, contentType string) (Object, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Object{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Object{}, err
+	}
+	return s.Put(ctx, key, f, WithContentType(contentType), WithSize(st.Size()))
+}
