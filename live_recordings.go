@@ -179,6 +179,36 @@ func checkTitle(field string, t *string) (string, error) {
 }
 
 // checkFolder checks a folder id's form (nil: none).
+// checkPlace checks what a recording and a series both name: a title, a
+// pipeline (its id's form; the store checks it is the tenant's) and a
+// folder (none when empty).
+func checkPlace(title *string, pipelineID string, folderID *string) (string, *string, error) {
+	t, err := checkTitle("title", title)
+	if err != nil {
+		return "", nil, err
+	}
+	if !ValidID(pipelineID) {
+		return "", nil, Invalid("pipelineId %q is not a live pipeline of the tenant", pipelineID)
+	}
+	folder, err := checkFolder(folderID)
+	if err != nil {
+		return "", nil, err
+	}
+	return t, folder, nil
+}
+
+// checkStart checks a start given as field: required, and not in the past
+// (RecordingClockSlack allowed).
+func checkStart(field string, start, now time.Time) error {
+	if start.IsZero() {
+		return Invalid("%s is required", field)
+	}
+	if start.Before(now.Add(-RecordingClockSlack)) {
+		return Invalid("%s %s is in the past", field, Stamp(start))
+	}
+	return nil
+}
+
 func checkFolder(id *string) (*string, error) {
 	if id == nil || strings.TrimSpace(*id) == "" {
 		return nil, nil
@@ -214,22 +244,12 @@ func EndOf(start time.Time, end *time.Time, duration *int) (time.Time, error) {
 // Plan checks the input against now; the store checks what needs the
 // database (the pipeline, the folder, the form, overlaps).
 func (in *ScheduleRecordingInput) Plan(now time.Time) (*RecordingPlan, error) {
-	title, err := checkTitle("title", in.Title)
+	title, folder, err := checkPlace(in.Title, in.PipelineID, in.FolderID)
 	if err != nil {
 		return nil, err
 	}
-	if !ValidID(in.PipelineID) {
-		return nil, Invalid("pipelineId %q is not a live pipeline of the tenant", in.PipelineID)
-	}
-	folder, err := checkFolder(in.FolderID)
-	if err != nil {
+	if err := checkStart("start", in.Start, now); err != nil {
 		return nil, err
-	}
-	if in.Start.IsZero() {
-		return nil, Invalid("start is required")
-	}
-	if in.Start.Before(now.Add(-RecordingClockSlack)) {
-		return nil, Invalid("start %s is in the past", Stamp(in.Start))
 	}
 	end, err := EndOf(in.Start, in.End, in.DurationSeconds)
 	if err != nil {
@@ -282,8 +302,8 @@ func (in *UpdateScheduledRecordingInput) Change(cur *ScheduledRecording, now tim
 		if cur.SeriesID != nil {
 			return nil, Invalid("start: an occurrence of series %s keeps its start; remove the occurrence (removeSeriesOccurrence) and schedule a recording", *cur.SeriesID)
 		}
-		if in.Start.Before(now.Add(-RecordingClockSlack)) {
-			return nil, Invalid("start %s is in the past", Stamp(*in.Start))
+		if err := checkStart("start", *in.Start, now); err != nil {
+			return nil, err
 		}
 		out.Start = in.Start.UTC()
 	}
@@ -565,22 +585,12 @@ type SeriesPlan struct {
 // given (the tenant's tenantWideTimezone). The store checks what needs the
 // database (the pipeline, the folder, the form, overlaps with recordings).
 func (in *RecordingSeriesInput) Plan(now time.Time, tz string) (*SeriesPlan, error) {
-	title, err := checkTitle("title", in.Title)
+	title, folder, err := checkPlace(in.Title, in.PipelineID, in.FolderID)
 	if err != nil {
 		return nil, err
 	}
-	if !ValidID(in.PipelineID) {
-		return nil, Invalid("pipelineId %q is not a live pipeline of the tenant", in.PipelineID)
-	}
-	folder, err := checkFolder(in.FolderID)
-	if err != nil {
+	if err := checkStart("firstStart", in.FirstStart, now); err != nil {
 		return nil, err
-	}
-	if in.FirstStart.IsZero() {
-		return nil, Invalid("firstStart is required")
-	}
-	if in.FirstStart.Before(now.Add(-RecordingClockSlack)) {
-		return nil, Invalid("firstStart %s is in the past", Stamp(in.FirstStart))
 	}
 	if in.TimeZone != nil {
 		tz = strings.TrimSpace(*in.TimeZone)

@@ -257,19 +257,8 @@ func (s *Store) changeState(ctx context.Context, p *loupe.Principal, id, change 
 		if !found {
 			return loupe.NotFound()
 		}
-		if err := auditManyTx(ctx, tx, p, rows, action, at); err != nil {
-			return err
-		}
-		ids := make([]string, len(rows))
-		events := make([]NewEvent, len(rows))
-		typ := map[loupe.AuditAction]loupe.EventType{loupe.ActionDelete: loupe.EventItemDeletion,
-			loupe.ActionUndelete: loupe.EventItemUndeletion}[action]
-		for i, r := range rows {
-			ids[i] = r.ID
-			// Items that went with the one asked for name it.
-			events[i] = NewEvent{Type: typ, ItemID: r.ID, ActorID: p.UserID, Data: map[string]any{"with": id}}
-		}
-		if err := emitTx(ctx, tx, p.TenantID, at, events...); err != nil {
+		ids, err := recordStateChangesTx(ctx, tx, p, rows, action, id, at)
+		if err != nil {
 			return err
 		}
 		switch action {
@@ -285,7 +274,6 @@ func (s *Store) changeState(ctx context.Context, p *loupe.Principal, id, change 
 				return err
 			}
 		}
-		var err error
 		it, err = getItem(ctx, tx, reread, p.TenantID, id)
 		return err
 	})
@@ -296,6 +284,30 @@ func (s *Store) changeState(ctx context.Context, p *loupe.Principal, id, change 
 		s.countUsage(p.TenantID, MetricItemsDeleted, len(rows))
 	}
 	return it, len(rows), nil
+}
+
+// recordStateChangesTx audits items deleted or undeleted in tx and
+// announces each (itemDeletion, itemUndeletion) naming with, the item the
+// change was asked for ("": each its own), and answers their ids.
+func recordStateChangesTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, rows []changedItem, action loupe.AuditAction,
+	with string, at time.Time) ([]string, error) {
+	if err := auditManyTx(ctx, tx, p, rows, action, at); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	events := make([]NewEvent, len(rows))
+	typ := map[loupe.AuditAction]loupe.EventType{loupe.ActionDelete: loupe.EventItemDeletion,
+		loupe.ActionUndelete: loupe.EventItemUndeletion}[action]
+	for i, r := range rows {
+		ids[i] = r.ID
+		w := with
+		if w == "" {
+			w = r.ID
+		}
+		// Items that went with the one asked for name it.
+		events[i] = NewEvent{Type: typ, ItemID: r.ID, ActorID: p.UserID, Data: map[string]any{"with": w}}
+	}
+	return ids, emitTx(ctx, tx, p.TenantID, at, events...)
 }
 
 // ArchiveFolder names the tenant's archive folder.

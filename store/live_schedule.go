@@ -520,16 +520,8 @@ func (s *Store) cancelRecordingsTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Pr
 	if len(rows) == 0 {
 		return cancelled, nil
 	}
-	if err := auditManyTx(ctx, tx, p, rows, loupe.ActionDelete, at); err != nil {
-		return nil, err
-	}
-	deleted := make([]string, len(rows))
-	events := make([]NewEvent, len(rows))
-	for i, r := range rows {
-		deleted[i] = r.ID
-		events[i] = NewEvent{Type: loupe.EventItemDeletion, ItemID: r.ID, ActorID: p.UserID, Data: map[string]any{"with": r.ID}}
-	}
-	if err := emitTx(ctx, tx, p.TenantID, at, events...); err != nil {
+	deleted, err := recordStateChangesTx(ctx, tx, p, rows, loupe.ActionDelete, "", at)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.cancelProcessingTx(ctx, tx, p.TenantID, deleted); err != nil {
