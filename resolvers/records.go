@@ -1,5 +1,7 @@
 package resolvers
 
+import _ "embed" // records.graphql
+
 // The records written as one JSON value (jsonw.go says why) are generated
 // from fragments: the stored ones of rest/operations/*.graphql, or, for a
 // record whose fragment no REST operation selects, records.graphql. The
@@ -7,3 +9,9 @@ package resolvers
 // internal/recordgen). A test per record holds it equal to what the
 // fragment's fields answer.
 //go:generate go run ./internal/recordgen records_gen.go
+
+// RecordFragments is records.graphql, for those that describe a record by
+// its fragment (the OpenAPI document, rest/openapi).
+//
+//go:embed records.graphql
+var RecordFragments string

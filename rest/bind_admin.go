@@ -17,7 +17,7 @@ const msgMalformedLanguages = "Malformed transcription language settings: "
 // transcriptionLanguagesBody binds the 2.24 shape {total?, _embedded:
 // {collection: [...]}} (or a bare array of entries) to input. A total, when
 // given, must count the entries.
-func transcriptionLanguagesBody(r *http.Request, vars map[string]any) error {
+var transcriptionLanguagesBody = body(Body{Schema: `{"anyOf": [{"type": "object", "required": ["_embedded"], "additionalProperties": false, "properties": {"total": {"type": "integer", "description": "The number of entries, when given."}, "_embedded": {"type": "object", "required": ["collection"], "additionalProperties": false, "properties": {"collection": {"type": "array", "items": {"$ref": "#/components/schemas/TranscriptionLanguageSettingInput"}}}}}}, {"type": "array", "items": {"$ref": "#/components/schemas/TranscriptionLanguageSettingInput"}}]}`}, func(r *http.Request, vars map[string]any) error {
 	v, err := decodeBody(r)
 	if err != nil {
 		return err
@@ -44,16 +44,4 @@ func transcriptionLanguagesBody(r *http.Request, vars map[string]any) error {
 	}
 	vars["input"] = v
 	return nil
-}
-
-// queryOptionalList binds a list query parameter, when present: repeated
-// (?type=a&type=b) or comma separated (?types=a,b), under any of the given
-// spellings, to vars[name] (or a key of the object vars[obj]).
-func queryOptionalList(obj, name string, params ...string) Binder {
-	return func(r *http.Request, vars map[string]any) error {
-		if list := queryValues(r, params); len(list) > 0 {
-			set(vars, obj, name, list)
-		}
-		return nil
-	}
-}
+})

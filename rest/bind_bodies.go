@@ -14,7 +14,7 @@ import (
 // customIconsBody binds {customIcons: {pos1...}} (or the bare position
 // object) to input.customIcons, with input.merge for PATCH.
 func customIconsBody(merge bool) Binder {
-	return func(r *http.Request, vars map[string]any) error {
+	return body(Body{Obj: "input", Var: "customIcons", Key: "customIcons", AlsoBare: true}, func(r *http.Request, vars map[string]any) error {
 		m, err := bodyObject(r)
 		if err != nil {
 			return err
@@ -29,12 +29,12 @@ func customIconsBody(merge bool) Binder {
 		set(vars, "input", "customIcons", icons)
 		set(vars, "input", "merge", merge)
 		return nil
-	}
+	})
 }
 
 // relatedIDsBody binds {relatedItemIds: [...]} (or a bare array of ids) to
 // input.relatedItemIds.
-func relatedIDsBody(r *http.Request, vars map[string]any) error {
+var relatedIDsBody = body(Body{Obj: "input", Var: "relatedItemIds", Key: "relatedItemIds", AlsoBare: true}, func(r *http.Request, vars map[string]any) error {
 	v, err := decodeBody(r)
 	if err != nil {
 		return err
@@ -51,11 +51,11 @@ func relatedIDsBody(r *http.Request, vars map[string]any) error {
 	}
 	set(vars, "input", "relatedItemIds", v)
 	return nil
-}
+})
 
 // timedMetadataBody binds {items: {<id>: entry or null}}: entries become
 // input.upsert (the map key is the entry's id), nulls input.delete.
-func timedMetadataBody(r *http.Request, vars map[string]any) error {
+var timedMetadataBody = body(Body{Schema: `{"type": "object", "required": ["items"], "additionalProperties": false, "properties": {"items": {"type": "object", "description": "Entries by id: an entry inserts or replaces, null removes.", "additionalProperties": {"anyOf": [{"$ref": "#/components/schemas/TimedMetadataInput"}, {"type": "null"}]}}}}`}, func(r *http.Request, vars map[string]any) error {
 	m, err := bodyObject(r)
 	if err != nil {
 		return err
@@ -86,13 +86,13 @@ func timedMetadataBody(r *http.Request, vars map[string]any) error {
 	set(vars, "input", "upsert", upsert)
 	set(vars, "input", "delete", remove)
 	return nil
-}
+})
 
 // precheckBody binds {fileNames: [...]} (or {fileName}) to fileNames.
 // Integrations send the create body they are about to write ({fileName,
 // type, role, language, description}): its other keys are allowed and not
 // read; any other key is refused, as everywhere.
-func precheckBody(r *http.Request, vars map[string]any) error {
+var precheckBody = body(Body{Schema: `{"type": "object", "description": "The file names to check: fileNames, or the one fileName of the create body about to be sent (whose other keys are not read).", "additionalProperties": false, "properties": {"fileNames": {"type": "array", "items": {"type": "string"}}, "fileName": {"type": "string"}, "type": {}, "role": {}, "language": {}, "description": {}}}`}, func(r *http.Request, vars map[string]any) error {
 	m, err := bodyObject(r)
 	if err != nil {
 		return err
@@ -109,11 +109,11 @@ func precheckBody(r *http.Request, vars map[string]any) error {
 		return nil
 	}
 	return loupe.Invalid("the request body needs fileNames (or fileName)")
-}
+})
 
 // folderUpdateBody binds the folder update body to input; "parent": null
 // moves the folder to the top.
-func folderUpdateBody(r *http.Request, vars map[string]any) error {
+var folderUpdateBody = body(Body{Var: "input"}, func(r *http.Request, vars map[string]any) error {
 	m, err := bodyObject(r)
 	if err != nil {
 		return err
@@ -124,11 +124,11 @@ func folderUpdateBody(r *http.Request, vars map[string]any) error {
 	}
 	vars["input"] = m
 	return nil
-}
+})
 
 // idsBody binds {ids: [...]} (or itemIds / folderIds, or a bare array) to
 // ids. The object holds that one key: any other is refused, as everywhere.
-func idsBody(r *http.Request, vars map[string]any) error {
+var idsBody = body(Body{Var: "ids", Key: "ids", AlsoBare: true}, func(r *http.Request, vars map[string]any) error {
 	v, err := decodeBody(r)
 	if err != nil {
 		return err
@@ -150,12 +150,12 @@ func idsBody(r *http.Request, vars map[string]any) error {
 	}
 	vars["ids"] = v
 	return nil
-}
+})
 
 // definitionBody binds a form or option list body to input. modifiedOn,
 // which reads answer, is the server's: it is dropped so that what a read
 // answers can be written back as it is.
-func definitionBody(r *http.Request, vars map[string]any) error {
+var definitionBody = body(Body{Var: "input", Ignored: []string{"modifiedOn"}}, func(r *http.Request, vars map[string]any) error {
 	m, err := bodyObject(r)
 	if err != nil {
 		return err
@@ -163,30 +163,33 @@ func definitionBody(r *http.Request, vars map[string]any) error {
 	delete(m, "modifiedOn")
 	vars["input"] = m
 	return nil
-}
+})
 
 // presetBody binds a preset body to input. The keys a read answers and
 // the server owns (2.20's id, type, createdByUserId, usage; Loupe's dates
 // and check) are dropped, so that a record read can be written back.
-func presetBody(r *http.Request, vars map[string]any) error {
+var presetBody = body(Body{Var: "input", Ignored: presetReadOnly}, func(r *http.Request, vars map[string]any) error {
 	m, err := bodyObject(r)
 	if err != nil {
 		return err
 	}
-	for _, k := range []string{"id", "type", "createdByUserId", "usage", "checkError", "checkedOn", "createdOn", "modifiedOn"} {
+	for _, k := range presetReadOnly {
 		delete(m, k)
 	}
 	vars["input"] = m
 	return nil
-}
+})
+
+// presetReadOnly are the keys of a preset read the server owns.
+var presetReadOnly = []string{"id", "type", "createdByUserId", "usage", "checkError", "checkedOn", "createdOn", "modifiedOn"}
 
 // attachmentDeleteBody binds the body of DELETE …/attachments. Clients of
 // the original service that overwrite an attachment delete it first with
 // the body they are about to create it with: every key of the create shape
 // is taken, the attachment is found by fileName (type is accepted, as
 // documented), and a key of no attachment shape is refused.
-func attachmentDeleteBody(r *http.Request, vars map[string]any) error {
-	if err := requiredBodyAs("input")(r, vars); err != nil {
+var attachmentDeleteBody = body(Body{Var: "input", Ignored: []string{"role", "language", "description"}}, func(r *http.Request, vars map[string]any) error {
+	if err := requiredBodyAs("input").Bind(r, vars); err != nil {
 		return err
 	}
 	m, _ := vars["input"].(map[string]any)
@@ -198,7 +201,7 @@ func attachmentDeleteBody(r *http.Request, vars map[string]any) error {
 		delete(m, k) // the create's, not the delete's
 	}
 	return nil
-}
+})
 
 // onlyKeys refuses a body object holding a key other than keys, naming the
 // first in order, as unknown keys are refused everywhere.

@@ -43,12 +43,12 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 			invalid = echoBody(r, rt.InvalidEcho)
 		}
 		op, bind, field, sole := rt.Op, rt.Bind, field, sole
-		if rt.Variant != nil && rt.Variant.When(r) {
+		if rt.Variant != nil && rt.Variant.when(r) {
 			op, bind, field, sole = rt.Variant.Op, rt.Variant.Bind, variantField, variantSole
 		}
 		vars := map[string]any{}
 		if bind != nil {
-			if err := bind(r, vars); err != nil {
+			if err := bind.Bind(r, vars); err != nil {
 				if err == errUnparsable && rt.BadBody != nil {
 					err = rt.BadBody
 				}
@@ -77,7 +77,7 @@ func handler(exec *executor.Executor, rt Route) http.HandlerFunc {
 			return
 		}
 		if rt.Shape != nil {
-			if body, err = rt.Shape(body); err != nil {
+			if body, err = rt.Shape.apply(body); err != nil {
 				WriteError(w, err)
 				return
 			}
@@ -136,64 +136,70 @@ func pick(data json.RawMessage, path []string, sole int) (json.RawMessage, error
 	return data, nil
 }
 
-// keyedByID reshapes [{id, <field>}] into {<id>: <field>}, keeping order.
-func keyedByID(field string) func(json.RawMessage) (json.RawMessage, error) {
-	return func(list json.RawMessage) (json.RawMessage, error) {
-		var entries []map[string]json.RawMessage
-		if err := json.Unmarshal(list, &entries); err != nil {
-			return nil, err
-		}
-		var b bytes.Buffer
-		b.WriteByte('{')
-		for i, e := range entries {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(e["id"])
-			b.WriteByte(':')
-			b.Write(e[field])
-		}
-		b.WriteByte('}')
-		return b.Bytes(), nil
-	}
+// A Shape rewrites an answer where the spec's shape is one GraphQL cannot
+// have. It is one of the types below, which the OpenAPI document reads too.
+type Shape interface {
+	apply(json.RawMessage) (json.RawMessage, error)
 }
 
-// omitNullInCollection leaves keys out of the entries of
+// KeyedByID reshapes [{id, <Field>}] into {<id>: <Field>}, keeping order.
+type KeyedByID struct{ Field string }
+
+func (k KeyedByID) apply(list json.RawMessage) (json.RawMessage, error) {
+	var entries []map[string]json.RawMessage
+	if err := json.Unmarshal(list, &entries); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e["id"])
+		b.WriteByte(':')
+		b.Write(e[k.Field])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// OmitNullInCollection leaves keys out of the entries of
 // {_embedded: {collection: [entry]}} where they are null: the spec marks
 // them "or absent", and clients read an absent key, not a null one. The
 // other keys of an entry, and their order, stay as gqlgen wrote them.
-func omitNullInCollection(keys ...string) func(json.RawMessage) (json.RawMessage, error) {
-	omit := make(map[string]bool, len(keys))
-	for _, k := range keys {
+type OmitNullInCollection struct{ Keys []string }
+
+func (o OmitNullInCollection) apply(body json.RawMessage) (json.RawMessage, error) {
+	omit := make(map[string]bool, len(o.Keys))
+	for _, k := range o.Keys {
 		omit[k] = true
 	}
-	return func(body json.RawMessage) (json.RawMessage, error) {
-		var outer map[string]json.RawMessage
-		if err := json.Unmarshal(body, &outer); err != nil {
-			return nil, err
-		}
-		var embedded map[string]json.RawMessage
-		if err := json.Unmarshal(outer["_embedded"], &embedded); err != nil {
-			return nil, err
-		}
-		var entries []json.RawMessage
-		if err := json.Unmarshal(embedded["collection"], &entries); err != nil {
-			return nil, err
-		}
-		var b bytes.Buffer
-		b.Grow(len(body))
-		b.WriteString(`{"_embedded":{"collection":[`)
-		for i, e := range entries {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := writeOmittingNull(&b, e, omit); err != nil {
-				return nil, err
-			}
-		}
-		b.WriteString(`]}}`)
-		return b.Bytes(), nil
+	var outer map[string]json.RawMessage
+	if err := json.Unmarshal(body, &outer); err != nil {
+		return nil, err
 	}
+	var embedded map[string]json.RawMessage
+	if err := json.Unmarshal(outer["_embedded"], &embedded); err != nil {
+		return nil, err
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(embedded["collection"], &entries); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(body))
+	b.WriteString(`{"_embedded":{"collection":[`)
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := writeOmittingNull(&b, e, omit); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteString(`]}}`)
+	return b.Bytes(), nil
 }
 
 // writeOmittingNull writes the JSON object obj without those of omit's

@@ -31,7 +31,7 @@ func TestPick(t *testing.T) {
 }
 
 func TestOmitNullInCollection(t *testing.T) {
-	shape := omitNullInCollection("color", "rule")
+	shape := OmitNullInCollection{[]string{"color", "rule"}}.apply
 	cases := []struct{ in, want string }{
 		{`{"_embedded":{"collection":[]}}`, `{"_embedded":{"collection":[]}}`},
 		{`{"_embedded":{"collection":[{"id":"a","color":null,"label":"A","rule":null,"icon":null}]}}`,

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/loupe-mam/loupe"
@@ -11,10 +10,11 @@ import (
 // fills its variables, and which part of its data is the response.
 type Route struct {
 	Method string
-	// Path is the spec's path; AlsoPath another spelling of the same shape
-	// ({id} for {itemId}), answered by the same route.
-	Path     string
-	AlsoPath string
+	// Path is the spec's path. A path parameter has one spelling: the
+	// spec also lists some paths with {id} for {itemId}, which the same
+	// route answers (the router does not read names) and the OpenAPI
+	// document, which takes them for one path, does not list twice.
+	Path string
 	// Op names the operation in Document; Field is the dotted path in its
 	// data that is the response body ("" for the whole data object).
 	Op    string
@@ -40,18 +40,19 @@ type Route struct {
 	Variant *Variant
 	// Shape rewrites the answer where the spec's shape is one GraphQL
 	// cannot have (an object keyed by ids).
-	Shape func(json.RawMessage) (json.RawMessage, error)
+	Shape Shape
 	// NotInSpec marks a path an issue asked for that the spec's endpoint
 	// list lacks (the reason is in the comment on the route).
 	NotInSpec bool
 }
 
-// Variant is another operation on a route's path.
+// Variant is another operation on a route's path, served when the query
+// parameter Query has the value Value.
 type Variant struct {
-	When  func(*http.Request) bool
-	Op    string
-	Field string
-	Bind  Binder
+	Query, Value string
+	Op           string
+	Field        string
+	Bind         Binder
 }
 
 // msgMalformed is the spec's answer to a bad bookmark or bookmark folders write.
@@ -75,17 +76,17 @@ var item = path("itemId", "id")
 var Routes = []Route{
 	// Items (4.1).
 	{Method: "GET", Path: "/api/v1/items", Op: "pollItems", Field: "itemChanges",
-		Bind: all(queryDefault("since", "", "since", "1970-01-01T00:00:00Z"), queryString("since", "", "since"),
+		Bind: all(queryStringOr("since", "", "since", "1970-01-01T00:00:00Z"),
 			queryInt("size", "", "first"), queryString("nextToken", "", "after"),
 			queryBool("readableMetadataFields", "", "readable"))},
 	{Method: "POST", Path: "/api/v1/items", Op: "createItem", Field: "createItem.item",
 		Bind: bodyAs("input")},
-	{Method: "GET", Path: "/api/v1/items/{itemId}", AlsoPath: "/api/v1/items/{id}", Op: "getItem", Field: "item.record",
+	{Method: "GET", Path: "/api/v1/items/{itemId}", Op: "getItem", Field: "item.record",
 		Bind: all(item, queryBool("readableMetadataFields", "", "readable"))},
 	{Method: "DELETE", Path: "/api/v1/items/{itemId}", Op: "deleteItem", Field: "deleteItem", Bind: item},
 	{Method: "POST", Path: "/api/v1/items/{itemId}/undelete", Op: "undeleteItem", Field: "undeleteItem", Bind: item},
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/archive", Op: "toggleArchive", Field: "toggleArchive", Bind: item},
-	{Method: "GET", Path: "/api/v1/items/{itemId}/ancestry", AlsoPath: "/api/v1/items/{id}/ancestry",
+	{Method: "GET", Path: "/api/v1/items/{itemId}/ancestry",
 		Op: "getAncestry", Field: "item.ancestry", Bind: item},
 	// Not in the spec's endpoint list: a signed link to the item's
 	// original (issue 27; docs/uploads.md, "Downloading the original").
@@ -93,14 +94,14 @@ var Routes = []Route{
 		Bind: item, NotInSpec: true},
 
 	// Attachments (2.4).
-	{Method: "GET", Path: "/api/v1/items/{itemId}/attachments", AlsoPath: "/api/v1/items/{id}/attachments",
+	{Method: "GET", Path: "/api/v1/items/{itemId}/attachments",
 		Op: "listAttachments", Field: "item.attachments",
 		Bind: all(item, queryString("attachment", "", "fileName"))},
 	{Method: "POST", Path: "/api/v1/items/{itemId}/attachments", Op: "createAttachment", Field: "createAttachment.uploadUrl",
 		Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId")),
 		Variant: &Variant{
-			When: func(r *http.Request) bool { return r.URL.Query().Get("isPrecheck") == "true" },
-			Op:   "attachmentsPrecheck", Field: "attachmentsPrecheck", Bind: all(item, precheckBody),
+			Query: "isPrecheck", Value: "true",
+			Op: "attachmentsPrecheck", Field: "attachmentsPrecheck", Bind: all(item, precheckBody),
 		}},
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/attachments", Op: "updateAttachment", Field: "updateAttachment",
 		Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId"))},
@@ -114,14 +115,14 @@ var Routes = []Route{
 		Bind: all(attachmentDeleteBody, pathInto("itemId", "input", "itemId"))},
 
 	// Comments (2.5).
-	{Method: "GET", Path: "/api/v1/items/{itemId}/comments", AlsoPath: "/api/v1/items/{id}/comments",
+	{Method: "GET", Path: "/api/v1/items/{itemId}/comments",
 		Op: "listComments", Field: "item.comments",
 		Bind: all(item, queryInt("size", "", "size"), queryString("mScrollId", "", "mScrollId"))},
 	{Method: "POST", Path: "/api/v1/items/{itemId}/comments", Op: "createComment", Field: "createComment",
 		Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId"))},
 
 	// Custom icons (2.6).
-	{Method: "GET", Path: "/api/v1/items/{itemId}/customIcons", AlsoPath: "/api/v1/items/{id}/customIcons",
+	{Method: "GET", Path: "/api/v1/items/{itemId}/customIcons",
 		Op: "getCustomIcons", Field: "item", Bind: item},
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/customIcons", Op: "setCustomIcons", Field: "setCustomIcons",
 		Bind: all(customIconsBody(false), pathInto("itemId", "input", "itemId")), BadBody: typeError},
@@ -137,7 +138,7 @@ var Routes = []Route{
 		Field: "migrateMediaLocation", Bind: all(optionalBodyAs("input"), pathInto("itemId", "input", "itemId"))},
 
 	// Relations.
-	{Method: "GET", Path: "/api/v1/items/{itemId}/relations", AlsoPath: "/api/v1/items/{id}/relations",
+	{Method: "GET", Path: "/api/v1/items/{itemId}/relations",
 		Op: "listRelations", Field: "item", Bind: item},
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/relations/{relationType}", Op: "setRelations", Field: "setRelations",
 		Bind: all(relatedIDsBody, pathInto("itemId", "input", "itemId"), pathInto("relationType", "input", "relationType"))},
@@ -153,12 +154,12 @@ var Routes = []Route{
 		Bind: all(item, queryInt("index", "", "index"), queryInt("size", "", "size"))},
 
 	// Timed metadata and transcript.
-	{Method: "GET", Path: "/api/v1/items/{itemId}/timedMetadata", AlsoPath: "/api/v1/items/{id}/timedMetadata",
+	{Method: "GET", Path: "/api/v1/items/{itemId}/timedMetadata",
 		Op: "getTimedMetadata", Field: "item", Bind: item},
 	{Method: "PUT", Path: "/api/v1/items/{itemId}/timedMetadata", Op: "updateTimedMetadata", Field: "updateTimedMetadata",
 		Bind: all(timedMetadataBody, pathInto("itemId", "input", "itemId"))},
-	{Method: "PUT", Path: "/api/v1/items/{id}/transcript", Op: "updateTranscript", Field: "updateTranscript",
-		Bind: all(bodyAs("input"), pathInto("id", "input", "itemId")), Invalid: MsgInvalidSyntax},
+	{Method: "PUT", Path: "/api/v1/items/{itemId}/transcript", Op: "updateTranscript", Field: "updateTranscript",
+		Bind: all(bodyAs("input"), pathInto("itemId", "input", "itemId")), Invalid: MsgInvalidSyntax},
 
 	// Upload lock.
 	{Method: "GET", Path: "/api/v1/items/{itemId}/upload", Op: "getUploadLock", Field: "item", Bind: item},
@@ -193,7 +194,7 @@ var Routes = []Route{
 	{Method: "PUT", Path: "/api/v1/folders/{folderId}/metadata", Op: "setFolderMetadata", Field: "setFolderMetadata",
 		Bind: all(bodyKeyInto("metadata", "input", "metadata"), pathInto("folderId", "input", "id")), BadBody: typeError},
 	{Method: "POST", Path: "/api/v1/folders/ancestry", Op: "folderAncestry", Field: "folderAncestry",
-		Bind: idsBody, BadBody: typeError, Shape: keyedByID("paths")},
+		Bind: idsBody, BadBody: typeError, Shape: KeyedByID{"paths"}},
 	{Method: "POST", Path: "/api/v1/folders/path", Op: "createFolderPath", Field: "createFolderPath",
 		Bind: bodyAs("input"), BadBody: typeError},
 
@@ -270,7 +271,7 @@ var Routes = []Route{
 	// Metadata definition forms and option lists (2.22, 2.23, 4.8). A
 	// definition read can be written back: its modifiedOn is dropped.
 	{Method: "GET", Path: "/api/v1/mdfs", Op: "listMdfs", Field: "mdfs",
-		Shape: omitNullInCollection("flavor", "color", "icon", "rule", "usageRules")},
+		Shape: OmitNullInCollection{[]string{"flavor", "color", "icon", "rule", "usageRules"}}},
 	{Method: "POST", Path: "/api/v1/mdfs", Op: "createMdf", Field: "createMdf.mdf", Bind: definitionBody},
 	{Method: "GET", Path: "/api/v1/mdfs/{mdfId}", Op: "getMdf", Field: "mdf", Bind: path("mdfId", "id")},
 	{Method: "PUT", Path: "/api/v1/mdfs/{mdfId}", Op: "updateMdf", Field: "updateMdf.mdf",
@@ -288,8 +289,8 @@ var Routes = []Route{
 	{Method: "GET", Path: "/auxiliary/api/v1/itemAnalyticsSearch", Op: "itemAnalyticsSearch", Field: "itemAnalytics",
 		Bind: all(
 			queryString("itemId", "filter", "itemId"),
-			queryCheck("actionType", func(v string) error { _, err := loupe.ParseAuditAction(v); return err }),
-			queryString("actionType", "filter", "actionType"),
+			checked(queryString("actionType", "filter", "actionType"),
+				func(v string) error { _, err := loupe.ParseAuditAction(v); return err }),
 			queryString("executedBy", "filter", "executedBy"),
 			queryString("since", "filter", "since"),
 			queryString("until", "filter", "until"),
@@ -361,8 +362,8 @@ var Routes = []Route{
 	// …/live/series/{id} stay 404 (section 7).
 	{Method: "GET", Path: "/prime/api/v1/live/pipelines", Op: "listLivePipelines", Field: "livePipelines"},
 	{Method: "GET", Path: "/prime/api/v1/live/scheduled", Op: "listScheduledRecordings", Field: "scheduledRecordings",
-		Bind: all(queryCheck("from", loupe.CheckPeriodParam("from")), queryString("from", "", "from"),
-			queryCheck("to", loupe.CheckPeriodParam("to")), queryString("to", "", "to"))},
+		Bind: all(checked(queryString("from", "", "from"), loupe.CheckPeriodParam("from")),
+			checked(queryString("to", "", "to"), loupe.CheckPeriodParam("to")))},
 	{Method: "GET", Path: "/prime/api/v1/live/scheduled/{id}", Op: "getScheduledRecording", Field: "scheduledRecording",
 		Bind: path("id", "id")},
 
@@ -420,3 +421,6 @@ func (rt Route) status() int {
 	}
 	return rt.Status
 }
+
+// when is whether the variant serves r.
+func (v *Variant) when(r *http.Request) bool { return r.URL.Query().Get(v.Query) == v.Value }

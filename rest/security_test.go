@@ -28,6 +28,7 @@ import (
 
 	"github.com/loupe-mam/loupe/internal/auth"
 	"github.com/loupe-mam/loupe/internal/testkit/loupetest"
+	"github.com/loupe-mam/loupe/internal/testkit/openapicheck"
 	"github.com/loupe-mam/loupe/server"
 	"github.com/loupe-mam/loupe/store"
 )
@@ -328,6 +329,9 @@ func bearerCall(t *testing.T, api *loupetest.API, method, path, tenant, token st
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := openapicheck.Response(req, resp.StatusCode, resp.Header, b); err != nil {
+		t.Error(err)
 	}
 	return resp.StatusCode, b
 }
@@ -868,6 +872,9 @@ func TestJWTConcurrentFirstSignIns(t *testing.T) {
 			defer resp.Body.Close()
 			codes[i] = resp.StatusCode
 			bodies[i], _ = io.ReadAll(resp.Body)
+			if err := openapicheck.Response(req, resp.StatusCode, resp.Header, bodies[i]); err != nil {
+				t.Error(err)
+			}
 		}(i)
 	}
 	close(start)

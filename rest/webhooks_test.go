@@ -294,3 +294,20 @@ func TestWebhooksRefused(t *testing.T) {
 	a.Delete(t, webhooksPath+"/"+id).Status(http.StatusNotFound)
 	a.Post(t, webhooksPath+"/"+id+"/rotateSecret", nil).Status(http.StatusNotFound)
 }
+
+// A hook created disabled is stored disabled (and delivers nothing until
+// enabled).
+func TestWebhookCreatedDisabled(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	var created hookAnswer
+	a.Post(t, webhooksPath, map[string]any{"type": "itemCreation", "url": "https://hooks.example.test/x", "enabled": false}).
+		Status(http.StatusOK).JSON(&created)
+	if created.Webhook["enabled"] != false {
+		t.Fatalf("created: %+v", created.Webhook)
+	}
+	got := a.Get(t, webhooksPath+"/"+created.Webhook["id"].(string)).Status(http.StatusOK).Object()
+	if got["enabled"] != false {
+		t.Fatalf("read back: %+v", got)
+	}
+}

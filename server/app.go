@@ -35,6 +35,7 @@ import (
 	"github.com/loupe-mam/loupe/loaders"
 	"github.com/loupe-mam/loupe/resolvers"
 	"github.com/loupe-mam/loupe/rest"
+	"github.com/loupe-mam/loupe/rest/openapi"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -294,6 +295,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	pg := playground.Handler()
 	api.Get(playground.Path, pg.ServeHTTP)
 	api.Get(playground.Path+"/*", pg.ServeHTTP)
+
+	// The REST interface's OpenAPI document (rest/openapi) holds no data
+	// either.
+	spec := openapi.Handler(openapi.Options{KeyHeaders: cfg.APIKeyHeaders})
+	api.Get(openapi.PathJSON, spec.ServeHTTP)
+	api.Get(openapi.PathYAML, spec.ServeHTTP)
 
 	// Shares' outsiders (internal/shares, docs/shares.md): their own
 	// prefix and principal (a share session), none of the API's keys; the

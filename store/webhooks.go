@@ -28,8 +28,8 @@ headers, enabled, disabled_reason, secret, previous_secret, previous_until`
 	countWebhooksSQL = `SELECT count(*) FROM webhooks WHERE tenant_id = $1`
 
 	insertWebhookSQL = `
-INSERT INTO webhooks (tenant_id, id, created_by, created_on, modified_on, type, url, label, protected, condition, headers, secret)
-VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11)
+INSERT INTO webhooks (tenant_id, id, created_by, created_on, modified_on, type, url, label, protected, condition, headers, secret, enabled)
+VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 RETURNING ` + webhookColumns
 
 	// updateWebhookSQL changes the fields given (NULL: kept); enabling a
@@ -103,15 +103,18 @@ func (s *Store) CreateWebhook(ctx context.Context, p *loupe.Principal, in *loupe
 		if headers == nil {
 			headers = []*loupe.WebhookHeader{}
 		}
-		label, protected := "", false
+		label, protected, enabled := "", false, true
 		if in.Label != nil {
 			label = *in.Label
 		}
 		if in.Protected != nil {
 			protected = *in.Protected
 		}
+		if in.Enabled != nil {
+			enabled = *in.Enabled
+		}
 		return tx.GetContext(ctx, &w, insertWebhookSQL, p.TenantID, loupe.NewID(), p.UserID, now(), string(*in.Type),
-			*in.URL, label, protected, loupe.JSONOf(cond), loupe.JSONOf(headers), sealedSecret)
+			*in.URL, label, protected, loupe.JSONOf(cond), loupe.JSONOf(headers), sealedSecret, enabled)
 	})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/loupe-mam/loupe/internal/storage/upload/tusclient"
+	"github.com/loupe-mam/loupe/internal/testkit/openapicheck"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 	"github.com/loupe-mam/loupe/internal/testkit/s3test"
 )
@@ -39,6 +40,9 @@ func rest(t *testing.T, method, url, key string, body any) (int, []byte) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if err := openapicheck.Response(req, resp.StatusCode, resp.Header, b); err != nil {
+		t.Error(err)
+	}
 	return resp.StatusCode, b
 }
 

@@ -34,6 +34,8 @@ var contentTypes = map[string]string{
 	".js":   "text/javascript; charset=utf-8",
 	".css":  "text/css; charset=utf-8",
 	".svg":  "image/svg+xml",
+	".json": "application/json",
+	".yaml": "application/yaml",
 }
 
 // Set is a page and the files it names.

@@ -25,6 +25,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/platform/secretbox"
 	"github.com/loupe-mam/loupe/internal/platform/tracing"
 	"github.com/loupe-mam/loupe/internal/storage/blob"
+	"github.com/loupe-mam/loupe/internal/testkit/openapicheck"
 	"github.com/loupe-mam/loupe/internal/testkit/pgtest"
 	"github.com/loupe-mam/loupe/internal/testkit/sqlcount"
 	"github.com/loupe-mam/loupe/internal/usage"
@@ -300,6 +301,10 @@ func (c *Client) send(t testing.TB, method, path string, body any, headers map[s
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every REST answer matches the published OpenAPI document.
+	if err := openapicheck.Response(req, resp.StatusCode, resp.Header, b); err != nil {
+		t.Error(err)
 	}
 	return &Response{t: t, Code: resp.StatusCode, Header: resp.Header, Body: b, req: method + " " + path}
 }
