@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: run build test fuzz generate bench microbench playground-assets released-schema
+.PHONY: run build test fuzz generate bench microbench playground-assets reference-assets released-schema
 
 # Serve on the embedded cluster unless DATABASE_URL is set. Built and run as
 # a binary (not `go run`) so that Ctrl-C and SIGTERM reach loupe itself,
@@ -60,3 +60,8 @@ microbench:
 # internal/platform/playground/assets (committed: a build needs no network).
 playground-assets:
 	internal/platform/playground/refresh
+
+# Re-fetch the API reference's pinned Scalar bundle from npm into
+# internal/platform/apireference/assets (committed, like the playground's).
+reference-assets:
+	internal/platform/apireference/refresh

@@ -22,6 +22,7 @@ import (
 	"github.com/loupe-mam/loupe/internal/jobs"
 	"github.com/loupe-mam/loupe/internal/live"
 	"github.com/loupe-mam/loupe/internal/media/renderjob"
+	"github.com/loupe-mam/loupe/internal/platform/apireference"
 	"github.com/loupe-mam/loupe/internal/platform/crossorigin"
 	"github.com/loupe-mam/loupe/internal/platform/metrics"
 	"github.com/loupe-mam/loupe/internal/platform/playground"
@@ -301,6 +302,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 	spec := openapi.Handler(openapi.Options{KeyHeaders: cfg.APIKeyHeaders})
 	api.Get(openapi.PathJSON, spec.ServeHTTP)
 	api.Get(openapi.PathYAML, spec.ServeHTTP)
+	// Its rendered reference (Scalar, embedded: docs/api-reference.md).
+	ref := apireference.Handler()
+	api.Get(apireference.Path, ref.ServeHTTP)
+	api.Get(apireference.Path+"/*", ref.ServeHTTP)
 
 	// Shares' outsiders (internal/shares, docs/shares.md): their own
 	// prefix and principal (a share session), none of the API's keys; the
