@@ -131,6 +131,10 @@ func StartJobs(ctx context.Context, cfg Config, st *store.Store) (*jobs.Client, 
 	if err := c.Start(ctx); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	// The node's heartbeat, and the takeover of dead nodes' running jobs
+	// (internal/jobs/liveness.go; docs/scaling.md).
+	go (&jobs.Liveness{DB: cfg.JobsDB, NodeID: cfg.Jobs.NodeID, Beat: cfg.Jobs.Heartbeat, DeadAfter: cfg.Jobs.DeadAfter,
+		Logger: logger}).Run(ctx)
 	// The replication scheduler ticks on every working node, on the job
 	// queue's pool: its statements are not a request's (docs/replication.md).
 	go (&replicate.Scheduler{Store: st.On(sqlx.NewDb(cfg.JobsDB, "postgres")), Logger: logger}).Run(ctx)

@@ -21,6 +21,7 @@ var (
 		"tenants",                 // the tenants themselves
 		"system_keys",             // the system scope's keys
 		"event_readers",           // each node's reading position in the outbox
+		"job_nodes",               // each job node's heartbeat
 		"share_password_failures", // throttling by client address and share, before any tenant is known
 		"goose_db_version",        // migrations
 		"river_job", "river_leader", "river_migration", "river_notification", "river_queue", // the job queue

@@ -69,7 +69,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.BoolVar(&c.postgraphile, "postgraphile", true, "measure PostGraphile too (npm install postgraphile@4.14.1)")
 	fs.StringVar(&c.cacheDir, "cache", ".loupe/bench", "where npm packages are kept between runs")
 	fs.StringVar(&c.profileDir, "profile", "", "write a CPU profile of the server per Loupe scenario into this directory")
-	fs.StringVar(&c.only, "only", "", "run only the scenarios whose name contains this (events-cost, events-latency: half of the events rows)")
+	fs.StringVar(&c.only, "only", "", "run only the scenarios whose name contains this (events-cost, events-latency: half of the events rows; process-kill: the takeover of a killed node's transcode)")
 	fs.IntVar(&c.ingestObjects, "ingest-objects", 20000, "the objects of the ingest scenarios (quick: 2,000)")
 	fs.Int64Var(&c.uploadBytes, "upload-bytes", 2<<30, "the size of the media upload scenarios (quick: 64 MiB)")
 	fs.Int64Var(&c.bigUpload, "big-upload-bytes", 50<<30, "the size of the large resumed upload to local disk (0 or quick: none)")

@@ -75,8 +75,11 @@ type Config struct {
 	// (default 1 min; every Loupe worker sets its own).
 	JobTimeout time.Duration
 	// NodeID names this node in River's tables (River's default when
-	// empty).
+	// empty) and in its heartbeat (Liveness).
 	NodeID string
+	// Heartbeat and DeadAfter are Liveness's Beat and DeadAfter (5 s and
+	// 15 s when zero).
+	Heartbeat, DeadAfter time.Duration
 	Logger *slog.Logger
 	// Periodic are the jobs the cluster's leader inserts on a schedule.
 	Periodic []*river.PeriodicJob
