@@ -6,7 +6,7 @@
 -- rather than after its whole timeout (River's rescuer). Not a tenant's
 -- data: one row per node (store/catalog_test.go lists it).
 CREATE TABLE job_nodes (
-    node_id      text PRIMARY KEY,
+    node         text PRIMARY KEY,
     started_at   timestamptz NOT NULL,
     heartbeat_at timestamptz NOT NULL
 );

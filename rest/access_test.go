@@ -448,6 +448,11 @@ func TestAccessWrites(t *testing.T) {
 					case !tg.VisibleTo(user):
 						before = accSnapshot(t, w, id, tg.Folder)
 						sameAsMissing(t, c, op.method, path, op.body, id)
+						// The id in the path in capitals is the same item,
+						// refused alike.
+						if strings.Contains(path, "{id}") {
+							sameAsMissing(t, c, op.method, path, op.body, strings.ToUpper(id))
+						}
 					case tg.UpdatableBy(user) || op.visibleSuffices:
 						r := c.Do(t, op.method, strings.ReplaceAll(path, "{id}", id), accBody(op.body, id))
 						if r.Code != 200 {
@@ -457,6 +462,10 @@ func TestAccessWrites(t *testing.T) {
 					default:
 						before = accSnapshot(t, w, id, tg.Folder)
 						c.Do(t, op.method, strings.ReplaceAll(path, "{id}", id), accBody(op.body, id)).Envelope(403, "")
+						if strings.Contains(path, "{id}") {
+							upper := strings.ToUpper(id)
+							c.Do(t, op.method, strings.ReplaceAll(path, "{id}", upper), accBody(op.body, upper)).Envelope(403, "")
+						}
 					}
 					if after := accSnapshot(t, w, id, tg.Folder); after != before {
 						t.Fatalf("a refused write changed the target:\nbefore %s\nafter  %s", before, after)

@@ -68,6 +68,8 @@ var snapshotSkipped = map[string]bool{
 	// The outbox's durable readers move on in the background, after the
 	// events of earlier requests (docs/events.md).
 	"event_readers": true,
+	// Each job node's heartbeat (internal/jobs/liveness.go).
+	"job_nodes": true,
 }
 
 // snapshotQuery digests every table of the public schema: one md5 of its

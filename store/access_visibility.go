@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/loupe-mam/loupe"
 )
@@ -88,16 +89,25 @@ FROM items i WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[])`
 // no item of the tenant are absent from the answer.
 func (s *Store) AccessOf(ctx context.Context, p *loupe.Principal, ids []string) (map[string]ItemAccess, error) {
 	out := make(map[string]ItemAccess, len(ids))
-	ids = validIDs(ids)
-	if len(ids) == 0 {
+	valid := validIDs(ids)
+	if len(valid) == 0 {
 		return out, nil
 	}
 	var rows []ItemAccess
-	if err := s.selectPrepared(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(ids), p.UserID, aclTokens(p)); err != nil {
+	if err := s.selectPrepared(ctx, &rows, itemAccessSQL, p.TenantID, stringArray(valid), p.UserID, aclTokens(p)); err != nil {
 		return nil, fmt.Errorf("store: unable to check access: %w", err)
 	}
 	for _, r := range rows {
 		out[r.ID] = r
+	}
+	// Keyed by the ids as asked too: Postgres matches a uuid in any case
+	// and answers it in lower case, and a caller looking up the id it was
+	// given in another case must not find nothing (and take it for a
+	// missing item, which the store then writes all the same).
+	for _, id := range ids {
+		if r, ok := out[strings.ToLower(id)]; ok {
+			out[id] = r
+		}
 	}
 	return out, nil
 }

@@ -31,8 +31,8 @@ type Liveness struct {
 const (
 	// beatSQL writes this node's heartbeat.
 	beatSQL = `
-INSERT INTO job_nodes (node_id, started_at, heartbeat_at) VALUES ($1, now(), now())
-ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()`
+INSERT INTO job_nodes (node, started_at, heartbeat_at) VALUES ($1, now(), now())
+ON CONFLICT (node) DO UPDATE SET heartbeat_at = now()`
 
 	// takeOverSQL makes the jobs running on dead nodes available again
 	// now (discarded when that was their last attempt), with an error
@@ -40,10 +40,10 @@ ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()`
 	// node's takeover at the same moment is left to it.
 	takeOverSQL = `
 WITH dead AS (
-    SELECT node_id FROM job_nodes WHERE heartbeat_at < now() - make_interval(secs => $1)
+    SELECT node FROM job_nodes WHERE heartbeat_at < now() - make_interval(secs => $1)
 ), stuck AS (
     SELECT j.id FROM river_job j
-    WHERE j.state = 'running' AND j.attempted_by[array_length(j.attempted_by, 1)] IN (SELECT node_id FROM dead)
+    WHERE j.state = 'running' AND j.attempted_by[array_length(j.attempted_by, 1)] IN (SELECT node FROM dead)
     FOR UPDATE OF j SKIP LOCKED
 )
 UPDATE river_job j SET
@@ -60,7 +60,7 @@ RETURNING j.id, j.kind, j.attempted_by[array_length(j.attempted_by, 1)]`
 	// forgetSQL drops nodes dead for a day with nothing left running.
 	forgetSQL = `
 DELETE FROM job_nodes n WHERE heartbeat_at < now() - interval '1 day'
-AND NOT EXISTS (SELECT 1 FROM river_job j WHERE j.state = 'running' AND n.node_id = ANY (j.attempted_by))`
+AND NOT EXISTS (SELECT 1 FROM river_job j WHERE j.state = 'running' AND n.node = ANY (j.attempted_by))`
 )
 
 func (l *Liveness) withDefaults() {
