@@ -18,6 +18,10 @@ func Complexity() ComplexityRoot {
 		return page(child, itemsPerPage, 25)
 	}
 	c.Query.Nodes = func(child int, ids []string) int { return 1 + len(ids)*child }
+	// A bulk edit answers one result per item it names.
+	c.Mutation.UpdateItemsMetadata = func(child int, in model.UpdateItemsMetadataInput) int {
+		return 1 + max(len(in.Edits), len(in.Ids))*child
+	}
 	c.Query.ItemAnalytics = func(child int, _ *model.AuditFilter, _ *int, size *int) int {
 		n := 50
 		if size != nil && *size > 0 {

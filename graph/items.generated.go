@@ -6961,6 +6961,11 @@ func (ec *executionContext) unmarshalNUpdateItemMetadataInput2githubᚗcomᚋlou
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataInput(ctx context.Context, v any) (*model.UpdateItemMetadataInput, error) {
+	res, err := ec.unmarshalInputUpdateItemMetadataInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNUpdateItemMetadataPayload2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataPayload(ctx context.Context, sel ast.SelectionSet, v model.UpdateItemMetadataPayload) graphql.Marshaler {
 	return ec._UpdateItemMetadataPayload(ctx, sel, &v)
 }
@@ -7048,6 +7053,24 @@ func (ec *executionContext) marshalOMediaUsage2ᚖgithubᚗcomᚋloupeᚑmamᚋl
 		return graphql.Null
 	}
 	return ec._MediaUsage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOUpdateItemMetadataInput2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataInputᚄ(ctx context.Context, v any) ([]*model.UpdateItemMetadataInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*model.UpdateItemMetadataInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNUpdateItemMetadataInput2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // endregion ***************************** type.gotpl *****************************

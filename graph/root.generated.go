@@ -65,6 +65,7 @@ type MutationResolver interface {
 	UnlockUpload(ctx context.Context, input model.ItemIDInput) (*model.UploadLockPayload, error)
 	UpdateMediaUsage(ctx context.Context, input model.UpdateMediaUsageInput) (*model.MediaUsagePayload, error)
 	MigrateMediaLocation(ctx context.Context, input model.MigrateMediaLocationInput) (*model.MigrateMediaLocationPayload, error)
+	UpdateItemsMetadata(ctx context.Context, input model.UpdateItemsMetadataInput) (*model.UpdateItemsMetadataPayload, error)
 	CreateLivePipeline(ctx context.Context, input loupe.LivePipelineInput) (*loupe.LivePipeline, error)
 	UpdateLivePipeline(ctx context.Context, id string, input loupe.LivePipelineInput) (*loupe.LivePipeline, error)
 	DeleteLivePipeline(ctx context.Context, id string) (*model.DeleteLivePipelinePayload, error)
@@ -1342,6 +1343,20 @@ func (ec *executionContext) field_Mutation_updateItemMetadata_args(ctx context.C
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateItemMetadataInput, error) {
 			return ec.unmarshalNUpdateItemMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemMetadataInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateItemsMetadata_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateItemsMetadataInput, error) {
+			return ec.unmarshalNUpdateItemsMetadataInput2githubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemsMetadataInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4364,6 +4379,50 @@ func (ec *executionContext) fieldContext_Mutation_migrateMediaLocation(ctx conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_migrateMediaLocation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateItemsMetadata(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateItemsMetadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateItemsMetadata(ctx, fc.Args["input"].(model.UpdateItemsMetadataInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UpdateItemsMetadataPayload) graphql.Marshaler {
+			return ec.marshalNUpdateItemsMetadataPayload2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐUpdateItemsMetadataPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateItemsMetadata(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateItemsMetadataPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateItemsMetadata_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -9873,6 +9932,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "migrateMediaLocation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_migrateMediaLocation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateItemsMetadata":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateItemsMetadata(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -588,6 +588,21 @@ type ComplexityRoot struct {
 		FormID   func(childComplexity int) int
 	}
 
+	ItemMetadataEditError struct {
+		Code             func(childComplexity int) int
+		DeveloperMessage func(childComplexity int) int
+		Message          func(childComplexity int) int
+		Messages         func(childComplexity int) int
+		MetadataVersion  func(childComplexity int) int
+		StatusCode       func(childComplexity int) int
+	}
+
+	ItemMetadataEditResult struct {
+		Error func(childComplexity int) int
+		ID    func(childComplexity int) int
+		Item  func(childComplexity int) int
+	}
+
 	ItemStatePayload struct {
 		ID           func(childComplexity int) int
 		Item         func(childComplexity int) int
@@ -840,6 +855,7 @@ type ComplexityRoot struct {
 		UpdateComment                    func(childComplexity int, input loupe.UpdateCommentInput) int
 		UpdateFolder                     func(childComplexity int, input model.UpdateFolderInput) int
 		UpdateItemMetadata               func(childComplexity int, input model.UpdateItemMetadataInput) int
+		UpdateItemsMetadata              func(childComplexity int, input model.UpdateItemsMetadataInput) int
 		UpdateLivePipeline               func(childComplexity int, id string, input loupe.LivePipelineInput) int
 		UpdateMdf                        func(childComplexity int, input mdf.MdfInput) int
 		UpdateMediaUsage                 func(childComplexity int, input model.UpdateMediaUsageInput) int
@@ -1525,6 +1541,12 @@ type ComplexityRoot struct {
 
 	UpdateItemMetadataPayload struct {
 		Item func(childComplexity int) int
+	}
+
+	UpdateItemsMetadataPayload struct {
+		FailedCount  func(childComplexity int) int
+		Results      func(childComplexity int) int
+		WrittenCount func(childComplexity int) int
 	}
 
 	UpdateTranscriptPayload struct {
@@ -4205,6 +4227,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ItemMetadata.FormID(childComplexity), true
 
+	case "ItemMetadataEditError.code":
+		if e.ComplexityRoot.ItemMetadataEditError.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditError.Code(childComplexity), true
+
+	case "ItemMetadataEditError.developerMessage":
+		if e.ComplexityRoot.ItemMetadataEditError.DeveloperMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditError.DeveloperMessage(childComplexity), true
+
+	case "ItemMetadataEditError.message":
+		if e.ComplexityRoot.ItemMetadataEditError.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditError.Message(childComplexity), true
+
+	case "ItemMetadataEditError.messages":
+		if e.ComplexityRoot.ItemMetadataEditError.Messages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditError.Messages(childComplexity), true
+
+	case "ItemMetadataEditError.metadataVersion":
+		if e.ComplexityRoot.ItemMetadataEditError.MetadataVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditError.MetadataVersion(childComplexity), true
+
+	case "ItemMetadataEditError.statusCode":
+		if e.ComplexityRoot.ItemMetadataEditError.StatusCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditError.StatusCode(childComplexity), true
+
+	case "ItemMetadataEditResult.error":
+		if e.ComplexityRoot.ItemMetadataEditResult.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditResult.Error(childComplexity), true
+
+	case "ItemMetadataEditResult.id":
+		if e.ComplexityRoot.ItemMetadataEditResult.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditResult.ID(childComplexity), true
+
+	case "ItemMetadataEditResult.item":
+		if e.ComplexityRoot.ItemMetadataEditResult.Item == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemMetadataEditResult.Item(childComplexity), true
+
 	case "ItemStatePayload.id":
 		if e.ComplexityRoot.ItemStatePayload.ID == nil {
 			break
@@ -5868,6 +5953,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateItemMetadata(childComplexity, args["input"].(model.UpdateItemMetadataInput)), true
+
+	case "Mutation.updateItemsMetadata":
+		if e.ComplexityRoot.Mutation.UpdateItemsMetadata == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateItemsMetadata_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateItemsMetadata(childComplexity, args["input"].(model.UpdateItemsMetadataInput)), true
 
 	case "Mutation.updateLivePipeline":
 		if e.ComplexityRoot.Mutation.UpdateLivePipeline == nil {
@@ -9426,6 +9523,27 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UpdateItemMetadataPayload.Item(childComplexity), true
 
+	case "UpdateItemsMetadataPayload.failedCount":
+		if e.ComplexityRoot.UpdateItemsMetadataPayload.FailedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateItemsMetadataPayload.FailedCount(childComplexity), true
+
+	case "UpdateItemsMetadataPayload.results":
+		if e.ComplexityRoot.UpdateItemsMetadataPayload.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateItemsMetadataPayload.Results(childComplexity), true
+
+	case "UpdateItemsMetadataPayload.writtenCount":
+		if e.ComplexityRoot.UpdateItemsMetadataPayload.WrittenCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateItemsMetadataPayload.WrittenCount(childComplexity), true
+
 	case "UpdateTranscriptPayload.itemId":
 		if e.ComplexityRoot.UpdateTranscriptPayload.ItemID == nil {
 			break
@@ -10048,6 +10166,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateCommentInput,
 		ec.unmarshalInputUpdateFolderInput,
 		ec.unmarshalInputUpdateItemMetadataInput,
+		ec.unmarshalInputUpdateItemsMetadataInput,
 		ec.unmarshalInputUpdateMediaUsageInput,
 		ec.unmarshalInputUpdateScheduledRecordingInput,
 		ec.unmarshalInputUpdateTimedMetadataInput,
@@ -10147,7 +10266,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/live.graphqls" "schema/live_recordings.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/replication.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
+//go:embed "schema/audit.graphqls" "schema/bookmarks.graphqls" "schema/comments.graphqls" "schema/details.graphqls" "schema/events.graphqls" "schema/folders.graphqls" "schema/generated_media.graphqls" "schema/ingest.graphqls" "schema/items.graphqls" "schema/items_bulk.graphqls" "schema/live.graphqls" "schema/live_recordings.graphqls" "schema/mdfs.graphqls" "schema/notifications.graphqls" "schema/presets.graphqls" "schema/processing.graphqls" "schema/relations.graphqls" "schema/renders.graphqls" "schema/replication.graphqls" "schema/root.graphqls" "schema/search.graphqls" "schema/security.graphqls" "schema/shares.graphqls" "schema/storages.graphqls" "schema/tenant.graphqls" "schema/uploads.graphqls" "schema/users.graphqls" "schema/webhooks.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -10168,6 +10287,7 @@ var sources = []*ast.Source{
 	{Name: "schema/generated_media.graphqls", Input: sourceData("schema/generated_media.graphqls"), BuiltIn: false},
 	{Name: "schema/ingest.graphqls", Input: sourceData("schema/ingest.graphqls"), BuiltIn: false},
 	{Name: "schema/items.graphqls", Input: sourceData("schema/items.graphqls"), BuiltIn: false},
+	{Name: "schema/items_bulk.graphqls", Input: sourceData("schema/items_bulk.graphqls"), BuiltIn: false},
 	{Name: "schema/live.graphqls", Input: sourceData("schema/live.graphqls"), BuiltIn: false},
 	{Name: "schema/live_recordings.graphqls", Input: sourceData("schema/live_recordings.graphqls"), BuiltIn: false},
 	{Name: "schema/mdfs.graphqls", Input: sourceData("schema/mdfs.graphqls"), BuiltIn: false},
@@ -11217,6 +11337,36 @@ func (ec *executionContext) childFields_ItemMetadata(ctx context.Context, field 
 		return ec.fieldContext_ItemMetadata_form(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ItemMetadata", field.Name)
+}
+
+func (ec *executionContext) childFields_ItemMetadataEditError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_ItemMetadataEditError_code(ctx, field)
+	case "message":
+		return ec.fieldContext_ItemMetadataEditError_message(ctx, field)
+	case "statusCode":
+		return ec.fieldContext_ItemMetadataEditError_statusCode(ctx, field)
+	case "developerMessage":
+		return ec.fieldContext_ItemMetadataEditError_developerMessage(ctx, field)
+	case "messages":
+		return ec.fieldContext_ItemMetadataEditError_messages(ctx, field)
+	case "metadataVersion":
+		return ec.fieldContext_ItemMetadataEditError_metadataVersion(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemMetadataEditError", field.Name)
+}
+
+func (ec *executionContext) childFields_ItemMetadataEditResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ItemMetadataEditResult_id(ctx, field)
+	case "item":
+		return ec.fieldContext_ItemMetadataEditResult_item(ctx, field)
+	case "error":
+		return ec.fieldContext_ItemMetadataEditResult_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemMetadataEditResult", field.Name)
 }
 
 func (ec *executionContext) childFields_ItemStatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12757,6 +12907,18 @@ func (ec *executionContext) childFields_UpdateItemMetadataPayload(ctx context.Co
 		return ec.fieldContext_UpdateItemMetadataPayload_item(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UpdateItemMetadataPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateItemsMetadataPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "results":
+		return ec.fieldContext_UpdateItemsMetadataPayload_results(ctx, field)
+	case "writtenCount":
+		return ec.fieldContext_UpdateItemsMetadataPayload_writtenCount(ctx, field)
+	case "failedCount":
+		return ec.fieldContext_UpdateItemsMetadataPayload_failedCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateItemsMetadataPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateTranscriptPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/mdf"
 )
 
 // This file holds writes of an item's descriptive metadata: form data
@@ -26,6 +30,9 @@ type MetadataUpdate struct {
 	RequiredVersion *int
 }
 
+// One item's read and write of its metadata, for a write that changes it
+// along with other things (retitleTx: a recording's title). A metadata
+// edit of its own goes through checkMetadataTx and writeMetadataTx.
 const (
 	lockItemMetadataSQL = `
 SELECT title, metadata_form_id, metadata_form_data, metadata_version FROM items
@@ -41,85 +48,334 @@ WHERE tenant_id = $1 AND id = $2 AND metadata_version = $7`
 
 // UpdateItemMetadata merges a delta into a live item's form data, bumps its
 // metadataVersion and records the change with its mdfDiff, in one
-// transaction. The title follows default_title.
+// transaction. The title follows default_title. It is the write of
+// UpdateItemsMetadata for one edit (checkMetadataTx, writeMetadataTx).
 // Returns ENOTFOUND for an unknown item, ECONFLICT when RequiredVersion is
 // stale (nothing is written), EINVALID for a bad delta.
 func (s *Store) UpdateItemMetadata(ctx context.Context, p *loupe.Principal, u MetadataUpdate) (*Item, error) {
+	e := parseMetadataUpdate(u)
+	if e.err != nil {
+		return nil, e.err
+	}
+	edits := []*metadataEdit{e}
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := checkMetadataTx(ctx, tx, p.TenantID, edits); err != nil {
+			return err
+		}
+		if e.err != nil {
+			return e.err
+		}
+		if err := writeMetadataTx(ctx, tx, p, edits); err != nil {
+			return err
+		}
+		return e.err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.item, nil
+}
+
+// metadataEdit is a MetadataUpdate on its way through a write: parsed
+// (parseMetadataUpdate), checked against its item, read locked, and its form
+// (checkMetadataTx), written (writeMetadataTx). err is why it is not
+// written, from the first step that found it; a step passes over edits
+// that have one.
+type metadataEdit struct {
+	MetadataUpdate
+	delta map[string]json.RawMessage
+	err   error
+
+	// Found by checkMetadataTx.
+	cur     lockedMetadata
+	formID  string
+	data    map[string]json.RawMessage // as it will be stored
+	title   string
+	changes []fieldChange
+
+	// item is the item after the write (writeMetadataTx).
+	item *Item
+}
+
+// lockedMetadata is an item's metadata as a write reads it, locked.
+type lockedMetadata struct {
+	ID       string     `db:"id"`
+	Title    string     `db:"title"`
+	FormID   string     `db:"metadata_form_id"`
+	FormData loupe.JSON `db:"metadata_form_data"`
+	Version  int        `db:"metadata_version"`
+}
+
+// parseMetadataUpdate checks what an update says on its own: its delta
+// (parseMetadataDelta), then its id (ENOTFOUND when it cannot name an item).
+func parseMetadataUpdate(u MetadataUpdate) *metadataEdit {
+	e := &metadataEdit{MetadataUpdate: u}
+	if e.delta, e.err = parseMetadataDelta(u.FormID, u.FormData); e.err == nil && !loupe.ValidID(u.ItemID) {
+		e.err = loupe.NotFound()
+	}
+	return e
+}
+
+// parseMetadataDelta returns a delta's form data as an object. Returns
+// EINVALID for form data that is not an object, a malformed form id, or a
+// delta that changes nothing.
+func parseMetadataDelta(formID *string, formData loupe.JSON) (map[string]json.RawMessage, error) {
 	var delta map[string]json.RawMessage
-	if u.FormData.IsNull() {
+	if formData.IsNull() {
 		delta = map[string]json.RawMessage{}
-	} else if err := json.Unmarshal(u.FormData, &delta); err != nil || delta == nil {
+	} else if err := json.Unmarshal(formData, &delta); err != nil || delta == nil {
 		return nil, loupe.Invalid("metadataDelta.formData must be an object")
 	}
-	if u.FormID != nil && !loupe.ValidFormID(*u.FormID) {
-		return nil, loupe.Invalid("invalid metadataDelta.formId %q", *u.FormID)
+	if formID != nil && !loupe.ValidFormID(*formID) {
+		return nil, loupe.Invalid("invalid metadataDelta.formId %q", *formID)
 	}
-	if len(delta) == 0 && u.FormID == nil {
+	if len(delta) == 0 && formID == nil {
 		return nil, loupe.Invalid("metadataDelta changes nothing: give formId or formData")
 	}
-	if !loupe.ValidID(u.ItemID) {
-		return nil, loupe.NotFound()
+	return delta, nil
+}
+
+// CheckMetadataDelta checks a delta on its own, as every metadata write
+// does first: one delta given for many items is refused once, for all.
+// Returns EINVALID (parseMetadataDelta).
+func CheckMetadataDelta(formID *string, formData loupe.JSON) error {
+	_, err := parseMetadataDelta(formID, formData)
+	return err
+}
+
+// lockItemsMetadataSQL reads the metadata of live items, locked, in id
+// order: two writes of overlapping items lock them in the same order and
+// never deadlock.
+const lockItemsMetadataSQL = `
+SELECT id, title, metadata_form_id, metadata_form_data, metadata_version FROM items
+WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND deleted_on IS NULL
+ORDER BY id FOR UPDATE`
+
+// checkMetadataTx reads the items of the edits that have no error yet,
+// locked, and checks each edit against its item and form, setting its err
+// or what it will write: ENOTFOUND for an item that is missing or deleted,
+// ECONFLICT for a stale RequiredVersion, EINVALID from the form's check
+// (package mdf) or for a bad default_title. The forms and the users the
+// values name are read once for all the edits. The error returned is the
+// database's: the edits' own are in their err.
+func checkMetadataTx(ctx context.Context, tx *sqlx.Tx, tenantID string, edits []*metadataEdit) error {
+	pending := withoutError(edits)
+	if len(pending) == 0 {
+		return nil
 	}
-	var it *Item
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		var cur struct {
-			Title    string     `db:"title"`
-			FormID   string     `db:"metadata_form_id"`
-			FormData loupe.JSON `db:"metadata_form_data"`
-			Version  int        `db:"metadata_version"`
+	ids := make([]string, len(pending))
+	for i, e := range pending {
+		ids[i] = e.ItemID
+	}
+	var rows []lockedMetadata
+	if err := tx.SelectContext(ctx, &rows, lockItemsMetadataSQL, tenantID, stringArray(ids)); err != nil {
+		return fmt.Errorf("store: unable to read metadata of items: %w", err)
+	}
+	byID := make(map[string]lockedMetadata, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	before := make(map[*metadataEdit]map[string]json.RawMessage, len(pending))
+	var formIDs []string
+	for _, e := range pending {
+		cur, ok := byID[strings.ToLower(e.ItemID)]
+		switch {
+		case !ok:
+			e.err = loupe.NotFound()
+			continue
+		case e.RequiredVersion != nil && *e.RequiredVersion != cur.Version:
+			e.err = staleVersion(*e.RequiredVersion, cur.Version)
+			continue
 		}
-		if err := tx.GetContext(ctx, &cur, lockItemMetadataSQL, p.TenantID, u.ItemID); err != nil {
-			return notFoundOr(err, "store: unable to read metadata of %s: %w", u.ItemID)
-		}
-		if u.RequiredVersion != nil && *u.RequiredVersion != cur.Version {
-			return staleVersion(*u.RequiredVersion, cur.Version)
-		}
-		before, err := cur.FormData.Object()
+		data, err := cur.FormData.Object()
 		if err != nil {
-			return fmt.Errorf("store: unreadable metadata of %s: %w", u.ItemID, err)
+			return fmt.Errorf("store: unreadable metadata of %s: %w", cur.ID, err)
 		}
-		formID := cur.FormID
-		if u.FormID != nil {
-			formID = *u.FormID
+		e.cur, before[e] = cur, data
+		e.formID = cur.FormID
+		if e.FormID != nil {
+			e.formID = *e.FormID
 		}
-		data, err := mergeFormDataTx(ctx, tx, p.TenantID, cur.FormID, before, formID, delta)
+		if !slices.Contains(formIDs, e.formID) {
+			formIDs = append(formIDs, e.formID)
+		}
+	}
+	pending = withoutError(pending)
+	if len(pending) == 0 {
+		return nil
+	}
+	forms, err := formsTx(ctx, tx, tenantID, formIDs...)
+	if err != nil {
+		return err
+	}
+	writes := make([]*mdf.Write, 0, len(pending))
+	merged := make([]*metadataEdit, 0, len(pending))
+	for _, e := range pending {
+		w, err := mergeWrite(forms[e.formID], e.cur.FormID, before[e], e.formID, e.delta)
 		if err != nil {
-			return err
+			e.err = err
+			continue
 		}
-		changes := formDataChanges(before, data)
-		title := cur.Title
-		if raw, ok := data["default_title"]; ok {
+		writes, merged = append(writes, w), append(merged, e)
+	}
+	problems, err := checkFormDataEach(ctx, tx, tenantID, writes)
+	if err != nil {
+		return err
+	}
+	for i, e := range merged {
+		if e.err = problems[i]; e.err != nil {
+			continue
+		}
+		e.data = writes[i].After
+		e.title = e.cur.Title
+		if raw, ok := e.data["default_title"]; ok {
 			var t string
 			if json.Unmarshal(raw, &t) != nil || t == "" || len(t) > loupe.MaxTitleLength {
-				return loupe.Invalid("default_title must be a non-empty string of at most %d bytes", loupe.MaxTitleLength)
+				e.err = loupe.Invalid("default_title must be a non-empty string of at most %d bytes", loupe.MaxTitleLength)
+				continue
 			}
-			title = t
+			e.title = t
 		}
-		at := now()
-		res, err := tx.ExecContext(ctx, writeItemMetadataSQL, p.TenantID, u.ItemID, formID, loupe.JSONOf(data), title, at, cur.Version)
-		if err != nil {
-			return fmt.Errorf("store: unable to write metadata of %s: %w", u.ItemID, err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return staleVersion(cur.Version, cur.Version+1)
-		}
-		diff := loupe.JSONOf(map[string]any{"oldMdfId": cur.FormID, "newMdfId": formID, "metadataFields": changes})
+		e.changes = formDataChanges(before[e], e.data)
+	}
+	return nil
+}
+
+// mergeWrite is the form check of a delta merged into before (of form
+// beforeForm), for the form formID (nil when the tenant has none), not yet
+// run: its After is the merged data. Returns EINVALID when two keys of the
+// delta name one field.
+func mergeWrite(form *mdf.Mdf, beforeForm string, before map[string]json.RawMessage, formID string,
+	delta map[string]json.RawMessage) (*mdf.Write, error) {
+	w := &mdf.Write{FormID: formID, Form: form, Before: before, Fresh: beforeForm != formID}
+	delta, err := w.CanonicalKeys(delta)
+	if err != nil {
+		return nil, err
+	}
+	w.After = make(map[string]json.RawMessage, len(before)+len(delta))
+	for k, v := range before {
+		w.After[k] = v
+	}
+	mergeFormData(w.After, delta)
+	return w, nil
+}
+
+// checkFormDataEach is checkFormData for writes that pass or fail each on
+// its own: the users all of them name are read once, then each is checked
+// (mdf.Check); the answer holds each one's EINVALID or nil, in order.
+func checkFormDataEach(ctx context.Context, q selecter, tenantID string, writes []*mdf.Write) ([]error, error) {
+	var ids []string
+	for _, w := range writes {
+		w.Prepare()
+		ids = append(ids, w.UserIDs()...)
+	}
+	users, err := knownUsersTx(ctx, q, tenantID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]error, len(writes))
+	for i, w := range writes {
+		out[i] = mdf.Check(users, w)
+	}
+	return out, nil
+}
+
+// writeItemsMetadataSQL writes checked edits, their audit records and
+// their events in one statement, and answers the items written. Each row of
+// the arrays is one edit ($3 ids, $4 form ids, $5 form data, $6 titles, $7
+// the versions read); $11 the audit records' ids and $12 their mdfDiffs;
+// $14 the events' data. The version is checked again, so that the write
+// is correct even without the row locks; an item whose version moved is
+// not written, and has no record and no event.
+var writeItemsMetadataSQL = `
+WITH written AS (
+    UPDATE items i SET metadata_form_id = w.form_id, metadata_form_data = w.form_data, title = w.title,
+                       metadata_version = i.metadata_version + 1, modified_on = $2::timestamptz
+    FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::int[]) AS w(id, form_id, form_data, title, version)
+    WHERE i.tenant_id = $1::uuid AND i.id = w.id AND i.metadata_version = w.version
+    RETURNING ` + itemColumns + `
+), audited AS (
+    INSERT INTO audit_records (tenant_id, id, item_id, action_type, executed_by, email, item_title, executed_on, mdf_diff)
+    SELECT $1::uuid, a.id, a.item_id, $8::text, $9::uuid, $10::text, a.title, $2::timestamptz, a.diff
+    FROM unnest($11::uuid[], $3::uuid[], $6::text[], $12::jsonb[]) AS a(id, item_id, title, diff)
+    WHERE a.item_id IN (SELECT id FROM written)
+), announced AS (
+    INSERT INTO events (tenant_id, type, item_id, actor_id, occurred_on, data)
+    SELECT $1::uuid, $13::text, e.item_id, $9::uuid, $2::timestamptz, e.data
+    FROM unnest($3::uuid[], $14::jsonb[]) WITH ORDINALITY AS e(item_id, data, n)
+    WHERE e.item_id IN (SELECT id FROM written)
+    ORDER BY e.n
+)
+SELECT * FROM written`
+
+// writeMetadataTx writes the edits that have no error, checked by
+// checkMetadataTx, in one statement: each item's form data, title,
+// metadataVersion + 1 and modified time, a metadataUpdated audit record
+// with its mdfDiff and an itemChange event, as one write of one item
+// always did. Each edit written gets its item; one whose version moved
+// under it (never, with the locks of checkMetadataTx) gets ECONFLICT.
+func writeMetadataTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, edits []*metadataEdit) error {
+	pending := withoutError(edits)
+	if len(pending) == 0 {
+		return nil
+	}
+	n := len(pending)
+	ids, formIDs, datas, titles, versions := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
+	auditIDs, diffs, events := make([]string, n), make([]string, n), make([]string, n)
+	for i, e := range pending {
+		ids[i], formIDs[i], titles[i], versions[i] = e.cur.ID, e.formID, e.title, int64(e.cur.Version)
+		datas[i] = string(loupe.JSONOf(e.data))
+		auditIDs[i] = loupe.NewID()
+		diffs[i] = string(loupe.JSONOf(map[string]any{"oldMdfId": e.cur.FormID, "newMdfId": e.formID, "metadataFields": e.changes}))
 		parts := []loupe.ItemPart{loupe.PartMetadata}
-		if title != cur.Title {
+		if e.title != e.cur.Title {
 			parts = append(parts, loupe.PartTitle)
 		}
-		fields := make([]string, len(changes))
-		for i, c := range changes {
-			fields[i] = c.FieldID
+		fields := make([]string, len(e.changes))
+		for k, c := range e.changes {
+			fields[k] = c.FieldID
 		}
-		if err := auditEmitTx(ctx, tx, p, u.ItemID, title, loupe.ActionMetadataUpdated, at, diff,
-			itemChange(u.ItemID, p.UserID, parts, "metadataVersion", cur.Version+1, "fields", fields)); err != nil {
+		ev := itemChange(e.cur.ID, p.UserID, parts, "metadataVersion", e.cur.Version+1, "fields", fields)
+		events[i] = string(loupe.JSONOf(ev.Data))
+	}
+	rows, err := tx.QueryContext(ctx, writeItemsMetadataSQL, p.TenantID, now(), stringArray(ids), stringArray(formIDs),
+		stringArray(datas), stringArray(titles), pq.Int64Array(versions), string(loupe.ActionMetadataUpdated), p.UserID, p.Email,
+		stringArray(auditIDs), stringArray(diffs), string(loupe.EventItemChange), stringArray(events))
+	if err != nil {
+		return fmt.Errorf("store: unable to write metadata of items: %w", err)
+	}
+	defer rows.Close()
+	written := make(map[string]*Item, n)
+	for rows.Next() {
+		it := new(Item)
+		if err := rows.Scan(it.dests()...); err != nil {
+			return fmt.Errorf("store: unable to read items written: %w", err)
+		}
+		if err := decodeMedia(it); err != nil {
 			return err
 		}
-		it, err = getItem(ctx, tx, itemByIDSQL, p.TenantID, u.ItemID)
-		return err
-	})
-	return it, err
+		written[it.ID] = it
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: unable to write metadata of items: %w", err)
+	}
+	for _, e := range pending {
+		if e.item = written[e.cur.ID]; e.item == nil {
+			e.err = staleVersion(e.cur.Version, e.cur.Version+1)
+		}
+	}
+	return nil
+}
+
+// withoutError are the edits that have no error yet.
+func withoutError(edits []*metadataEdit) []*metadataEdit {
+	out := make([]*metadataEdit, 0, len(edits))
+	for _, e := range edits {
+		if e.err == nil {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func staleVersion(required, current int) error {

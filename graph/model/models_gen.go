@@ -623,6 +623,32 @@ type ItemIDInput struct {
 	ID string `json:"id"`
 }
 
+// Why one edit was not written: what updateItemMetadata would have answered for it, as a GraphQL error's message and extensions.
+type ItemMetadataEditError struct {
+	// What kind of failure, as extensions.code says it for updateItemMetadata.
+	Code ItemMetadataEditErrorCode `json:"code"`
+	// The message, as updateItemMetadata's error has it (the first problem the form found, for BAD_USER_INPUT).
+	Message string `json:"message"`
+	// The HTTP status of the same error on the single-item path (extensions.statusCode): 404, 403, 400 or 409; 424 for NOT_WRITTEN.
+	StatusCode int `json:"statusCode"`
+	// What was expected, when the check says (extensions.developerMessage).
+	DeveloperMessage *string `json:"developerMessage,omitempty"`
+	// Every problem the form found (extensions.payload.messages); null for other errors.
+	Messages []string `json:"messages,omitempty"`
+	// The item's metadataVersion now, for CONFLICT (extensions.payload.metadataVersion); null otherwise.
+	MetadataVersion *int `json:"metadataVersion,omitempty"`
+}
+
+// What became of one edit of updateItemsMetadata: the item written, or why not.
+type ItemMetadataEditResult struct {
+	// The item's id, as given.
+	ID string `json:"id"`
+	// The item after the write; null when it was not written.
+	Item *store.Item `json:"item,omitempty"`
+	// Why the edit was not written; null when it was.
+	Error *ItemMetadataEditError `json:"error,omitempty"`
+}
+
 // Result of a delete or undelete.
 type ItemStatePayload struct {
 	// The item's id.
@@ -1176,6 +1202,31 @@ type UpdateItemMetadataPayload struct {
 	Item *store.Item `json:"item"`
 }
 
+// Metadata edits of many items: give edits (each its own item, delta and
+// optional version), or ids with one metadataDelta for all of them; not both
+// (neither, or an empty list, is no edit). At most 1,000 items, each named
+// once.
+type UpdateItemsMetadataInput struct {
+	// One edit per item, each as updateItemMetadata takes it (requiredMetadataVersion per item).
+	Edits []*UpdateItemMetadataInput `json:"edits,omitempty"`
+	// Items that all get metadataDelta: editing a field of many selected items. No version check; use edits for that.
+	Ids []string `json:"ids,omitempty"`
+	// The delta merged into every item of ids (formId switches their form); only with ids.
+	MetadataDelta *loupe.ItemMetadataInput `json:"metadataDelta,omitempty"`
+	// true: all or nothing, any failing edit writes nothing and every result says why. false (default): each edit is written or fails on its own.
+	Atomic *bool `json:"atomic,omitempty"`
+}
+
+// What updateItemsMetadata answers.
+type UpdateItemsMetadataPayload struct {
+	// One result per edit (per id), in input order.
+	Results []*ItemMetadataEditResult `json:"results"`
+	// How many items were written (0 when an atomic request failed).
+	WrittenCount int `json:"writtenCount"`
+	// How many results have an error (every one, when an atomic request failed).
+	FailedCount int `json:"failedCount"`
+}
+
 // A use of an item's media (POST /api/v1/items/{itemId}/mediaUsage).
 type UpdateMediaUsageInput struct {
 	// The item.
@@ -1393,6 +1444,73 @@ func (e *FolderContentSort) UnmarshalJSON(b []byte) error {
 }
 
 func (e FolderContentSort) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The kinds of failure of one edit of updateItemsMetadata.
+type ItemMetadataEditErrorCode string
+
+const (
+	// The item does not exist, is deleted, belongs to another tenant or is not visible to the caller.
+	ItemMetadataEditErrorCodeNotFound ItemMetadataEditErrorCode = "NOT_FOUND"
+	// The caller may see the item but not change it.
+	ItemMetadataEditErrorCodeForbidden ItemMetadataEditErrorCode = "FORBIDDEN"
+	// The delta is not valid: not an object, changes nothing, or the form refuses a value (message and messages say which).
+	ItemMetadataEditErrorCodeBadUserInput ItemMetadataEditErrorCode = "BAD_USER_INPUT"
+	// requiredMetadataVersion is stale: metadataVersion is the item's version now.
+	ItemMetadataEditErrorCodeConflict ItemMetadataEditErrorCode = "CONFLICT"
+	// The edit was valid but not written: another edit of the atomic request failed.
+	ItemMetadataEditErrorCodeNotWritten ItemMetadataEditErrorCode = "NOT_WRITTEN"
+)
+
+var AllItemMetadataEditErrorCode = []ItemMetadataEditErrorCode{
+	ItemMetadataEditErrorCodeNotFound,
+	ItemMetadataEditErrorCodeForbidden,
+	ItemMetadataEditErrorCodeBadUserInput,
+	ItemMetadataEditErrorCodeConflict,
+	ItemMetadataEditErrorCodeNotWritten,
+}
+
+func (e ItemMetadataEditErrorCode) IsValid() bool {
+	switch e {
+	case ItemMetadataEditErrorCodeNotFound, ItemMetadataEditErrorCodeForbidden, ItemMetadataEditErrorCodeBadUserInput, ItemMetadataEditErrorCodeConflict, ItemMetadataEditErrorCodeNotWritten:
+		return true
+	}
+	return false
+}
+
+func (e ItemMetadataEditErrorCode) String() string {
+	return string(e)
+}
+
+func (e *ItemMetadataEditErrorCode) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ItemMetadataEditErrorCode(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ItemMetadataEditErrorCode", str)
+	}
+	return nil
+}
+
+func (e ItemMetadataEditErrorCode) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ItemMetadataEditErrorCode) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ItemMetadataEditErrorCode) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
