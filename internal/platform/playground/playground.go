@@ -12,8 +12,6 @@ package playground
 
 import (
 	"net/http"
-	"strings"
-	"sync"
 
 	"github.com/loupe-mam/loupe/internal/platform/webassets"
 )
@@ -35,45 +33,4 @@ const csp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inl
 // authentication (the page's requests to /graphql carry the key). The
 // files are indexed and compressed on the first request, not at start: a
 // server nobody opens the playground on never pays for them.
-func Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { loaded().ServeHTTP(w, r) })
-}
-
-// loaded builds the page and indexes the files once, on first use.
-var loaded = sync.OnceValue(func() *handler {
-	set, err := build()
-	if err != nil {
-		// The files are embedded: only a broken checkout gets here, and
-		// the package's tests catch it first.
-		panic("playground: " + err.Error())
-	}
-	return &handler{set}
-})
-
-type handler struct{ *webassets.Set }
-
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	name, sub := strings.CutPrefix(r.URL.Path, Path+"/")
-	switch {
-	case r.URL.Path == Path:
-		w.Header().Set("Content-Security-Policy", csp)
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		h.Page.Serve(w, r, false)
-	case sub && name == "":
-		// The page's links are relative to Path: send /playground/ there,
-		// relatively too (http.Redirect would make the path absolute, and
-		// lose a proxy's prefix).
-		w.Header().Set("Location", "../playground")
-		w.WriteHeader(http.StatusMovedPermanently)
-	case sub && h.ServeAsset(w, r, name):
-		// The page names each file with its hash (?v=): that URL's content
-		// never changes, so browsers keep it; other URLs revalidate.
-	default:
-		http.NotFound(w, r)
-	}
-}
+func Handler() http.Handler { return webassets.PageHandler(Path, csp, build) }

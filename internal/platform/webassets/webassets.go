@@ -13,8 +13,9 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"path"
+	pathpkg "path"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -101,7 +102,7 @@ func (s *Set) ServeAsset(w http.ResponseWriter, r *http.Request, name string) bo
 func NewFile(name string, body []byte) (*File, error) {
 	sum := sha256.Sum256(body)
 	f := &File{body: body, Version: hex.EncodeToString(sum[:8])}
-	f.contentType = contentTypes[path.Ext(name)]
+	f.contentType = contentTypes[pathpkg.Ext(name)]
 	if f.contentType == "" {
 		f.contentType = "text/plain; charset=utf-8"
 	}
@@ -156,4 +157,49 @@ func acceptsGzip(r *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// PageHandler serves a Set's page at path, under the Content-Security-Policy
+// csp, and its files at path/<name>; any other name under path is not
+// found. The set is built by build on the first request, not at start: a
+// server nobody opens the page on never pays for it. The playground and the
+// API reference serve theirs so.
+func PageHandler(path, csp string, build func() (*Set, error)) http.Handler {
+	loaded := sync.OnceValue(func() *Set {
+		set, err := build()
+		if err != nil {
+			// The files are embedded: only a broken checkout gets here,
+			// and the page's package's tests catch it first.
+			panic("webassets: " + path + ": " + err.Error())
+		}
+		return set
+	})
+	// The page's links are relative to path: /<page>/ is sent there,
+	// relatively too (http.Redirect would make the path absolute, and lose
+	// a proxy's prefix).
+	back := "../" + pathpkg.Base(path)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		s := loaded()
+		name, sub := strings.CutPrefix(r.URL.Path, path+"/")
+		switch {
+		case r.URL.Path == path:
+			w.Header().Set("Content-Security-Policy", csp)
+			w.Header().Set("Referrer-Policy", "no-referrer")
+			s.Page.Serve(w, r, false)
+		case sub && name == "":
+			w.Header().Set("Location", back)
+			w.WriteHeader(http.StatusMovedPermanently)
+		case sub && s.ServeAsset(w, r, name):
+			// The page names each file with its hash (?v=): that URL's
+			// content never changes, so browsers keep it; other URLs
+			// revalidate.
+		default:
+			http.NotFound(w, r)
+		}
+	})
 }
