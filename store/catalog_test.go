@@ -24,7 +24,9 @@ var (
 		"job_nodes",               // each job node's heartbeat
 		"share_password_failures", // throttling by client address and share, before any tenant is known
 		"goose_db_version",        // migrations
-		"river_job", "river_leader", "river_migration", "river_notification", "river_queue", // the job queue
+
+		// The job queue.
+		"river_job", "river_leader", "river_migration", "river_notification", "river_queue",
 	}
 	// credentialKeys are unique keys looked up from a credential that names
 	// no tenant: the key, share token or session is found first, its tenant

@@ -80,7 +80,7 @@ type Config struct {
 	// Heartbeat and DeadAfter are Liveness's Beat and DeadAfter (5 s and
 	// 15 s when zero).
 	Heartbeat, DeadAfter time.Duration
-	Logger *slog.Logger
+	Logger               *slog.Logger
 	// Periodic are the jobs the cluster's leader inserts on a schedule.
 	Periodic []*river.PeriodicJob
 	// Middleware wraps the workers' attempts (metrics: counts and times
