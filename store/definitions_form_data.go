@@ -20,16 +20,22 @@ import (
 // checkFormData prepares and checks writes of form data against their
 // forms (mdf.Check).
 func checkFormData(ctx context.Context, q selecter, tenantID string, writes ...*mdf.Write) error {
+	users, err := formDataUsers(ctx, q, tenantID, writes)
+	if err != nil {
+		return err
+	}
+	return mdf.Check(users, writes...)
+}
+
+// formDataUsers prepares writes of form data and reads, in one statement,
+// which of the users their values name are the tenant's.
+func formDataUsers(ctx context.Context, q selecter, tenantID string, writes []*mdf.Write) (map[string]bool, error) {
 	var ids []string
 	for _, w := range writes {
 		w.Prepare()
 		ids = append(ids, w.UserIDs()...)
 	}
-	users, err := knownUsersTx(ctx, q, tenantID, ids)
-	if err != nil {
-		return err
-	}
-	return mdf.Check(users, writes...)
+	return knownUsersTx(ctx, q, tenantID, ids)
 }
 
 const knownUsersSQL = `SELECT id::text FROM users WHERE tenant_id = $1 AND id = ANY($2::uuid[])`

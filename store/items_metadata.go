@@ -264,12 +264,7 @@ func mergeWrite(form *mdf.Mdf, beforeForm string, before map[string]json.RawMess
 // its own: the users all of them name are read once, then each is checked
 // (mdf.Check); the answer holds each one's EINVALID or nil, in order.
 func checkFormDataEach(ctx context.Context, q selecter, tenantID string, writes []*mdf.Write) ([]error, error) {
-	var ids []string
-	for _, w := range writes {
-		w.Prepare()
-		ids = append(ids, w.UserIDs()...)
-	}
-	users, err := knownUsersTx(ctx, q, tenantID, ids)
+	users, err := formDataUsers(ctx, q, tenantID, writes)
 	if err != nil {
 		return nil, err
 	}

@@ -42,12 +42,13 @@ func factor(paths obj, components obj) {
 		return strings.Compare(a.key, b.key)
 	})
 	names := map[string]string{}
+	taken := map[string]bool{}
 	for _, r := range repeated {
 		name := r.typ
-		for i := 2; components[name] != nil || slices.Contains(mapValues(names), name); i++ {
+		for i := 2; components[name] != nil || taken[name]; i++ {
 			name = fmt.Sprintf("%s%d", r.typ, i)
 		}
-		names[r.key] = name
+		names[r.key], taken[name] = name, true
 	}
 	var replace func(v any) any
 	replace = func(v any) any {
@@ -76,14 +77,6 @@ func factor(paths obj, components obj) {
 		return v
 	}
 	replace(paths)
-}
-
-func mapValues(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }
 
 // stripped is an object schema as its type is: not null, with the type's
