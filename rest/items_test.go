@@ -74,6 +74,56 @@ func TestCreateItemAnswersTheCreateRecord(t *testing.T) {
 	}
 }
 
+// A create's writes are one statement (the item, its first version, its
+// links, its event and its audit record), after reading its form: a POST
+// without folders costs two statements and no transaction, with folders
+// one more (reading them). What it writes is what the reads of each part
+// answer.
+func TestCreateItemIsOneStatement(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	api.Statements.Reset()
+	a.Post(t, "/api/v1/items", map[string]any{"title": "Lone", "itemType": "video"}).Status(http.StatusOK)
+	if n := api.Statements.Count(); n != 2 {
+		t.Fatalf("a create without folders cost %d statements, want 2", n)
+	}
+	reel := a.CreateItem(t, map[string]any{"title": "Reel", "itemType": "folder"})
+	rushes := a.CreateItem(t, map[string]any{"title": "Rushes", "itemType": "folder"})
+	api.Statements.Reset()
+	id := a.Post(t, "/api/v1/items", map[string]any{"title": "Take 3", "itemType": "audio",
+		"folderParents": []string{rushes, reel}}).Status(http.StatusOK).Object()["id"].(string)
+	if n := api.Statements.Count(); n != 3 {
+		t.Fatalf("a create in two folders cost %d statements, want 3", n)
+	}
+	item := a.Get(t, "/api/v1/items/"+id).Status(http.StatusOK).Object()
+	if fp := item["folderParents"].([]any); len(fp) != 2 || fp[0] != rushes || fp[1] != reel {
+		t.Fatalf("folderParents = %v, want [%s %s]", fp, rushes, reel)
+	}
+	content := a.Get(t, "/api/v1/folders/"+reel+"/content").Status(http.StatusOK).Object()
+	if content["total"] != 1.0 {
+		t.Fatalf("folder content = %v", content)
+	}
+	for _, c := range []struct {
+		what  string
+		query string
+		want  int
+	}{
+		{"links named and typed", `SELECT count(*) FROM item_folders WHERE tenant_id = $1 AND item_id = $2
+  AND child_name = 'Take 3' AND child_type = 'audio' AND NOT child_deleted`, 2},
+		{"first version", `SELECT count(*) FROM item_versions WHERE tenant_id = $1 AND item_id = $2 AND name = 'Version 1'`, 1},
+		{"create audit record", `SELECT count(*) FROM audit_records WHERE tenant_id = $1 AND item_id = $2
+  AND action_type = 'create' AND item_title = 'Take 3' AND mdf_diff IS NOT NULL`, 1},
+		{"itemCreation event", `SELECT count(*) FROM events WHERE tenant_id = $1 AND item_id = $2
+  AND type = 'itemCreation' AND jsonb_array_length(data->'folderIds') = 2`, 1},
+		{"folder counts", `SELECT count(*) FROM folder_stats WHERE tenant_id = $1 AND live_children = 1
+  AND folder_id IN (SELECT folder_id FROM item_folders WHERE tenant_id = $1 AND item_id = $2)`, 2},
+	} {
+		if n := api.Count(t, c.query, a.TenantID, id); n != c.want {
+			t.Errorf("%s: %d rows, want %d", c.what, n, c.want)
+		}
+	}
+}
+
 func TestGetItemAnswersTheItemRecord(t *testing.T) {
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")

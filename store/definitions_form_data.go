@@ -57,15 +57,15 @@ func knownUsersTx(ctx context.Context, q selecter, tenantID string, ids []string
 	return out, nil
 }
 
-// newFormDataTx checks the form data of a new item against its form and
+// newFormData checks the form data of a new item against its form and
 // answers it as stored: keyed by field ids, with defaults filled in.
-func newFormDataTx(ctx context.Context, tx *sqlx.Tx, tenantID, formID string, data map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+func newFormData(ctx context.Context, tx selecter, tenantID, formID string, data map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	return replaceFormDataTx(ctx, tx, tenantID, "", nil, formID, data, "")
 }
 
 // replaceFormDataTx checks data that replaces before (of form beforeForm;
 // before is nil for new data) and answers it as stored.
-func replaceFormDataTx(ctx context.Context, tx *sqlx.Tx, tenantID, beforeForm string, before map[string]json.RawMessage,
+func replaceFormDataTx(ctx context.Context, tx selecter, tenantID, beforeForm string, before map[string]json.RawMessage,
 	formID string, data map[string]json.RawMessage, prefix string) (map[string]json.RawMessage, error) {
 	w, err := replaceWriteTx(ctx, tx, tenantID, beforeForm, before, formID, data, prefix)
 	if err != nil {
@@ -75,7 +75,7 @@ func replaceFormDataTx(ctx context.Context, tx *sqlx.Tx, tenantID, beforeForm st
 }
 
 // replaceWriteTx is the check of data that replaces before, not yet run.
-func replaceWriteTx(ctx context.Context, tx *sqlx.Tx, tenantID, beforeForm string, before map[string]json.RawMessage,
+func replaceWriteTx(ctx context.Context, tx selecter, tenantID, beforeForm string, before map[string]json.RawMessage,
 	formID string, data map[string]json.RawMessage, prefix string) (*mdf.Write, error) {
 	forms, err := formsTx(ctx, tx, tenantID, formID)
 	if err != nil {

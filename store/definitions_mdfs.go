@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -126,7 +127,7 @@ func (s *Store) MdfsByIDs(ctx context.Context, p *loupe.Principal, ids []string)
 }
 
 // formsTx reads the forms a metadata write uses, locked against deletion.
-func formsTx(ctx context.Context, tx *sqlx.Tx, tenantID string, ids ...string) (map[string]*mdf.Mdf, error) {
+func formsTx(ctx context.Context, tx selecter, tenantID string, ids ...string) (map[string]*mdf.Mdf, error) {
 	return mdfsByIDs(ctx, tx, formsForWriteSQL, tenantID, ids)
 }
 
@@ -159,13 +160,22 @@ type selecter interface {
 	SelectContext(ctx context.Context, dest any, query string, args ...any) error
 }
 
-// prepQueryer runs selects as prepared statements.
-func (s *Store) prepQueryer() selecter { return preparedSelecter{s} }
+// prepQueryer runs reads, and writes that answer rows, as prepared
+// statements on the pool; other writes go as they are.
+func (s *Store) prepQueryer() queryer { return preparedQueryer{s} }
 
-type preparedSelecter struct{ s *Store }
+type preparedQueryer struct{ s *Store }
 
-func (p preparedSelecter) SelectContext(ctx context.Context, dest any, query string, args ...any) error {
+func (p preparedQueryer) SelectContext(ctx context.Context, dest any, query string, args ...any) error {
 	return p.s.selectPrepared(ctx, dest, query, args...)
+}
+
+func (p preparedQueryer) GetContext(ctx context.Context, dest any, query string, args ...any) error {
+	return p.s.getPrepared(ctx, dest, query, args...)
+}
+
+func (p preparedQueryer) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return p.s.db.ExecContext(ctx, query, args...)
 }
 
 // CreateMdf stores a new form and its audit record. Without an id the form

@@ -167,7 +167,7 @@ func moveFolderTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, id strin
 		if t.Cycle {
 			return loupe.Invalid(msgMoveIntoSelf)
 		}
-		if err := checkParentsTx(ctx, tx, p, []string{*parent}); err != nil {
+		if err := checkParents(ctx, tx, p, []string{*parent}); err != nil {
 			if loupe.ErrorKind(err) == loupe.EINVALID {
 				return loupe.Invalid(MsgParentMissing) // invisible answers like missing
 			}
@@ -355,7 +355,7 @@ func folderPathTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, names []
 			if parent != "" {
 				in.FolderParents = []string{parent}
 			}
-			it, err := createItemTx(ctx, tx, p, in)
+			it, err := createItem(ctx, tx, p, in)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -416,7 +416,7 @@ func (s *Store) changeFolders(ctx context.Context, p *loupe.Principal, itemID, f
 			if !loupe.ValidID(to) {
 				return loupe.Invalid("folder %s does not exist", to)
 			}
-			if err := checkParentsTx(ctx, tx, p, []string{to}); err != nil {
+			if err := checkParents(ctx, tx, p, []string{to}); err != nil {
 				return err
 			}
 		}

@@ -61,83 +61,111 @@ FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text
           form_id, form_data, lang, tr, tl, ce, la, pe, te, un,
           owner, visible, updatable, media, state, size, folders)`
 
-// insertItemSQL is insertItemsSQL for one row, its values in the same
-// places: the fast path of CreateItem (store_test holds the two equal).
-// It writes the item's itemCreation event ($28 its data) in the same
-// statement: a POST of an item pays no round trip for its event.
-const insertItemSQL = `
-WITH inserted AS (
-    INSERT INTO items (` + itemInsertColumns + `)
+// insertItemValuesSQL is insertItemsSQL for one row, its values in the
+// same places ($28 on are free for what a statement adds): plain values,
+// since arrays cost a REST POST of an item a tenth of its rate
+// (docs/performance.md). store_test holds the two equal.
+const insertItemValuesSQL = `
+    INSERT INTO items AS i (` + itemInsertColumns + `)
     VALUES ($1, $4::uuid, $5, $6, $7, $8, $2, $3, $3, $9::timestamptz, $10,
             $11, $12::jsonb, $13, $14, $15, $16, $17, $18, $19, $20,
-            $21::uuid, $22::jsonb, $23::jsonb, $24::jsonb, $25, $26, $27::uuid[])
+            $21::uuid, $22::jsonb, $23::jsonb, $24::jsonb, $25, $26, $27::uuid[])`
+
+// insertItemSQL inserts one row and writes its itemCreation event ($28 its
+// data) in the same statement: a person or a tenant's folder pays no round
+// trip for its event.
+const insertItemSQL = `
+WITH inserted AS (` + insertItemValuesSQL + `
     RETURNING id)
 INSERT INTO events (tenant_id, type, item_id, actor_id, occurred_on, data)
 SELECT $1, 'itemCreation', id, $2, $3, $28::jsonb FROM inserted`
+
+// itemRows are rows to insert as the columns of insertItemsSQL: one slice
+// per column, so that many rows go as arrays and one as plain values.
+type itemRows struct {
+	ids, types, titles, files, forms, formData, langs, media, states, folders []string
+	externalIDs, mediaTypes, owners, visible, updatable, mediaCreated         []*string
+	sizes                                                                     []*int64
+	tr, tl, ce, la, pe, te, un                                                []bool
+}
+
+func itemRowsOf(rows []*newItemRow) *itemRows {
+	n := len(rows)
+	c := &itemRows{
+		ids: make([]string, n), types: make([]string, n), titles: make([]string, n), files: make([]string, n),
+		forms: make([]string, n), formData: make([]string, n), langs: make([]string, n), media: make([]string, n),
+		states: make([]string, n), folders: make([]string, n),
+		externalIDs: make([]*string, n), mediaTypes: make([]*string, n), owners: make([]*string, n),
+		visible: make([]*string, n), updatable: make([]*string, n), mediaCreated: make([]*string, n),
+		sizes: make([]*int64, n),
+		tr:    make([]bool, n), tl: make([]bool, n), ce: make([]bool, n), la: make([]bool, n),
+		pe: make([]bool, n), te: make([]bool, n), un: make([]bool, n),
+	}
+	for i, r := range rows {
+		in := r.In
+		c.ids[i], c.types[i], c.titles[i], c.files[i] = r.ID, in.ItemType, r.Title, r.FileName
+		c.forms[i], c.formData[i], c.langs[i] = r.FormID, string(loupe.JSONOf(r.FormData)), r.Language
+		c.externalIDs[i], c.mediaTypes[i] = in.ExternalID, in.MediaType
+		if t := in.MediaCreatedOn; t != nil {
+			c.mediaCreated[i] = ptr(t.UTC().Format(time.RFC3339Nano))
+		}
+		c.tr[i], c.tl[i], c.ce[i] = isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled), isTrue(in.CelebrityDetectionEnabled)
+		c.la[i], c.pe[i], c.te[i] = isTrue(in.LabelDetectionEnabled), isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled)
+		c.un[i] = isTrue(in.CreateUnknownPersons)
+		c.owners[i], c.visible[i], c.updatable[i] = r.Owner, accessJSON(r.Visible), accessJSON(r.Updatable)
+		c.media[i], c.states[i], c.sizes[i] = "{}", "none", r.Size
+		if !r.Media.IsNull() {
+			c.media[i] = string(r.Media)
+		}
+		if r.State != "" {
+			c.states[i] = r.State
+		}
+		c.folders[i] = "{" + strings.Join(in.FolderParents, ",") + "}"
+	}
+	return c
+}
+
+// row is the values $4–$27 of insertItemValuesSQL for row i.
+func (c *itemRows) row(i int) []any {
+	return []any{c.ids[i], c.types[i], c.titles[i], c.files[i], c.externalIDs[i], c.mediaCreated[i], c.mediaTypes[i],
+		c.forms[i], c.formData[i], c.langs[i], c.tr[i], c.tl[i], c.ce[i], c.la[i], c.pe[i], c.te[i], c.un[i],
+		c.owners[i], c.visible[i], c.updatable[i], c.media[i], c.states[i], c.sizes[i], c.folders[i]}
+}
+
+// arrays is the values $4–$27 of insertItemsSQL.
+func (c *itemRows) arrays() []any {
+	return []any{pq.StringArray(c.ids), pq.StringArray(c.types), pq.StringArray(c.titles), pq.StringArray(c.files),
+		pq.Array(c.externalIDs), pq.Array(c.mediaCreated), pq.Array(c.mediaTypes),
+		pq.StringArray(c.forms), pq.StringArray(c.formData), pq.StringArray(c.langs),
+		pq.BoolArray(c.tr), pq.BoolArray(c.tl), pq.BoolArray(c.ce), pq.BoolArray(c.la), pq.BoolArray(c.pe), pq.BoolArray(c.te), pq.BoolArray(c.un),
+		pq.Array(c.owners), pq.Array(c.visible), pq.Array(c.updatable),
+		pq.StringArray(c.media), pq.StringArray(c.states), pq.Array(c.sizes), pq.StringArray(c.folders)}
+}
+
+// createdEvent is the itemCreation event of a new item: every item made,
+// by whichever way, is announced.
+func createdEvent(r *newItemRow, userID string) NewEvent {
+	return NewEvent{Type: loupe.EventItemCreation, ItemID: r.ID, ActorID: userID,
+		Data: map[string]any{"itemType": r.In.ItemType, "folderIds": nonNil(r.In.FolderParents)}}
+}
 
 // insertItemsTx inserts rows as items of the tenant made by userID at at,
 // in one statement. Returns the driver's error (a unique violation for an
 // externalId in use) for the caller to name.
 func insertItemsTx(ctx context.Context, tx *sqlx.Tx, tenantID, userID string, at time.Time, rows []*newItemRow) error {
-	n := len(rows)
-	var (
-		ids, types, titles, files, forms, formData, langs, media, states, folders = make([]string, n),
-			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n),
-			make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		externalIDs, mediaTypes, owners, visible, updatable = make([]*string, n), make([]*string, n),
-			make([]*string, n), make([]*string, n), make([]*string, n)
-		mediaCreated               = make([]*string, n)
-		sizes                      = make([]*int64, n)
-		tr, tl, ce, la, pe, te, un = make([]bool, n), make([]bool, n), make([]bool, n), make([]bool, n),
-			make([]bool, n), make([]bool, n), make([]bool, n)
-	)
-	for i, r := range rows {
-		in := r.In
-		ids[i], types[i], titles[i], files[i] = r.ID, in.ItemType, r.Title, r.FileName
-		forms[i], formData[i], langs[i] = r.FormID, string(loupe.JSONOf(r.FormData)), r.Language
-		externalIDs[i], mediaTypes[i] = in.ExternalID, in.MediaType
-		if t := in.MediaCreatedOn; t != nil {
-			mediaCreated[i] = ptr(t.UTC().Format(time.RFC3339Nano))
-		}
-		tr[i], tl[i], ce[i] = isTrue(in.TranscriptionEnabled), isTrue(in.TranslationEnabled), isTrue(in.CelebrityDetectionEnabled)
-		la[i], pe[i], te[i] = isTrue(in.LabelDetectionEnabled), isTrue(in.PersonDetectionEnabled), isTrue(in.TextDetectionEnabled)
-		un[i] = isTrue(in.CreateUnknownPersons)
-		owners[i], visible[i], updatable[i] = r.Owner, accessJSON(r.Visible), accessJSON(r.Updatable)
-		media[i], states[i], sizes[i] = "{}", "none", r.Size
-		if !r.Media.IsNull() {
-			media[i] = string(r.Media)
-		}
-		if r.State != "" {
-			states[i] = r.State
-		}
-		folders[i] = "{" + strings.Join(in.FolderParents, ",") + "}"
-	}
-	// Every item made, by whichever way, is announced.
-	events := make([]NewEvent, n)
-	for i, r := range rows {
-		events[i] = NewEvent{Type: loupe.EventItemCreation, ItemID: r.ID, ActorID: userID,
-			Data: map[string]any{"itemType": r.In.ItemType, "folderIds": nonNil(r.In.FolderParents)}}
-	}
-	if n == 1 {
-		// One row (an item created, a person, a tenant's folder): plain
-		// values, its event in the same statement. The arrays cost a REST
-		// POST of an item a tenth of its rate (docs/performance.md).
-		data, _ := json.Marshal(events[0].Data)
-		_, err := tx.ExecContext(ctx, insertItemSQL, tenantID, userID, at,
-			ids[0], types[0], titles[0], files[0], externalIDs[0], mediaCreated[0], mediaTypes[0],
-			forms[0], formData[0], langs[0], tr[0], tl[0], ce[0], la[0], pe[0], te[0], un[0],
-			owners[0], visible[0], updatable[0], media[0], states[0], sizes[0], folders[0], string(data))
+	c := itemRowsOf(rows)
+	head := []any{tenantID, userID, at}
+	if len(rows) == 1 {
+		data, _ := json.Marshal(createdEvent(rows[0], userID).Data)
+		_, err := tx.ExecContext(ctx, insertItemSQL, append(append(head, c.row(0)...), string(data))...)
 		return err
 	}
-	_, err := tx.ExecContext(ctx, insertItemsSQL, tenantID, userID, at,
-		pq.StringArray(ids), pq.StringArray(types), pq.StringArray(titles), pq.StringArray(files),
-		pq.Array(externalIDs), pq.Array(mediaCreated), pq.Array(mediaTypes),
-		pq.StringArray(forms), pq.StringArray(formData), pq.StringArray(langs),
-		pq.BoolArray(tr), pq.BoolArray(tl), pq.BoolArray(ce), pq.BoolArray(la), pq.BoolArray(pe), pq.BoolArray(te), pq.BoolArray(un),
-		pq.Array(owners), pq.Array(visible), pq.Array(updatable),
-		pq.StringArray(media), pq.StringArray(states), pq.Array(sizes), pq.StringArray(folders))
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, insertItemsSQL, append(head, c.arrays()...)...); err != nil {
 		return err
+	}
+	events := make([]NewEvent, len(rows))
+	for i, r := range rows {
+		events[i] = createdEvent(r, userID)
 	}
 	return emitTx(ctx, tx, tenantID, at, events...)
 }

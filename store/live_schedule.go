@@ -364,7 +364,7 @@ func newRecordingTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, plan *
 	if plan.FolderID != nil {
 		in.FolderParents = []string{*plan.FolderID}
 	}
-	it, err := createItemTx(ctx, tx, p, in)
+	it, err := createItem(ctx, tx, p, in)
 	if err != nil {
 		var e *loupe.Error
 		if plan.FolderID != nil && errors.As(err, &e) && e.Kind == loupe.EINVALID && strings.HasPrefix(e.Message, "folder ") {
@@ -675,7 +675,7 @@ func (s *Store) CreateRecordingSeries(ctx context.Context, p *loupe.Principal, p
 			return loupe.Errorf(loupe.ECONFLICT, "the tenant has %d recording series, the most it may have", loupe.MaxLiveSeries)
 		}
 		if plan.FolderID != nil {
-			if err := checkParentsTx(ctx, tx, p, []string{*plan.FolderID}); err != nil {
+			if err := checkParents(ctx, tx, p, []string{*plan.FolderID}); err != nil {
 				if loupe.ErrorKind(err) == loupe.EINVALID {
 					return loupe.Invalid("folderId %s is not a folder of the tenant", *plan.FolderID)
 				}
@@ -688,7 +688,7 @@ func (s *Store) CreateRecordingSeries(ctx context.Context, p *loupe.Principal, p
 		if err != nil {
 			return err
 		}
-		if _, err := newFormDataTx(ctx, tx, p.TenantID, ni.FormID, ni.FormData); err != nil {
+		if _, err := newFormData(ctx, tx, p.TenantID, ni.FormID, ni.FormData); err != nil {
 			return err
 		}
 		at := now()

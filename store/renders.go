@@ -188,7 +188,7 @@ func (s *Store) CreateRender(ctx context.Context, p *loupe.Principal, in NewRend
 				return err
 			}
 		} else {
-			it, err := createItemTx(ctx, tx, p, in.NewItem)
+			it, err := createItem(ctx, tx, p, in.NewItem)
 			if err != nil {
 				return err
 			}

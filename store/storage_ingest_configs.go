@@ -122,7 +122,7 @@ func (s *Store) CreateIngestConfig(ctx context.Context, p *loupe.Principal, c *l
 		}
 		if !c.DefaultMetadata.IsNull() {
 			formID, data, _ := c.DefaultMetadataForm()
-			if _, err := newFormDataTx(ctx, tx, p.TenantID, formID, data); err != nil {
+			if _, err := newFormData(ctx, tx, p.TenantID, formID, data); err != nil {
 				var le *loupe.Error
 				if errors.As(err, &le) {
 					return loupe.Invalid("defaultMetadata: %s", le.Message)

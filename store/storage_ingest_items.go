@@ -293,7 +293,7 @@ func pathKey(names []string) string {
 // createItemsBulkTx creates the items of objs by CreateItem's rules
 // (CreateItemInput.NewItem, the forms' checks, the first version, the folders,
 // the create audit record) in multi-row statements: the ingest's bulk
-// path, held equal to createItemTx by TestBulkItemsEqualCreateItem. Each
+// path, held equal to createItem by TestBulkItemsEqualCreateItem. Each
 // object's FolderParents must be live folders (the caller made them). An
 // object whose input is refused gets its error (by index) and no item.
 func createItemsBulkTx(ctx context.Context, tx *sqlx.Tx, p *loupe.Principal, objs []*IngestObject, state string, at time.Time) ([]string, []error, error) {

@@ -15,7 +15,7 @@ import (
 )
 
 // The ingest's bulk path (createItemsBulkTx, its rows in one statement)
-// makes the items createItemTx (one row, insertItemSQL) makes from the same
+// makes the items createItem (one row, createItemSQL) makes from the same
 // input: the same columns (but the ids and times), the
 // same first version, folder link and create audit record; and refuses the
 // same metadata. (media, transcoding_state and media_size are what an

@@ -131,7 +131,7 @@ func (s *Store) CreateUpload(ctx context.Context, p *loupe.Principal, in *NewUpl
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		itemID, created := in.ItemID, false
 		if in.Item != nil {
-			it, err := createItemTx(ctx, tx, p, in.Item)
+			it, err := createItem(ctx, tx, p, in.Item)
 			if err != nil {
 				return err
 			}

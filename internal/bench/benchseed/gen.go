@@ -148,3 +148,64 @@ func spread(from, to time.Time, k, n int) time.Time {
 	}
 	return from.Add(time.Duration(int64(to.Sub(from)) / int64(n) * int64(k))).Truncate(time.Microsecond)
 }
+
+// spoken is what transcripts say: everyday words with the subjects' and
+// places' words among them, so that some searches find transcript hits.
+var spoken = strings.Fields(`we are here today to talk about the new season and what it means for the city
+the weather was rough this morning but the crew kept going until sunset at the harbour
+our guests explain how the project started and why the archive matters so much to them
+the concert opened with a short interview backstage before the band went on
+please check the rights for the music before this goes out on air tonight`)
+
+// evenly reports whether item i of n is one of the k spread evenly over
+// them (exactly k of the n are).
+func evenly(i, k, n int) bool {
+	return k > 0 && int64(i)*int64(k)/int64(n) != int64(i+1)*int64(k)/int64(n)
+}
+
+// transcript is item i's transcript: a dozen segments of 4–9 spoken words,
+// four seconds apart, as JSON (store's segments) and as the text search
+// keeps (store's transcript_text: the contents joined by spaces).
+func transcript(i int) (segments, text string) {
+	h := mix(uint64(i) ^ 0x74657874)
+	type segment struct {
+		Content   string `json:"content"`
+		StartTime int64  `json:"startTime"`
+		EndTime   int64  `json:"endTime"`
+	}
+	segs := make([]segment, 12)
+	words := make([]string, 0, 12*9)
+	for k := range segs {
+		n := 4 + int(h>>uint(k*4)%6)
+		from := int(mix(h+uint64(k)) % uint64(len(spoken)-n))
+		content := strings.Join(spoken[from:from+n], " ")
+		segs[k] = segment{Content: content, StartTime: int64(k) * 4000, EndTime: int64(k)*4000 + 3500}
+		words = append(words, content)
+	}
+	b, _ := json.Marshal(segs) // plain structs always encode
+	return string(b), strings.Join(words, " ")
+}
+
+// detectedText is the text detection entries of item i: on-screen text
+// (lower thirds and signs) every ten seconds, as the analysis worker
+// writes them (internal/analysis/worker/text.go).
+func detectedText(i int) []struct {
+	id             string
+	startMs, endMs int64
+	data           string
+} {
+	h := mix(uint64(i) ^ 0x64657465)
+	out := make([]struct {
+		id             string
+		startMs, endMs int64
+		data           string
+	}, 3)
+	for k := range out {
+		text := pick(people, h>>uint(k*8)) + " — " + pick(places, h>>uint(k*8+4))
+		start := int64(k) * 10_000
+		b, _ := json.Marshal(map[string]any{"default_title": text, "default_text": text,
+			"default_confidence": 0.8 + float64(h>>uint(k*3)%20)/100})
+		out[k].id, out[k].startMs, out[k].endMs, out[k].data = fmt.Sprintf("detected-text-%d", start), start, start+10_000, string(b)
+	}
+	return out
+}

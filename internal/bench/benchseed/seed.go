@@ -8,6 +8,7 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -115,13 +116,10 @@ func Seed(ctx context.Context, db *sql.DB, spec Spec) (*Seeded, error) {
 	if err := inTx(ctx, db, func(tx *sql.Tx) error { return p.seedRelations(ctx, tx) }); err != nil {
 		return nil, err
 	}
-	// Outside a transaction: VACUUM cannot run in one.
-	const tables = `users, items, item_versions, item_folders, comments, comment_reactions, audit_records, item_relations`
-	if _, err := db.ExecContext(ctx, `VACUUM (ANALYZE) `+tables); err != nil {
-		return nil, fmt.Errorf("benchseed: vacuum analyze: %w", err)
-	}
-	if err := settle(ctx, db, tables); err != nil {
-		return nil, err
+	if !spec.NoSettle {
+		if err := Settle(ctx, db); err != nil {
+			return nil, err
+		}
 	}
 
 	out := &Seeded{TenantID: made.TenantID, UserID: made.UserID, APIKey: key.Header,
@@ -134,6 +132,20 @@ func Seed(ctx context.Context, db *sql.DB, spec Spec) (*Seeded, error) {
 		out.BusiestItem = p.itemIDs[busiest]
 	}
 	return out, nil
+}
+
+// seededTables are the tables a seed writes.
+const seededTables = `users, items, item_versions, item_folders, comments, comment_reactions, audit_records,
+    item_relations, transcripts, timed_metadata`
+
+// Settle vacuums and analyzes the seeded tables (outside a transaction:
+// VACUUM cannot run in one) and waits for their pages to be all-visible;
+// Seed does it unless told not to (Spec.NoSettle).
+func Settle(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `VACUUM (ANALYZE) `+seededTables); err != nil {
+		return fmt.Errorf("benchseed: vacuum analyze: %w", err)
+	}
+	return settle(ctx, db, seededTables)
 }
 
 // settle vacuums until the loaded tables' pages are all-visible, as in a
@@ -261,7 +273,8 @@ func uuidArray(ids ...string) string { return "{" + strings.Join(ids, ",") + "}"
 var (
 	itemCols = []string{"tenant_id", "id", "item_type", "title", "original_file_name", "created_by", "created_on",
 		"modified_on", "media_created_on", "media_type", "media_size", "frame_count", "metadata_form_id",
-		"metadata_form_data", "has_relations", "owner_id", "visible_to", "updatable_by", "folder_ids"}
+		"metadata_form_data", "has_relations", "owner_id", "visible_to", "updatable_by", "folder_ids",
+		"transcript_text", "transcript_last_updated"}
 	versionCols = []string{"tenant_id", "item_id", "id", "name", "created_by", "created_on"}
 	linkCols    = []string{"tenant_id", "item_id", "folder_id", "position"}
 )
@@ -290,7 +303,7 @@ func (p *plan) seedUsersAndFolders(ctx context.Context, tx *sql.Tx) error {
 				parents = uuidArray(p.folderIDs[par])
 			}
 			if err := emit(p.tenant, id, "folder", title, "", p.admin, created(f), created(f), nil, nil, nil, nil,
-				"default_folder", data, false, p.admin, p.folderAccessJSON, p.folderAccessJSON, parents); err != nil {
+				"default_folder", data, false, p.admin, p.folderAccessJSON, p.folderAccessJSON, parents, nil, nil); err != nil {
 				return err
 			}
 		}
@@ -385,7 +398,47 @@ func (p *plan) seedChunk(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) (in
 	if err != nil {
 		return 0, 0, err
 	}
+	if err := p.copyAnalysis(ctx, tx, lo, hi); err != nil {
+		return 0, 0, err
+	}
 	return top, count, p.copyAudit(ctx, tx, chunk, lo, hi)
+}
+
+// copyAnalysis writes the transcripts and text detection results of the
+// chunk's items that have them (Spec.Transcripts, Spec.DetectedTexts).
+func (p *plan) copyAnalysis(ctx context.Context, tx *sql.Tx, lo, hi int) error {
+	cols := []string{"tenant_id", "item_id", "language_code", "segments", "blob_key", "engine", "updated_on"}
+	err := copyRows(ctx, tx, "transcripts", cols, func(emit func(...any) error) error {
+		for i := lo; i < hi; i++ {
+			if !evenly(i, p.spec.Transcripts, p.spec.Items) {
+				continue
+			}
+			segments, _ := transcript(i)
+			key := "transcripts/" + p.itemIDs[i] + "/en-US.json"
+			if err := emit(p.tenant, p.itemIDs[i], "en-US", segments, key, "bench", p.itemCreated(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cols = []string{"tenant_id", "item_id", "id", "start_ms", "end_ms", "form_id", "form_data", "modified_on"}
+	return copyRows(ctx, tx, "timed_metadata", cols, func(emit func(...any) error) error {
+		for i := lo; i < hi; i++ {
+			if !evenly(i, p.spec.DetectedTexts, p.spec.Items) {
+				continue
+			}
+			for _, e := range detectedText(i) {
+				if err := emit(p.tenant, p.itemIDs[i], e.id, e.startMs, e.endMs, "default_detected_text", e.data,
+					p.itemCreated(i)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // planParents picks the folders of the chunk's items lo..hi: 1–3 each, the
@@ -452,9 +505,14 @@ func (p *plan) copyItems(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) err
 			default:
 				size = 20_000 + int64(h%5_000_000)
 			}
+			var text, textOn any
+			if evenly(i, p.spec.Transcripts, p.spec.Items) {
+				_, text = transcript(i)
+				textOn = at
+			}
 			if err := emit(p.tenant, p.itemIDs[i], k.itemType, title, fileName(title, k), p.admin, at, at,
 				at.AddDate(0, 0, -int(h%60)), k.mediaType, size, frames, "default", formData(i, title),
-				p.hasRelations[i], nil, nil, nil, uuidArray(parentsOf[i-lo]...)); err != nil {
+				p.hasRelations[i], nil, nil, nil, uuidArray(parentsOf[i-lo]...), text, textOn); err != nil {
 				return err
 			}
 		}
@@ -474,10 +532,13 @@ func (p *plan) copyItems(ctx context.Context, tx *sql.Tx, chunk, lo, hi int) err
 	if err != nil {
 		return err
 	}
-	return copyRows(ctx, tx, "item_folders", linkCols, func(emit func(...any) error) error {
+	// The child's name and type are given, so that the fill trigger need
+	// not look each item up (migration 00037).
+	cols := append(slices.Clip(linkCols), "child_name", "child_type")
+	return copyRows(ctx, tx, "item_folders", cols, func(emit func(...any) error) error {
 		for i := lo; i < hi; i++ {
 			for pos, f := range parentsOf[i-lo] {
-				if err := emit(p.tenant, p.itemIDs[i], f, pos+1); err != nil {
+				if err := emit(p.tenant, p.itemIDs[i], f, pos+1, itemTitle(i), kindOf(i).itemType); err != nil {
 					return err
 				}
 			}

@@ -268,6 +268,48 @@ func TestSeedReadsBackThroughAPI(t *testing.T) {
 		t.Errorf("create record of %s: %+v", s.ItemIDs[0], audit)
 	}
 
+	// Transcripts are searched (weight D) and text detection results
+	// read back as the analysis worker's entries.
+	for _, tc := range []struct {
+		what  string
+		query string
+		want  int
+	}{
+		{"items with a transcript", `SELECT count(*) FROM transcripts WHERE tenant_id = $1 AND language_code = 'en-US'`, spec.Transcripts},
+		{"transcripts the items' search text misses", `SELECT count(*) FROM transcripts t JOIN items i ON i.tenant_id = t.tenant_id
+			AND i.id = t.item_id WHERE t.tenant_id = $1 AND (i.transcript_text IS DISTINCT FROM (SELECT string_agg(seg->>'content', ' ' ORDER BY n)
+			FROM jsonb_array_elements(t.segments) WITH ORDINALITY AS x(seg, n)) OR NOT i.search @@ to_tsquery('simple', split_part(i.transcript_text, ' ', 3)))`, 0},
+		{"items with detected text", `SELECT count(DISTINCT item_id) FROM timed_metadata WHERE tenant_id = $1 AND form_id = 'default_detected_text'`, spec.DetectedTexts},
+	} {
+		var got int
+		if err := db.QueryRow(tc.query, s.TenantID).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", tc.what, err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.what, got, tc.want)
+		}
+	}
+	var detected string
+	if err := db.QueryRow(`SELECT item_id FROM timed_metadata WHERE tenant_id = $1 LIMIT 1`, s.TenantID).Scan(&detected); err != nil {
+		t.Fatal(err)
+	}
+	var timed struct {
+		Items []struct {
+			ID       string `json:"id"`
+			StartMs  int64  `json:"startMs"`
+			EndMs    int64  `json:"endMs"`
+			Metadata struct {
+				FormID   string         `json:"formId"`
+				FormData map[string]any `json:"formData"`
+			} `json:"data"`
+		} `json:"items"`
+	}
+	get(t, base, s.APIKey, "/api/v1/items/"+detected+"/timedMetadata", &timed)
+	if len(timed.Items) != 3 || timed.Items[1].ID != "detected-text-10000" || timed.Items[1].EndMs != 20000 ||
+		timed.Items[1].Metadata.FormID != "default_detected_text" || timed.Items[1].Metadata.FormData["default_text"] == nil {
+		t.Errorf("detected text of %s: %+v", detected, timed)
+	}
+
 	// Relations, from either end.
 	var related string
 	if err := db.QueryRow(`SELECT related_item_id FROM item_relations WHERE tenant_id = $1 LIMIT 1`, s.TenantID).Scan(&related); err != nil {
