@@ -422,6 +422,7 @@ func accSnapshot(t *testing.T, w *loupetest.AccessWorld, id string, folder bool)
 }
 
 func TestAccessWrites(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	w := loupetest.NewAccessWorld(t)
 	rows := 0
 	for _, user := range loupetest.AccessUsers {

@@ -62,6 +62,7 @@ func waitAnalysis(t *testing.T, a *loupetest.Client, itemID, kind string) map[st
 // search finds a spoken word; a person's edit survives a re-run unless
 // forced.
 func TestUploadIsTranscribedAndTranslated(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t, sphinx.Binary, "apertium")
 	data := speechClip(t)
 	api := loupetest.New(t)
@@ -140,6 +141,7 @@ func TestUploadIsTranscribedAndTranslated(t *testing.T) {
 // A language no engine here has fails saying so, and the item stays
 // processed.
 func TestTranscriptionOfAnUnsupportedLanguageFails(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t, sphinx.Binary)
 	data := speechClip(t)
 	api := loupetest.New(t)
@@ -196,6 +198,7 @@ func subtitlesText(cs []subtitles.Cue) string {
 // service that transcribes for real; a key it refuses, or a language it
 // lacks, ends the kind saying so — the key never in what is said.
 func TestExternalSpeechToText(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t, sphinx.Binary)
 	data := speechClip(t)
 	stt := stttest.Start(t, "sk-test-0123456789")

@@ -206,6 +206,7 @@ func (h *hostileRun) alive(t *testing.T) {
 }
 
 func TestHostileInput(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	start := time.Now()
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")

@@ -32,6 +32,7 @@ type detectedPerson struct {
 // at the times it shows; a picture without a face finds no one — through
 // both APIs, metered.
 func TestPersonsAreDetectedAndRecognised(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	if _, err := os.Stat(astronaut); err != nil || !opencv.Available() {
 		t.Skip("skipped: needs python3-opencv, opencv-data and python3-skimage (scripts/deps test)")
 	}

@@ -66,6 +66,7 @@ func awaitPresetType(t *testing.T, c *loupetest.Client, id string) map[string]an
 // user, changed only to settings ffmpeg accepts, and deleted only when
 // nothing uses it.
 func TestPresets(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
 	ed := a.User(t, "ed@a.test", nil, false)

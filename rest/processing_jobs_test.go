@@ -63,6 +63,7 @@ func TestDeleteCancelsProcessing(t *testing.T) {
 // and their media minutes, per engine; storage holds the original and the
 // outputs, a re-run's outputs replacing the previous ones.
 func TestProcessingIsMetered(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")

@@ -130,6 +130,7 @@ func checkStrip(t *testing.T, strip string) {
 // a strip whose map's sheets load, thumbnails by position), and a re-run
 // replaces the outputs without leaving the old ones.
 func TestProcessItem(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
@@ -281,6 +282,7 @@ func TestEarlyPoster(t *testing.T) {
 // them; a file that is merely not media is kept and says what it is; a
 // duration a corrupt index reports is not taken as fact.
 func TestProcessBrokenFiles(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")

@@ -112,6 +112,7 @@ func beepStarts(t *testing.T, path string) []float64 {
 // requests name their field and queue nothing; the statistics count the
 // renders.
 func TestRenderSequence(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")

@@ -335,6 +335,7 @@ func itemSource(t *testing.T, a *loupetest.Client, id string) string {
 // leaves both, items outside the folder stay, and a source whose bytes are
 // not the item's recorded SHA-256 is neither copied nor deleted.
 func TestReplicateFolderMoveThenCopyBetweenBuckets(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	cfgA, cfgB := s3test.Bucket(t), s3test.Bucket(t)
 	api := loupetest.New(t)
 	a := api.Tenant(t, "a")
@@ -516,6 +517,7 @@ func TestReplicateFolderMoveThenCopyBetweenBuckets(t *testing.T) {
 // the item's generated media once processing made it: every generated file
 // lands in the bucket with the SHA-256 it has in Loupe's store.
 func TestReplicateOnIngestWithGeneratedMedia(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t)
 	cfg := s3test.Bucket(t)
 	api := loupetest.New(t)

@@ -15,6 +15,7 @@ import (
 // metadata in the default_detected_text form, at the times it shows — a
 // person's own entries stay through a re-run — through both APIs.
 func TestBurntInTextIsDetected(t *testing.T) {
+	t.Parallel() // long and self-contained: runs beside the other long ones (main_test.go)
 	mediatest.Need(t, "tesseract")
 	font := "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 	if _, err := os.Stat(font); err != nil || !tesseract.Available() {
