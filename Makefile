@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: run build test fuzz generate bench microbench playground-assets reference-assets released-schema
+.PHONY: run build test fuzz generate bench bench-scale microbench playground-assets reference-assets released-schema
 
 # Serve on the embedded cluster unless DATABASE_URL is set. Built and run as
 # a binary (not `go run`) so that Ctrl-C and SIGTERM reach loupe itself,
@@ -50,6 +50,17 @@ bench: build
 	@scripts/deps bench
 	@$(GO) build -o bin/loupe-bench ./cmd/loupe-bench
 	./bin/loupe-bench --loupe bin/loupe --base-loupe "$$(scripts/build-base $(BENCH_BASE))"
+
+# The scale rows (issue 34, docs/benchmarks.md "Scale"): a tenant of
+# SCALE items beside a 100k one and 1,000 small ones, in one database on
+# disk that is kept in SCALE_DIR (about 40 GB and an hour to seed at 10M;
+# a later run measures it again without seeding).
+SCALE ?= 10000000
+SCALE_DIR ?= /var/tmp/loupe-scale
+bench-scale: build
+	@scripts/deps bench
+	@$(GO) build -o bin/loupe-bench ./cmd/loupe-bench
+	./bin/loupe-bench --loupe bin/loupe --scale $(SCALE) --scale-dir $(SCALE_DIR)
 
 # Go benchmarks of the hot paths, end to end over loopback against a
 # throwaway Postgres; each reports SQL statements per operation (sql/op).

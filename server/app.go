@@ -62,7 +62,9 @@ type Config struct {
 	LogAllRequests bool
 	// DatabaseURL, when set, lets authentication cache keys: a connection
 	// listens for the changes that invalidate them (auth.KeyCache). Without
-	// it every request looks its key up.
+	// it every request looks its key up. It must reach the database itself
+	// (LISTEN is a session's): behind a transaction pooler, cmd/loupe gives
+	// LOUPE_DATABASE_DIRECT_URL here.
 	DatabaseURL string
 	// KeyCacheSize bounds the cached keys.
 	KeyCacheSize int

@@ -30,9 +30,12 @@ type Store struct {
 func New(db *sqlx.DB) *Store { return &Store{db: db} }
 
 // On is the store over another pool of the same database, with s's job
-// queue and usage counters: for background readers whose statements are
-// not a request's (server/events.go). Call it once s is set up.
-func (s *Store) On(db *sqlx.DB) *Store { return &Store{db: db, usage: s.usage, jobs: s.jobs} }
+// queue, usage counters and pooler mode (UnderTransactionPooler): for
+// background readers whose statements are not a request's
+// (server/events.go). Call it once s is set up.
+func (s *Store) On(db *sqlx.DB) *Store {
+	return &Store{db: db, usage: s.usage, jobs: s.jobs, prep: preparedCache{unnamed: s.prep.unnamed}}
+}
 
 // OnAuthChange registers fn to run after every committed change this store
 // makes to a user's keys, the user or their groups (userID "" for a change

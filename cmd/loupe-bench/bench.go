@@ -51,6 +51,11 @@ type benchConfig struct {
 	ingestObjects int
 	// baseLoupe is a build from before the outbox (issue 29's reference).
 	baseLoupe string
+	// scale is the big tenant's items of the scale run (0: no scale run),
+	// its database under scaleDir.
+	scale    int
+	scaleDir string
+	nodes    int // the several-nodes rows' nodes (bench_nodes.go)
 }
 
 // cmdBench runs the performance benchmark of issue 5: a throwaway Postgres
@@ -74,15 +79,24 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.Int64Var(&c.uploadBytes, "upload-bytes", 2<<30, "the size of the media upload scenarios (quick: 64 MiB)")
 	fs.Int64Var(&c.bigUpload, "big-upload-bytes", 50<<30, "the size of the large resumed upload to local disk (0 or quick: none)")
 	fs.StringVar(&c.baseLoupe, "base-loupe", "", "a loupe built from before the outbox (issue 29): the events rows measure the writes' cost against it")
+	fs.IntVar(&c.nodes, "nodes", 0, "run only the several-nodes rows, with this many nodes behind PgBouncer (a full run: 3)")
+	fs.IntVar(&c.scale, "scale", 0, "instead of the other scenarios, the scale run of issue 34: a tenant of this many items beside a 100k one and 1,000 small ones, in one database on disk (10000000 takes about an hour and 40 GB)")
+	fs.StringVar(&c.scaleDir, "scale-dir", filepath.Join(os.TempDir(), "loupe-scale"), "where the scale run's database goes (on disk: tens of GB), kept for the next run")
 	fs.BoolVar(&c.hold, "hold", false, "seed, print the database URL and key, and wait (for exploring plans) instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if c.nodes > 0 && c.only == "" {
+		c.only = "nodes"
 	}
 	if c.quick {
 		c.duration, c.warmup = 2*time.Second, 500*time.Millisecond
 		c.uploadBytes = 64 << 20
 		c.bigUpload = 0
 		c.ingestObjects = 2000
+	}
+	if c.scale > 0 {
+		return runScale(ctx, c)
 	}
 	return runBench(ctx, c)
 }
@@ -225,9 +239,13 @@ func runBench(ctx context.Context, c benchConfig) error {
 			events = eventsRows(ctx, c, dbURL, srv, seeded, log)
 		}
 	}
+	var nodes []nodesRow
+	if c.only == "" || strings.HasPrefix(c.only, "nodes") {
+		nodes = nodesRows(ctx, c, dbURL, seeded, measure, log)
+	}
 	if c.only != "" {
 		fmt.Println(benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc) +
-			eventsReport(events, cost))
+			eventsReport(events, cost) + nodesReport(nodes))
 		return nil
 	}
 	rows = append(rows, pgbenchRows(ctx, cl, c, log)...)
@@ -235,7 +253,7 @@ func runBench(ctx context.Context, c benchConfig) error {
 		rows = append(rows, postgraphileRows(ctx, c, dbURL, seeded, measure, log)...)
 	}
 	report := benchReport(c, seeded, rows) + mediaReport(media) + ingestReport(ingest) + processingReport(proc) +
-		eventsReport(events, cost)
+		eventsReport(events, cost) + nodesReport(nodes)
 	fmt.Println(report)
 	if c.out != "" {
 		return os.WriteFile(c.out, []byte(report), 0o644)

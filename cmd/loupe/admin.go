@@ -31,7 +31,7 @@ func cmdTenantCreate(ctx context.Context, c config, args []string) error {
 		return err
 	}
 	defer closeDB()
-	out, key, err := createTenant(ctx, store.New(db), *name, *email)
+	out, key, err := createTenant(ctx, newStore(c, db), *name, *email)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func storeNewKey(ctx context.Context, c config, label string, keep func(*store.S
 	if err != nil {
 		return nil, err
 	}
-	if err := keep(store.New(db), store.NewKey{ID: k.ID, SecretHash: k.Hash, Label: label}); err != nil {
+	if err := keep(newStore(c, db), store.NewKey{ID: k.ID, SecretHash: k.Hash, Label: label}); err != nil {
 		return nil, err
 	}
 	return k, nil

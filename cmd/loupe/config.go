@@ -38,6 +38,12 @@ type config struct {
 	// through Loupe's /blobs/ (a bucket the clients cannot reach).
 	DirectDownloads bool
 	DBPool          int
+	// DatabasePooler is LOUPE_DATABASE_POOLER: "transaction" when
+	// DATABASE_URL is a pooler in transaction mode (pooler.go).
+	DatabasePooler string
+	// DatabaseDirectURL is LOUPE_DATABASE_DIRECT_URL: the database itself,
+	// for what needs a session (LISTEN, the migrations' lock; pooler.go).
+	DatabaseDirectURL string
 	// PprofAddr serves pprof when set (LOUPE_PPROF_ADDR).
 	PprofAddr string
 	// MetricsAddr serves Prometheus's /metrics (LOUPE_METRICS_ADDR;
@@ -77,6 +83,7 @@ func loadConfig() config {
 		CORSOrigins:    env("LOUPE_CORS_ORIGINS", ""),
 		App:            server.DefaultConfig(),
 	}
+	readPooler(&c)
 	c.MetricsAddr = env("LOUPE_METRICS_ADDR", metrics.DefaultAddr)
 	c.MetricsAddrSet = env("LOUPE_METRICS_ADDR", "") != ""
 	c.BlobDir = env("LOUPE_BLOB_DIR", filepath.Join(c.DataDir, "blobs"))

@@ -14,7 +14,6 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
-	"github.com/loupe-mam/loupe/migrations"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -49,7 +48,7 @@ func openDatabase(ctx context.Context, c config) (db *sqlx.DB, dbURL string, clo
 		stop()
 		return nil, "", nil, fmt.Errorf("opening database: %w", err)
 	}
-	if err := migrations.Up(ctx, db.DB); err != nil {
+	if err := migrate(ctx, c, db); err != nil {
 		db.Close()
 		stop()
 		return nil, "", nil, err

@@ -84,7 +84,7 @@ func cmdServe(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	st := store.New(db)
+	st := newStore(c, db)
 	if err := bootstrap(ctx, st, c); err != nil {
 		return err
 	}
@@ -106,7 +106,9 @@ func cmdServe(ctx context.Context, c config) error {
 		return err
 	}
 	c.App.Files = files
-	c.App.DatabaseURL = dbURL
+	// The key cache's and the events feed's LISTEN need a session of their
+	// own: the database itself, not a transaction pooler (pooler.go).
+	c.App.DatabaseURL = directURL(c, dbURL)
 	// The usage recorder outlives the server: what it counted while
 	// requests finished is written after they have.
 	rec := usagefig.New(st, slog.Default())

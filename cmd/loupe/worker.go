@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-
-	"github.com/loupe-mam/loupe/store"
 )
 
 // cmdWorker runs a node that only works background jobs — processing,
@@ -41,7 +39,7 @@ func cmdWorker(ctx context.Context, c config) error {
 	if c.App.Credentials, err = credentialsBox(c); err != nil {
 		return err
 	}
-	stop, err := startJobs(&c, store.New(db), dbURL)
+	stop, err := startJobs(&c, newStore(c, db), dbURL)
 	if err != nil {
 		return err
 	}
