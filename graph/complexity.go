@@ -14,7 +14,7 @@ func Complexity() ComplexityRoot {
 		return page(child, first, 20)
 	}
 	c.Query.ItemChanges = func(child int, _ time.Time, first *int, _ *string) int { return page(child, first, 50) }
-	c.Query.Search = func(child int, _, _ *string, _, _ *bool, _ *int, itemsPerPage *int) int {
+	c.Query.Search = func(child int, _, _ *string, _, _ *bool, _ *int, itemsPerPage *int, _ *model.SearchFilter, _ *string) int {
 		return page(child, itemsPerPage, 25)
 	}
 	c.Query.Nodes = func(child int, ids []string) int { return 1 + len(ids)*child }

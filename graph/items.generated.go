@@ -58,6 +58,7 @@ type ItemResolver interface {
 
 	Record(ctx context.Context, obj *store.Item, readableFields *bool) (loupe.JSON, error)
 	Recording(ctx context.Context, obj *store.Item) (*loupe.ScheduledRecording, error)
+	TranscriptMatches(ctx context.Context, obj *store.Item) ([]*store.TranscriptMatch, error)
 	Upload(ctx context.Context, obj *store.Item) (*store.Upload, error)
 }
 type ItemConnectionResolver interface {
@@ -3084,6 +3085,38 @@ func (ec *executionContext) fieldContext_Item_recording(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Item_transcriptMatches(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Item_transcriptMatches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Item().TranscriptMatches(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.TranscriptMatch) graphql.Marshaler {
+			return ec.marshalOTranscriptMatch2ᚕᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋstoreᚐTranscriptMatchᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Item_transcriptMatches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Item",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TranscriptMatch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Item_upload(ctx context.Context, field graphql.CollectedField, obj *store.Item) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5922,6 +5955,39 @@ func (ec *executionContext) _Item(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._Item_recording(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transcriptMatches":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Item_transcriptMatches(ctx, field, obj)
 				return res
 			}
 

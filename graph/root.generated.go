@@ -160,7 +160,7 @@ type QueryResolver interface {
 	ReplicationSource(ctx context.Context, id string) (*loupe.ReplicationSource, error)
 	Transfers(ctx context.Context, first *int, after *string, filter *store.TransferFilter) (*model.TransferConnection, error)
 	Transfer(ctx context.Context, id string) (*store.Transfer, error)
-	Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error)
+	Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int, filter *model.SearchFilter, facetField *string) (*model.SearchResult, error)
 	APIKeys(ctx context.Context) ([]*store.APIKey, error)
 	SecuritySettings(ctx context.Context) (*store.SecuritySettings, error)
 	TenantIds(ctx context.Context) (*model.TenantIds, error)
@@ -2264,6 +2264,22 @@ func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["itemsPerPage"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.SearchFilter, error) {
+			return ec.unmarshalOSearchFilter2ᚖgithubᚗcomᚋloupeᚑmamᚋloupeᚋgraphᚋmodelᚐSearchFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "facetField",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["facetField"] = arg7
 	return args, nil
 }
 
@@ -8462,7 +8478,7 @@ func (ec *executionContext) _Query_search(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Search(ctx, fc.Args["searchString"].(*string), fc.Args["folderId"].(*string), fc.Args["includeSubfolders"].(*bool), fc.Args["includeFolders"].(*bool), fc.Args["from"].(*int), fc.Args["itemsPerPage"].(*int))
+			return ec.Resolvers.Query().Search(ctx, fc.Args["searchString"].(*string), fc.Args["folderId"].(*string), fc.Args["includeSubfolders"].(*bool), fc.Args["includeFolders"].(*bool), fc.Args["from"].(*int), fc.Args["itemsPerPage"].(*int), fc.Args["filter"].(*model.SearchFilter), fc.Args["facetField"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchResult) graphql.Marshaler {

@@ -544,6 +544,7 @@ type ComplexityRoot struct {
 		TranscodingState             func(childComplexity int) int
 		Transcript                   func(childComplexity int, languageCode *string) int
 		TranscriptLastUpdated        func(childComplexity int) int
+		TranscriptMatches            func(childComplexity int) int
 		TranscriptOffsetMs           func(childComplexity int) int
 		TranscriptionBy              func(childComplexity int) int
 		TranscriptionChannels        func(childComplexity int) int
@@ -1049,7 +1050,7 @@ type ComplexityRoot struct {
 		ReplicationSource                   func(childComplexity int, id string) int
 		ScheduledRecording                  func(childComplexity int, id string) int
 		ScheduledRecordings                 func(childComplexity int, from *time.Time, to *time.Time) int
-		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) int
+		Search                              func(childComplexity int, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int, filter *model.SearchFilter, facetField *string) int
 		SecuritySettings                    func(childComplexity int) int
 		Share                               func(childComplexity int, id string) int
 		Shares                              func(childComplexity int, first *int, after *string) int
@@ -1217,9 +1218,25 @@ type ComplexityRoot struct {
 		Collection func(childComplexity int) int
 	}
 
+	SearchFacetCount struct {
+		Count func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	SearchFacets struct {
+		Field         func(childComplexity int) int
+		FieldValues   func(childComplexity int) int
+		IsEstimate    func(childComplexity int) int
+		ItemTypes     func(childComplexity int) int
+		MetadataForms func(childComplexity int) int
+		SampleSize    func(childComplexity int) int
+	}
+
 	SearchResult struct {
-		Embedded func(childComplexity int) int
-		Total    func(childComplexity int) int
+		Embedded        func(childComplexity int) int
+		Facets          func(childComplexity int) int
+		Total           func(childComplexity int) int
+		TotalIsEstimate func(childComplexity int) int
 	}
 
 	SecuritySettings struct {
@@ -1456,6 +1473,13 @@ type ComplexityRoot struct {
 		TimedTranscript func(childComplexity int) int
 		URL             func(childComplexity int) int
 		UpdatedOn       func(childComplexity int) int
+	}
+
+	TranscriptMatch struct {
+		End          func(childComplexity int) int
+		LanguageCode func(childComplexity int) int
+		Start        func(childComplexity int) int
+		Text         func(childComplexity int) int
 	}
 
 	TranscriptSegment struct {
@@ -3990,6 +4014,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Item.TranscriptLastUpdated(childComplexity), true
+
+	case "Item.transcriptMatches":
+		if e.ComplexityRoot.Item.TranscriptMatches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Item.TranscriptMatches(childComplexity), true
 
 	case "Item.transcriptOffsetMs":
 		if e.ComplexityRoot.Item.TranscriptOffsetMs == nil {
@@ -7122,7 +7153,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Search(childComplexity, args["searchString"].(*string), args["folderId"].(*string), args["includeSubfolders"].(*bool), args["includeFolders"].(*bool), args["from"].(*int), args["itemsPerPage"].(*int)), true
+		return e.ComplexityRoot.Query.Search(childComplexity, args["searchString"].(*string), args["folderId"].(*string), args["includeSubfolders"].(*bool), args["includeFolders"].(*bool), args["from"].(*int), args["itemsPerPage"].(*int), args["filter"].(*model.SearchFilter), args["facetField"].(*string)), true
 
 	case "Query.securitySettings":
 		if e.ComplexityRoot.Query.SecuritySettings == nil {
@@ -8024,6 +8055,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchEmbedded.Collection(childComplexity), true
 
+	case "SearchFacetCount.count":
+		if e.ComplexityRoot.SearchFacetCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchFacetCount.Count(childComplexity), true
+
+	case "SearchFacetCount.value":
+		if e.ComplexityRoot.SearchFacetCount.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchFacetCount.Value(childComplexity), true
+
+	case "SearchFacets.field":
+		if e.ComplexityRoot.SearchFacets.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchFacets.Field(childComplexity), true
+
+	case "SearchFacets.fieldValues":
+		if e.ComplexityRoot.SearchFacets.FieldValues == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchFacets.FieldValues(childComplexity), true
+
+	case "SearchFacets.isEstimate":
+		if e.ComplexityRoot.SearchFacets.IsEstimate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchFacets.IsEstimate(childComplexity), true
+
+	case "SearchFacets.itemTypes":
+		if e.ComplexityRoot.SearchFacets.ItemTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchFacets.ItemTypes(childComplexity), true
+
+	case "SearchFacets.metadataForms":
+		if e.ComplexityRoot.SearchFacets.MetadataForms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchFacets.MetadataForms(childComplexity), true
+
+	case "SearchFacets.sampleSize":
+		if e.ComplexityRoot.SearchFacets.SampleSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchFacets.SampleSize(childComplexity), true
+
 	case "SearchResult._embedded":
 		if e.ComplexityRoot.SearchResult.Embedded == nil {
 			break
@@ -8031,12 +8118,26 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchResult.Embedded(childComplexity), true
 
+	case "SearchResult.facets":
+		if e.ComplexityRoot.SearchResult.Facets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Facets(childComplexity), true
+
 	case "SearchResult.total":
 		if e.ComplexityRoot.SearchResult.Total == nil {
 			break
 		}
 
 		return e.ComplexityRoot.SearchResult.Total(childComplexity), true
+
+	case "SearchResult.totalIsEstimate":
+		if e.ComplexityRoot.SearchResult.TotalIsEstimate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.TotalIsEstimate(childComplexity), true
 
 	case "SecuritySettings.autoAddUsersToOrganizationGroup":
 		if e.ComplexityRoot.SecuritySettings.AutoAddUsersToOrganizationGroup == nil {
@@ -9159,6 +9260,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Transcript.UpdatedOn(childComplexity), true
 
+	case "TranscriptMatch.end":
+		if e.ComplexityRoot.TranscriptMatch.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptMatch.End(childComplexity), true
+
+	case "TranscriptMatch.languageCode":
+		if e.ComplexityRoot.TranscriptMatch.LanguageCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptMatch.LanguageCode(childComplexity), true
+
+	case "TranscriptMatch.start":
+		if e.ComplexityRoot.TranscriptMatch.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptMatch.Start(childComplexity), true
+
+	case "TranscriptMatch.text":
+		if e.ComplexityRoot.TranscriptMatch.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TranscriptMatch.Text(childComplexity), true
+
 	case "TranscriptSegment.content":
 		if e.ComplexityRoot.TranscriptSegment.Content == nil {
 			break
@@ -10147,6 +10276,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputReplicationSourceInput,
 		ec.unmarshalInputReplicationTriggersInput,
 		ec.unmarshalInputScheduleRecordingInput,
+		ec.unmarshalInputSearchFilter,
+		ec.unmarshalInputSearchMetadataMatch,
 		ec.unmarshalInputSecuritySettingsInput,
 		ec.unmarshalInputSendNotificationInput,
 		ec.unmarshalInputSetCustomIconsInput,
@@ -11293,6 +11424,8 @@ func (ec *executionContext) childFields_Item(ctx context.Context, field graphql.
 		return ec.fieldContext_Item_record(ctx, field)
 	case "recording":
 		return ec.fieldContext_Item_recording(ctx, field)
+	case "transcriptMatches":
+		return ec.fieldContext_Item_transcriptMatches(ctx, field)
 	case "upload":
 		return ec.fieldContext_Item_upload(ctx, field)
 	case "mediaSha256":
@@ -12271,12 +12404,44 @@ func (ec *executionContext) childFields_SearchEmbedded(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type SearchEmbedded", field.Name)
 }
 
+func (ec *executionContext) childFields_SearchFacetCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "value":
+		return ec.fieldContext_SearchFacetCount_value(ctx, field)
+	case "count":
+		return ec.fieldContext_SearchFacetCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchFacetCount", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchFacets(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "isEstimate":
+		return ec.fieldContext_SearchFacets_isEstimate(ctx, field)
+	case "sampleSize":
+		return ec.fieldContext_SearchFacets_sampleSize(ctx, field)
+	case "itemTypes":
+		return ec.fieldContext_SearchFacets_itemTypes(ctx, field)
+	case "metadataForms":
+		return ec.fieldContext_SearchFacets_metadataForms(ctx, field)
+	case "field":
+		return ec.fieldContext_SearchFacets_field(ctx, field)
+	case "fieldValues":
+		return ec.fieldContext_SearchFacets_fieldValues(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchFacets", field.Name)
+}
+
 func (ec *executionContext) childFields_SearchResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "total":
 		return ec.fieldContext_SearchResult_total(ctx, field)
+	case "totalIsEstimate":
+		return ec.fieldContext_SearchResult_totalIsEstimate(ctx, field)
 	case "_embedded":
 		return ec.fieldContext_SearchResult__embedded(ctx, field)
+	case "facets":
+		return ec.fieldContext_SearchResult_facets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SearchResult", field.Name)
 }
@@ -12737,6 +12902,20 @@ func (ec *executionContext) childFields_Transcript(ctx context.Context, field gr
 		return ec.fieldContext_Transcript_url(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Transcript", field.Name)
+}
+
+func (ec *executionContext) childFields_TranscriptMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "languageCode":
+		return ec.fieldContext_TranscriptMatch_languageCode(ctx, field)
+	case "start":
+		return ec.fieldContext_TranscriptMatch_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TranscriptMatch_end(ctx, field)
+	case "text":
+		return ec.fieldContext_TranscriptMatch_text(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TranscriptMatch", field.Name)
 }
 
 func (ec *executionContext) childFields_TranscriptSegment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -57,6 +57,9 @@ type Loaders struct {
 	// RecordingOfItem answers the items' scheduled recordings (ENOTFOUND:
 	// not a recording; docs/live.md).
 	RecordingOfItem *Loader[string, *loupe.ScheduledRecording]
+	// TranscriptMatchesOfItem answers where a search's words were said in
+	// the items' transcripts (search.go).
+	TranscriptMatchesOfItem *Loader[TranscriptMatchesKey, []*store.TranscriptMatch]
 
 	// mu guards the request's items: ids in the order they were hinted,
 	// records when the hint had whole ones.
@@ -105,6 +108,7 @@ func New(st *store.Store) *Loaders {
 	l.TransferCountsOfSource = newLoader(l, byID(ofTenant(st.TransferCounts)))
 	l.UploadOfItem = newLoader(l, byID(ofTenant(st.LatestUploads))).byItem(noArgs, uploadOf)
 	l.RecordingOfItem = newLoader(l, byID(ofTenant(st.RecordingsOfItems))).byItem(noArgs, anyItem)
+	l.TranscriptMatchesOfItem = newLoader(l, transcriptMatches(st)).byItem(withoutItemMatches, transcriptMatchesOf)
 	return l
 }
 

@@ -276,3 +276,199 @@ func TestSearchHitsBatchNestedFields(t *testing.T) {
 	t.Logf("statements of itemChanges(first: N) with nested fields: %v", counts)
 	sameCost(t, "itemChanges(first: N)", counts)
 }
+
+const searchFacetsGQL = `query($s: String, $filter: SearchFilter, $field: String, $n: Int) {
+  search(searchString: $s, filter: $filter, facetField: $field, itemsPerPage: $n) {
+    total totalIsEstimate
+    _embedded { collection { id } }
+    facets { isEstimate sampleSize itemTypes { value count } metadataForms { value count } field fieldValues { value count } }
+  }
+}`
+
+type facetCount struct {
+	Value string `json:"value"`
+	Count int    `json:"count"`
+}
+
+type searchFacetsOut struct {
+	Search struct {
+		Total           int  `json:"total"`
+		TotalIsEstimate bool `json:"totalIsEstimate"`
+		Embedded        struct {
+			Collection []struct {
+				ID string `json:"id"`
+			} `json:"collection"`
+		} `json:"_embedded"`
+		Facets struct {
+			IsEstimate    bool         `json:"isEstimate"`
+			SampleSize    int          `json:"sampleSize"`
+			ItemTypes     []facetCount `json:"itemTypes"`
+			MetadataForms []facetCount `json:"metadataForms"`
+			Field         *string      `json:"field"`
+			FieldValues   []facetCount `json:"fieldValues"`
+		} `json:"facets"`
+	} `json:"search"`
+}
+
+func (s searchFacetsOut) ids() []string {
+	ids := []string{}
+	for _, h := range s.Search.Embedded.Collection {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+func facetString(cs []facetCount) string {
+	s := ""
+	for i, c := range cs {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%s:%d", c.Value, c.Count)
+	}
+	return s
+}
+
+func TestSearchFiltersAndFacets(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	mk := func(title, typ string, tags any) string {
+		return createItem(t, a, map[string]any{"title": title, "itemType": typ,
+			"metadata": map[string]any{"formData": map[string]any{"tags": tags, "default_description": "river"}}}).ID
+	}
+	boat := mk("Boat on the river", "video", []string{"water", "boats"})
+	photo := mk("River photo", "image", []string{"water"})
+	song := mk("River song", "audio", "music")
+	cases := []struct {
+		name   string
+		vars   map[string]any
+		want   []string
+		types  string
+		values string
+	}{
+		// All in the title tier: newest first.
+		{"everything", map[string]any{"s": "river", "field": "tags"}, []string{song, photo, boat},
+			"audio:1 image:1 video:1", "water:2 boats:1 music:1"},
+		{"item types", map[string]any{"s": "river", "filter": map[string]any{"itemTypes": []string{"video", "audio"}}},
+			[]string{song, boat}, "audio:1 video:1", ""},
+		{"a multiple-choice element", map[string]any{"filter": map[string]any{"metadata": []any{
+			map[string]any{"field": "tags", "value": "water"}}}, "field": "tags"},
+			[]string{photo, boat}, "image:1 video:1", "water:2 boats:1"},
+		{"two metadata values", map[string]any{"filter": map[string]any{"metadata": []any{
+			map[string]any{"field": "tags", "value": "water"}, map[string]any{"field": "tags", "value": "boats"}}}},
+			[]string{boat}, "video:1", ""},
+		{"the REST spelling", map[string]any{"filter": map[string]any{"metadataField": "tags", "metadataValue": "music"}},
+			[]string{song}, "audio:1", ""},
+		{"processing state", map[string]any{"filter": map[string]any{"transcodingStates": []string{"failed"}}},
+			[]string{}, "", ""},
+		{"created after", map[string]any{"filter": map[string]any{"createdFrom": "2100-01-01T00:00:00Z"}}, []string{}, "", ""},
+		{"created before", map[string]any{"s": "boat", "filter": map[string]any{"createdTo": "2100-01-01T00:00:00Z"}},
+			[]string{boat}, "video:1", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out searchFacetsOut
+			a.GraphQL(t, searchFacetsGQL, c.vars).OK(&out)
+			f := out.Search.Facets
+			if !slices.Equal(out.ids(), c.want) || out.Search.Total != len(c.want) || out.Search.TotalIsEstimate {
+				t.Fatalf("hits (total %d, estimate %v)\n got %v\nwant %v", out.Search.Total, out.Search.TotalIsEstimate, out.ids(), c.want)
+			}
+			if got := facetString(f.ItemTypes); got != c.types {
+				t.Errorf("item types %q, want %q", got, c.types)
+			}
+			if got := facetString(f.FieldValues); got != c.values {
+				t.Errorf("field values %q, want %q", got, c.values)
+			}
+			if len(c.want) > 0 && facetString(f.MetadataForms) != fmt.Sprintf("default:%d", len(c.want)) {
+				t.Errorf("forms %v", f.MetadataForms)
+			}
+		})
+	}
+	t.Run("past the bound", func(t *testing.T) {
+		api.Store.SetSearchExactBound(2)
+		defer api.Store.SetSearchExactBound(10000)
+		var out searchFacetsOut
+		a.GraphQL(t, searchFacetsGQL, map[string]any{"s": "river", "n": 2}).OK(&out)
+		if s := out.Search; !s.TotalIsEstimate || s.Total < 3 || !s.Facets.IsEstimate || s.Facets.SampleSize != 3 ||
+			!slices.Equal(out.ids(), []string{song, photo}) {
+			t.Fatalf("%+v", s)
+		}
+	})
+	t.Run("bad filters", func(t *testing.T) {
+		for _, vars := range []map[string]any{
+			{"filter": map[string]any{"transcodingStates": []string{"done"}}},
+			{"filter": map[string]any{"metadataField": "tags"}},
+			{"filter": map[string]any{"metadata": []any{map[string]any{"field": "no spaces", "value": "x"}}}},
+			{"filter": map[string]any{"createdFrom": "2025-01-02T00:00:00Z", "createdTo": "2025-01-01T00:00:00Z"}},
+			{"filter": map[string]any{"createdFrom": "yesterday"}},
+			{"field": "a.b"},
+		} {
+			wantError(t, a.GraphQL(t, searchFacetsGQL, vars), "BAD_USER_INPUT", 400)
+		}
+	})
+}
+
+// Item.transcriptMatches of a page of hits is one query, whatever the
+// page's size, and null outside a search.
+func TestSearchTranscriptMatchesAreBatched(t *testing.T) {
+	api := loupetest.New(t)
+	a := api.Tenant(t, "a")
+	for i := range 12 {
+		id := createItem(t, a, map[string]any{"title": fmt.Sprintf("Take %d", i), "itemType": "video"}).ID
+		if i%4 == 0 {
+			continue // no transcript
+		}
+		a.GraphQL(t, `mutation($in: UpdateTranscriptInput!) { updateTranscript(input: $in) { itemId } }`,
+			map[string]any{"in": map[string]any{"itemId": id, "languageCode": "en-US", "timedTranscript": []any{
+				map[string]any{"content": "Roll camera.", "startTime": 0, "endTime": 900},
+				map[string]any{"content": fmt.Sprintf("Take %d, action.", i), "startTime": 1000, "endTime": 2500}}}}).OK(nil)
+	}
+	const query = `query($n: Int) { search(searchString: "take", itemsPerPage: $n) {
+  _embedded { collection { id title transcriptMatches { languageCode start end text } } } } }`
+	type out struct {
+		Search struct {
+			Embedded struct {
+				Collection []struct {
+					Title             string `json:"title"`
+					TranscriptMatches []struct {
+						Start, End float64
+						Text       string
+					} `json:"transcriptMatches"`
+				} `json:"collection"`
+			} `json:"_embedded"`
+		} `json:"search"`
+	}
+	counts := map[int][]int64{}
+	for range rounds {
+		for _, n := range []int{1, 5, 12} {
+			api.Statements.Reset()
+			r := a.GraphQL(t, query, map[string]any{"n": n})
+			counts[n] = append(counts[n], api.Statements.Count())
+			var o out
+			r.OK(&o)
+			if len(o.Search.Embedded.Collection) != n {
+				t.Fatalf("itemsPerPage %d: %d hits", n, len(o.Search.Embedded.Collection))
+			}
+			for _, h := range o.Search.Embedded.Collection {
+				var i int
+				fmt.Sscanf(h.Title, "Take %d", &i)
+				m := h.TranscriptMatches
+				if i%4 == 0 && len(m) != 0 || i%4 != 0 && (len(m) != 1 || m[0].Start != 1 || m[0].End != 2.5 ||
+					m[0].Text != fmt.Sprintf("Take %d, action.", i)) {
+					t.Fatalf("%s: matches %+v", h.Title, m)
+				}
+			}
+		}
+	}
+	sameCost(t, "search(itemsPerPage: N) { transcriptMatches }", counts)
+	var item struct {
+		Item struct {
+			TranscriptMatches []any `json:"transcriptMatches"`
+		} `json:"item"`
+	}
+	id := createItem(t, a, map[string]any{"title": "Take outside", "itemType": "video"}).ID
+	a.GraphQL(t, `query($id: ID!) { item(id: $id) { transcriptMatches { text } } }`, map[string]any{"id": id}).OK(&item)
+	if item.Item.TranscriptMatches != nil {
+		t.Fatalf("outside a search: %v", item.Item.TranscriptMatches)
+	}
+}

@@ -147,26 +147,6 @@ func itemConnection(p *loupe.Principal, q store.ItemQuery, items []*store.Item, 
 	return c
 }
 
-// searchQuery applies the schema's defaults to the search arguments.
-func searchQuery(searchString, folderID *string, includeSubfolders, includeFolders *bool, from, itemsPerPage *int) store.SearchQuery {
-	q := store.SearchQuery{Size: defaultSearchPage}
-	if searchString != nil {
-		q.Text = *searchString
-	}
-	if folderID != nil {
-		q.FolderID = *folderID
-	}
-	q.IncludeSubfolders = includeSubfolders != nil && *includeSubfolders
-	q.IncludeFolders = includeFolders != nil && *includeFolders
-	if from != nil {
-		q.From = *from
-	}
-	if itemsPerPage != nil {
-		q.Size = *itemsPerPage
-	}
-	return q
-}
-
 // defaultSearchPage is the number of hits per page when a client names none.
 const defaultSearchPage = 25
 

@@ -10,19 +10,39 @@ import (
 
 	"github.com/loupe-mam/loupe/graph/model"
 	"github.com/loupe-mam/loupe/internal/auth"
+	"github.com/loupe-mam/loupe/loaders"
+	"github.com/loupe-mam/loupe/store"
 )
 
+// TranscriptMatches is where the words of the search that found the item
+// were said; null outside a search (search_query.go).
+func (r *itemResolver) TranscriptMatches(ctx context.Context, obj *store.Item) ([]*store.TranscriptMatch, error) {
+	text, ok := searchStringOf(ctx)
+	if !ok {
+		return nil, nil
+	}
+	if obj.TranscriptLastUpdated == nil || !hasText(text) {
+		return []*store.TranscriptMatch{}, nil
+	}
+	return loaders.For(ctx).TranscriptMatchesOfItem.Load(ctx, loaders.TranscriptMatchesKey{ItemID: obj.ID, Text: text})
+}
+
 // Search is the full-text search over the tenant's live items.
-func (r *queryResolver) Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int) (*model.SearchResult, error) {
+func (r *queryResolver) Search(ctx context.Context, searchString *string, folderID *string, includeSubfolders *bool, includeFolders *bool, from *int, itemsPerPage *int, filter *model.SearchFilter, facetField *string) (*model.SearchResult, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
-	q := searchQuery(searchString, folderID, includeSubfolders, includeFolders, from, itemsPerPage)
-	total, items, err := r.Store.Search(ctx, p, q)
+	q, err := searchQueryOf(searchString, folderID, includeSubfolders, includeFolders, from, itemsPerPage, filter, facetField)
 	if err != nil {
 		return nil, err
 	}
-	r.hints(ctx).HintItems(items)
-	return &model.SearchResult{Total: total, Embedded: &model.SearchEmbedded{Collection: items}}, nil
+	q.Facets = selected(ctx, "facets")
+	res, err := r.Store.Search(ctx, p, q)
+	if err != nil {
+		return nil, err
+	}
+	r.hints(ctx).HintItems(res.Items)
+	return &model.SearchResult{Total: res.Total, TotalIsEstimate: res.TotalIsEstimate,
+		Embedded: &model.SearchEmbedded{Collection: res.Items}, Facets: res.Facets}, nil
 }

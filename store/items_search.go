@@ -2,8 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/loupe-mam/loupe"
@@ -13,7 +18,8 @@ import (
 // (docs/search.md). Zero values do not filter.
 type SearchQuery struct {
 	// Text is the words to find; each matches as a prefix and all must
-	// match. Empty (or without any word) lists everything, newest first.
+	// match; words in double quotes are a phrase (adjacent, in order, whole
+	// words). Empty (or without any word) lists everything, newest first.
 	Text string
 	// FolderID restricts the hits to the items directly in this folder, or
 	// with IncludeSubfolders in it and its subfolders at any depth. A folder
@@ -25,6 +31,62 @@ type SearchQuery struct {
 	// From is the offset of the first hit, Size the page size.
 	From int
 	Size int
+
+	// ItemTypes keeps the items of these types (any of them).
+	ItemTypes []string
+	// TranscodingStates keeps the items in these processing states.
+	TranscodingStates []string
+	// CreatedFrom (inclusive) and CreatedTo (exclusive) bound createdOn.
+	CreatedFrom, CreatedTo *time.Time
+	// Metadata keeps the items whose form data holds every one of these
+	// values (exactly; an element of a multiple-choice value counts).
+	Metadata []MetadataMatch
+
+	// Facets asks for the facets of the hits; FacetField names a form
+	// field whose most frequent values are counted too.
+	Facets     bool
+	FacetField string
+
+	// tsquery is the search terms as Postgres made them a query (nil: no
+	// words), set by Search.
+	tsquery *string
+}
+
+// MetadataMatch is a value of a form field, matched exactly.
+type MetadataMatch struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+}
+
+// SearchPage is the answer of a search: the total, one page of hits,
+// and the facets when asked.
+type SearchPage struct {
+	// Total is exact up to the store's exact bound (SearchExactBound);
+	// past it TotalIsEstimate is set and Total is the planner's estimate,
+	// never below the bound plus one.
+	Total           int
+	TotalIsEstimate bool
+	Items           []*Item
+	Facets          *SearchFacets
+}
+
+// SearchFacets count the hits by item type, by metadata form and by the
+// values of one form field. IsEstimate: the hits were more than the exact
+// bound and the counts are those of a sample (the first bound+1 hits
+// found), scaled to the estimated total.
+type SearchFacets struct {
+	IsEstimate    bool                `json:"isEstimate"`
+	SampleSize    int                 `json:"sampleSize"`
+	ItemTypes     []*SearchFacetCount `json:"itemTypes"`
+	MetadataForms []*SearchFacetCount `json:"metadataForms"`
+	Field         *string             `json:"field"`
+	FieldValues   []*SearchFacetCount `json:"fieldValues"`
+}
+
+// SearchFacetCount is how many hits have one value.
+type SearchFacetCount struct {
+	Value string `json:"value"`
+	Count int    `json:"count"`
 }
 
 // Search limits.
@@ -35,9 +97,24 @@ const (
 	MaxSearchFrom = 10000
 	// MaxSearchText bounds the search string, in characters.
 	MaxSearchText = 1000
+	// DefaultSearchExactBound is how many hits are counted exactly; past
+	// it the total (and the facets) are estimates.
+	DefaultSearchExactBound = 10000
+	// maxSearchFilterValues bounds each list filter.
+	maxSearchFilterValues = 50
+	// maxSearchFilterValue bounds a filter's value, in characters.
+	maxSearchFilterValue = 1000
 )
 
-// Validate checks the paging and the search string, naming the parameter.
+// TranscodingStates are the states items.transcoding_state takes.
+var TranscodingStates = []string{"none", TranscodingQueued, TranscodingProcessing, TranscodingComplete,
+	TranscodingFailed, TranscodingSkipped}
+
+// formFieldRE is what a form field's id may be (mdf: fieldIDRE).
+var formFieldRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// Validate checks the paging, the search string and the filters, naming
+// the parameter. Returns EINVALID.
 func (q *SearchQuery) Validate() error {
 	if q.Size < 1 || q.Size > MaxSearchPage {
 		return loupe.Invalid("itemsPerPage must be between 1 and %d", MaxSearchPage)
@@ -45,132 +122,284 @@ func (q *SearchQuery) Validate() error {
 	if q.From < 0 || q.From > MaxSearchFrom {
 		return loupe.Invalid("from must be between 0 and %d", MaxSearchFrom)
 	}
-	if !utf8.ValidString(q.Text) {
-		return loupe.Invalid("searchString must be valid UTF-8")
-	}
-	if err := loupe.ValidText(q.Text); err != nil {
-		return loupe.Invalid("searchString: %s", err.Message)
+	if err := validSearchText("searchString", q.Text); err != nil {
+		return err
 	}
 	if n := utf8.RuneCountInString(q.Text); n > MaxSearchText {
 		return loupe.Invalid("searchString must be at most %d characters, got %d", MaxSearchText, n)
 	}
+	if len(q.ItemTypes) > maxSearchFilterValues {
+		return loupe.Invalid("itemType takes at most %d values", maxSearchFilterValues)
+	}
+	for _, t := range q.ItemTypes {
+		if t == "" {
+			return loupe.Invalid("itemType must not be empty")
+		}
+		if err := validSearchText("itemType", t); err != nil {
+			return err
+		}
+	}
+	for _, s := range q.TranscodingStates {
+		if !slices.Contains(TranscodingStates, s) {
+			return loupe.Invalid("transcodingState must be one of %s, got %q", strings.Join(TranscodingStates, ", "), s)
+		}
+	}
+	if q.CreatedFrom != nil && q.CreatedTo != nil && q.CreatedTo.Before(*q.CreatedFrom) {
+		return loupe.Invalid("createdTo must not be before createdFrom")
+	}
+	if len(q.Metadata) > maxSearchFilterValues {
+		return loupe.Invalid("metadata takes at most %d field values", maxSearchFilterValues)
+	}
+	for _, m := range q.Metadata {
+		if !formFieldRE.MatchString(m.Field) {
+			return loupe.Invalid("metadataField must be a form field's id (1 to 128 letters, digits, _ or -), got %q", m.Field)
+		}
+		if err := validSearchText("metadataValue", m.Value); err != nil {
+			return err
+		}
+	}
+	if q.FacetField != "" && !formFieldRE.MatchString(q.FacetField) {
+		return loupe.Invalid("facetField must be a form field's id (1 to 128 letters, digits, _ or -), got %q", q.FacetField)
+	}
 	return nil
 }
 
-// scope is the set of folders whose direct items are in scope: the folder
-// itself, and with subfolders every live folder below it, at most 64 levels
-// down (so that a cycle in item_folders, which writes do not allow, could not
-// run away). It starts only from a live folder of the tenant, so any other id
-// scopes to nothing.
-const (
-	// %s is where a non-admin's scope requires the root folder to be
-	// visible.
-	searchFolderSQL = `scope(id) AS (
-  SELECT r.id FROM items r
-  WHERE r.tenant_id = $1 AND r.id = $5::uuid AND r.item_type = 'folder' AND r.deleted_on IS NULL%s)`
-
-	searchSubfoldersSQL = `scope(id, depth) AS (
-  SELECT r.id, 0 FROM items r
-  WHERE r.tenant_id = $1 AND r.id = $5::uuid AND r.item_type = 'folder' AND r.deleted_on IS NULL%s
-  UNION
-  SELECT c.id, s.depth + 1 FROM scope s
-  JOIN item_folders l ON l.tenant_id = $1 AND l.folder_id = s.id
-  JOIN items c ON c.tenant_id = $1 AND c.id = l.item_id AND c.item_type = 'folder' AND c.deleted_on IS NULL
-  WHERE s.depth < 64)`
-
-	// searchInScopeSQL keeps the items linked to a folder in scope.
-	searchInScopeSQL = ` AND EXISTS (SELECT 1 FROM item_folders l
-  WHERE l.tenant_id = $1 AND l.item_id = i.id AND l.folder_id IN (SELECT s.id FROM scope s))`
-
-	// The words are $2; loupe_search_query (migration 00005) turns them into
-	// a prefix tsquery, NULL when they hold no word. The function is
-	// immutable and $2 is known when Postgres plans, so it folds: without
-	// words the match is true and the rank a constant NULL (the order is
-	// then the primary key's, newest first); with words the planner sees
-	// a constant tsquery and uses items_search_idx.
-	searchMatchSQL = ` AND (loupe_search_query($2) IS NULL OR i.search @@ loupe_search_query($2))`
-	searchRankSQL  = `ts_rank(i.search, loupe_search_query($2))`
-	searchPageSQL  = ` ORDER BY rank DESC, i.id DESC LIMIT $3 OFFSET $4) p
-JOIN items i ON i.tenant_id = $1 AND i.id = p.id
-ORDER BY p.rank DESC, p.id DESC`
-)
-
-// sql builds the count or the page query from constant fragments: $1 is
-// the tenant, $2 the words, $3 and $4 the limit and offset, $5 the folder.
-//
-// For a non-admin, the user and tokens follow, and the hits and the scope's
-// root folder are filtered by what the principal may see.
-func (q *SearchQuery) sql(count bool, p *loupe.Principal) (string, []any) {
-	args := []any{p.TenantID, q.Text, q.Size, q.From}
-	if q.FolderID != "" {
-		args = append(args, q.FolderID)
+// validSearchText checks a string Postgres will take as text.
+func validSearchText(name, s string) error {
+	if !utf8.ValidString(s) {
+		return loupe.Invalid("%s must be valid UTF-8", name)
 	}
-	visible, rootVisible := "", ""
-	if !p.IsAdmin {
-		args = append(args, p.UserID, aclTokens(p))
-		visible = " AND " + visibleSQL("i", len(args)-1, len(args))
-		rootVisible = " AND " + admitsSQL("r", len(args)-1, len(args))
+	if err := loupe.ValidText(s); err != nil {
+		return loupe.Invalid("%s: %s", name, err.Message)
 	}
-	var b strings.Builder
-	if q.FolderID != "" {
-		if q.IncludeSubfolders {
-			b.WriteString("WITH RECURSIVE " + fmt.Sprintf(searchSubfoldersSQL, rootVisible) + "\n")
-		} else {
-			b.WriteString("WITH " + fmt.Sprintf(searchFolderSQL, rootVisible) + "\n")
-		}
+	if name != "searchString" && utf8.RuneCountInString(s) > maxSearchFilterValue {
+		return loupe.Invalid("%s must be at most %d characters", name, maxSearchFilterValue)
 	}
-	// The page is chosen on ids and rank alone; the item columns are read
-	// for the page's rows only, not for every row an offset skips.
-	if count {
-		b.WriteString("SELECT count(*) FROM items i")
-	} else {
-		b.WriteString("SELECT " + itemColumns + " FROM (SELECT i.id, " + searchRankSQL + " AS rank FROM items i")
-	}
-	// deleted_on IS NULL also makes the partial GIN index usable.
-	b.WriteString(" WHERE i.tenant_id = $1 AND i.deleted_on IS NULL")
-	if !q.IncludeFolders {
-		b.WriteString(" AND i.item_type <> 'folder'")
-	}
-	if q.FolderID != "" {
-		b.WriteString(searchInScopeSQL)
-	}
-	b.WriteString(searchMatchSQL)
-	b.WriteString(visible)
-	if count {
-		// Every placeholder must be used; the count needs no page.
-		b.WriteString(" AND $3::int IS NOT NULL AND $4::int IS NOT NULL")
-		return b.String(), args
-	}
-	b.WriteString(searchPageSQL)
-	return b.String(), args
+	return nil
 }
 
-// Search returns the total number of hits and one page of them, best match
-// first (then newest), or newest first without words.
-// Returns EINVALID for bad paging or an unusable search string.
-func (s *Store) Search(ctx context.Context, p *loupe.Principal, q SearchQuery) (int, []*Item, error) {
-	if err := q.Validate(); err != nil {
-		return 0, nil, err
+// SearchTerms splits a search string into its loose words and its phrases
+// (the text between double quotes, straight or curly). A quote left open
+// is ignored: what follows it is loose words. Neither part is query
+// syntax: Postgres splits both into words (loupe_search_query_2).
+func SearchTerms(text string) (words string, phrases []string) {
+	text = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u201e", `"`).Replace(text)
+	parts := strings.Split(text, `"`)
+	var loose []string
+	for i, p := range parts {
+		// Odd parts are inside quotes, but the last one only when its
+		// quote was closed.
+		if i%2 == 1 && i < len(parts)-1 {
+			if strings.TrimSpace(p) != "" {
+				phrases = append(phrases, p)
+			}
+			continue
+		}
+		loose = append(loose, p)
 	}
-	items := []*Item{}
+	return strings.Join(loose, " "), phrases
+}
+
+// SetSearchExactBound sets how many hits this store counts exactly
+// (n >= 1); past it totals and facets are estimates. For tests and
+// operators of very large tenants. Call it before the store is used.
+func (s *Store) SetSearchExactBound(n int) { s.searchBound = max(n, 1) }
+
+// SearchExactBound is how many hits this store counts exactly.
+func (s *Store) SearchExactBound() int {
+	if s.searchBound > 0 {
+		return s.searchBound
+	}
+	return DefaultSearchExactBound
+}
+
+// Search returns one page of hits, best tier first then newest, the total
+// (exact up to SearchExactBound, estimated past it) and, when asked, the
+// facets (docs/search.md). Returns EINVALID for bad paging, an unusable
+// search string or a bad filter.
+func (s *Store) Search(ctx context.Context, p *loupe.Principal, q SearchQuery) (*SearchPage, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	res := &SearchPage{Items: []*Item{}}
+	if q.Facets {
+		res.Facets = &SearchFacets{ItemTypes: []*SearchFacetCount{}, MetadataForms: []*SearchFacetCount{},
+			FieldValues: []*SearchFacetCount{}}
+		if q.FacetField != "" {
+			res.Facets.Field = &q.FacetField
+		}
+	}
 	if q.FolderID != "" && !loupe.ValidID(q.FolderID) {
-		return 0, items, nil
+		return res, nil
 	}
 	s.countUsage(p.TenantID, MetricSearchesPerformed, 1)
-	query, args := q.sql(true, p)
-	var total int
-	if err := s.getPrepared(ctx, &total, query, args...); err != nil {
-		return 0, nil, fmt.Errorf("store: unable to count search hits: %w", err)
+	if strings.Trim(q.Text, " \t\r\n\"\u201c\u201d\u201e") != "" {
+		words, phrases := SearchTerms(q.Text)
+		if phrases == nil {
+			phrases = []string{}
+		}
+		if err := s.db.GetContext(ctx, &q.tsquery, searchTsquerySQL, words, stringArray(phrases)); err != nil {
+			return nil, fmt.Errorf("store: unable to read the search words: %w", err)
+		}
 	}
-	if q.From >= total {
-		return total, items, nil
+	bound := s.SearchExactBound()
+	ids, sample, err := s.searchHits(ctx, p, &q, bound, res)
+	if err != nil {
+		return nil, err
 	}
-	query, args = q.sql(false, p)
-	if err := s.selectPrepared(ctx, &items, query, args...); err != nil {
-		return 0, nil, fmt.Errorf("store: unable to search items: %w", err)
+	if res.TotalIsEstimate {
+		if ids, err = s.searchPage(ctx, p, &q, sample); err != nil {
+			return nil, err
+		}
+	}
+	if len(ids) == 0 {
+		return res, nil
+	}
+	var items []*Item
+	if err := s.db.SelectContext(ctx, &items, searchItemsSQL, p.TenantID, stringArray(ids)); err != nil {
+		return nil, fmt.Errorf("store: unable to read search hits: %w", err)
 	}
 	if err := decodeMedia(items...); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	return total, items, nil
+	byID := make(map[string]*Item, len(items))
+	for _, it := range items {
+		byID[it.ID] = it
+	}
+	for _, id := range ids {
+		if it := byID[id]; it != nil { // gone since the page was read
+			res.Items = append(res.Items, it)
+		}
+	}
+	return res, nil
+}
+
+// searchHits runs the first statement (searchHitsSQL): the total up to the
+// bound, the facets when asked and, when the hits are at most the bound,
+// the page's ids. Past the bound it sets the estimate.
+func (s *Store) searchHits(ctx context.Context, p *loupe.Principal, q *SearchQuery, bound int,
+	res *SearchPage) (ids []string, sample *tierSample, err error) {
+	query, args := q.hitsSQL(p, bound+1)
+	var rows []struct {
+		Kind  string  `db:"kind"`
+		Value string  `db:"value"`
+		N     int     `db:"n"`
+		ID    *string `db:"id"`
+	}
+	if err := s.db.SelectContext(ctx, &rows, query, args...); err != nil {
+		return nil, nil, fmt.Errorf("store: unable to search items: %w", err)
+	}
+	sample = &tierSample{words: q.tsquery != nil}
+	found := 0
+	for _, r := range rows {
+		c := &SearchFacetCount{Value: r.Value, Count: r.N}
+		switch r.Kind {
+		case "total":
+			found = r.N
+		case "tier":
+			if t, err := strconv.Atoi(r.Value); err == nil && t >= 0 && t < len(sample.counts) {
+				sample.counts[t] = r.N
+			}
+		case "hit":
+			ids = append(ids, *r.ID)
+		case "itemType":
+			res.Facets.ItemTypes = append(res.Facets.ItemTypes, c)
+		case "form":
+			res.Facets.MetadataForms = append(res.Facets.MetadataForms, c)
+		case "field":
+			res.Facets.FieldValues = append(res.Facets.FieldValues, c)
+		}
+	}
+	res.Total = found
+	if found <= bound {
+		return ids, sample, nil
+	}
+	query, args = q.estimateSQL(p)
+	var doc []byte
+	if err := s.db.GetContext(ctx, &doc, query, args...); err != nil {
+		return nil, nil, fmt.Errorf("store: unable to estimate search hits: %w", err)
+	}
+	var plan []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal(doc, &plan); err != nil || len(plan) == 0 {
+		return nil, nil, fmt.Errorf("store: unable to read the search estimate: %v", err)
+	}
+	res.Total = max(found, int(plan[0].Plan.Rows))
+	res.TotalIsEstimate = true
+	if res.Facets != nil {
+		res.Facets.IsEstimate = true
+		res.Facets.SampleSize = found
+		for _, list := range [][]*SearchFacetCount{res.Facets.ItemTypes, res.Facets.MetadataForms, res.Facets.FieldValues} {
+			for _, c := range list {
+				c.Count = int(float64(c.Count) * float64(res.Total) / float64(found))
+			}
+		}
+	}
+	return nil, sample, nil
+}
+
+// tierSample is what the first statement tells of the hits when they are
+// more than the bound: whether the search has words, and how many of the
+// newest hits (searchTierSample) fall in each tier.
+type tierSample struct {
+	words  bool
+	counts [4]int
+}
+
+// searchWalk is how many of the newest items a tier's walk reads at most
+// beyond the hits it needs (searchWalkSQL): a tier holding one item in
+// 800 of the newest fills a page of 25 within it; a sparser tier is read
+// from its index, where it holds few items (unless its hits are all old).
+const searchWalk = 20000
+
+// searchPage reads the page's ids when the hits are more than the bound:
+// tier by tier, newest first, until the page is full. Each tier first
+// walks the newest items (it stops at the page: a common word costs a few
+// rows whatever the table's size) and, when the walk finds too few, reads
+// the tier from its GIN index. Without words there is one tier: every
+// item that meets the filters.
+func (s *Store) searchPage(ctx context.Context, p *loupe.Principal, q *SearchQuery, sample *tierSample) ([]string, error) {
+	need := q.From + q.Size
+	if !sample.words {
+		query, args := q.listSQL(p, need)
+		var ids []string
+		if err := s.db.SelectContext(ctx, &ids, query, args...); err != nil {
+			return nil, fmt.Errorf("store: unable to list items: %w", err)
+		}
+		return cut(ids, q.From), nil
+	}
+	var ids []string
+	for tier := range searchTierVectors {
+		want := need - len(ids)
+		var got []string
+		if sample.counts[tier] > 0 {
+			query, args := q.walkSQL(p, tier, searchWalk+want, want)
+			if err := s.db.SelectContext(ctx, &got, query, args...); err != nil {
+				return nil, fmt.Errorf("store: unable to search items: %w", err)
+			}
+		}
+		if len(got) < want {
+			query, args := q.tierSQL(p, tier, want)
+			got = nil
+			if err := s.db.SelectContext(ctx, &got, query, args...); err != nil {
+				return nil, fmt.Errorf("store: unable to search items: %w", err)
+			}
+		}
+		ids = append(ids, got...)
+		if len(ids) >= need {
+			break
+		}
+	}
+	return cut(ids, q.From), nil
+}
+
+// cut is ids from the from-th on.
+func cut(ids []string, from int) []string {
+	if from >= len(ids) {
+		return nil
+	}
+	return ids[from:]
 }

@@ -24,6 +24,9 @@ type Store struct {
 	usage UsageRecorder
 	// jobs takes background work asked for inside transactions (store_jobs.go).
 	jobs Enqueuer
+	// searchBound is how many search hits are counted exactly (0: the
+	// default; SetSearchExactBound).
+	searchBound int
 }
 
 // New wraps an open database handle.
@@ -34,7 +37,7 @@ func New(db *sqlx.DB) *Store { return &Store{db: db} }
 // background readers whose statements are not a request's
 // (server/events.go). Call it once s is set up.
 func (s *Store) On(db *sqlx.DB) *Store {
-	return &Store{db: db, usage: s.usage, jobs: s.jobs, prep: preparedCache{unnamed: s.prep.unnamed}}
+	return &Store{db: db, usage: s.usage, jobs: s.jobs, prep: preparedCache{unnamed: s.prep.unnamed}, searchBound: s.searchBound}
 }
 
 // OnAuthChange registers fn to run after every committed change this store

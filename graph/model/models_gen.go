@@ -878,16 +878,46 @@ type ScheduledRecordings struct {
 
 // The hits of a search page.
 type SearchEmbedded struct {
-	// The page's items, best match first.
+	// The page's items, best tier first, then newest first.
 	Collection []*store.Item `json:"collection"`
 }
 
-// Search hits (spec shape: {total, _embedded: {collection}}).
+// What the hits of a search must meet, all of it (docs/search.md, Filters).
+type SearchFilter struct {
+	// Only items of these types (any of them).
+	ItemTypes []string `json:"itemTypes,omitempty"`
+	// Only items in these processing states (transcodingState: none, queued, processing, complete, failed, skipped).
+	TranscodingStates []string `json:"transcodingStates,omitempty"`
+	// Only items created at or after this time.
+	CreatedFrom *time.Time `json:"createdFrom,omitempty"`
+	// Only items created before this time.
+	CreatedTo *time.Time `json:"createdTo,omitempty"`
+	// Only items whose form data holds each of these values.
+	Metadata []*SearchMetadataMatch `json:"metadata,omitempty"`
+	// Only items whose form data field of this id holds metadataValue (the REST spelling of one metadata match).
+	MetadataField *string `json:"metadataField,omitempty"`
+	// The value metadataField must hold.
+	MetadataValue *string `json:"metadataValue,omitempty"`
+}
+
+// A value a form field must hold: equal to it (numbers and booleans by their JSON text), or among a multiple-choice value's elements.
+type SearchMetadataMatch struct {
+	// The field's id in the form data (metadata.formData).
+	Field string `json:"field"`
+	// The value, as text.
+	Value string `json:"value"`
+}
+
+// Search hits (spec shape: {total, _embedded: {collection}}, and what Loupe adds).
 type SearchResult struct {
-	// Number of hits.
+	// Number of hits: exact when totalIsEstimate is false, else the planner's estimate (at least 10,001).
 	Total int `json:"total"`
+	// Whether total is an estimate: the hits are more than the exact bound (10,000).
+	TotalIsEstimate bool `json:"totalIsEstimate"`
 	// The page's hits (_embedded.collection).
 	Embedded *SearchEmbedded `json:"_embedded"`
+	// Counts of the hits by type, form and a field's values; computed only when selected.
+	Facets *store.SearchFacets `json:"facets"`
 }
 
 // A change of the security settings: the keys given replace theirs (jwksUrl null removes the key set).

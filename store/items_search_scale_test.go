@@ -1,0 +1,145 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/store"
+)
+
+// TestSearchScalePlans times searches and explains their statements on a
+// large database (docs/search.md, "Plans at scale"): set
+// LOUPE_SEARCH_SCALE_URL to its URL and LOUPE_SEARCH_SCALE_TENANT to the
+// tenant (loupe-bench --hold prints both). Skipped otherwise.
+func TestSearchScalePlans(t *testing.T) {
+	url, tenant := os.Getenv("LOUPE_SEARCH_SCALE_URL"), os.Getenv("LOUPE_SEARCH_SCALE_TENANT")
+	if url == "" || tenant == "" {
+		t.Skip("LOUPE_SEARCH_SCALE_URL and LOUPE_SEARCH_SCALE_TENANT not set")
+	}
+	raw, err := sql.Open("postgres", store.DSN(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := store.NewDB(raw, 4)
+	defer db.Close()
+	st := store.New(db)
+	p := &loupe.Principal{TenantID: tenant, IsAdmin: true}
+	ctx := context.Background()
+	queries := []store.SearchQuery{
+		{Text: "004711"},
+		{Text: "news"},
+		{Text: "berlin"},
+		{Text: "interview"},
+		{Text: "b"},
+		{Text: ""},
+		{Text: `"red car"`},
+		{Text: "mayor"},
+		{Text: "news berlin"},
+		{Text: "berlin", ItemTypes: []string{"video"}, Facets: true, FacetField: "default_location"},
+		{Text: "", ItemTypes: []string{"audio"}, TranscodingStates: []string{"failed"}, Facets: true, FacetField: "default_producer"},
+		{Text: "interview", From: 5000},
+	}
+	if text, ok := os.LookupEnv("LOUPE_SEARCH_SCALE_QUERY"); ok {
+		queries = []store.SearchQuery{{Text: text}}
+	}
+	for _, q := range queries {
+		q.Size = 25
+		var took []time.Duration
+		var res *store.SearchPage
+		for range 5 {
+			start := time.Now()
+			if res, err = st.Search(ctx, p, q); err != nil {
+				t.Fatal(err)
+			}
+			took = append(took, time.Since(start))
+		}
+		t.Logf("%+v: total %d (estimate %v), %d hits; took %v", q, res.Total, res.TotalIsEstimate, len(res.Items), took)
+		if os.Getenv("LOUPE_SEARCH_SCALE_EXPLAIN") == "" {
+			continue
+		}
+		for _, kind := range []string{"hits", "walk", "tier"} {
+			tiers := []int{0}
+			if kind != "hits" {
+				tiers = []int{0, 1, 2, 3}
+			}
+			for _, tier := range tiers {
+				query, args := store.SearchStatement(p, q, kind, tier, 10001)
+				if kind != "hits" {
+					query, args = store.SearchStatement(p, q, kind, tier, q.From+q.Size)
+				}
+				rows, err := raw.QueryContext(ctx, "EXPLAIN (ANALYZE, COSTS OFF) "+query, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var plan []string
+				for rows.Next() {
+					var line string
+					_ = rows.Scan(&line)
+					plan = append(plan, line)
+				}
+				rows.Close()
+				t.Logf("%s %d:\n%s", kind, tier, strings.Join(plan, "\n"))
+			}
+		}
+	}
+	fmt.Fprintln(os.Stderr)
+}
+
+// TestSearchScaleSQL prints the statements of the bench's searches with
+// their arguments written in, for pgbench -f (docs/search.md): the
+// tenant is pgbench's :tenant. Run with LOUPE_SEARCH_SCALE_SQL=1.
+func TestSearchScaleSQL(t *testing.T) {
+	if os.Getenv("LOUPE_SEARCH_SCALE_SQL") == "" {
+		t.Skip("LOUPE_SEARCH_SCALE_SQL not set")
+	}
+	p := &loupe.Principal{TenantID: "TENANT", IsAdmin: true}
+	for _, c := range []struct {
+		name string
+		q    store.SearchQuery
+		kind string
+		tier int
+	}{
+		{"selective", store.SearchQuery{Text: "042042", Size: 25}, "hits", 0},
+		{"broad: hits", store.SearchQuery{Text: "news", Size: 25}, "hits", 0},
+		{"broad: estimate", store.SearchQuery{Text: "news", Size: 25}, "estimate", 0},
+		{"broad: metadata tier walk", store.SearchQuery{Text: "news", Size: 25}, "walk", 2},
+		{"filters and facets: hits", store.SearchQuery{Text: "berlin", Size: 25, ItemTypes: []string{"video"},
+			Facets: true, FacetField: "default_location"}, "hits", 0},
+		{"filters and facets: title tier walk", store.SearchQuery{Text: "berlin", Size: 25, ItemTypes: []string{"video"},
+			Facets: true, FacetField: "default_location"}, "walk", 0},
+	} {
+		limit := 25
+		if c.kind == "hits" {
+			limit = store.DefaultSearchExactBound + 1
+		}
+		query, args := store.SearchStatement(p, c.q, c.kind, c.tier, limit)
+		query = placeholderRE.ReplaceAllStringFunc(query, func(m string) string {
+			n, _ := strconv.Atoi(m[1:])
+			switch v := args[n-1].(type) {
+			case string:
+				if v == "TENANT" {
+					return ":tenant"
+				}
+				return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+			case int:
+				return strconv.Itoa(v)
+			case nil:
+				return "NULL"
+			case pq.StringArray:
+				b, _ := v.Value()
+				return "'" + b.(string) + "'"
+			}
+			return fmt.Sprint(args[n-1])
+		})
+		t.Logf("-- %s\n%s;\n", c.name, query)
+	}
+}
