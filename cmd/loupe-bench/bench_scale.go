@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,10 +18,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/internal/bench/benchseed"
 	"github.com/loupe-mam/loupe/internal/bench/loadgen"
 	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
 	"github.com/loupe-mam/loupe/migrations"
+	"github.com/loupe-mam/loupe/store"
 )
 
 // The scale run (`loupe-bench --scale N`, issue 34): one database holding a
@@ -330,6 +333,9 @@ func scaleSearches(s *benchseed.Seeded) []scaleSearch {
 			kw := []string{"news", "sports", "culture", "archive", "music", "travel"}
 			return "/api/v1/search?itemsPerPage=25&searchString=" + kw[rand.IntN(len(kw))]
 		}},
+		{"search: filters and facets", func() string {
+			return "/api/v1/search?itemsPerPage=25&searchString=berlin&itemType=video&facets=true&facetField=default_location"
+		}},
 		{"search: two words", func() string {
 			q := []string{"interview berlin", "concert lisbon", "keynote osaka", "podcast oslo"}
 			return "/api/v1/search?itemsPerPage=25&searchString=" + url.QueryEscape(q[rand.IntN(len(q))])
@@ -337,13 +343,58 @@ func scaleSearches(s *benchseed.Seeded) []scaleSearch {
 	}
 }
 
-// scaleSQL is a search's SQL run by pgbench -f: the ceiling of its row.
+// scaleSQL is a search's statements run by pgbench -f: the ceiling of its
+// row.
 type scaleSQL struct{ name, sql string }
 
-// scaleSearchSQL are the SQL ceilings of the search rows: the statements
-// the store sends for them, with the tenant in place.
+// scaleSearchSQL are the statements the store sends for the searches of
+// scaleSearches (store.SearchStatement, with the values written in): each
+// script is one search's statements, the page's item read left out.
 func scaleSearchSQL(s *benchseed.Seeded) []scaleSQL {
-	return nil
+	p := &loupe.Principal{TenantID: s.TenantID, IsAdmin: true}
+	bound := store.DefaultSearchExactBound + 1
+	stmt := func(q store.SearchQuery, kind string, tier, limit int) string {
+		q.Size = 25
+		query, args := store.SearchStatement(p, q, kind, tier, limit)
+		return inlineArgs(query, args) + ";\n"
+	}
+	broad := store.SearchQuery{Text: "news"}
+	facets := store.SearchQuery{Text: "berlin", ItemTypes: []string{"video"}, Facets: true, FacetField: "default_location"}
+	return []scaleSQL{
+		{"search: selective (one item's number)", stmt(store.SearchQuery{Text: "042042"}, "hits", 0, bound)},
+		// Past the bound: the hits, the estimate, the walk of the tier the
+		// keyword is in (metadata values).
+		{"search: broad (a keyword on a quarter of the items)",
+			stmt(broad, "hits", 0, bound) + stmt(broad, "estimate", 0, 0) + stmt(broad, "walk", 2, 25)},
+		{"search: filters and facets", stmt(facets, "hits", 0, bound) + stmt(facets, "walk", 0, 25)},
+	}
+}
+
+// inlineArgs writes a statement's arguments into it, for pgbench's simple
+// protocol: the plans depend on the values, as the store's do (it sends
+// these statements unprepared).
+func inlineArgs(query string, args []any) string {
+	return regexp.MustCompile(`\$(\d+)`).ReplaceAllStringFunc(query, func(m string) string {
+		n, _ := strconv.Atoi(m[1:])
+		switch v := args[n-1].(type) {
+		case string:
+			return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		case *string:
+			if v == nil {
+				return "NULL"
+			}
+			return "'" + strings.ReplaceAll(*v, "'", "''") + "'"
+		case nil:
+			return "NULL"
+		case driver.Valuer:
+			b, _ := v.Value()
+			if b == nil {
+				return "NULL"
+			}
+			return "'" + strings.ReplaceAll(fmt.Sprint(b), "'", "''") + "'"
+		}
+		return fmt.Sprint(args[n-1])
+	})
 }
 
 // pgbenchFile runs one SQL script with pgbench at the bench's concurrency.
@@ -360,9 +411,9 @@ func pgbenchFile(ctx context.Context, cl *pgcluster.Cluster, dbURL string, c ben
 		return row
 	}
 	f.Close()
-	out, err := exec.CommandContext(ctx, pgbenchPath(cl.BinDir()), "-n", "-M", "prepared", "-f", f.Name(), "-r",
+	out, err := exec.CommandContext(ctx, pgbenchPath(cl.BinDir()), "-n", "-M", "simple", "-f", f.Name(),
 		"-c", strconv.Itoa(c.concurrency), "-j", strconv.Itoa(runtime.NumCPU()),
-		"-T", strconv.Itoa(int(c.duration.Seconds())), "-P", "0", dbURL).CombinedOutput()
+		"-T", strconv.Itoa(int(c.duration.Seconds())), dbURL).CombinedOutput()
 	if err != nil {
 		row.Unmeasured = fmt.Sprintf("%v: %.200s", err, out)
 	}

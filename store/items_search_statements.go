@@ -2,9 +2,11 @@ package store
 
 import "github.com/loupe-mam/loupe"
 
-// SearchStatement is one statement of a search, for the tests and the
-// plans of docs/search.md: "hits", "estimate", "walk", "tier" or "list"
-// (tier and limit where the statement takes them).
+// SearchStatement is one statement of a search, to measure it alone
+// (loupe-bench --scale runs them through pgbench beside the searches) and
+// for the tests and the plans of docs/search.md: "hits", "estimate",
+// "walk", "tier" or "list" (tier and limit where the statement takes
+// them).
 //
 // Search makes the terms a query in the database; here a search string is
 // taken as one prefix word ('text':*), which is what Postgres makes of a
