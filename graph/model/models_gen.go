@@ -912,7 +912,7 @@ type SearchMetadataMatch struct {
 type SearchResult struct {
 	// Number of hits: exact when totalIsEstimate is false, else the planner's estimate (at least 10,001).
 	Total int `json:"total"`
-	// Whether total is an estimate: the hits are more than the exact bound (10,000).
+	// Whether total is an estimate: the hits are more than the exact bound (1,000).
 	TotalIsEstimate bool `json:"totalIsEstimate"`
 	// The page's hits (_embedded.collection).
 	Embedded *SearchEmbedded `json:"_embedded"`
