@@ -130,21 +130,11 @@ func runBench(ctx context.Context, c benchConfig) error {
 		return err
 	}
 	defer cl.Stop()
-	if err := cl.EnsureDatabase(ctx, "loupe"); err != nil {
-		return err
-	}
-	dbURL := cl.URL("loupe")
-	db, err := sql.Open("postgres", dbURL)
+	db, dbURL, err := benchDatabase(ctx, cl)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := migrations.Up(ctx, db); err != nil {
-		return err
-	}
-	if _, err := db.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
-		return fmt.Errorf("bench: pg_stat_statements: %w", err)
-	}
 
 	spec := benchseed.Full()
 	if c.quick {
@@ -172,20 +162,8 @@ func runBench(ctx context.Context, c benchConfig) error {
 
 	var rows []benchRow
 	measure := func(name string, cfg loadgen.Config, pid int) benchRow {
-		cfg.Concurrency, cfg.Duration, cfg.Warmup = c.concurrency, c.duration, c.warmup
-		db.ExecContext(ctx, `SELECT pg_stat_statements_reset()`) //nolint:errcheck // best effort
-		res, err := loadgen.Run(ctx, cfg)
-		row := benchRow{Scenario: name, Result: res}
-		if err != nil {
-			row.Unmeasured = err.Error()
-		}
-		// Statements are counted from the reset, warm-up included: divided
-		// by every request sent, not only the measured ones.
-		row.SQLPerReq = statementsPerRequest(ctx, db, res.Sent)
-		logTopStatements(ctx, db, log)
+		row := measureLoad(ctx, c, db, name, cfg, log)
 		row.RSSMiB = mediabench.RSSMiB(pid)
-		fmt.Fprintf(log, "bench: %-40s %8.0f req/s  p50 %v  p99 %v  errors %d %s\n", name, res.RPS,
-			res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors, res.FirstError)
 		return row
 	}
 
@@ -259,6 +237,47 @@ func runBench(ctx context.Context, c benchConfig) error {
 		return os.WriteFile(c.out, []byte(report), 0o644)
 	}
 	return nil
+}
+
+// benchDatabase makes the bench's database on cl: migrated, with
+// pg_stat_statements.
+func benchDatabase(ctx context.Context, cl *pgcluster.Cluster) (*sql.DB, string, error) {
+	if err := cl.EnsureDatabase(ctx, "loupe"); err != nil {
+		return nil, "", err
+	}
+	dbURL := cl.URL("loupe")
+	db, err := sql.Open("postgres", dbURL)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := migrations.Up(ctx, db); err != nil {
+		db.Close()
+		return nil, "", err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
+		db.Close()
+		return nil, "", fmt.Errorf("bench: pg_stat_statements: %w", err)
+	}
+	return db, dbURL, nil
+}
+
+// measureLoad runs one scenario's load at the bench's concurrency and
+// reads what it cost Postgres.
+func measureLoad(ctx context.Context, c benchConfig, db *sql.DB, name string, cfg loadgen.Config, log io.Writer) benchRow {
+	cfg.Concurrency, cfg.Duration, cfg.Warmup = c.concurrency, c.duration, c.warmup
+	db.ExecContext(ctx, `SELECT pg_stat_statements_reset()`) //nolint:errcheck // best effort
+	res, err := loadgen.Run(ctx, cfg)
+	row := benchRow{Scenario: name, Result: res}
+	if err != nil {
+		row.Unmeasured = err.Error()
+	}
+	// Statements are counted from the reset, warm-up included: divided
+	// by every request sent, not only the measured ones.
+	row.SQLPerReq = statementsPerRequest(ctx, db, res.Sent)
+	logTopStatements(ctx, db, log)
+	fmt.Fprintf(log, "bench: %-40s %8.0f req/s  p50 %v  p99 %v  errors %d %s\n", name, res.RPS,
+		res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors, res.FirstError)
+	return row
 }
 
 type scenario struct {

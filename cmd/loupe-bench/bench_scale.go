@@ -22,7 +22,6 @@ import (
 	"github.com/loupe-mam/loupe/internal/bench/benchseed"
 	"github.com/loupe-mam/loupe/internal/bench/loadgen"
 	"github.com/loupe-mam/loupe/internal/platform/pgcluster"
-	"github.com/loupe-mam/loupe/migrations"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -109,21 +108,11 @@ func runScale(ctx context.Context, c benchConfig) error {
 		return err
 	}
 	defer cl.Stop()
-	if err := cl.EnsureDatabase(ctx, "loupe"); err != nil {
-		return err
-	}
-	dbURL := cl.URL("loupe")
-	db, err := sql.Open("postgres", dbURL)
+	db, dbURL, err := benchDatabase(ctx, cl)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := migrations.Up(ctx, db); err != nil {
-		return err
-	}
-	if _, err := db.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
-		return fmt.Errorf("bench: pg_stat_statements: %w", err)
-	}
 	state, err := scaleSeed(ctx, c, db, log)
 	if err != nil {
 		return err
@@ -145,20 +134,7 @@ func runScale(ctx context.Context, c benchConfig) error {
 		return err
 	}
 	defer srv.stop()
-	measure := func(name string, cfg loadgen.Config) benchRow {
-		cfg.Concurrency, cfg.Duration, cfg.Warmup = c.concurrency, c.duration, c.warmup
-		db.ExecContext(ctx, `SELECT pg_stat_statements_reset()`) //nolint:errcheck // best effort
-		res, err := loadgen.Run(ctx, cfg)
-		row := benchRow{Scenario: name, Result: res}
-		if err != nil {
-			row.Unmeasured = err.Error()
-		}
-		row.SQLPerReq = statementsPerRequest(ctx, db, res.Sent)
-		logTopStatements(ctx, db, log)
-		fmt.Fprintf(log, "bench: %-40s %8.0f req/s  p50 %v  p99 %v  errors %d %s\n", name, res.RPS,
-			res.P50.Round(10*time.Microsecond), res.P99.Round(10*time.Microsecond), res.Errors, res.FirstError)
-		return row
-	}
+	measure := func(name string, cfg loadgen.Config) benchRow { return measureLoad(ctx, c, db, name, cfg, log) }
 	// Each scenario runs on the reference and then on the big tenant, so
 	// that the two meet the same machine.
 	refScs, err := scaleScenarios(ctx, db, srv.url, ref)
