@@ -21,7 +21,7 @@ func (r *itemResolver) TranscriptMatches(ctx context.Context, obj *store.Item) (
 	if !ok {
 		return nil, nil
 	}
-	if obj.TranscriptLastUpdated == nil || !hasText(text) {
+	if obj.TranscriptLastUpdated == nil || !store.HasSearchText(text) {
 		return []*store.TranscriptMatch{}, nil
 	}
 	return loaders.For(ctx).TranscriptMatchesOfItem.Load(ctx, loaders.TranscriptMatchesKey{ItemID: obj.ID, Text: text})

@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -80,6 +79,3 @@ func searchStringOf(ctx context.Context) (string, bool) {
 	}
 	return "", false
 }
-
-// hasText is whether s holds more than blanks and quotes.
-func hasText(s string) bool { return strings.Trim(s, " \t\r\n\"\u201c\u201d\u201e") != "" }

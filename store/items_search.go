@@ -181,6 +181,10 @@ func validSearchText(name, s string) error {
 	return nil
 }
 
+// HasSearchText is whether a search string holds more than blanks and
+// quotes: a search without it lists instead of matching.
+func HasSearchText(text string) bool { return strings.Trim(text, " \t\r\n\"\u201c\u201d\u201e") != "" }
+
 // SearchTerms splits a search string into its loose words and its phrases
 // (the text between double quotes, straight or curly). A quote left open
 // is ignored: what follows it is loose words. Neither part is query
@@ -236,7 +240,7 @@ func (s *Store) Search(ctx context.Context, p *loupe.Principal, q SearchQuery) (
 		return res, nil
 	}
 	s.countUsage(p.TenantID, MetricSearchesPerformed, 1)
-	if strings.Trim(q.Text, " \t\r\n\"\u201c\u201d\u201e") != "" {
+	if HasSearchText(q.Text) {
 		words, phrases := SearchTerms(q.Text)
 		if phrases == nil {
 			phrases = []string{}

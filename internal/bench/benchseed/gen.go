@@ -3,10 +3,12 @@ package benchseed
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/loupe-mam/loupe/store"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loupe-mam/loupe"
+	"github.com/loupe-mam/loupe/store"
 )
 
 // This file makes up the content: names, metadata and comment text that
@@ -168,44 +170,38 @@ func evenly(i, k, n int) bool {
 // keeps (store's transcript_text: the contents joined by spaces).
 func transcript(i int) (segments, text string) {
 	h := mix(uint64(i) ^ 0x74657874)
-	type segment struct {
-		Content   string `json:"content"`
-		StartTime int64  `json:"startTime"`
-		EndTime   int64  `json:"endTime"`
-	}
-	segs := make([]segment, 12)
+	segs := make([]loupe.TranscriptSegment, 12)
 	words := make([]string, 0, 12*9)
 	for k := range segs {
 		n := 4 + int(h>>uint(k*4)%6)
 		from := int(mix(h+uint64(k)) % uint64(len(spoken)-n))
 		content := strings.Join(spoken[from:from+n], " ")
-		segs[k] = segment{Content: content, StartTime: int64(k) * 4000, EndTime: int64(k)*4000 + 3500}
+		segs[k] = loupe.TranscriptSegment{Content: content, StartTime: int64(k) * 4000, EndTime: int64(k)*4000 + 3500}
 		words = append(words, content)
 	}
 	b, _ := json.Marshal(segs) // plain structs always encode
 	return string(b), strings.Join(words, " ")
 }
 
-// detectedText is the text detection entries of item i: on-screen text
-// (lower thirds and signs) every ten seconds, as the analysis worker
-// writes them (internal/analysis/worker/text.go).
-func detectedText(i int) []struct {
+// detectedEntry is one text detection result as timed metadata.
+type detectedEntry struct {
 	id             string
 	startMs, endMs int64
 	data           string
-} {
+}
+
+// detectedText is the text detection entries of item i: on-screen text
+// (lower thirds and signs) every ten seconds, as the analysis worker
+// writes them (internal/analysis/worker/text.go).
+func detectedText(i int) []detectedEntry {
 	h := mix(uint64(i) ^ 0x64657465)
-	out := make([]struct {
-		id             string
-		startMs, endMs int64
-		data           string
-	}, 3)
+	out := make([]detectedEntry, 3)
 	for k := range out {
 		text := pick(people, h>>uint(k*8)) + " — " + pick(places, h>>uint(k*8+4))
 		start := int64(k) * 10_000
 		b, _ := json.Marshal(map[string]any{"default_title": text, "default_text": text,
 			"default_confidence": 0.8 + float64(h>>uint(k*3)%20)/100})
-		out[k].id, out[k].startMs, out[k].endMs, out[k].data = fmt.Sprintf("detected-text-%d", start), start, start+10_000, string(b)
+		out[k] = detectedEntry{id: fmt.Sprintf("detected-text-%d", start), startMs: start, endMs: start + 10_000, data: string(b)}
 	}
 	return out
 }
