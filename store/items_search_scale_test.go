@@ -72,11 +72,11 @@ func TestSearchScalePlans(t *testing.T) {
 				tiers = []int{0, 1, 2, 3}
 			}
 			for _, tier := range tiers {
-				query, args := store.SearchStatement(p, q, kind, tier, 10001)
+				query, args := store.SearchStatement(p, q, kind, tier, st.SearchExactBound()+1)
 				if kind != "hits" {
 					query, args = store.SearchStatement(p, q, kind, tier, q.From+q.Size)
 				}
-				rows, err := raw.QueryContext(ctx, "EXPLAIN (ANALYZE, COSTS OFF) "+query, args...)
+				rows, err := raw.QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "+query, args...)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -68,10 +68,10 @@ const (
 	searchTsquerySQL = `SELECT loupe_search_query_2($1::text, $2::text[])::text`
 	// searchMatchSQL keeps the hits of any tier (%s is the terms).
 	searchMatchSQL = ` AND i.search @@ %s`
-	// searchTierCaseSQL is a hit's tier (%[1]s is the terms, %[2]s..%[4]s
-	// the vectors of the first three tiers): the first whose vector holds
-	// every term.
-	searchTierCaseSQL = `CASE WHEN %[2]s @@ %[1]s THEN 0 WHEN %[3]s @@ %[1]s THEN 1 WHEN %[4]s @@ %[1]s THEN 2 ELSE 3 END`
+	// searchTierCaseSQL is a hit's tier (%[1]s..%[3]s are the terms
+	// weighted to the first three tiers: items_search_weights.go; %[4]s
+	// the vector): the first whose weights hold every term.
+	searchTierCaseSQL = `CASE WHEN %[4]s @@ %[1]s THEN 0 WHEN %[4]s @@ %[2]s THEN 1 WHEN %[4]s @@ %[3]s THEN 2 ELSE 3 END`
 
 	// searchHitsSQL is the first statement of every search. Its CTE hits
 	// (searchHitsCTESQL) holds the newest hits, at most the bound plus one
@@ -93,16 +93,21 @@ const (
 	//     (searchTierSample) fall in each tier: searchPage walks for a
 	//     tier found there and reads one that is not from its index;
 	//   - the facets' counts, when asked (searchFacetsSQL).
-	searchHitsCTESQL = `hits AS MATERIALIZED (SELECT i.id%[3]s FROM items i%[1]s
+	searchHitsCTESQL = `hits AS MATERIALIZED (SELECT i.id, i.created_on%[3]s FROM items i%[1]s
   ORDER BY i.created_on DESC, i.id DESC LIMIT %[2]s)`
 	searchHitsSQL = `SELECT 'total' AS kind, '' AS value, count(*) AS n, NULL::uuid AS id FROM hits
-UNION ALL (SELECT 'hit', '', 0, h.id FROM hits h JOIN items i ON i.tenant_id = $1 AND i.id = h.id
+UNION ALL (SELECT 'hit', '', 0, h.id FROM hits h
   WHERE (SELECT count(*) FROM hits) < %[1]s
-  ORDER BY %[4]si.created_on DESC, i.id DESC LIMIT %[2]s OFFSET %[3]s)
+  ORDER BY %[4]sh.created_on DESC, h.id DESC LIMIT %[2]s OFFSET %[3]s)
 UNION ALL (SELECT 'tier', t.tier::text, count(*), NULL FROM (
-    SELECT %[6]s AS tier FROM (SELECT id FROM hits LIMIT ` + searchTierSampleText + `) h
-    JOIN items i ON i.tenant_id = $1 AND i.id = h.id WHERE (SELECT count(*) FROM hits) >= %[1]s) t
+    SELECT %[6]s AS tier FROM (SELECT * FROM hits LIMIT ` + searchTierSampleText + `) h
+    WHERE (SELECT count(*) FROM hits) >= %[1]s) t
   GROUP BY t.tier)%[5]s`
+
+	// searchHitsVectorSQL is the column the hits keep with words: their
+	// vectors, so that their tiers are computed without reading the items
+	// again.
+	searchHitsVectorSQL = `, i.search`
 
 	// searchFacetColumnsSQL are the columns the facets count; %s is the
 	// facet field.
@@ -158,14 +163,19 @@ WHERE i.tenant_id = $1 AND i.id = ANY($2::uuid[]) AND i.deleted_on IS NULL`
 // searchTierVectors are the tiers' vectors, best first: the search vector
 // cut to the weights of the title (A), then also the file name (B), then
 // also the metadata values (C), then whole (D: transcripts too). Each is
-// indexed (migration 00036) with exactly this expression. A hit's tier is
-// the first vector that holds all of its terms.
+// indexed (migration 00036) with exactly this expression: a tier read
+// from its index names it. A hit's tier is the first vector that holds all
+// of its terms, which a row already read answers with the terms weighted
+// (searchTierWeights: items_search_weights.go).
 var searchTierVectors = []string{
 	`ts_filter(i.search, '{a}')`,
 	`ts_filter(i.search, '{a,b}')`,
 	`ts_filter(i.search, '{a,b,c}')`,
 	`i.search`,
 }
+
+// searchTierWeights are the weights of the first three tiers' vectors.
+var searchTierWeights = [3]string{"A", "AB", "ABC"}
 
 // searchSQL is a statement being built: its text and its arguments.
 type searchSQL struct {
@@ -250,30 +260,55 @@ func (q *SearchQuery) where(b *searchSQL) string {
 	return w.String()
 }
 
-// terms adds the search terms and returns their tsquery expression (""
-// without words).
-func (q *SearchQuery) terms(b *searchSQL) string {
+// searchTerms are a statement's placeholders for the search terms, each
+// added when first used (a statement holds only the placeholders it uses):
+// the terms in any weight, and weighted to each of the first three tiers.
+type searchTerms struct {
+	b        *searchSQL
+	tsquery  string
+	any      string
+	weighted [3]string
+}
+
+// terms are the search terms of a statement (nil without words).
+func (q *SearchQuery) terms(b *searchSQL) *searchTerms {
 	if q.tsquery == nil {
-		return ""
+		return nil
 	}
-	return b.arg(*q.tsquery) + "::tsquery"
+	return &searchTerms{b: b, tsquery: *q.tsquery}
+}
+
+// all is the terms in any weight, as a tsquery expression.
+func (t *searchTerms) all() string {
+	if t.any == "" {
+		t.any = t.b.arg(t.tsquery) + "::tsquery"
+	}
+	return t.any
+}
+
+// weight is the terms weighted to tier (0–2), as a tsquery expression.
+func (t *searchTerms) weight(tier int) string {
+	if t.weighted[tier] == "" {
+		t.weighted[tier] = t.b.arg(weightQuery(t.tsquery, searchTierWeights[tier])) + "::tsquery"
+	}
+	return t.weighted[tier]
 }
 
 // match is the condition that keeps the hits of any tier ("" without
 // words).
-func match(terms string) string {
-	if terms == "" {
+func match(terms *searchTerms) string {
+	if terms == nil {
 		return ""
 	}
-	return fmt.Sprintf(searchMatchSQL, terms)
+	return fmt.Sprintf(searchMatchSQL, terms.all())
 }
 
-// tierCase is a hit's tier (0 without words).
-func tierCase(terms string) string {
-	if terms == "" {
+// tierCase is the tier of a hit whose vector is vector (0 without words).
+func tierCase(terms *searchTerms, vector string) string {
+	if terms == nil {
 		return "0"
 	}
-	return fmt.Sprintf(searchTierCaseSQL, terms, searchTierVectors[0], searchTierVectors[1], searchTierVectors[2])
+	return fmt.Sprintf(searchTierCaseSQL, terms.weight(0), terms.weight(1), terms.weight(2), vector)
 }
 
 // hitsSQL is the first statement of a search (searchHitsSQL): at most
@@ -292,11 +327,12 @@ func (q *SearchQuery) hitsSQL(p *loupe.Principal, limit int) (string, []any) {
 	terms := q.terms(b)
 	where := q.where(b) + match(terms)
 	lim := b.arg(limit)
-	cte := fmt.Sprintf(searchHitsCTESQL, where, lim, cols)
-	tier, order := tierCase(terms), ""
-	if terms != "" {
+	tier, order := tierCase(terms, "h.search"), ""
+	if terms != nil {
+		cols += searchHitsVectorSQL
 		order = tier + ", "
 	}
+	cte := fmt.Sprintf(searchHitsCTESQL, where, lim, cols)
 	return q.with(b, cte) + fmt.Sprintf(searchHitsSQL, lim, b.arg(q.Size), b.arg(q.From), order, facets, tier), b.args
 }
 
@@ -307,13 +343,25 @@ func (q *SearchQuery) estimateSQL(p *loupe.Principal) (string, []any) {
 	return "EXPLAIN (FORMAT JSON) " + q.with(b) + fmt.Sprintf(searchEstimateSQL, where), b.args
 }
 
-// tierCondition is the condition of tier on the vector of alias.
-func tierCondition(terms, alias string, tier int) string {
-	v := func(t int) string { return strings.Replace(searchTierVectors[t], "i.", alias+".", 1) }
-	if tier == 0 {
-		return fmt.Sprintf("%[2]s @@ %[1]s", terms, v(0))
+// tierCondition is the condition of tier on the vector of alias: its
+// terms in the tier's weights, and not in the tier before's. With index,
+// the first part names the tier's indexed vector, so that its GIN index
+// can answer it (the tier read); otherwise both are weighted queries on
+// the vector as it is (the walk tests rows already read).
+func tierCondition(terms *searchTerms, alias string, tier int, index bool) string {
+	var in string
+	switch {
+	case tier == len(searchTierVectors)-1:
+		in = alias + ".search @@ " + terms.all()
+	case index:
+		in = strings.Replace(searchTierVectors[tier], "i.", alias+".", 1) + " @@ " + terms.all()
+	default:
+		in = alias + ".search @@ " + terms.weight(tier)
 	}
-	return fmt.Sprintf("%[2]s @@ %[1]s AND NOT %[3]s @@ %[1]s", terms, v(tier), v(tier-1))
+	if tier == 0 {
+		return in
+	}
+	return in + " AND NOT " + alias + ".search @@ " + terms.weight(tier-1)
 }
 
 // walkSQL reads the newest hits of tier among at most walk of the
@@ -321,14 +369,14 @@ func tierCondition(terms, alias string, tier int) string {
 func (q *SearchQuery) walkSQL(p *loupe.Principal, tier, walk, limit int) (string, []any) {
 	b := newSearchSQL(p)
 	where := q.where(b)
-	cond := tierCondition(q.terms(b), "w", tier)
+	cond := tierCondition(q.terms(b), "w", tier, false)
 	return q.with(b) + fmt.Sprintf(searchWalkSQL, where, cond, b.arg(walk), b.arg(limit)), b.args
 }
 
 // tierSQL reads the newest hits of tier from its index (searchTierSQL).
 func (q *SearchQuery) tierSQL(p *loupe.Principal, tier, limit int) (string, []any) {
 	b := newSearchSQL(p)
-	where := q.where(b) + " AND " + tierCondition(q.terms(b), "i", tier)
+	where := q.where(b) + " AND " + tierCondition(q.terms(b), "i", tier, true)
 	return q.with(b, fmt.Sprintf(searchTierCTESQL, where)) + fmt.Sprintf(searchTierSQL, b.arg(limit)), b.args
 }
 

@@ -1,6 +1,10 @@
 package store
 
-import "github.com/loupe-mam/loupe"
+import (
+	"strings"
+
+	"github.com/loupe-mam/loupe"
+)
 
 // SearchStatement is one statement of a search, to measure it alone
 // (loupe-bench --scale runs them through pgbench beside the searches) and
@@ -9,11 +13,15 @@ import "github.com/loupe-mam/loupe"
 // them).
 //
 // Search makes the terms a query in the database; here a search string is
-// taken as one prefix word ('text':*), which is what Postgres makes of a
-// single plain word.
+// taken as plain words split at blanks and quotes, each a prefix ('news':* &
+// 'berlin':*), which is what Postgres makes of plain lowercase words.
 func SearchStatement(p *loupe.Principal, q SearchQuery, kind string, tier, limit int) (string, []any) {
-	if q.Text != "" {
-		tsq := "'" + q.Text + "':*"
+	words := strings.FieldsFunc(q.Text, func(r rune) bool { return r == ' ' || r == '"' })
+	if len(words) > 0 {
+		for i, w := range words {
+			words[i] = "'" + strings.ReplaceAll(w, "'", "''") + "':*"
+		}
+		tsq := strings.Join(words, " & ")
 		q.tsquery = &tsq
 	}
 	switch kind {
