@@ -121,8 +121,9 @@ func encodeSegments(ctx context.Context, w *Work, plan media.ProxySegments, fp s
 		if len(made) >= len(names) {
 			return false, nil
 		}
-		if names[len(made)] != media.SegmentName(i) {
-			return false, fmt.Errorf("segment %d: ffmpeg listed %q", i, names[len(made)])
+		name := filepath.Base(names[len(made)])
+		if name != media.SegmentName(i) {
+			return false, fmt.Errorf("segment %d: ffmpeg listed %q", i, name)
 		}
 		isLast := last && len(made) == len(names)-1
 		if !isLast {
@@ -130,7 +131,7 @@ func encodeSegments(ctx context.Context, w *Work, plan media.ProxySegments, fp s
 				return false, nil // not known to be finished yet
 			}
 		}
-		path := filepath.Join(sdir, names[len(made)])
+		path := filepath.Join(sdir, name)
 		if err := w.Resume.Keeper.Keep(ctx, fp, i, path, isLast); err != nil {
 			return false, &KeepError{err}
 		}
