@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -423,8 +424,9 @@ func photos(ctx context.Context, api *procAPI, photo string, n int) procRow {
 
 // killed uploads the 60 s clip, kills the node (SIGKILL) once the transcode
 // is a fifth done, starts another and measures when the new node takes the
-// transcode over (its progress starts again: within takeoverBound) and when
-// the item is complete.
+// transcode over (its progress starts again: within takeoverBound), when
+// the item is complete, and how many of the proxy's segments the new node
+// reused rather than encoded again (the run's last progressInfo).
 func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip, dbURL string, env []string) procRow {
 	row := procRow{Scenario: procKilled, MediaSeconds: 60}
 	id, at, err := api.upload(ctx, clip)
@@ -445,11 +447,17 @@ func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip
 		}
 	}
 	killedAt := time.Since(at)
-	syscall.Kill((*srv).pid, syscall.SIGKILL) //nolint:errcheck
-	(*srv).stop()
 	// The node's ffmpeg runs in a process group of its own and outlives
-	// it: kill it too, as the crash of a machine would.
-	exec.Command("pkill", "-9", "-f", "loupe-process-").Run() //nolint:errcheck
+	// it: kill it too, as the crash of a machine would — the node's own
+	// processes only, found while the node is stopped (no new one starts),
+	// not every ffmpeg of the machine.
+	syscall.Kill((*srv).pid, syscall.SIGSTOP) //nolint:errcheck
+	under := descendants((*srv).pid)
+	syscall.Kill((*srv).pid, syscall.SIGKILL) //nolint:errcheck
+	for _, pid := range under {
+		syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
+	}
+	(*srv).stop()
 	next, err := startServer(ctx, c.loupe, dbURL, false, io.Discard, env...)
 	if err != nil {
 		row.Unmeasured = err.Error()
@@ -472,6 +480,13 @@ func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip
 	w := ws[id]
 	row.Took = w.done
 	row.Value = fmt.Sprintf("taken over %.1f s after the kill", takenOver.Seconds())
+	if it, err := api.get(ctx, id); err == nil && it.ProgressInfo != nil && it.ProgressInfo.ProxySegments != nil {
+		// What the taken-over run did not encode again (issue 34).
+		ps := it.ProgressInfo.ProxySegments
+		row.Value += fmt.Sprintf("; proxy segments reused %d/%d", ps.Reused, ps.Count)
+	} else {
+		row.Value += "; proxy segments reused: none said"
+	}
 	row.Note = fmt.Sprintf("killed at %v (%.0f %%); taken over %v after the kill (bound %v); complete %v after it",
 		killedAt.Round(time.Millisecond), percent, takenOver.Round(time.Millisecond), takeoverBound,
 		(w.done - killedAt).Round(time.Millisecond))
@@ -480,6 +495,42 @@ func killed(ctx context.Context, c benchConfig, api *procAPI, srv **server, clip
 		row.Unmeasured = "not taken over within the bound: " + row.Note
 	}
 	return row
+}
+
+// descendants are the processes under pid (its children, theirs…), as
+// /proc says.
+func descendants(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	parent := map[int]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 2 {
+			continue
+		}
+		parent[p], _ = strconv.Atoi(f[1])
+	}
+	var out []int
+	var walk func(int)
+	walk = func(p int) {
+		for c, pp := range parent {
+			if pp == p {
+				out = append(out, c)
+				walk(c)
+			}
+		}
+	}
+	walk(pid)
+	return out
 }
 
 // processingReport renders the processing rows and their ratios.

@@ -28,6 +28,12 @@ type Progress struct {
 	Percent    *float64 `json:"percent"`
 	ETASeconds float64  `json:"etaSeconds"`
 	Error      string   `json:"error"`
+	// ProxySegments is what the run's video proxy was made of, once done
+	// (nil: one run): Reused of Count made by an earlier attempt.
+	ProxySegments *struct {
+		Count  int `json:"count"`
+		Reused int `json:"reused"`
+	} `json:"proxySegments"`
 }
 
 // Done tells whether processing has ended, either way (skipped: the file

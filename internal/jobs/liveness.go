@@ -13,11 +13,11 @@ import (
 // beats, makes available again the jobs still running on a node whose
 // heartbeat is older than DeadAfter, as River's rescuer would after the
 // job's whole timeout (for a transcode, minutes). A taken-over job runs
-// again from its start, or from what its worker kept (a transfer's parts);
-// the earlier attempt, if its node was only cut off and goes on, cannot
-// write its result over the new one: each worker's result write is fenced
-// by a token of the attempt's own (a processing run's runKey, a transfer's
-// lease; docs/scaling.md).
+// again from its start, or from what its worker kept (a transfer's parts,
+// a long video proxy's segments); the earlier attempt, if its node was
+// only cut off and goes on, cannot write its result over the new one: each
+// worker's result write is fenced by a token of the attempt's own (a
+// processing run's runKey, a transfer's lease; docs/scaling.md).
 type Liveness struct {
 	DB     *sql.DB
 	NodeID string

@@ -28,9 +28,37 @@ const (
 // pixels through the expensive filters; tonemap.go). What MeasureVideo
 // found on p's video decides; without it, the headers.
 func ProxyArgs(in, out string, p *Probe) ([]string, error) {
+	pv, err := proxyVideoOf(p)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-i", in, "-map", pv.mapping,
+		"-vf", strings.Join(append(pv.filters, "fps="+pv.fps, "format=yuv420p", "setsar=1"), ",")}
+	args = append(args, pv.encode...)
+	// The audio: the main stereo mix (audio_layout.go).
+	args = append(args, proxyAudioArgs(p)...)
+	// The source's start timecode, as a tmcd track (timecode.go).
+	args = append(args, TimecodeArgs(p, pv.fps)...)
+	args = append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out)
+	return append(alphaDecoder(pv.stream), args...), nil // a WebM's alpha plane decoded (alpha.go)
+}
+
+// proxyVideo is the proxy's picture, shared by the one run (ProxyArgs) and
+// the segments of a long video's (proxy_segments.go), so that both make
+// the same frames.
+type proxyVideo struct {
+	stream  *Stream
+	mapping string   // the -map of its stream
+	filters []string // up to its frame rate (excluded)
+	fps     string
+	gop     int      // frames between keyframes
+	encode  []string // the encoder's arguments
+}
+
+func proxyVideoOf(p *Probe) (proxyVideo, error) {
 	v := p.Video()
 	if v == nil {
-		return nil, ErrNoStreams
+		return proxyVideo{}, ErrNoStreams
 	}
 	fps := proxyFPS(v)
 	w, h := v.DisplaySize()
@@ -41,18 +69,11 @@ func ProxyArgs(in, out string, p *Probe) ([]string, error) {
 	filters = append(filters, alphaFilters(v)...) // transparency on the checkerboard (alpha.go)
 	filters = append(filters, proxyScale(w, h))
 	filters = append(filters, toneMap(v)...)
-	filters = append(filters, "fps="+fps, "format=yuv420p", "setsar=1")
-	gop := strconv.Itoa(int(math.Round(fpsValue(fps) * KeyframeSeconds)))
-	args := []string{"-i", in, "-map", "0:v:" + strconv.Itoa(videoOrdinal(p, v)),
-		"-vf", strings.Join(filters, ","),
-		"-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high", "-level:v", "4.0",
-		"-g", gop, "-keyint_min", gop, "-sc_threshold", "0"}
-	// The audio: the main stereo mix (audio_layout.go).
-	args = append(args, proxyAudioArgs(p)...)
-	// The source's start timecode, as a tmcd track (timecode.go).
-	args = append(args, TimecodeArgs(p, fps)...)
-	args = append(args, "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", out)
-	return append(alphaDecoder(v), args...), nil // a WebM's alpha plane decoded (alpha.go)
+	gop := int(math.Round(fpsValue(fps) * KeyframeSeconds))
+	g := strconv.Itoa(gop)
+	return proxyVideo{stream: v, mapping: "0:v:" + strconv.Itoa(videoOrdinal(p, v)), filters: filters, fps: fps, gop: gop,
+		encode: []string{"-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high", "-level:v", "4.0",
+			"-g", g, "-keyint_min", g, "-sc_threshold", "0"}}, nil
 }
 
 // proxyScale is the proxy's scale filter for a picture shown at w×h: its

@@ -26,6 +26,11 @@ type Work struct {
 	// it could not be read: PhotoError says why; the run goes on).
 	Photo      *media.Photo
 	PhotoError string
+	// Resume keeps a long video's proxy segments for a later attempt
+	// (nil: the proxy is one run, as a test's or the bench's).
+	Resume *Resume
+	// Segments is what the proxy's segments were (nil: one run).
+	Segments *Segments
 }
 
 // Output is one file made.
@@ -59,6 +64,8 @@ type Result struct {
 	// NotMedia says what a file of kind other is (a document, an
 	// archive): nothing is made of it.
 	NotMedia *media.Diagnosis
+	// Segments is what the video proxy's segments were (nil: one run).
+	Segments *Segments
 }
 
 // Progress is where a run is.
@@ -73,6 +80,13 @@ type Progress struct {
 // rows for the media kind the probe finds, those steps asks for. known is
 // what ffprobe said of input already (nil: Run probes it).
 func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe, progress func(Progress)) (*Result, error) {
+	return RunResuming(ctx, input, dir, steps, known, nil, progress)
+}
+
+// RunResuming is Run whose long video proxy is made in segments that
+// resume keeps (segments.go): an attempt after a takeover or a retry
+// encodes only what the earlier ones did not finish.
+func RunResuming(ctx context.Context, input, dir string, steps Steps, known *media.Probe, resume *Resume, progress func(Progress)) (*Result, error) {
 	if progress == nil {
 		progress = func(Progress) {}
 	}
@@ -84,7 +98,7 @@ func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe
 	if err != nil || p.Kind() == media.KindOther {
 		return notMedia(ctx, input, err, progress)
 	}
-	w := &Work{Input: input, Dir: dir, Probe: p, Kind: p.Kind(), Duration: p.Duration()}
+	w := &Work{Input: input, Dir: dir, Probe: p, Kind: p.Kind(), Duration: p.Duration(), Resume: resume}
 	rows := rowsOf(w.Kind, false)
 	pr := newPercent(rows, progress)
 	pr.finish(rows[0]) // the probe
@@ -93,7 +107,8 @@ func Run(ctx context.Context, input, dir string, steps Steps, known *media.Probe
 		return nil, err
 	}
 	progress(Progress{Step: "done", Percent: 100})
-	return &Result{Kind: w.Kind, Probe: p, Duration: w.Duration, Outputs: outs, Photo: w.Photo, PhotoError: w.PhotoError}, nil
+	return &Result{Kind: w.Kind, Probe: p, Duration: w.Duration, Outputs: outs, Photo: w.Photo, PhotoError: w.PhotoError,
+		Segments: w.Segments}, nil
 }
 
 // notMedia answers a file in which ffprobe found no media (probeErr: why,

@@ -20,10 +20,17 @@ func (w *Work) proxyPath() string { return filepath.Join(w.Dir, "proxy.mp4") }
 // makeProxy measures the video first (field order, frame-rate sections,
 // HDR light levels: a second or so, docs/processing.md), as the proxy's
 // filters depend on them; the facts stay on the probe for the technical
-// metadata.
+// metadata. A video longer than a segment is made in segments a later
+// attempt resumes from when the run keeps them (segments.go); a shorter
+// one, or one of a run that keeps none, in one ffmpeg run.
 func makeProxy(ctx context.Context, w *Work, report func(float64)) ([]Output, error) {
 	if err := media.MeasureVideo(ctx, w.Input, w.Probe); err != nil {
 		return nil, err
+	}
+	if w.Resume != nil && w.Resume.Keeper != nil {
+		if plan, ok := media.PlanProxySegments(w.Probe, w.Duration, w.Resume.SegmentSeconds); ok {
+			return makeProxyInSegments(ctx, w, plan, report)
+		}
 	}
 	args, err := media.ProxyArgs(w.Input, w.proxyPath(), w.Probe)
 	if err != nil {

@@ -74,6 +74,9 @@ func (r *run) finish(ctx context.Context, res *pipeline.Result) error {
 	out.NewMedia = r.steps[pipeline.StepProxy]
 	out.Progress = map[string]any{"step": "done", "percent": 100, "attempt": r.attempt, "startedOn": r.started,
 		"finishedOn": time.Now().UTC()}
+	if s := res.Segments; s != nil {
+		out.Progress["proxySegments"] = segmentsProgress(s.Count, s.Reused)
+	}
 	if res.NotMedia != nil {
 		// Not media (a document, an archive): nothing was made, and the
 		// item says so (docs/processing.md, "Files that are not media").

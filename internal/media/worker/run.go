@@ -20,6 +20,7 @@ type run struct {
 	w            *Worker
 	tenant, item string
 	runKey       string
+	jobID        int64
 	attempt      int
 	timeout      time.Duration
 	steps        pipeline.Steps
@@ -58,7 +59,10 @@ func (r *run) do(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.cancelOnStale = cancel
-	res, err := pipeline.Run(runCtx, input, dir, r.steps, r.known, func(p pipeline.Progress) {
+	// A long video's proxy is made in segments kept in the file store
+	// (segments.go): this job's next attempt, on any node, resumes there.
+	resume := &pipeline.Resume{Keeper: segmentKeeper{r}, SegmentSeconds: r.w.SegmentSeconds}
+	res, err := pipeline.RunResuming(runCtx, input, dir, r.steps, r.known, resume, func(p pipeline.Progress) {
 		r.progress(ctx, map[string]any{"step": p.Step, "percent": p.Percent, "etaSeconds": p.ETASeconds}, false) //nolint:errcheck
 	})
 	if err != nil {
@@ -68,11 +72,19 @@ func (r *run) do(ctx context.Context) error {
 			}
 			return ctx.Err()
 		}
+		var keep *pipeline.KeepError
+		if errors.As(err, &keep) {
+			return keep.Err // the storage or the database (try again), or a newer run
+		}
 		// The reason is shown on the item: the server's paths and links
 		// are not.
 		return permanent("%s", strings.ReplaceAll(err.Error(), input, "the original"))
 	}
 	r.mediaSeconds = res.Duration
+	if s := res.Segments; s != nil && s.Reused > 0 {
+		r.w.log().Info("proxy resumed", "tenant", r.tenant, "item", r.item, "run", r.runKey,
+			"segmentsReused", s.Reused, "segments", s.Count)
+	}
 	if res.NotMedia != nil && media.ClaimsMedia(claim.FileName) {
 		// A document is kept as it is; one named as media is a mistake
 		// (a wrong file, a renamed one) a person should hear of.

@@ -73,6 +73,11 @@ type Worker struct {
 	// TimeoutFloor is the least time a run is given (default
 	// transcodeFloor); see Timeout.
 	TimeoutFloor time.Duration
+	// SegmentSeconds is the length of a long video proxy's segments, what
+	// a run taken over loses at most (0: media.SegmentSeconds).
+	SegmentSeconds int
+	// keptHook, a test's, is told each segment a run keeps.
+	keptHook func(runKey string, segment int)
 	// Metrics counts the runs by outcome and the media seconds processed
 	// (nil: none).
 	Metrics *metrics.Metrics
@@ -114,7 +119,7 @@ func (w *Worker) transcode(ctx context.Context, job *river.Job[jobs.ProcessArgs]
 	}
 	a := job.Args
 	r := &run{w: w, tenant: a.TenantID, item: a.ItemID, runKey: fmt.Sprintf("%d.%d", job.ID, job.Attempt),
-		attempt: job.Attempt, started: time.Now().UTC(), timeout: w.Timeout(job),
+		jobID: job.ID, attempt: job.Attempt, started: time.Now().UTC(), timeout: w.Timeout(job),
 		analyze: a.Analyze, analyzeForce: a.AnalyzeForce, queue: job.Queue, known: known}
 	// The steps were checked when asked for; a job of an older release
 	// naming one no longer known runs them all.
@@ -128,11 +133,15 @@ func (w *Worker) transcode(ctx context.Context, job *river.Job[jobs.ProcessArgs]
 	switch {
 	case err == nil:
 		w.Metrics.ProcessingRun(metrics.ProcessingSucceeded, r.mediaSeconds)
+		r.dropSegments(ctx)
 		return nil
 	case errors.Is(err, store.ErrStaleRun), loupe.ErrorKind(err) == loupe.ENOTFOUND:
 		// Taken over by a newer run, or the item is gone: nothing more
-		// to do.
+		// to do (the newer run uses the segments kept).
 		w.Metrics.ProcessingRun(metrics.ProcessingSuperseded, 0)
+		if !errors.Is(err, store.ErrStaleRun) {
+			r.dropSegments(ctx)
+		}
 		return nil
 	case errors.As(err, &perm):
 		w.Metrics.ProcessingRun(metrics.ProcessingFailed, 0)
@@ -140,6 +149,8 @@ func (w *Worker) transcode(ctx context.Context, job *river.Job[jobs.ProcessArgs]
 		if ferr := w.Store.FailProcessing(context.WithoutCancel(ctx), a.TenantID, a.ItemID, r.runKey, perm.reason,
 			store.MediaOperation{Kind: store.OperationTranscoding, Provider: Service}); ferr != nil && !errors.Is(ferr, store.ErrStaleRun) {
 			return ferr
+		} else if ferr == nil {
+			r.dropSegments(ctx) // no attempt follows
 		}
 		return river.JobCancel(err)
 	default:
