@@ -63,6 +63,18 @@ func newFormData(ctx context.Context, tx selecter, tenantID, formID string, data
 	return replaceFormDataTx(ctx, tx, tenantID, "", nil, formID, data, "")
 }
 
+// newFormDataOf is newFormData with the form given (nil: the tenant has
+// none of formID), as a create reads it from the node's cache.
+func newFormDataOf(ctx context.Context, q selecter, tenantID, formID string, form *mdf.Mdf,
+	data map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	w := &mdf.Write{FormID: formID, Form: form, Fresh: true, Replace: true}
+	var err error
+	if w.After, err = w.CanonicalKeys(data); err != nil {
+		return nil, err
+	}
+	return w.After, checkFormData(ctx, q, tenantID, w)
+}
+
 // replaceFormDataTx checks data that replaces before (of form beforeForm;
 // before is nil for new data) and answers it as stored.
 func replaceFormDataTx(ctx context.Context, tx selecter, tenantID, beforeForm string, before map[string]json.RawMessage,
