@@ -430,7 +430,7 @@ func (n *Node) Sync(ctx context.Context) {
 	}
 	var waiting []string
 	for delay := 500 * time.Microsecond; ; delay = min(2*delay, 20*time.Millisecond) {
-		waiting = waiting[:0]
+		var now []string // the nodes still to apply the marker
 		rows, err := n.DB.QueryContext(ctx, waitingSQL, seq, n.DeadAfter.Seconds())
 		if err == nil {
 			for rows.Next() {
@@ -438,15 +438,18 @@ func (n *Node) Sync(ctx context.Context) {
 				if err = rows.Scan(&node); err != nil {
 					break
 				}
-				waiting = append(waiting, node)
+				now = append(now, node)
 			}
 			rows.Close()
 			if err == nil {
 				err = rows.Err()
 			}
 		}
-		if err == nil && len(waiting) == 0 {
-			return
+		if err == nil {
+			if len(now) == 0 {
+				return
+			}
+			waiting = now
 		}
 		if ctx.Err() != nil || err != nil {
 			break
