@@ -103,10 +103,11 @@ type Node struct {
 	handlers map[string][]func(payload string)
 	resets   []func()
 
-	base     time.Time    // leaseEnd counts from here (monotonic)
-	live     atomic.Bool  // listener connected and registered
-	leaseEnd atomic.Int64 // since base, in ns
-	acked    atomic.Int64 // newest marker applied, for the acknowledger
+	base     time.Time     // leaseEnd counts from here (monotonic)
+	live     atomic.Bool   // listener connected and registered
+	leaseEnd atomic.Int64  // since base, in ns
+	acked    atomic.Int64  // newest marker applied, for the acknowledger
+	regs     atomic.Uint64 // registrations so far
 	ackWake  chan struct{}
 
 	mu        sync.Mutex
@@ -311,6 +312,7 @@ func (n *Node) settle(ctx context.Context, l *pq.Listener, notCaching *bool) {
 	*notCaching = false
 	n.mu.Lock()
 	if n.connected && n.epoch == epoch {
+		n.regs.Add(1)
 		n.leaseEnd.Store(int64(start + n.lease()))
 		n.liveEpoch = epoch
 		n.live.Store(true)
@@ -347,6 +349,8 @@ func (n *Node) beat(ctx context.Context) {
 	failing := false
 	for {
 		start := time.Since(n.base)
+		// A registration after this read may not be what the beat sees.
+		regs := n.regs.Load()
 		bctx, cancel := context.WithTimeout(ctx, n.Beat)
 		var caching bool
 		err := n.DB.QueryRowContext(bctx, beatSQL, n.ID).Scan(&caching)
@@ -359,7 +363,7 @@ func (n *Node) beat(ctx context.Context) {
 				n.Logger.Warn("cache coherence: beat failed; caching stops when the lease ends", "err", err)
 			}
 			failing = true
-		case n.live.Load() && !caching:
+		case n.live.Load() && !caching && n.regs.Load() == regs:
 			// A writer gave up waiting for this node: start over.
 			n.Logger.Warn("cache coherence: a writer gave up waiting for this node; forgetting everything")
 			n.mu.Lock()
