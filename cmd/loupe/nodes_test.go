@@ -177,6 +177,30 @@ func TestNodesShareOneDatabaseThroughPgBouncer(t *testing.T) {
 		}
 	})
 
+	// A node killed with -9 keeps a fresh beat for up to 5 s: a change's
+	// writer waits for it at most 2 s, marks it not caching and logs it;
+	// the next change waits for it no more. B stays strict throughout.
+	t.Run("a killed node is waited for at most 2 s, then not at all", func(t *testing.T) {
+		c := startNode(t, append(env, "LOUPE_WORKERS=-1", "LOUPE_INSTANCE_ID=node-c"), "127.0.0.1:"+strconv.Itoa(freePort(t)))
+		waitCaching(t, direct, "node-c")
+		c.kill()
+		for i, bound := range []time.Duration{3 * time.Second, 500 * time.Millisecond} {
+			var k struct{ KeyID, APIKeyHeaderValue string }
+			restCall(t, a.base, key, "POST", "/auth/api/v1/keys", fmt.Sprintf(`{"label":"after the kill %d"}`, i), 200, &k)
+			restCall(t, b.base, k.APIKeyHeaderValue, "GET", "/auth/api/v1/keys", "", 200, nil)
+			began := time.Now()
+			restCall(t, a.base, key, "DELETE", "/auth/api/v1/keys/"+k.KeyID, "", 200, nil)
+			took := time.Since(began)
+			if took > bound {
+				t.Fatalf("delete %d after the kill took %v, want under %v", i, took, bound)
+			}
+			t.Logf("delete %d after the kill took %v", i, took)
+			if got := restStatus(t, b.base, k.APIKeyHeaderValue); got != 401 {
+				t.Fatalf("key deleted on A after the kill: B answered %d, want 401", got)
+			}
+		}
+	})
+
 	t.Run("a job asked for on A is worked by B", func(t *testing.T) {
 		mediatest.Need(t)
 		clip := filepath.Join(t.TempDir(), "clip.mp4")

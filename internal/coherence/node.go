@@ -69,6 +69,9 @@ ON CONFLICT (node) DO UPDATE SET caching = true, seen_at = now(),
 	// leaveSQL forgets a node that stops.
 	leaveSQL = `DELETE FROM cache_nodes WHERE node = $1`
 
+	// tidySQL forgets nodes dead for a day (killed, not stopped).
+	tidySQL = `DELETE FROM cache_nodes WHERE seen_at < now() - interval '1 day'`
+
 	// syncSQL sends the next marker and answers its number.
 	syncSQL = `SELECT loupe_cache_sync()`
 
@@ -347,7 +350,10 @@ func (n *Node) beat(ctx context.Context) {
 	t := time.NewTicker(n.Beat)
 	defer t.Stop()
 	failing := false
-	for {
+	for beats := 0; ; beats++ {
+		if beats%3600 == 0 {
+			n.DB.ExecContext(ctx, tidySQL) //nolint:errcheck // tried again an hour of beats later
+		}
 		start := time.Since(n.base)
 		// A registration after this read may not be what the beat sees.
 		regs := n.regs.Load()
