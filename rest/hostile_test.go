@@ -70,6 +70,8 @@ var snapshotSkipped = map[string]bool{
 	"event_readers": true,
 	// Each job node's heartbeat (internal/jobs/liveness.go).
 	"job_nodes": true,
+	// Each caching node's beat and applied marker (internal/coherence).
+	"cache_nodes": true,
 }
 
 // snapshotQuery digests every table of the public schema: one md5 of its

@@ -60,9 +60,11 @@ type Config struct {
 	// LogAllRequests logs a line per request at info; otherwise only
 	// failed (5xx) and slow ones are above debug (LOUPE_LOG_REQUESTS).
 	LogAllRequests bool
-	// DatabaseURL, when set, lets authentication cache keys: a connection
-	// listens for the changes that invalidate them (auth.KeyCache). Without
-	// it every request looks its key up. It must reach the database itself
+	// DatabaseURL, when set, lets the node cache API keys and forms: a
+	// connection listens for the changes that invalidate them, and the
+	// node takes part in keeping every node's caches strict (caches.go,
+	// internal/coherence). Without it every request looks its key and its
+	// form up. It must reach the database itself
 	// (LISTEN is a session's): behind a transaction pooler, cmd/loupe gives
 	// LOUPE_DATABASE_DIRECT_URL here.
 	DatabaseURL string
@@ -242,10 +244,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) *Server {
 		engine.HTTP.Use(x)
 	}
 	cfg.Metrics.WatchDB("api", st.DB().DB)
-	if cfg.DatabaseURL != "" {
-		srv.keys = auth.NewKeyCache(st, cfg.KeyCacheSize)
-		st.OnAuthChange(srv.keys.InvalidateUser)
-		go srv.keys.Listen(ctx, store.DSN(cfg.DatabaseURL), logger)
+	if srv.keys = startCaches(ctx, cfg, st, logger); srv.keys != nil {
 		authn.Keys = srv.keys
 	}
 

@@ -155,6 +155,7 @@ func (s *Store) DeleteAPIKey(ctx context.Context, p *loupe.Principal, keyID stri
 		return nil, fmt.Errorf("store: unable to delete api key: %w", err)
 	}
 	s.authChanged(p.TenantID, k.UserID)
+	s.cacheChanged(ctx)
 	return &k, nil
 }
 
@@ -178,5 +179,6 @@ func (s *Store) RevokeUnusedAPIKey(ctx context.Context, k *KeyRecord, now time.T
 		return false, fmt.Errorf("store: unable to revoke api key: %w", err)
 	}
 	s.authChanged(k.TenantID, k.UserID)
+	s.cacheChanged(ctx)
 	return true, nil
 }

@@ -22,6 +22,7 @@ var (
 		"system_keys",             // the system scope's keys
 		"event_readers",           // each node's reading position in the outbox
 		"job_nodes",               // each job node's heartbeat
+		"cache_nodes",             // each caching node's beat and applied sync marker
 		"share_password_failures", // throttling by client address and share, before any tenant is known
 		"goose_db_version",        // migrations
 

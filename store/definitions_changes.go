@@ -101,12 +101,15 @@ type unusedDefinition struct {
 	lock func(tx *sqlx.Tx) (id string, record map[string]any, err error)
 	// inUse answers ECONFLICT, naming a use, while anything uses it.
 	inUse func(tx *sqlx.Tx, id string) error
+	// changesCaches: nodes cache the definition (forms), so the delete
+	// waits for them to forget it (cacheChanged).
+	changesCaches bool
 }
 
 // deleteUnusedDefinition deletes a definition nobody uses and records the
 // delete, in one transaction: lock, check its use, delete, record.
 func (s *Store) deleteUnusedDefinition(ctx context.Context, p *loupe.Principal, d unusedDefinition) error {
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		id, old, err := d.lock(tx)
 		if err != nil {
 			return err
@@ -119,6 +122,10 @@ func (s *Store) deleteUnusedDefinition(ctx context.Context, p *loupe.Principal, 
 		}
 		return definitionChangeTx(ctx, tx, p, d.subject, id, ActionDefinitionDelete, now(), old, nil)
 	})
+	if err == nil && d.changesCaches {
+		s.cacheChanged(ctx)
+	}
+	return err
 }
 
 // DefinitionChanges returns a page of the tenant's recorded form and option

@@ -60,7 +60,24 @@ func knownUsersTx(ctx context.Context, q selecter, tenantID string, ids []string
 // newFormData checks the form data of a new item against its form and
 // answers it as stored: keyed by field ids, with defaults filled in.
 func newFormData(ctx context.Context, tx selecter, tenantID, formID string, data map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	return replaceFormDataTx(ctx, tx, tenantID, "", nil, formID, data, "")
+	forms, err := formsTx(ctx, tx, tenantID, formID)
+	if err != nil {
+		return nil, err
+	}
+	return newFormDataOf(ctx, tx, tenantID, formID, forms[formID], data)
+}
+
+// newFormDataOf is newFormData with the form given (nil: the tenant has
+// none of formID), as a create reads it from the node's cache: the same
+// check whichever way the form was read.
+func newFormDataOf(ctx context.Context, q selecter, tenantID, formID string, form *mdf.Mdf,
+	data map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	w := &mdf.Write{FormID: formID, Form: form, Fresh: true, Replace: true}
+	var err error
+	if w.After, err = w.CanonicalKeys(data); err != nil {
+		return nil, err
+	}
+	return w.After, checkFormData(ctx, q, tenantID, w)
 }
 
 // replaceFormDataTx checks data that replaces before (of form beforeForm;

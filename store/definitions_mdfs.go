@@ -266,6 +266,8 @@ func (s *Store) UpdateMdf(ctx context.Context, p *loupe.Principal, in *mdf.MdfIn
 	if err != nil {
 		return nil, err
 	}
+	// Every node's creates check against the new form from now on.
+	s.cacheChanged(ctx)
 	return m, nil
 }
 
@@ -314,8 +316,9 @@ func (s *Store) DeleteMdf(ctx context.Context, p *loupe.Principal, id string) er
 	if !loupe.ValidFormID(id) {
 		return loupe.NotFound()
 	}
+	// No node's create uses the form once this returns (cacheChanged).
 	return s.deleteUnusedDefinition(ctx, p, unusedDefinition{
-		subject: SubjectMdf, deleteSQL: deleteMdfSQL,
+		subject: SubjectMdf, changesCaches: true, deleteSQL: deleteMdfSQL,
 		lock: func(tx *sqlx.Tx) (string, map[string]any, error) {
 			var isDefault bool
 			if err := tx.GetContext(ctx, &isDefault, lockDeleteSQL, p.TenantID, id); err != nil {

@@ -227,6 +227,9 @@ func (s *Store) UpdateOptionList(ctx context.Context, p *loupe.Principal, in *Op
 	if err != nil {
 		return nil, err
 	}
+	// Forms are read with their lists' alternatives: every node's creates
+	// offer the new ones from now on.
+	s.cacheChanged(ctx)
 	return o, nil
 }
 

@@ -20,6 +20,12 @@ type Store struct {
 	// authHooks run after a committed change that can alter what a stored
 	// key authenticates (see OnAuthChange).
 	authHooks []func(tenantID, userID string)
+	// cacheHooks wait for every node's caches after a committed change they
+	// depend on (see OnCacheChange).
+	cacheHooks []func(ctx context.Context)
+	// forms is the node's form cache for creates (CacheForms); nil reads
+	// every time.
+	forms *formCache
 	// usage counts events (tenant_usage_counters.go); nil counts nothing.
 	usage UsageRecorder
 	// jobs takes background work asked for inside transactions (store_jobs.go).

@@ -2,12 +2,8 @@ package auth
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/lib/pq"
 
 	"github.com/loupe-mam/loupe/store"
 )
@@ -16,14 +12,17 @@ import (
 // authentication query. It is correct only while it hears every change:
 //
 //   - changes made by this process call InvalidateUser before they answer
-//     (the store's OnAuthChange hook), so a key deleted here fails on the
-//     very next request;
-//   - changes made anywhere else (another server, psql) reach it through
-//     the loupe_auth notification that triggers on the key, user and group
-//     tables send (migration 00013) naming the user concerned, within the
-//     notification's delivery time;
-//   - while the listening connection is down, nothing is cached: every
-//     lookup asks the database, as without a cache.
+//     (the store's OnAuthChange hook);
+//   - changes made anywhere else (another node, psql) reach it through the
+//     loupe_auth notification that triggers on the key, user and group
+//     tables send (migration 00013) naming the user concerned: the node's
+//     listener (internal/coherence) calls InvalidateUser, and a node that
+//     deletes or revokes a key does not answer until every node has
+//     (coherence.Node.Sync), so the key fails on any node's very next
+//     request;
+//   - while the gate is closed (the listener down, the node's lease run
+//     out), nothing is cached: every lookup asks the database, as without
+//     a cache.
 //
 // An entry read from the database is kept only if no invalidation happened
 // while it was being read, so a lookup racing a change cannot store what
@@ -31,26 +30,31 @@ import (
 type KeyCache struct {
 	next KeyLookup
 	max  int
+	gate Gate
 
 	mu    sync.Mutex
 	gen   uint64 // bumped by every invalidation
-	live  bool   // the listener is connected
 	byKey map[string]*store.KeyRecord
 }
 
-// NewKeyCache caches up to max keys of next; it caches nothing until Listen
-// has connected.
-func NewKeyCache(next KeyLookup, max int) *KeyCache {
-	return &KeyCache{next: next, max: max, byKey: map[string]*store.KeyRecord{}}
+// Gate says whether a node's caches may answer (coherence.Node.Live).
+type Gate interface{ Live() bool }
+
+// NewKeyCache caches up to max keys of next while gate is open.
+func NewKeyCache(next KeyLookup, max int, gate Gate) *KeyCache {
+	return &KeyCache{next: next, max: max, gate: gate, byKey: map[string]*store.KeyRecord{}}
 }
 
 // KeyByID answers from memory when it can.
 func (c *KeyCache) KeyByID(ctx context.Context, keyID string) (*store.KeyRecord, error) {
+	// The gate first: a gate that opens again has forgotten everything
+	// before it opens, so an entry read after an open gate is current.
+	live := c.gate.Live()
 	c.mu.Lock()
 	k, ok := c.byKey[keyID]
-	gen, live := c.gen, c.live
+	gen := c.gen
 	c.mu.Unlock()
-	if ok {
+	if ok && live {
 		return k, nil
 	}
 	k, err := c.next.KeyByID(ctx, keyID)
@@ -58,7 +62,7 @@ func (c *KeyCache) KeyByID(ctx context.Context, keyID string) (*store.KeyRecord,
 		return k, err
 	}
 	c.mu.Lock()
-	if c.gen == gen && c.live {
+	if c.gen == gen && c.gate.Live() {
 		if len(c.byKey) >= c.max {
 			// Rarely reached (one entry per key in use); emptying is simpler
 			// than an eviction order and costs one query per key.
@@ -71,7 +75,12 @@ func (c *KeyCache) KeyByID(ctx context.Context, keyID string) (*store.KeyRecord,
 }
 
 // Invalidate forgets every cached key.
-func (c *KeyCache) Invalidate() { c.setLive(nil) }
+func (c *KeyCache) Invalidate() {
+	c.mu.Lock()
+	c.gen++
+	clear(c.byKey)
+	c.mu.Unlock()
+}
 
 // InvalidateUser forgets the keys of one user; an empty user forgets every
 // key.
@@ -90,89 +99,15 @@ func (c *KeyCache) InvalidateUser(tenantID, userID string) {
 	c.mu.Unlock()
 }
 
-// Live reports whether keys are being cached (the listener is connected).
-func (c *KeyCache) Live() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.live
+// Notified applies a loupe_auth payload ("<tenant>:<user>", "" for every
+// key).
+func (c *KeyCache) Notified(payload string) {
+	tenant, user, _ := strings.Cut(payload, ":")
+	c.InvalidateUser(tenant, user)
 }
 
-// setLive forgets every key and, when live is given, records whether the
-// listener is connected.
-func (c *KeyCache) setLive(live *bool) {
-	c.mu.Lock()
-	c.gen++
-	clear(c.byKey)
-	if live != nil {
-		c.live = *live
-	}
-	c.mu.Unlock()
-}
+// Live reports whether keys are being cached.
+func (c *KeyCache) Live() bool { return c.gate.Live() }
 
 // Channel is the notification channel of authentication changes.
 const Channel = "loupe_auth"
-
-// Listen keeps a connection listening on Channel until ctx ends, emptying
-// the cache on every notification and on every connection loss or
-// reconnection (notifications may have been missed meanwhile).
-func (c *KeyCache) Listen(ctx context.Context, dsn string, log *slog.Logger) {
-	up, down := true, false
-	var mu sync.Mutex
-	lost := false // a disconnection was seen before the first LISTEN answered
-	l := pq.NewListener(dsn, 100*time.Millisecond, 5*time.Second, func(ev pq.ListenerEventType, err error) {
-		switch ev {
-		case pq.ListenerEventReconnected:
-			// pq has issued LISTEN again before it reports this.
-			c.setLive(&up)
-		case pq.ListenerEventDisconnected, pq.ListenerEventConnectionAttemptFailed:
-			mu.Lock()
-			lost = true
-			mu.Unlock()
-			c.setLive(&down)
-			if ctx.Err() != nil {
-				return // shutting down: expected
-			}
-			log.Warn("auth cache: notification connection lost; keys are looked up every request", "err", err)
-		}
-	})
-	// Closing the listener also ends a Listen still waiting for a first
-	// connection, and closes l.Notify, which ends the loop below.
-	go func() {
-		<-ctx.Done()
-		l.Close()
-	}()
-	defer c.setLive(&down)
-	// Listen returns once the server has acknowledged LISTEN on a live
-	// connection: only from then on are changes sure to be heard.
-	if err := l.Listen(Channel); err != nil {
-		log.Warn("auth cache: cannot listen; keys are looked up every request", "err", err)
-	} else {
-		mu.Lock()
-		if !lost {
-			c.setLive(&up)
-		}
-		mu.Unlock()
-	}
-	ping := time.NewTicker(30 * time.Second)
-	defer ping.Stop()
-	for {
-		select {
-		case n, ok := <-l.Notify:
-			if !ok {
-				return
-			}
-			if n == nil {
-				// Follows a reconnection: notifications may have been missed.
-				c.Invalidate()
-				continue
-			}
-			// "<tenant>:<user>", or "" for every key.
-			tenant, user, _ := strings.Cut(n.Extra, ":")
-			c.InvalidateUser(tenant, user)
-		case <-ping.C:
-			// Finds a silently dead connection (the event callback then
-			// stops caching until it is back).
-			go l.Ping()
-		}
-	}
-}

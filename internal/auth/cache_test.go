@@ -33,10 +33,18 @@ func (l *countingLookup) count() int {
 	return l.asked
 }
 
-func live(c *KeyCache) *KeyCache {
-	up := true
-	c.setLive(&up)
-	return c
+// gate is a node's gate, opened and closed by the test.
+type gate struct{ open bool }
+
+func (g *gate) Live() bool { return g.open }
+
+// open opens c's gate (as a node's listener registering).
+func open(c *KeyCache) { c.gate.(*gate).open = true }
+
+// shut closes c's gate, forgetting (as a node's listener lost).
+func shut(c *KeyCache) {
+	c.gate.(*gate).open = false
+	c.Invalidate()
 }
 
 func TestKeyCache(t *testing.T) {
@@ -48,7 +56,7 @@ func TestKeyCache(t *testing.T) {
 		want int
 	}{
 		{"a live cache asks once per key", func(c *KeyCache, _ *countingLookup) {
-			live(c)
+			open(c)
 			for range 3 {
 				c.KeyByID(ctx, "a")
 				c.KeyByID(ctx, "b")
@@ -60,14 +68,14 @@ func TestKeyCache(t *testing.T) {
 			}
 		}, 3},
 		{"invalidation forgets every key", func(c *KeyCache, _ *countingLookup) {
-			live(c)
+			open(c)
 			c.KeyByID(ctx, "a")
 			c.Invalidate()
 			c.KeyByID(ctx, "a")
 			c.KeyByID(ctx, "a")
 		}, 2},
 		{"a lookup racing an invalidation is not kept", func(c *KeyCache, l *countingLookup) {
-			live(c)
+			open(c)
 			l.during = c.Invalidate // the change lands while the row is read
 			c.KeyByID(ctx, "a")
 			l.during = nil
@@ -75,15 +83,21 @@ func TestKeyCache(t *testing.T) {
 			c.KeyByID(ctx, "a")
 		}, 2},
 		{"losing the listener stops caching and forgets", func(c *KeyCache, _ *countingLookup) {
-			live(c)
+			open(c)
 			c.KeyByID(ctx, "a")
-			down := false
-			c.setLive(&down)
+			shut(c)
+			c.KeyByID(ctx, "a")
+			c.KeyByID(ctx, "a")
+		}, 3},
+		{"a closed gate answers nothing from memory (a lease run out)", func(c *KeyCache, _ *countingLookup) {
+			open(c)
+			c.KeyByID(ctx, "a")
+			c.gate.(*gate).open = false // nothing forgotten
 			c.KeyByID(ctx, "a")
 			c.KeyByID(ctx, "a")
 		}, 3},
 		{"a full cache starts over", func(c *KeyCache, _ *countingLookup) {
-			live(c) // max 2
+			open(c) // max 2
 			c.KeyByID(ctx, "a")
 			c.KeyByID(ctx, "b")
 			c.KeyByID(ctx, "c") // empties, keeps c
@@ -94,7 +108,7 @@ func TestKeyCache(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			l := &countingLookup{}
-			c := NewKeyCache(l, 2)
+			c := NewKeyCache(l, 2, &gate{})
 			tc.run(c, l)
 			if got := l.count(); got != tc.want {
 				t.Fatalf("store asked %d times, want %d", got, tc.want)
