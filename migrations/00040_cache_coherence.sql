@@ -37,6 +37,10 @@ BEGIN
     RETURN s;
 END $$;
 -- +goose StatementEnd
+-- Loupe's plumbing, not an API: @omit keeps it out of GraphQL schemas
+-- generated from the database (PostGraphile, the bench's reference, would
+-- otherwise make it a mutation).
+COMMENT ON FUNCTION loupe_cache_sync() IS E'@omit\nSends the next cache-sync marker on loupe_sync (internal/coherence).';
 
 -- Forms are cached by the nodes for creates (store/definitions_form_cache.go).
 -- A form changed or removed notifies loupe_forms with "<tenant>:<form>";
