@@ -2,7 +2,9 @@ package rest_test
 
 import (
 	"net/http"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +70,10 @@ func TestBurntInTextIsDetected(t *testing.T) {
 		map[string]any{"id": item}).OK(&g)
 	if len(g.Item.TimedMetadata) != 3 {
 		t.Fatalf("GraphQL timedMetadata: %+v", g.Item.TimedMetadata)
+	}
+	// The words burnt into the picture are searched (the transcript tier).
+	if got := search(t, a, url.Values{"searchString": {"harbor closed"}}).ids(); !slices.Equal(got, []string{item}) {
+		t.Fatalf("search for the detected words: %v, want [%s]", got, item)
 	}
 	// A re-run replaces the engine's entries, not the person's.
 	a.Post(t, "/api/v1/process", map[string]any{"itemId": item, "steps": []string{"textDetection"}}).Status(http.StatusOK)

@@ -575,6 +575,10 @@ func (s *Store) UpdateTimedMetadata(ctx context.Context, tenantID, itemID string
 				return fmt.Errorf("store: unable to remove timed metadata: %w", err)
 			}
 		}
+		// Detected text is searched (itemSpokenAndShownSQL).
+		if _, err := tx.ExecContext(ctx, stampItemSearchTextSQL, tenantID, itemID); err != nil {
+			return fmt.Errorf("store: unable to keep the item's searched text: %w", err)
+		}
 		if err := touchItem(ctx, tx, tenantID, itemID, at); err != nil {
 			return err
 		}

@@ -444,3 +444,50 @@ func segments(list []map[string]any) []*loupe.TranscriptSegment {
 	}
 	return out
 }
+
+// TestSearchFindsDetectedText: the text detected in an item's pictures
+// (timed metadata of the default_detected_text form, as text detection
+// writes it) is searched with the transcripts, in the last tier; a removed
+// entry is no longer found, and a transcript written afterwards keeps it.
+func TestSearchFindsDetectedText(t *testing.T) {
+	st, db, p := searchWorld(t)
+	ctx := context.Background()
+	ids := addDocs(t, db, p, []doc{{title: "Lobby camera"}, {title: "Emergency drill", age: 5}, {title: "Stairs"}})
+	form := "default_detected_text"
+	entry := func(id string, start int64, text string) loupe.TimedMetadataInput {
+		return loupe.TimedMetadataInput{ID: id, StartMs: start, EndMs: start + 2000,
+			Data: loupe.ItemMetadataInput{FormID: &form, FormData: loupe.JSON(fmt.Sprintf(`{"default_text": %q}`, text))}}
+	}
+	if _, err := st.UpdateTimedMetadata(ctx, p.TenantID, ids[0], []loupe.TimedMetadataInput{
+		entry("detected-text-0", 0, "EMERGENCY EXIT\nkeep clear"), entry("detected-text-4000", 4000, "Floor 3")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A user's own timed metadata in another form is not searched.
+	if _, err := st.UpdateTimedMetadata(ctx, p.TenantID, ids[2], []loupe.TimedMetadataInput{
+		{ID: "note", StartMs: 0, EndMs: 1000, Data: loupe.ItemMetadataInput{FormData: loupe.JSON(`{"default_description": "emergency"}`)}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := func(text string, expect ...string) {
+		t.Helper()
+		got, _ := searchIDs(t, st, p, store.SearchQuery{Text: text})
+		if !slices.Equal(got, expect) {
+			t.Errorf("%q: got %v, want %v (title hit %s, detected text on %s)", text, got, expect, ids[1], ids[0])
+		}
+	}
+	want("emergency", ids[1], ids[0]) // the title first, then the detected text, though newer
+	want(`"keep clear"`, ids[0])
+	want("floor", ids[0])
+	if _, _, err := st.WriteTranscript(ctx, store.TranscriptWrite{TenantID: p.TenantID, ItemID: ids[0], LanguageCode: "en-US",
+		Segments: segments([]map[string]any{{"content": "mind the step", "startTime": 0, "endTime": 1000}}),
+		Key: "k/" + ids[0] + ".json", UserID: p.UserID}); err != nil {
+		t.Fatal(err)
+	}
+	want("step", ids[0])
+	want("floor", ids[0])
+	if _, err := st.UpdateTimedMetadata(ctx, p.TenantID, ids[0], nil, []string{"detected-text-4000"}); err != nil {
+		t.Fatal(err)
+	}
+	want("floor")
+	want("emergency", ids[1], ids[0])
+	want("step", ids[0])
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,39 @@ import (
 // maxTranscriptSearchText bounds the transcript words an item's search
 // vector holds (characters; Postgres' tsvector stops at 1 MB).
 const maxTranscriptSearchText = 200_000
+
+// itemSpokenAndShownSQL is what the item's search vector holds at its
+// lowest weight (D, the transcript tier: docs/search.md), in the column
+// transcript_text: the text detected in its pictures (the entries of the
+// default_detected_text form, by time) and the words of its transcripts
+// in every language, at most maxTranscriptSearchText characters (the
+// detected text first: it is short, and a long transcript would cut it).
+// $1 is the tenant, $2 the item. Written by every transcript write and
+// every timed metadata write (stampItemSearchTextSQL).
+var itemSpokenAndShownSQL = `left(concat_ws(' ',
+        (SELECT string_agg(m.form_data->>'default_text', ' ' ORDER BY m.start_ms, m.id)
+         FROM timed_metadata m
+         WHERE m.tenant_id = $1 AND m.item_id = $2 AND m.form_id = 'default_detected_text'),
+        (SELECT string_agg(seg->>'content', ' ' ORDER BY t.language_code)
+         FROM transcripts t CROSS JOIN LATERAL jsonb_array_elements(t.segments) AS seg
+         WHERE t.tenant_id = $1 AND t.item_id = $2)), ` + strconv.Itoa(maxTranscriptSearchText) + `)`
+
+// stampItemSearchTextSQL writes it after a timed metadata write, only when
+// it changed (the row and its search indexes are not rewritten for nothing).
+var stampItemSearchTextSQL = `UPDATE items SET transcript_text = ` + itemSpokenAndShownSQL + `
+WHERE tenant_id = $1 AND id = $2 AND transcript_text IS DISTINCT FROM ` + itemSpokenAndShownSQL
+
+// The item keeps the blob key of each language's transcript in its media
+// document (with the other subtitle and transcript links), so that
+// Item.timedTranscriptUrl needs no query per item.
+var stampItemTranscriptSQL = `
+UPDATE items SET transcript_last_updated = $3, modified_on = $3,
+    transcript_text = ` + itemSpokenAndShownSQL + `,
+    media = jsonb_set(jsonb_set(media, '{timedTranscriptKeys}',
+                      coalesce(media->'timedTranscriptKeys', '{}'::jsonb) || jsonb_build_object($4::text, $5::text)),
+                      '{subtitleKeys}',
+                      coalesce(media->'subtitleKeys', '{}'::jsonb) || jsonb_build_object($4::text, $6::jsonb))
+WHERE tenant_id = $1 AND id = $2`
 
 const (
 	transcriptColumns = `item_id, language_code, segments, blob_key, updated_on`
@@ -31,20 +65,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (tenant_id, item_id, language_code) DO UPDATE SET
     segments = EXCLUDED.segments, blob_key = EXCLUDED.blob_key,
     updated_by = EXCLUDED.updated_by, engine = EXCLUDED.engine, updated_on = EXCLUDED.updated_on`
-
-	// The item keeps the blob key of each language's transcript in its media
-	// document (with the other subtitle and transcript links), so that
-	// Item.timedTranscriptUrl needs no query per item.
-	stampItemTranscriptSQL = `
-UPDATE items SET transcript_last_updated = $3, modified_on = $3,
-    transcript_text = (SELECT left(string_agg(seg->>'content', ' ' ORDER BY t.language_code), $7)
-                       FROM transcripts t CROSS JOIN LATERAL jsonb_array_elements(t.segments) AS seg
-                       WHERE t.tenant_id = $1 AND t.item_id = $2),
-    media = jsonb_set(jsonb_set(media, '{timedTranscriptKeys}',
-                      coalesce(media->'timedTranscriptKeys', '{}'::jsonb) || jsonb_build_object($4::text, $5::text)),
-                      '{subtitleKeys}',
-                      coalesce(media->'subtitleKeys', '{}'::jsonb) || jsonb_build_object($4::text, $6::jsonb))
-WHERE tenant_id = $1 AND id = $2`
 )
 
 // TranscriptKeys reads, from an item's media document, the blob key of its
@@ -134,7 +154,7 @@ func (s *Store) WriteTranscript(ctx context.Context, w TranscriptWrite) (time.Ti
 			return fmt.Errorf("store: unable to write transcript: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, stampItemTranscriptSQL, w.TenantID, w.ItemID, at, w.LanguageCode, w.Key,
-			loupe.JSONOf(w.Subtitles), maxTranscriptSearchText); err != nil {
+			loupe.JSONOf(w.Subtitles)); err != nil {
 			return fmt.Errorf("store: unable to stamp item transcript: %w", err)
 		}
 		return nil
