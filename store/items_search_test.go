@@ -479,7 +479,7 @@ func TestSearchFindsDetectedText(t *testing.T) {
 	want("floor", ids[0])
 	if _, _, err := st.WriteTranscript(ctx, store.TranscriptWrite{TenantID: p.TenantID, ItemID: ids[0], LanguageCode: "en-US",
 		Segments: segments([]map[string]any{{"content": "mind the step", "startTime": 0, "endTime": 1000}}),
-		Key: "k/" + ids[0] + ".json", UserID: p.UserID}); err != nil {
+		Key:      "k/" + ids[0] + ".json", UserID: p.UserID}); err != nil {
 		t.Fatal(err)
 	}
 	want("step", ids[0])
