@@ -3,8 +3,8 @@ package store
 import (
 	"context"
 	"strings"
-	"sync"
 
+	"github.com/loupe-mam/loupe/internal/coherence"
 	"github.com/loupe-mam/loupe/mdf"
 )
 
@@ -26,27 +26,18 @@ const FormsChannel = "loupe_forms"
 // maxCachedForms bounds the cache (one entry per form in use).
 const maxCachedForms = 10000
 
-// Gate says whether a node's caches may answer (coherence.Node.Live).
-type Gate interface{ Live() bool }
-
 type formKey struct{ tenantID, id string }
 
 // formCache is the node's forms by tenant and id; a nil cache reads every
 // time.
-type formCache struct {
-	gate Gate
-
-	mu    sync.Mutex
-	gen   uint64 // bumped by every invalidation
-	forms map[formKey]*mdf.Mdf
-}
+type formCache = coherence.Cache[formKey, *mdf.Mdf]
 
 // CacheForms lets creates read forms from memory while gate is open. The
 // node's listener must then call ForgetForms for every FormsChannel
 // payload and ForgetAllForms whenever the gate closes or opens. Call it
 // before serving.
-func (s *Store) CacheForms(gate Gate) {
-	s.forms = &formCache{gate: gate, forms: map[formKey]*mdf.Mdf{}}
+func (s *Store) CacheForms(gate coherence.Gate) {
+	s.forms = coherence.NewCache[formKey, *mdf.Mdf](gate, maxCachedForms)
 }
 
 // OnCacheChange registers fn to run after every committed change this store
@@ -66,65 +57,33 @@ func (s *Store) cacheChanged(ctx context.Context) {
 
 // ForgetForms applies a FormsChannel payload.
 func (s *Store) ForgetForms(payload string) {
-	c := s.forms
-	if c == nil {
+	if s.forms == nil {
 		return
 	}
 	tenantID, id, _ := strings.Cut(payload, ":")
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
 	switch {
 	case tenantID == "":
-		clear(c.forms)
+		s.forms.Forget(nil)
 	case id == "":
-		for k := range c.forms {
-			if k.tenantID == tenantID {
-				delete(c.forms, k)
-			}
-		}
+		s.forms.Forget(func(k formKey, _ *mdf.Mdf) bool { return k.tenantID == tenantID })
 	default:
-		delete(c.forms, formKey{tenantID, id})
+		s.forms.Forget(func(k formKey, _ *mdf.Mdf) bool { return k == formKey{tenantID, id} })
 	}
 }
 
 // ForgetAllForms forgets every cached form.
 func (s *Store) ForgetAllForms() { s.ForgetForms("") }
 
-// form reads one form of the tenant (nil when it has none) from memory when
-// it can, else as formsTx does.
-func (c *formCache) form(ctx context.Context, q selecter, tenantID, id string) (*mdf.Mdf, error) {
-	if c == nil {
+// formOf reads one form of the tenant (nil when it has none) from the
+// node's cache when it can, else as formsTx does. An absent form is not
+// kept: a new one notifies nothing.
+func formOf(ctx context.Context, c *formCache, q selecter, tenantID, id string) (*mdf.Mdf, error) {
+	read := func(ctx context.Context) (*mdf.Mdf, error) {
 		forms, err := formsTx(ctx, q, tenantID, id)
 		return forms[id], err
 	}
-	// The gate first: a gate that opens again has forgotten everything.
-	live := c.gate.Live()
-	key := formKey{tenantID, id}
-	c.mu.Lock()
-	m, ok := c.forms[key]
-	gen := c.gen
-	c.mu.Unlock()
-	if ok && live {
-		return m, nil
+	if c == nil {
+		return read(ctx)
 	}
-	forms, err := formsTx(ctx, q, tenantID, id)
-	if err != nil {
-		return nil, err
-	}
-	m = forms[id]
-	if m == nil || !live {
-		// An absent form is not kept: a new one notifies nothing.
-		return m, nil
-	}
-	c.mu.Lock()
-	// Kept only if nothing was forgotten while it was read.
-	if c.gen == gen && c.gate.Live() {
-		if len(c.forms) >= maxCachedForms {
-			clear(c.forms)
-		}
-		c.forms[key] = m
-	}
-	c.mu.Unlock()
-	return m, nil
+	return c.Get(ctx, formKey{tenantID, id}, read, func(m *mdf.Mdf) bool { return m != nil })
 }

@@ -102,7 +102,7 @@ func createItemWith(ctx context.Context, q queryer, forms *formCache, p *loupe.P
 	if err := checkParents(ctx, q, p, in.FolderParents); err != nil {
 		return nil, err
 	}
-	form, err := forms.form(ctx, q, p.TenantID, n.FormID)
+	form, err := formOf(ctx, forms, q, p.TenantID, n.FormID)
 	if err != nil {
 		return nil, err
 	}

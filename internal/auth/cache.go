@@ -3,8 +3,8 @@ package auth
 import (
 	"context"
 	"strings"
-	"sync"
 
+	"github.com/loupe-mam/loupe/internal/coherence"
 	"github.com/loupe-mam/loupe/store"
 )
 
@@ -24,63 +24,27 @@ import (
 //     out), nothing is cached: every lookup asks the database, as without
 //     a cache.
 //
-// An entry read from the database is kept only if no invalidation happened
-// while it was being read, so a lookup racing a change cannot store what
-// the change made stale.
+// Entries are kept by coherence.Cache: only while the gate is open, and
+// only if nothing was forgotten while they were read.
 type KeyCache struct {
 	next KeyLookup
-	max  int
-	gate Gate
-
-	mu    sync.Mutex
-	gen   uint64 // bumped by every invalidation
-	byKey map[string]*store.KeyRecord
+	keys *coherence.Cache[string, *store.KeyRecord]
 }
 
-// Gate says whether a node's caches may answer (coherence.Node.Live).
-type Gate interface{ Live() bool }
-
 // NewKeyCache caches up to max keys of next while gate is open.
-func NewKeyCache(next KeyLookup, max int, gate Gate) *KeyCache {
-	return &KeyCache{next: next, max: max, gate: gate, byKey: map[string]*store.KeyRecord{}}
+func NewKeyCache(next KeyLookup, max int, gate coherence.Gate) *KeyCache {
+	return &KeyCache{next: next, keys: coherence.NewCache[string, *store.KeyRecord](gate, max)}
 }
 
 // KeyByID answers from memory when it can.
 func (c *KeyCache) KeyByID(ctx context.Context, keyID string) (*store.KeyRecord, error) {
-	// The gate first: a gate that opens again has forgotten everything
-	// before it opens, so an entry read after an open gate is current.
-	live := c.gate.Live()
-	c.mu.Lock()
-	k, ok := c.byKey[keyID]
-	gen := c.gen
-	c.mu.Unlock()
-	if ok && live {
-		return k, nil
-	}
-	k, err := c.next.KeyByID(ctx, keyID)
-	if err != nil || !live {
-		return k, err
-	}
-	c.mu.Lock()
-	if c.gen == gen && c.gate.Live() {
-		if len(c.byKey) >= c.max {
-			// Rarely reached (one entry per key in use); emptying is simpler
-			// than an eviction order and costs one query per key.
-			clear(c.byKey)
-		}
-		c.byKey[keyID] = k
-	}
-	c.mu.Unlock()
-	return k, nil
+	return c.keys.Get(ctx, keyID, func(ctx context.Context) (*store.KeyRecord, error) {
+		return c.next.KeyByID(ctx, keyID)
+	}, nil)
 }
 
 // Invalidate forgets every cached key.
-func (c *KeyCache) Invalidate() {
-	c.mu.Lock()
-	c.gen++
-	clear(c.byKey)
-	c.mu.Unlock()
-}
+func (c *KeyCache) Invalidate() { c.keys.Forget(nil) }
 
 // InvalidateUser forgets the keys of one user; an empty user forgets every
 // key.
@@ -89,14 +53,7 @@ func (c *KeyCache) InvalidateUser(tenantID, userID string) {
 		c.Invalidate()
 		return
 	}
-	c.mu.Lock()
-	c.gen++
-	for id, k := range c.byKey {
-		if k.UserID == userID && k.TenantID == tenantID {
-			delete(c.byKey, id)
-		}
-	}
-	c.mu.Unlock()
+	c.keys.Forget(func(_ string, k *store.KeyRecord) bool { return k.UserID == userID && k.TenantID == tenantID })
 }
 
 // Notified applies a loupe_auth payload ("<tenant>:<user>", "" for every
@@ -107,7 +64,7 @@ func (c *KeyCache) Notified(payload string) {
 }
 
 // Live reports whether keys are being cached.
-func (c *KeyCache) Live() bool { return c.gate.Live() }
+func (c *KeyCache) Live() bool { return c.keys.Live() }
 
 // Channel is the notification channel of authentication changes.
 const Channel = "loupe_auth"
