@@ -5,12 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/lib/pq"
 
 	"github.com/loupe-mam/loupe"
 	"github.com/loupe-mam/loupe/store"
@@ -92,54 +89,4 @@ func TestSearchScalePlans(t *testing.T) {
 		}
 	}
 	fmt.Fprintln(os.Stderr)
-}
-
-// TestSearchScaleSQL prints the statements of the bench's searches with
-// their arguments written in, for pgbench -f (docs/search.md): the
-// tenant is pgbench's :tenant. Run with LOUPE_SEARCH_SCALE_SQL=1.
-func TestSearchScaleSQL(t *testing.T) {
-	if os.Getenv("LOUPE_SEARCH_SCALE_SQL") == "" {
-		t.Skip("LOUPE_SEARCH_SCALE_SQL not set")
-	}
-	p := &loupe.Principal{TenantID: "TENANT", IsAdmin: true}
-	for _, c := range []struct {
-		name string
-		q    store.SearchQuery
-		kind string
-		tier int
-	}{
-		{"selective", store.SearchQuery{Text: "042042", Size: 25}, "hits", 0},
-		{"broad: hits", store.SearchQuery{Text: "news", Size: 25}, "hits", 0},
-		{"broad: estimate", store.SearchQuery{Text: "news", Size: 25}, "estimate", 0},
-		{"broad: metadata tier walk", store.SearchQuery{Text: "news", Size: 25}, "walk", 2},
-		{"filters and facets: hits", store.SearchQuery{Text: "berlin", Size: 25, ItemTypes: []string{"video"},
-			Facets: true, FacetField: "default_location"}, "hits", 0},
-		{"filters and facets: title tier walk", store.SearchQuery{Text: "berlin", Size: 25, ItemTypes: []string{"video"},
-			Facets: true, FacetField: "default_location"}, "walk", 0},
-	} {
-		limit := 25
-		if c.kind == "hits" {
-			limit = store.DefaultSearchExactBound + 1
-		}
-		query, args := store.SearchStatement(p, c.q, c.kind, c.tier, limit)
-		query = placeholderRE.ReplaceAllStringFunc(query, func(m string) string {
-			n, _ := strconv.Atoi(m[1:])
-			switch v := args[n-1].(type) {
-			case string:
-				if v == "TENANT" {
-					return ":tenant"
-				}
-				return "'" + strings.ReplaceAll(v, "'", "''") + "'"
-			case int:
-				return strconv.Itoa(v)
-			case nil:
-				return "NULL"
-			case pq.StringArray:
-				b, _ := v.Value()
-				return "'" + b.(string) + "'"
-			}
-			return fmt.Sprint(args[n-1])
-		})
-		t.Logf("-- %s\n%s;\n", c.name, query)
-	}
 }

@@ -37,8 +37,9 @@ var itemSpokenAndShownSQL = `left(concat_ws(' ',
 
 // stampItemSearchTextSQL writes it after a timed metadata write, only when
 // it changed (the row and its search indexes are not rewritten for nothing).
-var stampItemSearchTextSQL = `UPDATE items SET transcript_text = ` + itemSpokenAndShownSQL + `
-WHERE tenant_id = $1 AND id = $2 AND transcript_text IS DISTINCT FROM ` + itemSpokenAndShownSQL
+var stampItemSearchTextSQL = `UPDATE items i SET transcript_text = n.text
+FROM (SELECT ` + itemSpokenAndShownSQL + ` AS text) n
+WHERE i.tenant_id = $1 AND i.id = $2 AND i.transcript_text IS DISTINCT FROM n.text`
 
 // The item keeps the blob key of each language's transcript in its media
 // document (with the other subtitle and transcript links), so that
